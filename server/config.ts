@@ -1,0 +1,72 @@
+// Configuration from the environment, read once at start. Everything the server needs to know
+// about its surroundings is here, so createApp() itself reads no environment variables.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** PostgreSQL URL; absent means embedded SQLite in dataDir. */
+  databaseUrl: string | undefined;
+  /** Bearer token of the operator API; absent turns the operator API off (404). */
+  adminToken: string | undefined;
+  /** 32-byte key: encrypts credential and webhook secrets at rest, signs quotes and cursors. */
+  masterKey: Buffer;
+  /** Size of the generated sandbox inventory. */
+  sandboxInventorySize: number;
+  /** Validate responses against the spec (on by default; production may switch it off). */
+  validateResponses: boolean;
+  /** The base address partners and buyers see, for URLs the service hands out. */
+  publicBaseUrl: string;
+  /** Scales the webhook retry schedule (1 = the documented schedule; tests use ~0.001). */
+  webhookBackoffScale: number;
+  /** Per-attempt webhook timeout, ms (5 s by DECISIONS §5). */
+  webhookTimeoutMs: number;
+}
+
+const bool = (v: string | undefined, fallback: boolean) => (v === undefined ? fallback : !/^(0|false|no|off)$/i.test(v));
+const int = (v: string | undefined, fallback: number, name: string) => {
+  if (v === undefined || v === '') return fallback;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${v}"`);
+  return n;
+};
+
+/**
+ * The master key comes from MASTER_KEY (64 hex characters). Without it, a key is generated once
+ * and kept in DATA_DIR/master.key, which is right for one embedded instance; several instances
+ * sharing PostgreSQL must all be given the same MASTER_KEY.
+ */
+function loadMasterKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
+  if (env.MASTER_KEY) {
+    if (!/^[0-9a-fA-F]{64}$/.test(env.MASTER_KEY)) throw new Error('MASTER_KEY must be 64 hexadecimal characters (32 bytes)');
+    return Buffer.from(env.MASTER_KEY, 'hex');
+  }
+  const file = join(dataDir, 'master.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  mkdirSync(dataDir, { recursive: true });
+  const key = randomBytes(32);
+  writeFileSync(file, key.toString('hex'), { mode: 0o600 });
+  return key;
+}
+
+export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
+  const dataDir = env.DATA_DIR ?? './data';
+  const port = int(env.PORT, 8080, 'PORT');
+  const host = env.HOST ?? '127.0.0.1';
+  return {
+    port,
+    host,
+    dataDir,
+    databaseUrl: env.DATABASE_URL || undefined,
+    adminToken: env.ADMIN_TOKEN || undefined,
+    masterKey: loadMasterKey(env, dataDir),
+    sandboxInventorySize: int(env.SANDBOX_INVENTORY_SIZE, 10_000, 'SANDBOX_INVENTORY_SIZE'),
+    validateResponses: bool(env.VALIDATE_RESPONSES, true),
+    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    webhookBackoffScale: Number(env.WEBHOOK_BACKOFF_SCALE ?? '1'),
+    webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 5000, 'WEBHOOK_TIMEOUT_MS'),
+  };
+}

@@ -1,0 +1,116 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson, parseJsonBytes } from './canonical-json.ts';
+
+/** Keys are kept at least this long (x-idempotency retention-hours of POST /orders). */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
+export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
+/** The Retry-After of an in-flight conflict: the first request is expected to finish soon. */
+export const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
+
+// Printable ASCII with space, the same alphabet as the nonce: it keeps control characters out
+// of logs and storage keys, and header parsers trim surrounding whitespace anyway.
+const KEY_PATTERN = new RegExp(`^[\\x20-\\x7E]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
+
+export type IdempotencyKeyCheck = { ok: true } | { ok: false; code: 'validation_error'; message: string };
+
+export function checkIdempotencyKey(key: string): IdempotencyKeyCheck {
+  if (KEY_PATTERN.test(key)) return { ok: true };
+  return {
+    ok: false,
+    code: 'validation_error',
+    message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`,
+  };
+}
+
+/**
+ * SHA-256 hex of the body's canonical JSON, so a retry with other whitespace or key order
+ * matches. A body that is not JSON is hashed over its raw bytes so it still compares exactly;
+ * those bytes can never equal a canonical text, which is always valid JSON, so the two kinds
+ * of fingerprint cannot collide short of SHA-256 itself. Numbers compare as the server reads
+ * them (`1.0` = `1`; integers past 2^53 that parse to the same double are the same body),
+ * which is what the order would be created from.
+ */
+export function fingerprint(rawBody: Uint8Array): string {
+  const parsed = parseJsonBytes(rawBody);
+  let bytes: Uint8Array = rawBody;
+  if (parsed !== undefined) {
+    try {
+      bytes = Buffer.from(canonicalJson(parsed), 'utf8');
+    } catch {
+      // Valid JSON with a lone-surrogate escape has no canonical form; its raw bytes still
+      // identify it exactly.
+    }
+  }
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+/**
+ * What the store holds under a (credential, key). `in-flight` is written when the operation
+ * starts executing and `completed` once its answer is stored; `expiresAt` (ms) is the retention
+ * end for a completed record, and for an in-flight one a lease longer than any request can run,
+ * so that a crash mid-request does not lock the key forever.
+ */
+export interface IdempotencyRecord {
+  readonly fingerprint: string;
+  readonly state: 'in-flight' | 'completed';
+  readonly expiresAt: number;
+}
+
+export type IdempotencyDecision =
+  | { action: 'execute' }
+  | { action: 'replay' }
+  | { action: 'conflict-different-body'; code: 'conflict'; message: string }
+  | { action: 'conflict-in-flight'; code: 'conflict'; retryAfterSeconds: number; message: string };
+
+/**
+ * A different body is refused before an in-flight check: waiting would not help it, so it gets
+ * no Retry-After.
+ */
+export function decideIdempotency(
+  record: IdempotencyRecord | undefined,
+  incomingFingerprint: string,
+  key: string,
+  now: number,
+): IdempotencyDecision {
+  if (record === undefined || now >= record.expiresAt) return { action: 'execute' };
+  if (record.fingerprint !== incomingFingerprint) {
+    return {
+      action: 'conflict-different-body',
+      code: 'conflict',
+      message: `Idempotency-Key ${JSON.stringify(key)} was used with a different request body`,
+    };
+  }
+  if (record.state === 'in-flight') {
+    return {
+      action: 'conflict-in-flight',
+      code: 'conflict',
+      retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS,
+      message: `A request with Idempotency-Key ${JSON.stringify(key)} is still executing; retry in ${IN_FLIGHT_RETRY_AFTER_SECONDS} s`,
+    };
+  }
+  return { action: 'replay' };
+}
+
+/** When a record written at `nowMs` may be forgotten. */
+export function idempotencyExpiresAt(nowMs: number): number {
+  return nowMs + IDEMPOTENCY_RETENTION_MS;
+}
+
+// The answers of x-idempotency `stored`: outcomes of the operation itself. Refusals before it
+// runs (400, 401, 403, 413, 415, 429), a conflict about the key, and 5xx are not stored, so a
+// corrected or later retry can still succeed.
+const STORED: ReadonlyArray<{ status: number; code?: string }> = [
+  { status: 201 },
+  { status: 404, code: 'not_found' },
+  { status: 409, code: 'domain_reserved' },
+  { status: 422, code: 'price_mismatch' },
+  { status: 422, code: 'quote_expired' },
+];
+
+/** Whether an answer of POST /orders is kept under its Idempotency-Key and replayed. */
+export function isStoredOutcome(status: number, code?: string): boolean {
+  return STORED.some((s) => s.status === status && (s.code === undefined || s.code === code));
+}
+
+/** The stored outcomes, in the form of the spec's `x-idempotency.stored` list. */
+export const STORED_OUTCOMES: readonly string[] = STORED.map((s) => (s.code === undefined ? String(s.status) : `${s.status} ${s.code}`));

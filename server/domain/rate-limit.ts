@@ -1,0 +1,102 @@
+/**
+ * Fixed-window rate limiting, the arithmetic only: the store keeps `{ count, windowStart }` per
+ * credential and class and applies the decision atomically. A window opens with the first
+ * request after the previous one ended, so a caller's first request always sees the full quota
+ * and window (`"search";r=59;t=60`).
+ */
+
+export interface RateLimitClass {
+  readonly quota: number;
+  readonly windowSeconds: number;
+  readonly description?: string;
+}
+
+export interface RateLimitInput {
+  readonly limit: number;
+  readonly windowSeconds: number;
+  /** ms */
+  readonly now: number;
+  /** Requests already admitted in the stored window. */
+  readonly count: number;
+  /** ms; undefined when nothing is stored yet. */
+  readonly windowStart: number | undefined;
+}
+
+export interface RateLimitDecision {
+  readonly allowed: boolean;
+  /** The state to store. A refused request is not counted, so hammering does not extend the wait. */
+  readonly count: number;
+  readonly windowStart: number;
+  readonly remaining: number;
+  /** Whole seconds until the window resets, 1 to windowSeconds. */
+  readonly resetSeconds: number;
+  /** Set when refused: whole seconds, at least 1. */
+  readonly retryAfterSeconds?: number;
+}
+
+export function decideRateLimit(input: RateLimitInput): RateLimitDecision {
+  const { limit, windowSeconds, now } = input;
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError('limit must be a non-negative integer');
+  if (!Number.isSafeInteger(windowSeconds) || windowSeconds < 1) throw new RangeError('windowSeconds must be a positive integer');
+  const windowMs = windowSeconds * 1000;
+  const fresh = input.windowStart === undefined || now >= input.windowStart + windowMs;
+  const windowStart = fresh ? now : (input.windowStart as number);
+  const before = fresh ? 0 : input.count;
+  const allowed = before < limit;
+  const count = allowed ? before + 1 : before;
+  // Clamped both ways: a window stored by an instance whose clock runs ahead would otherwise
+  // announce a reset longer than the window, and the last millisecond would round to 0.
+  const resetSeconds = Math.min(windowSeconds, Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)));
+  const decision = { allowed, count, windowStart, remaining: Math.max(0, limit - count), resetSeconds };
+  return allowed ? decision : { ...decision, retryAfterSeconds: Math.max(1, resetSeconds) };
+}
+
+const CLASS_NAME = /^[a-z_]+$/;
+
+/**
+ * The headers of DECISIONS §2: the IETF draft pair (`RateLimit-Policy`, `RateLimit`) and the
+ * older trio, plus `Retry-After` on a refusal.
+ */
+export function rateLimitHeaders(
+  className: string,
+  policy: { limit: number; windowSeconds: number },
+  decision: Pick<RateLimitDecision, 'remaining' | 'resetSeconds' | 'retryAfterSeconds'>,
+): Record<string, string> {
+  // The name is a structured-field string; restricting it keeps quoting trivial and matches the
+  // headers' pattern in the spec.
+  if (!CLASS_NAME.test(className)) throw new RangeError(`rate-limit class name must match ${CLASS_NAME}, got ${className}`);
+  const headers: Record<string, string> = {
+    'RateLimit-Policy': `"${className}";q=${policy.limit};w=${policy.windowSeconds}`,
+    RateLimit: `"${className}";r=${decision.remaining};t=${decision.resetSeconds}`,
+    'RateLimit-Limit': String(policy.limit),
+    'RateLimit-Remaining': String(decision.remaining),
+    'RateLimit-Reset': String(decision.resetSeconds),
+  };
+  if (decision.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(decision.retryAfterSeconds)));
+  return headers;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The classes of a parsed partner document's `x-rate-limit-classes`; throws if it is missing or malformed. */
+export function rateLimitClasses(spec: unknown): Record<string, RateLimitClass> {
+  const classes = isRecord(spec) ? spec['x-rate-limit-classes'] : undefined;
+  if (!isRecord(classes)) throw new TypeError('the document has no x-rate-limit-classes object');
+  const out: Record<string, RateLimitClass> = {};
+  for (const [name, value] of Object.entries(classes)) {
+    const quota = isRecord(value) ? value.quota : undefined;
+    const windowSeconds = isRecord(value) ? value['window-seconds'] : undefined;
+    const description = isRecord(value) ? value.description : undefined;
+    if (!CLASS_NAME.test(name) || !Number.isSafeInteger(quota) || !Number.isSafeInteger(windowSeconds)) {
+      throw new TypeError(`x-rate-limit-classes.${name} needs integer quota and window-seconds`);
+    }
+    out[name] = {
+      quota: quota as number,
+      windowSeconds: windowSeconds as number,
+      ...(typeof description === 'string' ? { description } : {}),
+    };
+  }
+  return out;
+}

@@ -1,0 +1,103 @@
+// One error type for every documented failure, and the one handler that turns anything thrown
+// (ours, the validator's, body-parser's) into the `Error` body with its documented status.
+import type { ErrorRequestHandler, Response } from 'express';
+import type { components } from '../../generated/partner.d.ts';
+
+export type ErrorCode = components['schemas']['ErrorCode'];
+export type ErrorDetail = components['schemas']['ErrorDetail'];
+
+/** Status of each code, as `x-status-of-code` in spec/shared/schemas.yaml fixes it. */
+export const STATUS_OF: Record<ErrorCode, number> = {
+  validation_error: 400,
+  missing_idempotency_key: 400,
+  invalid_cursor: 400,
+  invalid_redirect_uri: 400,
+  invalid_grant: 400,
+  missing_credentials: 401,
+  missing_signature_headers: 401,
+  invalid_timestamp: 401,
+  invalid_signature: 401,
+  replay_detected: 401,
+  invalid_token: 401,
+  forbidden: 403,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  domain_reserved: 409,
+  invalid_state: 409,
+  session_expired: 410,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  price_mismatch: 422,
+  quote_expired: 422,
+  rate_limited: 429,
+  internal_error: 500,
+};
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = STATUS_OF[code];
+  }
+}
+
+export function sendError(res: Response, err: ApiError): void {
+  for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+  const requestId = res.getHeader('x-request-id');
+  res.status(err.status).json({
+    code: err.code,
+    message: err.message,
+    ...(typeof requestId === 'string' ? { request_id: requestId } : {}),
+    ...(err.details?.length ? { details: err.details } : {}),
+  });
+}
+
+interface ValidatorLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  message?: string;
+  errors?: Array<{ path?: string; message?: string }>;
+}
+
+/** Maps what express-openapi-validator and body-parser throw onto the documented codes. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = (err ?? {}) as ValidatorLikeError;
+  const status = e.status ?? e.statusCode;
+  if (e.type === 'entity.too.large' || status === 413) return new ApiError('payload_too_large', 'Request body exceeds the limit of 1048576 bytes');
+  if (status === 415) return new ApiError('unsupported_media_type', e.message ?? 'Unsupported content type; send application/json');
+  if (status === 405) return new ApiError('method_not_allowed', e.message ?? 'Method not allowed on this path');
+  if (status === 404) return new ApiError('not_found', e.message ?? 'Not found');
+  if (status === 400) {
+    const details = (e.errors ?? []).map((d) => ({ path: validatorPath(d.path), message: d.message ?? 'is invalid' }));
+    const summary = details.length ? details.map((d) => `${d.path} ${d.message}`).join('; ') : (e.message ?? 'Request is invalid');
+    return new ApiError('validation_error', `Request is invalid: ${summary}`, details);
+  }
+  return new ApiError('internal_error', 'An unexpected error occurred; retry with exponential back-off');
+}
+
+/** The validator writes `.body.buyer.email`, `.query.limit`, `.headers.idempotency-key`; the contract says `/body/buyer/email`. */
+function validatorPath(path: string | undefined): string {
+  if (!path) return '/';
+  return path.startsWith('/') ? path : `/${path.replace(/^\./, '').replace(/\./g, '/')}`;
+}
+
+export function errorHandler(log: (message: string, err: unknown) => void): ErrorRequestHandler {
+  return (err, _req, res, _next) => {
+    const apiError = toApiError(err);
+    if (apiError.status >= 500) log('request failed', err);
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    sendError(res, apiError);
+  };
+}

@@ -1,0 +1,92 @@
+// After authentication: find the operation in the spec, count the request against its
+// rate-limit class, then check the scopes it declares (x-scopes) and the credential's standing.
+// Rate-limit headers are set from here on, so every answer to an identified caller has them.
+import type { RequestHandler } from 'express';
+import type { Clock } from '../clock.ts';
+import { decideRateLimit, rateLimitHeaders, type RateLimitClass } from '../domain/rate-limit.ts';
+import type { ReplayGuardRepository } from '../store/replay-guard.ts';
+import { ApiError } from './errors.ts';
+import type { OperationFacts, OperationTable } from './operations.ts';
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    operation?: OperationFacts;
+    pathParams?: Record<string, string>;
+  }
+}
+
+/** Unknown paths count against the class of "all other reads". */
+const FALLBACK_CLASS = 'reporting';
+
+export function matchOperation(table: OperationTable): RequestHandler {
+  return (req, res, next) => {
+    const path = req.originalUrl.split('?')[0] ?? '/';
+    const match = table.match(req.method, path);
+    if (match.kind === 'found') {
+      res.locals.operation = match.operation;
+      res.locals.pathParams = match.params;
+    } else if (match.kind === 'method-not-allowed') {
+      res.setHeader('Allow', match.allowed.join(', '));
+      res.locals.unmatched = new ApiError('method_not_allowed', `${req.method} is not allowed on ${path}; allowed: ${match.allowed.join(', ')}`);
+    } else {
+      res.locals.unmatched = new ApiError('not_found', `No operation at ${req.method} ${path}`);
+    }
+    next();
+  };
+}
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    unmatched?: ApiError;
+  }
+}
+
+export interface RateLimitDeps {
+  classes: Record<string, RateLimitClass>;
+  replayGuard: Pick<ReplayGuardRepository, 'hit'>;
+  clock: Clock;
+}
+
+export function partnerRateLimit(deps: RateLimitDeps): RequestHandler {
+  return async (_req, res, next) => {
+    try {
+      const credential = res.locals.credential;
+      if (!credential) throw new Error('partnerRateLimit needs an authenticated credential');
+      const className = res.locals.operation?.rateLimit ?? FALLBACK_CLASS;
+      const cls = deps.classes[className];
+      if (!cls) throw new Error(`Unknown rate-limit class "${className}"`);
+      const limit = credential.rateLimits[className as keyof typeof credential.rateLimits] ?? cls.quota;
+      const now = deps.clock.now();
+      const { count, windowStart } = await deps.replayGuard.hit(`${credential.keyId}:${className}`, now, cls.windowSeconds * 1000);
+      const decision = decideRateLimit({ limit, windowSeconds: cls.windowSeconds, now, count: count - 1, windowStart: count === 1 ? undefined : windowStart });
+      const headers = rateLimitHeaders(className, { limit, windowSeconds: cls.windowSeconds }, decision);
+      for (const [name, value] of Object.entries(headers)) if (name !== 'Retry-After') res.setHeader(name, value);
+      if (!decision.allowed) {
+        throw new ApiError('rate_limited', `Rate limit "${className}" of ${limit} requests per ${cls.windowSeconds} s exceeded; retry in ${headers['Retry-After']} s`, undefined, {
+          'Retry-After': headers['Retry-After'] ?? '1',
+        });
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/** 404/405 for unknown operations, then scopes, then the credential's standing (live approval). */
+export function partnerPermissions(): RequestHandler {
+  return (_req, res, next) => {
+    if (res.locals.unmatched) return next(res.locals.unmatched);
+    const credential = res.locals.credential;
+    const operation = res.locals.operation;
+    if (!credential || !operation) return next(new Error('partnerPermissions needs a credential and an operation'));
+    if (credential.environment === 'live' && !credential.approved) {
+      return next(new ApiError('forbidden', 'This live credential has not been approved yet; use your sandbox credential until it is'));
+    }
+    const missing = operation.scopes.filter((s) => !credential.scopes.includes(s));
+    if (missing.length > 0) {
+      return next(new ApiError('forbidden', `This credential lacks the scope "${missing.join('", "')}" required by ${operation.method} ${operation.path}`));
+    }
+    next();
+  };
+}

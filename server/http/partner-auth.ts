@@ -1,0 +1,95 @@
+// Signed authentication of the partner surface, exactly in the order DECISIONS §1 fixes:
+// malformed query → missing_credentials → missing_signature_headers → invalid_timestamp →
+// invalid_signature → replay_detected. The nonce is recorded only after the signature verifies.
+import type { RequestHandler } from 'express';
+import {
+  HEADER_KEY_ID,
+  HEADER_NONCE,
+  HEADER_SIGNATURE,
+  HEADER_TIMESTAMP,
+  canonicalQuery,
+  checkTimestamp,
+  isProtocolError,
+  isValidNonce,
+  splitRequestTarget,
+  verify,
+} from '../../client/protocol/index.ts';
+import type { Clock } from '../clock.ts';
+import type { Credential, CredentialRepository } from '../store/credentials.ts';
+import type { ReplayGuardRepository } from '../store/replay-guard.ts';
+import { ApiError } from './errors.ts';
+
+/** A nonce is remembered until its timestamp is more than 300 s in the past, plus a margin for clock steps. */
+const NONCE_RETENTION_MS = (300 + 60) * 1000;
+
+// Unknown key id and wrong signature answer alike, so key ids cannot be probed.
+const BAD_SIGNATURE = 'Signature does not match the canonical request (or the key id is unknown)';
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    credential?: Credential;
+  }
+}
+
+export interface PartnerAuthDeps {
+  credentials: Pick<CredentialRepository, 'findCredential'>;
+  replayGuard: Pick<ReplayGuardRepository, 'recordNonce'>;
+  /** The signature clock: real time, never a partner's test clock. */
+  clock: Clock;
+}
+
+export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
+  return async (req, res, next) => {
+    try {
+      const { path, query } = splitRequestTarget(req.originalUrl);
+      try {
+        canonicalQuery(query);
+      } catch (err) {
+        if (isProtocolError(err)) throw new ApiError('validation_error', `Query string is malformed: ${err.message}`, err.details.map((d) => ({ ...d, path: '/query' })));
+        throw err;
+      }
+
+      const keyId = req.get(HEADER_KEY_ID);
+      if (!keyId) throw new ApiError('missing_credentials', `The ${HEADER_KEY_ID} header is required`);
+      const timestamp = req.get(HEADER_TIMESTAMP);
+      const nonce = req.get(HEADER_NONCE);
+      const signature = req.get(HEADER_SIGNATURE);
+      const missing = [
+        [HEADER_TIMESTAMP, timestamp],
+        [HEADER_NONCE, nonce],
+        [HEADER_SIGNATURE, signature],
+      ].filter(([, v]) => v === undefined);
+      if (missing.length > 0 || timestamp === undefined || nonce === undefined || signature === undefined) {
+        throw new ApiError('missing_signature_headers', `Missing header(s): ${missing.map(([n]) => n).join(', ')}`);
+      }
+
+      const now = deps.clock.now();
+      const freshness = checkTimestamp(timestamp, now / 1000);
+      if (freshness === 'malformed') {
+        throw new ApiError('invalid_timestamp', `${HEADER_TIMESTAMP} must be Unix time in whole seconds (at most 10 digits), got "${timestamp.slice(0, 20)}"`);
+      }
+      if (freshness === 'skewed') {
+        const drift = Math.abs(Number(timestamp) - Math.floor(now / 1000));
+        throw new ApiError('invalid_timestamp', `${HEADER_TIMESTAMP} is ${drift} seconds away from server time (limit 300)`);
+      }
+      if (!isValidNonce(nonce)) {
+        throw new ApiError('invalid_signature', `${HEADER_NONCE} must be 1 to 128 printable ASCII characters`);
+      }
+
+      const credential = await deps.credentials.findCredential(keyId);
+      const method = req.method.toUpperCase();
+      const genuine =
+        credential !== undefined &&
+        verify({ secret: credential.secret, signatureHeader: signature, method, path, query, timestamp, nonce, body: req.rawBody });
+      if (!genuine || !credential) throw new ApiError('invalid_signature', BAD_SIGNATURE);
+
+      const fresh = await deps.replayGuard.recordNonce(keyId, nonce, Number(timestamp) * 1000 + NONCE_RETENTION_MS, now);
+      if (!fresh) throw new ApiError('replay_detected', `${HEADER_NONCE} has already been used with this key id`);
+
+      res.locals.credential = credential;
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}

@@ -1,0 +1,44 @@
+// The signature covers the raw body bytes, so the body is read as bytes first (every content
+// type, at most 1 MiB) and parsed as JSON only once authentication has passed.
+import express, { type RequestHandler } from 'express';
+import { ApiError } from './errors.ts';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+declare module 'express-serve-static-core' {
+  interface Request {
+    /** The body exactly as received; empty when there was none. */
+    rawBody: Buffer;
+  }
+}
+
+export function rawBody(): RequestHandler {
+  const read = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES });
+  return (req, res, next) => {
+    read(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      req.rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      req.body = undefined;
+      next();
+    });
+  };
+}
+
+/** Parses the raw body as JSON for the validator and the handlers; malformed JSON is a validation_error. */
+export function jsonBody(): RequestHandler {
+  return (req, _res, next) => {
+    if (req.rawBody.length === 0) return next();
+    const type = req.get('content-type') ?? '';
+    if (!/^application\/([\w.+-]*\+)?json\b/i.test(type)) {
+      // Left as bytes; the validator answers 415 where the operation expects JSON.
+      req.body = req.rawBody;
+      return next();
+    }
+    try {
+      req.body = JSON.parse(req.rawBody.toString('utf8')) as unknown;
+      next();
+    } catch (err) {
+      next(new ApiError('validation_error', `Request body is not valid JSON: ${(err as Error).message}`, [{ path: '/body', message: 'must be valid JSON' }]));
+    }
+  };
+}

@@ -1,0 +1,104 @@
+// Partners and their credentials. Secrets are sealed at rest and opened only to verify a request.
+import type { Kysely } from 'kysely';
+import type { SecretBox } from '../security/secret-box.ts';
+import type { Database, Environment } from './schema.ts';
+
+export type RateLimitOverrides = Partial<Record<'search' | 'write' | 'reporting', number>>;
+
+export interface Credential {
+  keyId: string;
+  partnerId: string;
+  environment: Environment;
+  secret: string;
+  scopes: string[];
+  affiliate: boolean;
+  approved: boolean;
+  rateLimits: RateLimitOverrides;
+  createdAt: number;
+}
+
+export interface Partner {
+  id: string;
+  environment: Environment;
+  clockOffsetMs: number;
+  createdAt: number;
+}
+
+export function credentialRepository(db: Kysely<Database>, box: SecretBox) {
+  const toPartner = (row: Database['partners']): Partner => ({
+    id: row.id,
+    environment: row.environment,
+    clockOffsetMs: row.clock_offset_ms,
+    createdAt: row.created_at,
+  });
+  return {
+    async findCredential(keyId: string): Promise<Credential | undefined> {
+      const row = await db.selectFrom('credentials').selectAll().where('key_id', '=', keyId).executeTakeFirst();
+      if (!row) return undefined;
+      return {
+        keyId: row.key_id,
+        partnerId: row.partner_id,
+        environment: row.environment,
+        secret: box.open(row.secret_enc),
+        scopes: JSON.parse(row.scopes) as string[],
+        affiliate: row.affiliate === 1,
+        approved: row.approved === 1,
+        rateLimits: JSON.parse(row.rate_limits) as RateLimitOverrides,
+        createdAt: row.created_at,
+      };
+    },
+
+    async findPartner(id: string): Promise<Partner | undefined> {
+      const row = await db.selectFrom('partners').selectAll().where('id', '=', id).executeTakeFirst();
+      return row ? toPartner(row) : undefined;
+    },
+
+    async createPartner(partner: Partner): Promise<void> {
+      await db
+        .insertInto('partners')
+        .values({ id: partner.id, environment: partner.environment, clock_offset_ms: partner.clockOffsetMs, created_at: partner.createdAt })
+        .execute();
+    },
+
+    async createCredential(c: Credential): Promise<void> {
+      await db
+        .insertInto('credentials')
+        .values({
+          key_id: c.keyId,
+          partner_id: c.partnerId,
+          environment: c.environment,
+          secret_enc: box.seal(c.secret),
+          scopes: JSON.stringify(c.scopes),
+          affiliate: c.affiliate ? 1 : 0,
+          approved: c.approved ? 1 : 0,
+          rate_limits: JSON.stringify(c.rateLimits),
+          created_at: c.createdAt,
+        })
+        .execute();
+    },
+
+    async updateCredential(keyId: string, patch: { scopes?: string[]; affiliate?: boolean; approved?: boolean; rateLimits?: RateLimitOverrides }): Promise<void> {
+      await db
+        .updateTable('credentials')
+        .set({
+          ...(patch.scopes ? { scopes: JSON.stringify(patch.scopes) } : {}),
+          ...(patch.affiliate !== undefined ? { affiliate: patch.affiliate ? 1 : 0 } : {}),
+          ...(patch.approved !== undefined ? { approved: patch.approved ? 1 : 0 } : {}),
+          ...(patch.rateLimits ? { rate_limits: JSON.stringify(patch.rateLimits) } : {}),
+        })
+        .where('key_id', '=', keyId)
+        .execute();
+    },
+
+    async advanceClock(partnerId: string, ms: number): Promise<Partner | undefined> {
+      await db
+        .updateTable('partners')
+        .set((eb) => ({ clock_offset_ms: eb('clock_offset_ms', '+', ms) }))
+        .where('id', '=', partnerId)
+        .execute();
+      return this.findPartner(partnerId);
+    },
+  };
+}
+
+export type CredentialRepository = ReturnType<typeof credentialRepository>;

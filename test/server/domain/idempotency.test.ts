@@ -1,0 +1,145 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  IDEMPOTENCY_KEY_MAX_LENGTH,
+  IDEMPOTENCY_RETENTION_MS,
+  STORED_OUTCOMES,
+  checkIdempotencyKey,
+  decideIdempotency,
+  idempotencyExpiresAt,
+  isStoredOutcome,
+  type IdempotencyRecord,
+} from '../../../server/domain/idempotency.ts';
+import { at, loadYaml } from './spec.ts';
+
+const xIdempotency = at(loadYaml('spec/partner/paths/orders.yaml'), 'post', 'x-idempotency') as Record<string, unknown>;
+const conflictExamples = at(
+  loadYaml('spec/partner/components/responses.yaml'),
+  'components',
+  'responses',
+  'OrderConflict',
+  'content',
+  'application/json',
+  'examples',
+) as Record<string, { value: { message: string } }>;
+
+const SPEC_KEY = '5f1c0c1e-8a0e-4a55-b0f7-2d1b3c4d5e6f';
+const NOW = 1_795_833_600_000;
+const fp = (c: string): string => c.repeat(64);
+
+describe('Idempotency-Key validation', () => {
+  it('takes its length bounds from x-idempotency key-length', () => {
+    const [min, max] = at(xIdempotency, 'key-length') as [number, number];
+    expect(IDEMPOTENCY_KEY_MAX_LENGTH).toBe(max);
+    expect(checkIdempotencyKey('k'.repeat(min)).ok).toBe(true);
+    expect(checkIdempotencyKey('k'.repeat(max)).ok).toBe(true);
+    expect(checkIdempotencyKey('k'.repeat(max + 1)).ok).toBe(false);
+    expect(checkIdempotencyKey('').ok).toBe(false);
+    expect(checkIdempotencyKey(SPEC_KEY).ok).toBe(true);
+  });
+
+  it('accepts exactly printable ASCII', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 255 }), (key) => {
+        expect(checkIdempotencyKey(key)).toEqual({ ok: true });
+      }),
+    );
+    for (const bad of ['a\nb', 'tab\there', 'caf\u00e9', '\u007f', 'emoji\u{1F600}']) {
+      const result = checkIdempotencyKey(bad);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.code).toBe('validation_error');
+    }
+  });
+});
+
+describe('decideIdempotency (DECISIONS §3)', () => {
+  const completed: IdempotencyRecord = { fingerprint: fp('a'), state: 'completed', expiresAt: NOW + 1 };
+  const inFlight: IdempotencyRecord = { fingerprint: fp('a'), state: 'in-flight', expiresAt: NOW + 1 };
+
+  it('executes a new key', () => {
+    expect(decideIdempotency(undefined, fp('a'), SPEC_KEY, NOW)).toEqual({ action: 'execute' });
+  });
+
+  it('replays the same key with the same fingerprint', () => {
+    expect(decideIdempotency(completed, fp('a'), SPEC_KEY, NOW)).toEqual({ action: 'replay' });
+  });
+
+  it('answers 409 conflict, with the spec example message, for another fingerprint', () => {
+    const decision = decideIdempotency(completed, fp('b'), SPEC_KEY, NOW);
+    expect(decision).toEqual({
+      action: 'conflict-different-body',
+      code: 'conflict',
+      message: conflictExamples.conflict?.value.message,
+    });
+  });
+
+  it('answers 409 conflict with Retry-After 1 while the first request runs', () => {
+    expect(at(xIdempotency, 'in-flight')).toBe('409 conflict with Retry-After 1');
+    expect(decideIdempotency(inFlight, fp('a'), SPEC_KEY, NOW)).toEqual({
+      action: 'conflict-in-flight',
+      code: 'conflict',
+      retryAfterSeconds: 1,
+      message: conflictExamples.in_flight?.value.message,
+    });
+  });
+
+  it('refuses another body without Retry-After even while the first runs (waiting cannot help it)', () => {
+    expect(decideIdempotency(inFlight, fp('b'), SPEC_KEY, NOW).action).toBe('conflict-different-body');
+  });
+
+  it('forgets a record once it expires, and not before', () => {
+    expect(decideIdempotency(completed, fp('b'), SPEC_KEY, completed.expiresAt).action).toBe('execute');
+    expect(decideIdempotency(inFlight, fp('a'), SPEC_KEY, inFlight.expiresAt).action).toBe('execute');
+    expect(decideIdempotency(completed, fp('b'), SPEC_KEY, completed.expiresAt - 1).action).toBe('conflict-different-body');
+  });
+
+  it('never executes twice under one live record', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom<IdempotencyRecord['state']>('in-flight', 'completed'),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 10_000 }),
+        (state, same, before) => {
+          const record: IdempotencyRecord = { fingerprint: fp('a'), state, expiresAt: NOW + before + 1 };
+          const decision = decideIdempotency(record, same ? fp('a') : fp('c'), SPEC_KEY, NOW);
+          expect(decision.action).not.toBe('execute');
+          expect(decision.action === 'replay').toBe(same && state === 'completed');
+        },
+      ),
+    );
+  });
+
+  it('keeps keys for the retention of x-idempotency', () => {
+    const hours = at(xIdempotency, 'retention-hours') as number;
+    expect(IDEMPOTENCY_RETENTION_MS).toBe(hours * 3_600_000);
+    expect(idempotencyExpiresAt(NOW)).toBe(NOW + hours * 3_600_000);
+  });
+});
+
+describe('which answers are stored (x-idempotency stored / not-stored)', () => {
+  it('lists exactly the stored outcomes of the spec', () => {
+    expect([...STORED_OUTCOMES].sort()).toEqual([...(at(xIdempotency, 'stored') as string[])].sort());
+  });
+
+  it('stores each listed outcome', () => {
+    for (const entry of at(xIdempotency, 'stored') as string[]) {
+      const [status, code] = entry.split(' ');
+      expect(isStoredOutcome(Number(status), code), entry).toBe(true);
+    }
+  });
+
+  it('stores none of the not-stored answers', () => {
+    const codeOf: Record<string, string> = {
+      '400': 'validation_error', '401': 'invalid_signature', '403': 'forbidden', '413': 'payload_too_large',
+      '415': 'unsupported_media_type', '429': 'rate_limited',
+    };
+    for (const entry of at(xIdempotency, 'not-stored') as string[]) {
+      if (entry === '5xx') {
+        for (const status of [500, 502, 503, 504]) expect(isStoredOutcome(status, 'internal_error')).toBe(false);
+        continue;
+      }
+      const [status = '', code] = entry.split(' ');
+      expect(isStoredOutcome(Number(status), code ?? codeOf[status]), entry).toBe(false);
+    }
+  });
+});
