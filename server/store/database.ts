@@ -22,6 +22,11 @@ export interface DatabaseOptions {
   filename?: string;
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /**
+   * PostgreSQL only: keep every table in this schema (created when missing) instead of `public`,
+   * so test files sharing one database never see each other's rows.
+   */
+  schema?: string;
 }
 
 // pg returns int8 as strings to be safe beyond 2^53; our bigints are epoch ms and cents.
@@ -33,9 +38,18 @@ const pgTypes = {
 
 export async function openDatabase(options: DatabaseOptions = {}): Promise<OpenedDatabase> {
   if (options.databaseUrl) {
-    const pool = new pg.Pool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, types: pgTypes });
+    const schema = options.schema;
+    // The name goes into DDL and a connection option, where it cannot be a bound parameter.
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`schema must be a lowercase SQL identifier, got "${schema}"`);
+    const pool = new pg.Pool({
+      connectionString: options.databaseUrl,
+      max: options.poolSize ?? 10,
+      types: pgTypes,
+      ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    });
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    await migrateWithLock(db, 'postgres');
+    if (schema) await sql.raw(`create schema if not exists "${schema}"`).execute(db);
+    await migrateWithLock(db, 'postgres', schema);
     return { db, dialect: 'postgres', close: () => db.destroy() };
   }
   const filename = options.filename ?? join(options.dataDir ?? './data', 'service.sqlite');
@@ -51,11 +65,11 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
 }
 
 /** Two instances starting together must not both run the migrations. */
-async function migrateWithLock(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+async function migrateWithLock(db: Kysely<Database>, dialect: Dialect, schema?: string): Promise<void> {
   await db.connection().execute(async (conn) => {
     await sql`select pg_advisory_lock(734001)`.execute(conn);
     try {
-      await migrate(conn as unknown as Kysely<unknown>, dialect);
+      await migrate(conn as unknown as Kysely<unknown>, dialect, schema);
     } finally {
       await sql`select pg_advisory_unlock(734001)`.execute(conn);
     }

@@ -175,10 +175,14 @@ function migrations(dialect: Dialect): Record<string, Migration> {
   };
 }
 
-/** Brings the schema up to date; throws with the failing migration's name. */
-export async function migrate(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
+/**
+ * Brings the schema up to date; throws with the failing migration's name. With `schema`, the
+ * migration bookkeeping lives in that schema too: unqualified, Kysely would find another
+ * schema's bookkeeping table and believe this one already migrated.
+ */
+export async function migrate(db: Kysely<unknown>, dialect: Dialect, schema?: string): Promise<void> {
   const all = migrations(dialect);
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => all } });
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => all }, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';

@@ -1,0 +1,69 @@
+// createApp(deps): the one place that wires the pipeline and the routes. The clock, the store,
+// the configuration and the webhook dispatcher are injected, so tests control all of them.
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type Express } from 'express';
+import { adminRouter } from './admin/router.ts';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { ApiError, errorHandler } from './http/errors.ts';
+import { loadDocument } from './http/operations.ts';
+import { rawBody } from './http/raw-body.ts';
+import { requestId } from './http/request-id.ts';
+import { partnerRouter } from './partner/router.ts';
+import { derivedKey } from './security/secret-box.ts';
+import type { Store } from './store/index.ts';
+
+export const GENERATED_DIR = join(fileURLToPath(import.meta.url), '../../generated');
+
+export interface AppDeps {
+  config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'>;
+  store: Store;
+  clock: Clock;
+  /** Told when a change has queued webhook deliveries. */
+  dispatcher?: { wake(): void };
+  /** Resolves webhook host names (tests inject one; default: the system resolver). */
+  resolve?: (hostname: string) => Promise<string[]>;
+  log?: (message: string, err?: unknown) => void;
+}
+
+export function createApp(deps: AppDeps): Express {
+  const documents = {
+    partner: loadDocument(GENERATED_DIR, 'partner'),
+    public: loadDocument(GENERATED_DIR, 'public'),
+    admin: loadDocument(GENERATED_DIR, 'admin'),
+  };
+  const log = deps.log ?? ((message: string, err?: unknown) => console.error(message, err ?? ''));
+  const partnerDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    keys: { quotes: derivedKey(deps.config.masterKey, 'quotes'), cursors: derivedKey(deps.config.masterKey, 'cursors') },
+    notifyOutbox: () => deps.dispatcher?.wake(),
+    ...(deps.resolve ? { resolve: deps.resolve } : {}),
+  };
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.use(requestId(), rawBody());
+
+  // The two contract documents, unauthenticated (DECISIONS §7).
+  app.get('/openapi.json', (_req, res) => void res.json(documents.public));
+  app.get('/api/partner/v1/openapi.json', (_req, res) => void res.json(documents.partner));
+
+  app.use('/api/partner', partnerRouter(partnerDeps, { document: documents.partner, validateResponses: deps.config.validateResponses }));
+  if (deps.config.adminToken) {
+    app.use(
+      '/api/admin/v1',
+      adminRouter(partnerDeps, {
+        adminToken: deps.config.adminToken,
+        document: documents.admin,
+        partnerDocument: documents.partner,
+        validateResponses: deps.config.validateResponses,
+      }),
+    );
+  }
+  app.use((req, _res, next) => next(new ApiError('not_found', `No operation at ${req.method} ${req.path}`)));
+  app.use(errorHandler(log));
+  return app;
+}

@@ -1,0 +1,46 @@
+// What the partner route modules share: their dependencies and the request's caller.
+import type { Request, Response } from 'express';
+import type { Clock } from '../clock.ts';
+import { ApiError } from '../http/errors.ts';
+import type { Credential, Partner } from '../store/credentials.ts';
+import type { Store } from '../store/index.ts';
+
+export interface PartnerDeps {
+  store: Store;
+  clock: Clock;
+  keys: { quotes: Buffer; cursors: Buffer };
+  /** Tells the webhook dispatcher that new deliveries are waiting. */
+  notifyOutbox: () => void;
+}
+
+export interface Caller {
+  credential: Credential;
+  partner: Partner;
+  /** Real time, ms. */
+  now: number;
+  /** The partner's business time (its sandbox test clock), ms. */
+  businessNow: number;
+}
+
+export async function callerOf(deps: PartnerDeps, res: Response): Promise<Caller> {
+  const credential = res.locals.credential;
+  if (!credential) throw new Error('route reached without an authenticated credential');
+  const partner = await deps.store.credentials.findPartner(credential.partnerId);
+  if (!partner) throw new ApiError('forbidden', 'The partner of this credential no longer exists');
+  const now = deps.clock.now();
+  return { credential, partner, now, businessNow: now + partner.clockOffsetMs };
+}
+
+/** A single query parameter as a string (the validator has checked its form). */
+export function queryString(req: Request, name: string): string | undefined {
+  const value = req.query[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** `from`/`to` accept an RFC 3339 date-time or a full-date (midnight UTC). */
+export function parseInstant(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(ms)) throw new ApiError('validation_error', `"${value}" is not an RFC 3339 date-time or full-date`);
+  return ms;
+}

@@ -1,0 +1,92 @@
+// Discovery (scope `search`): search, one domain, availability, pricing.
+import type { RequestHandler } from 'express';
+import type { components } from '../../generated/partner.d.ts';
+import { rfc3339 } from '../domain/rfc3339.ts';
+import { ApiError } from '../http/errors.ts';
+import { callerOf, queryString, type Caller, type PartnerDeps } from './context.ts';
+
+type Schemas = components['schemas'];
+const MAX_RESULTS = 5;
+
+/** Listed, unsold and not held by another partner's live quote. */
+async function availability(deps: PartnerDeps, caller: Caller, domain: string) {
+  const listing = await deps.store.inventory.find(caller.credential.environment, domain);
+  if (!listing || listing.status !== 'listed') return { listing: undefined, available: false };
+  const reserved = await deps.store.orders.reservationByOther(caller.credential.environment, domain, caller.partner.id, caller.now);
+  return { listing, available: reserved === undefined };
+}
+
+export function searchDomains(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await callerOf(deps, res);
+    const q = queryString(req, 'q') ?? '';
+    if (q.trim() === '') throw new ApiError('validation_error', 'q must contain at least one non-space character', [{ path: '/query/q', message: 'must not be blank' }]);
+    const rows = await deps.store.inventory.keywordSearch(caller.credential.environment, q, MAX_RESULTS);
+    const results: Schemas['DomainSearchHit'][] = [];
+    for (const [i, row] of rows.entries()) {
+      const reserved = await deps.store.orders.reservationByOther(caller.credential.environment, row.domain, caller.partner.id, caller.now);
+      results.push({
+        domain: row.domain,
+        available: reserved === undefined,
+        price_cents: row.price_cents,
+        currency: row.currency,
+        score: Number((1 / (1 + i)).toFixed(4)),
+        category: row.category,
+      });
+    }
+    const body: Schemas['DomainSearchResults'] = { q, results };
+    res.json(body);
+  };
+}
+
+export function getDomain(deps: PartnerDeps): RequestHandler {
+  return async (_req, res) => {
+    const caller = await callerOf(deps, res);
+    const name = res.locals.pathParams?.name ?? '';
+    const { listing, available } = await availability(deps, caller, name);
+    if (!listing) throw new ApiError('not_found', `Domain "${name}" is not listed`);
+    const body: Schemas['DomainDetail'] = {
+      domain: listing.domain,
+      available,
+      price_cents: listing.price_cents,
+      currency: listing.currency,
+      metadata: {
+        label: listing.label,
+        tld: listing.tld,
+        length: listing.label.length,
+        idn: listing.domain.split('.').some((part) => part.startsWith('xn--')),
+        registered_at: null,
+        listed_at: rfc3339(listing.listed_at),
+        category: listing.category,
+        keywords: listing.keywords,
+      },
+    };
+    res.json(body);
+  };
+}
+
+export function getAvailability(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await callerOf(deps, res);
+    const domain = queryString(req, 'domain') ?? '';
+    const { listing, available } = await availability(deps, caller, domain);
+    const body: Schemas['Availability'] = {
+      domain,
+      available,
+      price_cents: listing ? listing.price_cents : null,
+      currency: listing ? listing.currency : null,
+    };
+    res.json(body);
+  };
+}
+
+export function getPricing(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await callerOf(deps, res);
+    const domain = queryString(req, 'domain') ?? '';
+    const listing = await deps.store.inventory.find(caller.credential.environment, domain);
+    if (!listing || listing.status !== 'listed') throw new ApiError('not_found', `Domain "${domain}" is not listed`);
+    const body: Schemas['Pricing'] = { domain, price_cents: listing.price_cents, floor_cents: listing.floor_cents, currency: listing.currency };
+    res.json(body);
+  };
+}

@@ -1,0 +1,232 @@
+// Partner-collected sales (scope `buy`): quotes, idempotent orders, order reads, refunds.
+import type { RequestHandler, Response } from 'express';
+import type { components } from '../../generated/partner.d.ts';
+import { decodeCursor, encodeCursor, isCursorError } from '../domain/cursor.ts';
+import { decideIdempotency, fingerprint, isStoredOutcome, IN_FLIGHT_RETRY_AFTER_SECONDS } from '../domain/idempotency.ts';
+import { initialState } from '../domain/order-state.ts';
+import { issueQuote, quoteError, readQuote, QUOTE_VALIDITY_SECONDS } from '../domain/quote-token.ts';
+import { rfc3339 } from '../domain/rfc3339.ts';
+import { ApiError, STATUS_OF } from '../http/errors.ts';
+import { newId } from '../ids.ts';
+import type { Repositories } from '../store/index.ts';
+import type { OrderRow } from '../store/orders.ts';
+import { callerOf, parseInstant, queryString, type Caller, type PartnerDeps } from './context.ts';
+import { applyMove, writeOrderEvents } from './order-moves.ts';
+import { toOrder, toOrderDetail } from './resources.ts';
+
+type Schemas = components['schemas'];
+
+export function createQuote(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await callerOf(deps, res);
+    const { domain } = req.body as Schemas['QuoteRequest'];
+    const environment = caller.credential.environment;
+    const listing = await deps.store.inventory.find(environment, domain);
+    if (!listing || listing.status !== 'listed') throw new ApiError('not_found', `Domain "${domain}" is not listed`);
+    const held = await deps.store.orders.reservationByOther(environment, domain, caller.partner.id, caller.now);
+    if (held) throw new ApiError('domain_reserved', `Domain "${domain}" is reserved by another partner's quote`);
+    const { quoteId, expiresAt } = issueQuote({
+      key: deps.keys.quotes,
+      domain,
+      priceCents: listing.price_cents,
+      currency: listing.currency,
+      partnerId: caller.partner.id,
+      environment,
+      issuedAt: caller.businessNow,
+      validitySeconds: QUOTE_VALIDITY_SECONDS,
+    });
+    await deps.store.orders.insertQuote({
+      quote_id: quoteId,
+      partner_id: caller.partner.id,
+      environment,
+      domain,
+      price_cents: listing.price_cents,
+      expires_at: expiresAt,
+      created_at: caller.now,
+    });
+    const body: Schemas['Quote'] = { quote_id: quoteId, domain, price_cents: listing.price_cents, currency: listing.currency, expires_at: rfc3339(expiresAt) };
+    res.json(body);
+  };
+}
+
+/** The outcome of executing POST /orders once: what is answered, and replayed later when stored. */
+interface Outcome {
+  status: number;
+  body: unknown;
+}
+
+const failure = (code: Schemas['ErrorCode'], message: string, requestId: string): Outcome => ({
+  status: STATUS_OF[code],
+  body: { code, message, request_id: requestId },
+});
+
+async function executeOrder(tx: Repositories, deps: PartnerDeps, caller: Caller, request: Schemas['OrderRequest'], requestId: string): Promise<Outcome> {
+  const environment = caller.credential.environment;
+  const { domain } = request;
+  const listing = await tx.inventory.find(environment, domain);
+  if (!listing) return failure('not_found', `Domain "${domain}" is not listed`, requestId);
+  if (listing.status !== 'listed' || (await tx.orders.liveOrderFor(environment, domain))) {
+    return failure('not_found', `Domain "${domain}" is already sold`, requestId);
+  }
+  const held = await tx.orders.reservationByOther(environment, domain, caller.partner.id, caller.now);
+  if (held) return failure('domain_reserved', `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(held.expires_at)}`, requestId);
+
+  let price = listing.price_cents;
+  if (request.quote_id !== undefined && request.quote_id !== null) {
+    const quote = readQuote(deps.keys.quotes, request.quote_id, { partnerId: caller.partner.id, environment, now: caller.businessNow });
+    if (!quote.ok) {
+      const err = quoteError(quote);
+      // A tampered or foreign quote is a validation error: not stored, so not an Outcome.
+      if (err.status === 400) throw new ApiError('validation_error', err.message, err.details);
+      return failure(err.code, err.message, requestId);
+    }
+    if (quote.payload.domain !== domain) {
+      throw new ApiError('validation_error', `quote_id was issued for "${quote.payload.domain}", not "${domain}"`, [{ path: '/body/quote_id', message: 'quotes another domain' }]);
+    }
+    price = quote.payload.priceCents;
+  }
+  if (request.expected_price !== price || request.currency !== listing.currency) {
+    const what = request.quote_id ? 'quoted' : 'current';
+    return failure('price_mismatch', `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`, requestId);
+  }
+
+  const at = caller.businessNow;
+  const start = initialState('partner_collected');
+  const order: OrderRow = {
+    public_id: newId('ord', 16),
+    partner_id: caller.partner.id,
+    environment,
+    domain,
+    status: start.status,
+    held_from: null,
+    sale_price_cents: price,
+    currency: listing.currency,
+    payment_model: 'partner_collected',
+    buyer_email: request.buyer.email,
+    buyer_country: request.buyer.country ?? null,
+    buyer_account: request.buyer.account ?? null,
+    quote_id: request.quote_id ?? null,
+    external_payment_ref: request.external_payment_ref ?? null,
+    checkout_session_id: null,
+    created_at: at,
+    updated_at: at,
+    transfer_completed_at: null,
+  };
+  await tx.orders.insertOrder(order);
+  await tx.inventory.markSold(environment, domain);
+  const first = await writeOrderEvents(tx, order, start.events, at, caller.now);
+  await tx.orders.appendTimeline({ public_id: order.public_id, status: order.status, event_type: first?.type ?? null, event_id: first?.id ?? null, at, note: null });
+  return { status: 201, body: toOrder(order) };
+}
+
+function replay(res: Response, status: number, body: string): void {
+  res.status(status).setHeader('Idempotent-Replayed', 'true');
+  res.type('application/json').send(Buffer.from(body, 'utf8'));
+}
+
+export function createOrder(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await callerOf(deps, res);
+    const key = req.get('idempotency-key') ?? '';
+    const keyId = caller.credential.keyId;
+    const fp = fingerprint(req.rawBody);
+    const claim = await deps.store.idempotency.claim(keyId, key, fp, caller.now);
+    if (!claim.claimed) {
+      const record = claim.existing;
+      const decision = decideIdempotency(
+        { fingerprint: record.fingerprint, state: record.state === 'done' ? 'completed' : 'in-flight', expiresAt: record.expires_at },
+        fp,
+        key,
+        caller.now,
+      );
+      if (decision.action === 'conflict-different-body') throw new ApiError('conflict', decision.message);
+      if (decision.action === 'conflict-in-flight') {
+        throw new ApiError('conflict', decision.message, undefined, { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_SECONDS) });
+      }
+      if (decision.action === 'replay' && record.status_code !== null && record.body !== null) return replay(res, record.status_code, record.body);
+      // 'execute' here would mean an expired record the claim did not take over: treat as in flight.
+      throw new ApiError('conflict', 'The first request with this Idempotency-Key is still being processed', undefined, { 'Retry-After': '1' });
+    }
+
+    const requestId = String(res.locals.requestId ?? '');
+    let outcome: Outcome;
+    try {
+      outcome = await deps.store.transaction(async (tx) => {
+        const result = await executeOrder(tx, deps, caller, req.body as Schemas['OrderRequest'], requestId);
+        const code = (result.body as { code?: string }).code;
+        if (isStoredOutcome(result.status, code)) await tx.idempotency.complete(keyId, key, result.status, JSON.stringify(result.body), {});
+        return result;
+      });
+    } catch (err) {
+      // Validation errors and 5xx are not stored: the key is free for a corrected retry.
+      await deps.store.idempotency.release(keyId, key);
+      throw err;
+    }
+    if (outcome.status === 201) deps.notifyOutbox();
+    res.status(outcome.status).json(outcome.body);
+  };
+}
+
+const ORDER_FILTERS = ['status', 'domain', 'from', 'to'] as const;
+
+export function listOrders(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await callerOf(deps, res);
+    const limit = Number(queryString(req, 'limit') ?? 50);
+    const binding = Object.fromEntries(ORDER_FILTERS.map((f) => [f, queryString(req, f) ?? null]));
+    const cursor = queryString(req, 'cursor');
+    let after: { createdAt: number; publicId: string } | undefined;
+    if (cursor !== undefined) {
+      const position = decodeCursor(deps.keys.cursors, cursor, `orders:${caller.partner.id}`, binding);
+      if (isCursorError(position)) throw new ApiError('invalid_cursor', position.message);
+      after = { createdAt: Number(position[0]), publicId: String(position[1]) };
+    }
+    const rows = await deps.store.orders.listOrders(
+      {
+        partnerId: caller.partner.id,
+        status: queryString(req, 'status'),
+        domain: queryString(req, 'domain'),
+        from: parseInstant(queryString(req, 'from')),
+        to: parseInstant(queryString(req, 'to')),
+      },
+      limit + 1,
+      after,
+    );
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const next_cursor =
+      rows.length > limit && last ? encodeCursor(deps.keys.cursors, { scope: `orders:${caller.partner.id}`, binding, position: [last.created_at, last.public_id] }) : null;
+    const body: Schemas['OrderList'] = { data: page.map(toOrder), next_cursor };
+    res.json(body);
+  };
+}
+
+async function ownOrder(deps: PartnerDeps, caller: Caller, publicId: string): Promise<OrderRow> {
+  const order = await deps.store.orders.findOrder(publicId);
+  // Another partner's order is indistinguishable from a missing one.
+  if (!order || order.partner_id !== caller.partner.id) throw new ApiError('not_found', `Order "${publicId}" not found`);
+  return order;
+}
+
+export function getOrder(deps: PartnerDeps): RequestHandler {
+  return async (_req, res) => {
+    const caller = await callerOf(deps, res);
+    const order = await ownOrder(deps, caller, res.locals.pathParams?.public_id ?? '');
+    res.json(toOrderDetail(order, await deps.store.orders.timeline(order.public_id)));
+  };
+}
+
+export function createRefund(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await callerOf(deps, res);
+    const { public_id, reason } = req.body as Schemas['RefundRequest'];
+    const detail = await deps.store.transaction(async (tx) => {
+      const order = await tx.orders.findOrder(public_id);
+      if (!order || order.partner_id !== caller.partner.id) throw new ApiError('not_found', `Order "${public_id}" not found`);
+      const updated = await applyMove(tx, order, 'partner-refund', caller.businessNow, caller.now, reason ?? null);
+      return toOrderDetail(updated, await tx.orders.timeline(public_id));
+    });
+    deps.notifyOutbox();
+    res.json(detail);
+  };
+}

@@ -1,0 +1,62 @@
+// The partner surface: the pipeline of DECISIONS §1 and §2, then one handler per operationId.
+// Paths live only in the spec; the router dispatches on the operation it matched there.
+import express, { type RequestHandler, type Router } from 'express';
+import { rateLimitClasses } from '../domain/rate-limit.ts';
+import { ApiError } from '../http/errors.ts';
+import { operationsRequiringIdempotencyKey, requireIdempotencyKey } from '../http/idempotency-key.ts';
+import { matchOperation, partnerPermissions, partnerRateLimit } from '../http/operation-guard.ts';
+import { OperationTable } from '../http/operations.ts';
+import { partnerAuth } from '../http/partner-auth.ts';
+import { jsonBody } from '../http/raw-body.ts';
+import { openApiValidator } from '../http/validator.ts';
+import type { PartnerDeps } from './context.ts';
+import { getAvailability, getDomain, getPricing, searchDomains } from './discovery.ts';
+import { createOrder, createQuote, createRefund, getOrder, listOrders } from './orders.ts';
+import { listEvents, registerWebhook, type WebhookDeps } from './webhooks.ts';
+
+export interface PartnerRouterOptions {
+  document: Record<string, unknown>;
+  validateResponses: boolean;
+}
+
+export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions): Router {
+  const table = new OperationTable(options.document);
+  const handlers: Record<string, RequestHandler> = handlersByOperationId(deps);
+  const router = express.Router();
+  router.use(
+    partnerAuth({ credentials: deps.store.credentials, replayGuard: deps.store.replayGuard, clock: deps.clock }),
+    matchOperation(table),
+    partnerRateLimit({ classes: rateLimitClasses(options.document), replayGuard: deps.store.replayGuard, clock: deps.clock }),
+    partnerPermissions(),
+    requireIdempotencyKey(operationsRequiringIdempotencyKey(options.document)),
+    jsonBody(),
+    ...openApiValidator(options.document, { validateResponses: options.validateResponses }),
+    (req, res, next) => {
+      const operation = res.locals.operation;
+      const handler = operation ? handlers[operation.operationId] : undefined;
+      if (!handler) {
+        return next(new ApiError('not_found', `${operation?.method ?? req.method} ${operation?.path ?? req.path} is not available on this server yet`));
+      }
+      return handler(req, res, next);
+    },
+  );
+  return router;
+}
+
+function handlersByOperationId(deps: WebhookDeps): Record<string, RequestHandler> {
+  return {
+    searchDomains: searchDomains(deps),
+    getDomain: getDomain(deps),
+    getAvailability: getAvailability(deps),
+    getPricing: getPricing(deps),
+    createQuote: createQuote(deps),
+    createOrder: createOrder(deps),
+    listOrders: listOrders(deps),
+    getOrder: getOrder(deps),
+    refundOrder: createRefund(deps),
+    registerWebhook: registerWebhook(deps),
+    listEvents: listEvents(deps),
+  } satisfies Record<string, RequestHandler>;
+}
+
+export type { PartnerDeps };

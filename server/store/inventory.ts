@@ -1,0 +1,206 @@
+// The listed domains of each environment. Live and sandbox share the table but never a query:
+// every statement here filters by environment.
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { segmentLabel } from '../inventory/segment.ts';
+import type { InventoryRecord, InventoryRow, InventorySearchHit, InventoryStatus } from '../inventory/types.ts';
+import type { Database, Environment } from './schema.ts';
+
+export type { InventoryRecord, InventoryRow, InventorySearchHit, InventoryStatus } from '../inventory/types.ts';
+
+export interface ReplaceOptions {
+  /** Rows per INSERT statement (default 500, at most MAX_BATCH_SIZE). */
+  batchSize?: number;
+}
+
+const COLUMNS_PER_ROW = 11;
+/** SQLite binds at most 32,766 parameters per statement (PostgreSQL 65,535). */
+export const MAX_BATCH_SIZE = Math.floor(32_766 / COLUMNS_PER_ROW);
+const DEFAULT_BATCH_SIZE = 500;
+/** Search words beyond these add little and each costs a scan of every row. */
+const MAX_QUERY_TOKENS = 8;
+
+type DbRow = Database['inventory'];
+
+function isCents(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** A bad row fails loudly, before anything reaches the table, rather than being stored. */
+function toDbRow(environment: Environment, row: InventoryRow): DbRow {
+  if (typeof row.domain !== 'string' || row.domain === '') throw new TypeError('inventory row without a domain');
+  if (!isCents(row.price_cents) || !isCents(row.floor_cents) || row.floor_cents > row.price_cents) {
+    throw new RangeError(`${row.domain}: price_cents and floor_cents must be non-negative integers with floor <= price`);
+  }
+  if (!Number.isSafeInteger(row.listed_at)) throw new RangeError(`${row.domain}: listed_at must be epoch milliseconds`);
+  return {
+    environment,
+    domain: row.domain,
+    label: row.label,
+    tld: row.tld,
+    price_cents: row.price_cents,
+    floor_cents: row.floor_cents,
+    currency: row.currency,
+    status: row.status ?? 'listed',
+    category: row.category,
+    keywords: JSON.stringify(row.keywords),
+    listed_at: row.listed_at,
+  };
+}
+
+function toRecord(row: DbRow): InventoryRecord {
+  return {
+    environment: row.environment,
+    domain: row.domain,
+    label: row.label,
+    tld: row.tld,
+    price_cents: row.price_cents,
+    floor_cents: row.floor_cents,
+    currency: row.currency,
+    status: row.status,
+    category: row.category,
+    keywords: JSON.parse(row.keywords) as string[],
+    listed_at: row.listed_at,
+  };
+}
+
+/** Query words, lowercase alphanumerics only, so they can go into LIKE patterns unescaped. */
+function queryTokens(q: string): { exactDomain: string; exactLabel: string; tokens: string[] } {
+  const text = q.trim().toLowerCase();
+  const domainLike = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(text);
+  const labelText = domainLike ? text.slice(0, text.indexOf('.')) : text;
+  const words = labelText.split(/[^a-z0-9]+/).filter((w) => w.length > 0);
+  // "bestcoffeebeans" also looks for "coffee" and "beans", as a partner typing a name would want.
+  const pieces = words.flatMap((w) => [w, ...segmentLabel(w).keywords]);
+  const tokens = [...new Set(pieces)].filter((t) => t.length >= 2).slice(0, MAX_QUERY_TOKENS);
+  return { exactDomain: domainLike ? text : '', exactLabel: words.join(''), tokens };
+}
+
+const EXACT_DOMAIN = 1000;
+const EXACT_LABEL = 500;
+const IN_LABEL = 10;
+const IN_KEYWORDS = 6;
+const IN_CATEGORY = 3;
+
+/** Relevance from 0 to 1 that never reorders what the integer relevance ordered. */
+function normalise(relevance: number, tokenCount: number): number {
+  if (relevance >= EXACT_DOMAIN) return 1;
+  if (relevance >= EXACT_LABEL) return 0.95;
+  const best = tokenCount * (IN_LABEL + IN_KEYWORDS + IN_CATEGORY);
+  return best === 0 ? 0 : Number(((0.9 * relevance) / best).toFixed(4));
+}
+
+export function inventoryRepository(db: Kysely<Database>) {
+  // Ties are broken by domain, and PostgreSQL compares text by the database's collation (which
+  // may skip punctuation); "C" is byte order, the same as SQLite's, whatever the collation.
+  const onPostgres = db.selectFrom('inventory').select('domain').where('domain', '=', '').compile().sql.includes('$1');
+  const byDomain: RawBuilder<string> = onPostgres ? sql<string>`domain collate "C"` : sql<string>`domain`;
+
+  return {
+    /**
+     * Deletes the environment's inventory and writes `rows` in its place, in one transaction:
+     * readers see the old inventory or the new one, never a mix, and a failure keeps the old.
+     * Resolves to the number of rows written.
+     */
+    async replaceEnvironment(
+      environment: Environment,
+      rows: Iterable<InventoryRow> | AsyncIterable<InventoryRow>,
+      options: ReplaceOptions = {},
+    ): Promise<number> {
+      const batchSize = Math.max(1, Math.min(MAX_BATCH_SIZE, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE)));
+      return db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('inventory').where('environment', '=', environment).execute();
+        let batch: DbRow[] = [];
+        let written = 0;
+        for await (const row of rows) {
+          batch.push(toDbRow(environment, row));
+          if (batch.length >= batchSize) {
+            await trx.insertInto('inventory').values(batch).execute();
+            written += batch.length;
+            batch = [];
+          }
+        }
+        if (batch.length > 0) {
+          await trx.insertInto('inventory').values(batch).execute();
+          written += batch.length;
+        }
+        return written;
+      });
+    },
+
+    /** All rows of the environment, sold ones included. */
+    async count(environment: Environment): Promise<number> {
+      const row = await db
+        .selectFrom('inventory')
+        .select((eb) => eb.fn.countAll<number | string | bigint>().as('n'))
+        .where('environment', '=', environment)
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+
+    /** True when the environment has no rows at all (a fully sold inventory is not empty). */
+    async isEmpty(environment: Environment): Promise<boolean> {
+      const row = await db.selectFrom('inventory').select('domain').where('environment', '=', environment).limit(1).executeTakeFirst();
+      return row === undefined;
+    },
+
+    /** The row, listed or sold; undefined when the environment never had the domain. */
+    async find(environment: Environment, domain: string): Promise<InventoryRecord | undefined> {
+      const row = await db.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain).executeTakeFirst();
+      return row ? toRecord(row) : undefined;
+    },
+
+    /**
+     * Interim keyword search over listed rows: the exact domain, then the exact label (the query's
+     * words run together), then labels, keywords and categories containing the query's words,
+     * the more words the better; ties go to the shorter label, then the domain. At most `limit`.
+     */
+    async keywordSearch(environment: Environment, q: string, limit: number): Promise<InventorySearchHit[]> {
+      const { exactDomain, exactLabel, tokens } = queryTokens(q);
+      if (limit < 1 || (tokens.length === 0 && exactLabel === '')) return [];
+      const perToken = tokens.map(
+        (t) => sql<number>`(case when label like ${`%${t}%`} then ${sql.lit(IN_LABEL)} else 0 end)
+          + (case when keywords like ${`%"${t}"%`} then ${sql.lit(IN_KEYWORDS)} else 0 end)
+          + (case when category like ${`%${t}%`} then ${sql.lit(IN_CATEGORY)} else 0 end)`,
+      );
+      const relevance = sql<number>`(case when domain = ${exactDomain} then ${sql.lit(EXACT_DOMAIN)} else 0 end)
+        + (case when label = ${exactLabel} then ${sql.lit(EXACT_LABEL)} else 0 end)
+        ${perToken.length > 0 ? sql` + ${sql.join(perToken, sql` + `)}` : sql``}`;
+      const rows = await db
+        .selectFrom('inventory')
+        .selectAll()
+        .select(relevance.as('relevance'))
+        .where('environment', '=', environment)
+        .where('status', '=', 'listed')
+        .where(sql<boolean>`${relevance} > 0`)
+        .orderBy('relevance', 'desc')
+        .orderBy(sql`length(label)`)
+        .orderBy(byDomain)
+        .limit(Math.floor(limit))
+        .execute();
+      return rows.map(({ relevance: r, ...row }) => ({ ...toRecord(row), score: normalise(Number(r), tokens.length) }));
+    },
+
+    /** Listed → sold; false when the domain was not listed (absent or already sold). */
+    async markSold(environment: Environment, domain: string): Promise<boolean> {
+      return setStatus(environment, domain, 'listed', 'sold');
+    },
+
+    /** Sold → listed again (a refunded or cancelled sale); false when it was not sold. */
+    async markListed(environment: Environment, domain: string): Promise<boolean> {
+      return setStatus(environment, domain, 'sold', 'listed');
+    },
+  };
+
+  async function setStatus(environment: Environment, domain: string, from: InventoryStatus, to: InventoryStatus): Promise<boolean> {
+    const result = await db
+      .updateTable('inventory')
+      .set({ status: to })
+      .where('environment', '=', environment)
+      .where('domain', '=', domain)
+      .where('status', '=', from)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+}
+
+export type InventoryRepository = ReturnType<typeof inventoryRepository>;

@@ -1,0 +1,103 @@
+// Quotes (reservations), orders and their timelines. Every method takes the executor it runs on,
+// so a caller can put a state change and its events in one transaction.
+import { sql, type Kysely } from 'kysely';
+import type { Database, Environment, OrdersTable } from './schema.ts';
+
+export type OrderRow = OrdersTable;
+export type TimelineRow = Database['order_timeline'];
+
+export interface OrderFilters {
+  partnerId: string;
+  status?: string | undefined;
+  domain?: string | undefined;
+  /** Inclusive, epoch ms. */
+  from?: number | undefined;
+  /** Exclusive, epoch ms. */
+  to?: number | undefined;
+}
+
+export function orderRepository(db: Kysely<Database>) {
+  return {
+    async insertQuote(q: Database['quotes']): Promise<void> {
+      await db.insertInto('quotes').values(q).execute();
+    },
+
+    /**
+     * Another partner's live quote on the domain, if any. Each quote's expiry is in its own
+     * partner's business time, so it is compared with that partner's clock.
+     */
+    async reservationByOther(environment: Environment, domain: string, partnerId: string, now: number): Promise<Database['quotes'] | undefined> {
+      return db
+        .selectFrom('quotes')
+        .innerJoin('partners', 'partners.id', 'quotes.partner_id')
+        .selectAll('quotes')
+        .where('quotes.environment', '=', environment)
+        .where('quotes.domain', '=', domain)
+        .where('quotes.partner_id', '!=', partnerId)
+        .where(sql<boolean>`quotes.expires_at > ${now} + partners.clock_offset_ms`)
+        .orderBy('quotes.expires_at', 'desc')
+        .executeTakeFirst();
+    },
+
+    async findQuote(quoteId: string): Promise<Database['quotes'] | undefined> {
+      return db.selectFrom('quotes').selectAll().where('quote_id', '=', quoteId).executeTakeFirst();
+    },
+
+    async insertOrder(order: OrderRow): Promise<void> {
+      await db.insertInto('orders').values(order).execute();
+    },
+
+    async findOrder(publicId: string): Promise<OrderRow | undefined> {
+      return db.selectFrom('orders').selectAll().where('public_id', '=', publicId).executeTakeFirst();
+    },
+
+    /** A domain with an order that is still alive (not refunded or cancelled) is sold. */
+    async liveOrderFor(environment: Environment, domain: string): Promise<OrderRow | undefined> {
+      return db
+        .selectFrom('orders')
+        .selectAll()
+        .where('environment', '=', environment)
+        .where('domain', '=', domain)
+        .where('status', 'not in', ['REFUNDED', 'CANCELLED'])
+        .executeTakeFirst();
+    },
+
+    async updateOrder(publicId: string, patch: Partial<Pick<OrderRow, 'status' | 'held_from' | 'updated_at' | 'transfer_completed_at'>>): Promise<void> {
+      await db.updateTable('orders').set(patch).where('public_id', '=', publicId).execute();
+    },
+
+    async appendTimeline(entry: Omit<TimelineRow, 'idx'>): Promise<void> {
+      const last = await db
+        .selectFrom('order_timeline')
+        .select((eb) => eb.fn.max('idx').as('idx'))
+        .where('public_id', '=', entry.public_id)
+        .executeTakeFirst();
+      const idx = last?.idx === null || last?.idx === undefined ? 0 : Number(last.idx) + 1;
+      await db.insertInto('order_timeline').values({ ...entry, idx }).execute();
+    },
+
+    async timeline(publicId: string): Promise<TimelineRow[]> {
+      return db.selectFrom('order_timeline').selectAll().where('public_id', '=', publicId).orderBy('idx').execute();
+    },
+
+    /**
+     * One page of a partner's orders, newest first, after the keyset position
+     * (created_at, public_id) of the previous page's last row.
+     */
+    async listOrders(filters: OrderFilters, limit: number, after?: { createdAt: number; publicId: string }): Promise<OrderRow[]> {
+      let q = db.selectFrom('orders').selectAll().where('partner_id', '=', filters.partnerId);
+      if (filters.status) q = q.where('status', '=', filters.status);
+      if (filters.domain) q = q.where('domain', '=', filters.domain);
+      if (filters.from !== undefined) q = q.where('created_at', '>=', filters.from);
+      if (filters.to !== undefined) q = q.where('created_at', '<', filters.to);
+      if (after) {
+        q = q.where((eb) =>
+          eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('public_id', '<', after.publicId)])]),
+        );
+      }
+      return q.orderBy('created_at', 'desc').orderBy('public_id', 'desc').limit(limit).execute();
+    },
+  };
+}
+
+export type OrderRepository = ReturnType<typeof orderRepository>;

@@ -1,0 +1,141 @@
+// Delivers the outbox: signs each event with the partner's webhook secret, POSTs it with a
+// 5 s timeout, and reschedules failures on the documented back-off until they are marked failed.
+// Deliveries are claimed with a lease, so several instances (or a restarted one) share the work
+// and a crash mid-delivery only delays it.
+import { HEADER_DELIVERY_ATTEMPT, HEADER_EVENT_ID, HEADER_EVENT_TYPE, HEADER_WEBHOOK_SIGNATURE, webhookSignature } from '../../client/protocol/index.ts';
+import type { Clock } from '../clock.ts';
+import { isDeliverySuccess, nextAttemptDelayMs } from '../domain/webhook-schedule.ts';
+import type { DueDelivery } from '../store/events.ts';
+import type { Store } from '../store/index.ts';
+
+export interface DispatcherOptions {
+  store: Store;
+  clock: Clock;
+  fetch?: typeof globalThis.fetch;
+  /** Scales the retry schedule (tests run it in milliseconds). */
+  backoffScale?: number;
+  timeoutMs?: number;
+  /** How often the outbox is polled when nothing wakes the dispatcher. */
+  pollMs?: number;
+  batchSize?: number;
+  log?: (message: string) => void;
+}
+
+export interface Dispatcher {
+  start(): void;
+  /** New deliveries are waiting: look now rather than at the next poll. */
+  wake(): void;
+  /** Stops polling and waits for deliveries in flight. */
+  stop(): Promise<void>;
+  /** One pass over what is due (tests drive the dispatcher with this). */
+  runOnce(): Promise<number>;
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const { store, clock } = options;
+  const send = options.fetch ?? globalThis.fetch;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  const pollMs = options.pollMs ?? 1000;
+  const log = options.log ?? (() => {});
+  const inflight = new Set<Promise<void>>();
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+  let stopped = true;
+  let again = false;
+
+  async function deliver(d: DueDelivery): Promise<void> {
+    const attempt = d.attempts + 1;
+    const endpoint = await store.events.endpoint(d.partnerId);
+    if (!endpoint?.active) {
+      await store.events.markRetry(d.outboxId, attempt, undefined, 'no active webhook endpoint');
+      return;
+    }
+    let error: string;
+    try {
+      const response = await send(endpoint.url, {
+        method: 'POST',
+        body: d.body,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'domain-sales-webhooks/1',
+          [HEADER_WEBHOOK_SIGNATURE]: webhookSignature(endpoint.secret, d.body),
+          [HEADER_EVENT_ID]: d.eventId,
+          [HEADER_EVENT_TYPE]: d.type,
+          [HEADER_DELIVERY_ATTEMPT]: String(attempt),
+        },
+      });
+      await response.body?.cancel();
+      if (isDeliverySuccess(response.status)) {
+        await store.events.markDelivered(d.outboxId, attempt, clock.now());
+        return;
+      }
+      error = `HTTP ${response.status}`;
+    } catch (err) {
+      error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    }
+    const delay = nextAttemptDelayMs(attempt, options.backoffScale ?? 1);
+    await store.events.markRetry(d.outboxId, attempt, delay === undefined ? undefined : clock.now() + delay, error);
+    log(`webhook ${d.eventId} attempt ${attempt} failed (${error})${delay === undefined ? '; giving up' : ''}`);
+  }
+
+  async function runOnce(): Promise<number> {
+    const due = await store.events.claimDue(clock.now(), options.batchSize ?? 20, timeoutMs + 10_000);
+    const work = due.map((d) =>
+      deliver(d).catch((err: unknown) => log(`webhook ${d.eventId} could not be processed: ${String(err)}`)),
+    );
+    for (const p of work) {
+      inflight.add(p);
+      void p.finally(() => inflight.delete(p));
+    }
+    await Promise.all(work);
+    return due.length;
+  }
+
+  async function loop(): Promise<void> {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = true;
+    try {
+      do {
+        again = false;
+        // A full batch means more may be due right away.
+        while (!stopped && (await runOnce()) === (options.batchSize ?? 20));
+      } while (again && !stopped);
+    } catch (err) {
+      log(`webhook dispatcher pass failed: ${String(err)}`);
+    } finally {
+      running = false;
+    }
+  }
+
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => void loop().finally(schedule), pollMs);
+    timer.unref();
+  };
+
+  return {
+    start() {
+      if (!stopped) return;
+      stopped = false;
+      void loop();
+      schedule();
+    },
+    wake() {
+      if (!stopped) void loop();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      while (running || inflight.size > 0) {
+        await Promise.allSettled([...inflight]);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    },
+    runOnce,
+  };
+}
