@@ -10,6 +10,18 @@ export type { InventoryRecord, InventoryRow, InventorySearchHit, InventoryStatus
 export interface ReplaceOptions {
   /** Rows per INSERT statement (default 500, at most MAX_BATCH_SIZE). */
   batchSize?: number;
+  /**
+   * A domain already in the environment keeps its listed_at and, if sold, stays sold. Read in
+   * the same transaction, so a sale committed meanwhile is never put back on sale. Costs memory
+   * in proportion to the environment's size; imports want it, generated inventories do not.
+   */
+  preserve?: boolean;
+}
+
+export interface ReplaceResult {
+  written: number;
+  /** Rows written as sold because `preserve` found them sold. */
+  keptSold: number;
 }
 
 const COLUMNS_PER_ROW = 11;
@@ -105,25 +117,38 @@ export function inventoryRepository(db: Kysely<Database>) {
       environment: Environment,
       rows: Iterable<InventoryRow> | AsyncIterable<InventoryRow>,
       options: ReplaceOptions = {},
-    ): Promise<number> {
+    ): Promise<ReplaceResult> {
       const batchSize = Math.max(1, Math.min(MAX_BATCH_SIZE, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE)));
       return db.transaction().execute(async (trx) => {
+        const before = new Map<string, { listed_at: number; status: InventoryStatus }>();
+        if (options.preserve) {
+          const existing = await trx.selectFrom('inventory').select(['domain', 'listed_at', 'status']).where('environment', '=', environment).execute();
+          for (const row of existing) before.set(row.domain, { listed_at: row.listed_at, status: row.status });
+        }
         await trx.deleteFrom('inventory').where('environment', '=', environment).execute();
         let batch: DbRow[] = [];
         let written = 0;
-        for await (const row of rows) {
-          batch.push(toDbRow(environment, row));
-          if (batch.length >= batchSize) {
-            await trx.insertInto('inventory').values(batch).execute();
-            written += batch.length;
-            batch = [];
-          }
-        }
-        if (batch.length > 0) {
+        let keptSold = 0;
+        const flush = async () => {
           await trx.insertInto('inventory').values(batch).execute();
           written += batch.length;
+          batch = [];
+        };
+        for await (const row of rows) {
+          const dbRow = toDbRow(environment, row);
+          const old = before.get(dbRow.domain);
+          if (old) {
+            dbRow.listed_at = old.listed_at;
+            if (old.status === 'sold') {
+              dbRow.status = 'sold';
+              keptSold++;
+            }
+          }
+          batch.push(dbRow);
+          if (batch.length >= batchSize) await flush();
         }
-        return written;
+        if (batch.length > 0) await flush();
+        return { written, keptSold };
       });
     },
 
