@@ -14,7 +14,7 @@ export interface GenerateOptions {
 }
 
 export const DEFAULT_INVENTORY_SIZE = 10_000;
-export const DEFAULT_INVENTORY_SEED = 20_261_101;
+export const DEFAULT_INVENTORY_SEED = 1;
 
 /** `listed_at` falls in the two years before this instant (2026-11-01T00:00:00Z), never after. */
 export const INVENTORY_EPOCH = Date.UTC(2026, 10, 1);

@@ -47,7 +47,7 @@ export function domainSyntaxError(domain: string): string | undefined {
   if (domain !== domain.toLowerCase()) return `domain "${domain}" must be lowercase ("${domain.toLowerCase()}")`;
   const bad = /[^a-z0-9.-]/.exec(domain);
   if (bad) {
-    const shown = bad[0] === ' ' ? 'a space' : `"${bad[0]}"`;
+    const shown = bad[0] === ' ' ? 'a space' : JSON.stringify(bad[0]);
     return `domain "${domain}" contains ${shown}: only a-z, 0-9, hyphens and dots are allowed (IDNs in their xn-- form)`;
   }
   const labels = domain.split('.');
@@ -177,7 +177,7 @@ function parseCsvEntries(text: string): ParseResult {
         return { line: record.line, problem: `expected ${columns.length} fields, found ${record.fields.length}` };
       }
       const get = (field: Field) => record.fields[index(field)] ?? '';
-      return { line: record.line, domain: get('domain'), price: get('price_cents'), floor: get('floor_cents') };
+      return { line: record.line, domain: get('domain'), price: get('price_cents'), floor: get('floor_cents'), text: true };
     }),
   );
 }
@@ -260,21 +260,21 @@ function parseJsonEntries(text: string): ParseResult {
       }
       const missing = IMPORT_FIELDS.filter((f) => !(f in record));
       if (missing.length > 0) return { line: itemLine, problem: `missing field ${missing.map((k) => `"${k}"`).join(', ')}` };
-      return { line: itemLine, domain: record.domain, price: record.price_cents, floor: record.floor_cents };
+      return { line: itemLine, domain: record.domain, price: record.price_cents, floor: record.floor_cents, text: false };
     }),
   );
 }
 
 // ------------------------------------------------------------------ validation
 
-type RawEntry = { line: number; problem: string } | { line: number; domain: unknown; price: unknown; floor: unknown };
+type RawEntry = { line: number; problem: string } | { line: number; domain: unknown; price: unknown; floor: unknown; text: boolean };
 
-/** CSV gives digits as text, JSON gives numbers; anything else is not a number of cents. */
-function cents(value: unknown, field: Field): number | string {
+/** CSV gives digits as text; JSON must give numbers (a quoted "100" there is a mistake). */
+function cents(value: unknown, field: Field, text: boolean): number | string {
   const shown = typeof value === 'string' ? `"${value}"` : JSON.stringify(value) ?? String(value);
   const problem = `${field} ${shown} is not a non-negative integer number of cents`;
   if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : problem;
-  if (typeof value === 'string' && /^\d+$/.test(value)) {
+  if (text && typeof value === 'string' && /^\d+$/.test(value)) {
     const n = Number(value);
     return Number.isSafeInteger(n) ? n : `${field} ${shown} is too large`;
   }
@@ -303,8 +303,8 @@ function validateEntries(raw: RawEntry[]): ParseResult {
         else firstLine.set(domain, item.line);
       }
     }
-    const price = cents(item.price, 'price_cents');
-    const floor = cents(item.floor, 'floor_cents');
+    const price = cents(item.price, 'price_cents', item.text);
+    const floor = cents(item.floor, 'floor_cents', item.text);
     if (typeof price === 'string') rowProblems.push(price);
     if (typeof floor === 'string') rowProblems.push(floor);
     if (typeof price === 'number' && typeof floor === 'number' && floor > price) {

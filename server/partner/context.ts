@@ -37,6 +37,16 @@ export function queryString(req: Request, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/**
+ * An integer query parameter. The validator has checked its form and, coercing types, may have
+ * turned it into a number already, so both forms are read.
+ */
+export function queryInteger(req: Request, name: string): number | undefined {
+  const value = req.query[name];
+  if (typeof value === 'number') return value;
+  return typeof value === 'string' && value !== '' ? Number(value) : undefined;
+}
+
 /** `from`/`to` accept an RFC 3339 date-time or a full-date (midnight UTC). */
 export function parseInstant(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;

@@ -10,7 +10,7 @@ import { ApiError, STATUS_OF } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import type { Repositories } from '../store/index.ts';
 import type { OrderRow } from '../store/orders.ts';
-import { callerOf, parseInstant, queryString, type Caller, type PartnerDeps } from './context.ts';
+import { callerOf, parseInstant, queryInteger, queryString, type Caller, type PartnerDeps } from './context.ts';
 import { applyMove, writeOrderEvents } from './order-moves.ts';
 import { toOrder, toOrderDetail } from './resources.ts';
 
@@ -172,7 +172,7 @@ const ORDER_FILTERS = ['status', 'domain', 'from', 'to'] as const;
 export function listOrders(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
-    const limit = Number(queryString(req, 'limit') ?? 50);
+    const limit = queryInteger(req, 'limit') ?? 50;
     const binding = Object.fromEntries(ORDER_FILTERS.map((f) => [f, queryString(req, f) ?? null]));
     const cursor = queryString(req, 'cursor');
     let after: { createdAt: number; publicId: string } | undefined;

@@ -6,7 +6,7 @@ import type { components } from '../../generated/partner.d.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { checkResolvedAddress, checkWebhookUrl } from '../domain/webhook-url.ts';
 import { ApiError } from '../http/errors.ts';
-import { callerOf, queryString, type PartnerDeps } from './context.ts';
+import { callerOf, queryInteger, queryString, type PartnerDeps } from './context.ts';
 
 type Schemas = components['schemas'];
 
@@ -52,7 +52,7 @@ export function listEvents(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
     const afterId = queryString(req, 'after_id');
-    const limit = Number(queryString(req, 'limit') ?? 100);
+    const limit = queryInteger(req, 'limit') ?? 100;
     let afterSeq = 0;
     if (afterId !== undefined) {
       const seq = await deps.store.events.seqOf(afterId, caller.partner.id);

@@ -18,8 +18,12 @@ export interface OrderFilters {
 
 export function orderRepository(db: Kysely<Database>) {
   return {
+    /**
+     * Records a quote's reservation. The same partner quoting the same domain twice within one
+     * millisecond of business time is issued the same signed quote_id: that is one reservation.
+     */
     async insertQuote(q: Database['quotes']): Promise<void> {
-      await db.insertInto('quotes').values(q).execute();
+      await db.insertInto('quotes').values(q).onConflict((oc) => oc.column('quote_id').doNothing()).execute();
     },
 
     /**

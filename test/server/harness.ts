@@ -13,12 +13,22 @@ import { createDispatcher, type Dispatcher } from '../../server/webhooks/dispatc
 
 export const ADMIN_TOKEN = 'admin-test-token-0123456789';
 
+/** Where a harness keeps its data, so a second instance (or a restart) can open the same database. */
+export interface DatabaseLocation {
+  databaseUrl?: string | undefined;
+  /** PostgreSQL schema of this harness. */
+  schema?: string | undefined;
+  /** SQLite file (':memory:' cannot be shared). */
+  sqliteFile?: string | undefined;
+}
+
 export interface Harness {
   baseUrl: string;
   store: Store;
   clock: ReturnType<typeof manualClock>;
   dispatcher: Dispatcher;
   masterKey: Buffer;
+  database: DatabaseLocation;
   admin(path: string, body?: unknown, method?: string): Promise<Response>;
   mint(body?: Record<string, unknown>): Promise<{ key_id: string; secret: string; partner_id: string }>;
   close(): Promise<void>;
@@ -28,23 +38,50 @@ export interface HarnessOptions {
   databaseUrl?: string | undefined;
   /** Share another harness's database (a second instance). */
   shareWith?: Harness;
+  /**
+   * A second instance (or a restart) on the same database as `h`, through a store of its own
+   * (its own SQLite connection or PostgreSQL pool), with the same master key and clock.
+   * `h` may already be closed.
+   */
+  sameDatabaseAs?: Harness;
+  /** SQLite: keep the database in this file instead of in memory. */
+  sqliteFile?: string;
   inventorySize?: number;
   realClock?: boolean;
+  /** Start the webhook dispatcher (default true). */
+  dispatch?: boolean;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
-  const masterKey = options.shareWith?.masterKey ?? randomBytes(32);
-  const schema = options.databaseUrl && !options.shareWith ? `t_${randomBytes(6).toString('hex')}` : undefined;
-  const opened = options.shareWith
-    ? undefined
-    : await openDatabase(options.databaseUrl ? { databaseUrl: options.databaseUrl, ...(schema ? { schema } : {}) } : { filename: ':memory:' });
-  const store = options.shareWith ? options.shareWith.store : createStore(opened!, secretBox(masterKey));
-  if (!options.shareWith) await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: options.inventorySize ?? 2000, seed: 1 }));
-  const clock = options.shareWith?.clock ?? manualClock(options.realClock ? Date.now() : Date.now());
+  const reuse = options.sameDatabaseAs;
+  const masterKey = options.shareWith?.masterKey ?? reuse?.masterKey ?? randomBytes(32);
+  let database: DatabaseLocation;
+  if (options.shareWith) database = options.shareWith.database;
+  else if (reuse) {
+    if (!reuse.database.databaseUrl && (!reuse.database.sqliteFile || reuse.database.sqliteFile === ':memory:')) {
+      throw new Error('sameDatabaseAs needs a harness on PostgreSQL or on a SQLite file');
+    }
+    database = reuse.database;
+  } else if (options.databaseUrl) database = { databaseUrl: options.databaseUrl, schema: `t_${randomBytes(6).toString('hex')}` };
+  else database = { sqliteFile: options.sqliteFile ?? ':memory:' };
+
+  let store: Store;
+  if (options.shareWith) store = options.shareWith.store;
+  else {
+    const opened = database.databaseUrl
+      ? await openDatabase({ databaseUrl: database.databaseUrl, ...(database.schema ? { schema: database.schema } : {}) })
+      : await openDatabase({ filename: database.sqliteFile ?? ':memory:', ...(database.sqliteFile && database.sqliteFile !== ':memory:' ? { dataDir: dirOf(database.sqliteFile) } : {}) });
+    store = createStore(opened, secretBox(masterKey));
+    if (await store.inventory.isEmpty('sandbox')) {
+      await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: options.inventorySize ?? 2000, seed: 1 }));
+    }
+  }
+  const clock = options.shareWith?.clock ?? reuse?.clock ?? manualClock(Date.now());
   const dispatcher = createDispatcher({ store, clock, backoffScale: 0.001, timeoutMs: 2000, pollMs: 20 });
   const app = createApp({ config: { adminToken: ADMIN_TOKEN, masterKey, validateResponses: true }, store, clock, dispatcher, resolve: async () => ['127.0.0.1'], log: () => {} });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  if (options.dispatch !== false) dispatcher.start();
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const admin = (path: string, body?: unknown, method = 'POST') =>
     fetch(`${baseUrl}/api/admin/v1${path}`, {
@@ -58,6 +95,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     clock,
     dispatcher,
     masterKey,
+    database,
     admin,
     async mint(body = {}) {
       const res = await admin('/credentials', { environment: 'sandbox', scopes: ['search', 'buy', 'webhook'], ...body });
@@ -71,6 +109,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       if (!options.shareWith) await store.close();
     },
   };
+}
+
+function dirOf(file: string): string {
+  const i = file.lastIndexOf('/');
+  return i <= 0 ? '.' : file.slice(0, i);
 }
 
 /** The PostgreSQL URL when the leg should run; warns loudly once when it is skipped. */

@@ -1,0 +1,114 @@
+// What every check family gets: the recorder, the contract documents, fast-check settings,
+// credentials (given, or minted through the operator API), and assertion helpers whose failures
+// carry the exact exchange to reproduce them.
+import fc from 'fast-check';
+import { describeExchange, jsonOf, type Credentials, type Exchange, type HttpRecorder } from './http.ts';
+import type { SpecIndex } from './spec.ts';
+
+export type Surface = 'partner' | 'public';
+export type Need = 'admin' | 'credentials' | 'writes' | 'webhook-receiver' | 'oauth-user';
+
+export interface Check {
+  name: string;
+  run(ctx: Context): Promise<void>;
+}
+
+export interface Family {
+  name: string;
+  surface: Surface;
+  description: string;
+  needs: Need[];
+  checks: Check[];
+  /** Runs after every other family (the schema family reads all their exchanges). */
+  last?: boolean;
+}
+
+export class CheckFailure extends Error {
+  constructor(
+    message: string,
+    readonly exchanges: Exchange[] = [],
+    readonly counterexample?: string,
+    readonly seed?: number,
+  ) {
+    super(message);
+  }
+}
+
+export class CheckSkipped extends Error {}
+
+export interface AdminClient {
+  mint(body: { scopes: string[]; environment?: 'sandbox' | 'live'; affiliate?: boolean; approved?: boolean; partner_id?: string; rate_limits?: Record<string, number> }): Promise<Credentials & { partnerId: string }>;
+  post(path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+}
+
+export interface Context {
+  http: HttpRecorder;
+  spec: SpecIndex;
+  fc: { seed: number; numRuns: number };
+  admin: AdminClient | undefined;
+  /** The credential most checks use: all scopes the deployment allows. */
+  credentials(): Promise<Credentials & { partnerId?: string }>;
+  /** A new credential with exactly these scopes (needs the operator API). */
+  mint(scopes: string[], extra?: { rate_limits?: Record<string, number>; affiliate?: boolean }): Promise<Credentials & { partnerId: string }>;
+  /** False when the run may not create anything (live credentials). */
+  writesAllowed: boolean;
+  log(line: string): void;
+  /** Options passed through from the command line that one family needs (webhook listener, OAuth user...). */
+  options: Record<string, string | undefined>;
+}
+
+/** Fails unless the exchange is an Error body with this status and code, and a non-empty message. */
+export function expectError(exchange: Exchange, status: number, code: string, why: string): void {
+  const body = jsonOf(exchange) as { code?: unknown; message?: unknown } | undefined;
+  if (exchange.status !== status || body?.code !== code || typeof body.message !== 'string' || body.message === '') {
+    throw new CheckFailure(`${why}: expected ${status} ${code}, got ${exchange.status} ${String(body?.code ?? '(no Error body)')}`, [exchange]);
+  }
+}
+
+export function expectStatus(exchange: Exchange, status: number | number[], why: string): void {
+  const allowed = Array.isArray(status) ? status : [status];
+  if (!allowed.includes(exchange.status)) {
+    throw new CheckFailure(`${why}: expected ${allowed.join(' or ')}, got ${exchange.status}`, [exchange]);
+  }
+}
+
+export function expect(condition: unknown, message: string, exchanges: Exchange[] = []): asserts condition {
+  if (!condition) throw new CheckFailure(message, exchanges);
+}
+
+/**
+ * Runs a fast-check property whose examples send requests. On failure the shrunk
+ * counterexample, the seed to replay it and the last exchange of the failing run are reported.
+ */
+export async function property<T>(ctx: Context, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns?: number): Promise<void> {
+  let lastFailure: CheckFailure | undefined;
+  const result = await fc.check(
+    fc.asyncProperty(arbitrary, async (value) => {
+      try {
+        await predicate(value);
+        return true;
+      } catch (err) {
+        if (err instanceof CheckFailure) {
+          lastFailure = err;
+          return false;
+        }
+        throw err;
+      }
+    }),
+    { seed: ctx.fc.seed, numRuns: numRuns ?? ctx.fc.numRuns, endOnFailure: false },
+  );
+  if (result.failed) {
+    const counterexample = result.counterexample ? fc.stringify(result.counterexample[0]) : '(none)';
+    const message = lastFailure?.message ?? (result.errorInstance instanceof Error ? result.errorInstance.message : 'property failed');
+    throw new CheckFailure(
+      `${message}\n  counterexample (after ${result.numShrinks} shrinks): ${counterexample}\n  replay with: --seed ${result.seed}`,
+      lastFailure?.exchanges ?? [],
+      counterexample,
+      result.seed,
+    );
+  }
+}
+
+export function failureReport(err: CheckFailure): string {
+  return [err.message, ...err.exchanges.slice(-2).map(describeExchange)].join('\n\n');
+}

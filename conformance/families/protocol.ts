@@ -1,0 +1,223 @@
+// The signing protocol, which generic tools cannot check: canonical query encoding, clock skew
+// and nonce replay (seed "Authentication", DECISIONS §1). The probe is GET /availability: the
+// signature is checked before the parameters, so a correctly signed request with odd extra
+// parameters must pass authentication (and may then fail validation), never answer 401.
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { canonicalQuery, canonicalString, signatureHex } from '../../client/protocol/index.ts';
+import { canonicalOf, encodeLoosely, MISTAKES, pairsArbitrary } from '../arbitraries/query.ts';
+import { CheckFailure, CheckSkipped, expect, expectError, property, type Context, type Family } from '../context.ts';
+import { jsonOf, splitOnce, type Exchange } from '../http.ts';
+
+const PROBE_PATH = '/api/partner/v1/availability';
+const PROBE = { method: 'GET', path: PROBE_PATH };
+const probeTarget = (query: string) => `${PROBE_PATH}?${query}`;
+
+/** The signature of a request whose QUERY_STRING line is `line` (the module builds the rest). */
+function signWithQueryLine(secret: string, method: string, target: string, timestamp: string, nonce: string, line: string, body = ''): string {
+  const [path] = splitOnce(target, '?');
+  const lines = canonicalString({ method, path, query: '', timestamp, nonce, body }).split('\n');
+  lines[2] = line;
+  return `v1=${signatureHex(secret, lines.join('\n'))}`;
+}
+
+function expectAuthenticated(exchange: Exchange, why: string): void {
+  if (exchange.status === 401) {
+    const code = (jsonOf(exchange) as { code?: string } | undefined)?.code;
+    throw new CheckFailure(`${why}: the deployment refused a correctly signed request (401 ${code ?? ''})`, [exchange]);
+  }
+}
+
+async function withTimestamp(ctx: Context, timestamp: string, query = 'domain=bestcoffeebeans.com'): Promise<Exchange> {
+  return ctx.http.signed({ target: probeTarget(query), credentials: await ctx.credentials(), timestamp, operation: PROBE, rateClass: 'search' });
+}
+
+export const canonicalQueryFamily: Family = {
+  name: 'canonical-query',
+  surface: 'partner',
+  description: 'Canonical query encoding: correctly signed odd queries pass, each common signing mistake gives invalid_signature',
+  needs: ['credentials'],
+  checks: [
+    {
+      name: 'correctly signed queries with unicode, reserved characters, repeats and empty values are accepted',
+      async run(ctx) {
+        const credentials = await ctx.credentials();
+        await property(ctx, fc.tuple(pairsArbitrary, fc.boolean()), async ([pairs, loose]) => {
+          const sent = loose ? encodeLoosely(pairs) : canonicalOf(pairs);
+          const exchange = await ctx.http.signed({ target: probeTarget(sent), credentials, operation: PROBE, rateClass: 'search', deliberate: true });
+          expectAuthenticated(exchange, `query ${sent}`);
+        });
+      },
+    },
+    ...Object.entries(MISTAKES).map(([mistake, line]) => ({
+      name: `signing mistake "${mistake}" gives 401 invalid_signature`,
+      async run(ctx: Context) {
+        const credentials = await ctx.credentials();
+        // Only inputs where the mistake actually changes the QUERY_STRING line prove anything.
+        const arb = pairsArbitrary.filter((pairs) => line(pairs) !== canonicalQuery(encodeLoosely(pairs)));
+        await property(ctx, arb, async (pairs) => {
+          const target = probeTarget(encodeLoosely(pairs));
+          const timestamp = String(ctx.http.nowSeconds());
+          const nonce = randomUUID();
+          const exchange = await ctx.http.send({
+            target,
+            operation: PROBE,
+            rateClass: 'search',
+            deliberate: true,
+            headers: {
+              'X-Service-Key-Id': credentials.keyId,
+              'X-Service-Timestamp': timestamp,
+              'X-Service-Nonce': nonce,
+              'X-Service-Signature': signWithQueryLine(credentials.secret, 'GET', target, timestamp, nonce, line(pairs)),
+            },
+          });
+          expectError(exchange, 401, 'invalid_signature', `signed with mistake "${mistake}"`);
+        });
+      },
+    })),
+  ],
+};
+
+canonicalQueryFamily.checks.push(
+  {
+    name: 'signing with the key id instead of the secret gives 401 invalid_signature',
+    async run(ctx) {
+      const credentials = await ctx.credentials();
+      const exchange = await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials: { keyId: credentials.keyId, secret: credentials.keyId }, operation: PROBE, rateClass: 'search', deliberate: true });
+      expectError(exchange, 401, 'invalid_signature', 'signed with the key id as the secret');
+    },
+  },
+  {
+    name: 'a body changed after signing gives 401 invalid_signature',
+    async run(ctx) {
+      if (!ctx.writesAllowed) throw new CheckSkipped('creates a quote; not run against live credentials');
+      const credentials = await ctx.credentials();
+      const op = { method: 'POST', path: '/api/partner/v1/quotes' };
+      await property(ctx, fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }), async (extra) => {
+        const body = JSON.stringify({ domain: 'bestcoffeebeans.com' });
+        const exchange = await ctx.http.signed({
+          method: 'POST',
+          target: op.path,
+          credentials,
+          body: `${body.slice(0, -1)}, "note": ${JSON.stringify(extra)}}`,
+          signBody: body,
+          operation: op,
+          rateClass: 'write',
+          deliberate: true,
+        });
+        expectError(exchange, 401, 'invalid_signature', 'body changed after signing');
+      }, Math.min(ctx.fc.numRuns, 10));
+    },
+  },
+  {
+    name: 'a malformed percent-escape is refused with 400 validation_error before the signature is checked',
+    async run(ctx) {
+      for (const query of ['domain=%G1', 'domain=%E1%88', 'a=%', 'x%zz=1']) {
+        const exchange = await ctx.http.send({ target: probeTarget(query), operation: PROBE, deliberate: true });
+        expectError(exchange, 400, 'validation_error', `unsigned request with malformed query "${query}"`);
+      }
+    },
+  },
+);
+
+export const clockSkewFamily: Family = {
+  name: 'clock-skew',
+  surface: 'partner',
+  description: 'Timestamps within ±300 s are accepted, beyond refused; malformed ones refused (invalid_timestamp)',
+  needs: ['credentials'],
+  checks: [
+    {
+      name: "measure the server's clock offset",
+      async run(ctx) {
+        const before = Date.now();
+        const exchange = await withTimestamp(ctx, String(Math.floor(before / 1000)));
+        const serverDate = Date.parse(exchange.responseHeaders.date ?? '');
+        expect(!Number.isNaN(serverDate), 'the answer has no usable Date header to measure the clock offset with', [exchange]);
+        // Date has whole-second resolution: the offset is known to within about a second.
+        ctx.http.clockOffsetMs = Math.round((serverDate + 500 - (before + Date.now()) / 2) / 1000) * 1000;
+        ctx.log(`  server clock offset ≈ ${ctx.http.clockOffsetMs / 1000} s`);
+      },
+    },
+    {
+      name: 'timestamps up to 295 s away (either direction) are accepted',
+      async run(ctx) {
+        await property(ctx, fc.integer({ min: -295, max: 295 }), async (drift) => {
+          expectAuthenticated(await withTimestamp(ctx, String(ctx.http.nowSeconds() + drift)), `timestamp drift ${drift} s`);
+        });
+      },
+    },
+    {
+      name: 'timestamps more than 302 s away are refused with 401 invalid_timestamp',
+      async run(ctx) {
+        const far = fc.oneof(fc.integer({ min: 302, max: 100_000 }), fc.integer({ min: -100_000, max: -302 }));
+        await property(ctx, far, async (drift) => {
+          expectError(await withTimestamp(ctx, String(ctx.http.nowSeconds() + drift)), 401, 'invalid_timestamp', `timestamp drift ${drift} s`);
+        });
+      },
+    },
+    {
+      name: 'malformed, negative, fractional and millisecond timestamps are refused with 401 invalid_timestamp',
+      async run(ctx) {
+        const now = ctx.http.nowSeconds();
+        // Leading and trailing spaces are not among them: HTTP strips them from header values.
+        const malformed = [`${now}000`, `${now}.5`, `-${now}`, '-1', `${now} 1`, `0x${now.toString(16)}`, `${now}e0`, '', 'yesterday', `+${now}`, `${now}`.padStart(11, '0')];
+        for (const timestamp of malformed) {
+          expectError(await withTimestamp(ctx, timestamp), 401, 'invalid_timestamp', `timestamp header "${timestamp}"`);
+        }
+      },
+    },
+  ],
+};
+
+export const nonceReplayFamily: Family = {
+  name: 'nonce-replay',
+  surface: 'partner',
+  description: 'A nonce is single-use per key id; recorded only once the signature verifies',
+  needs: ['credentials'],
+  checks: [
+    {
+      name: 'a reused nonce gives 401 replay_detected',
+      async run(ctx) {
+        const credentials = await ctx.credentials();
+        await property(ctx, fc.string({ unit: fc.constantFrom(...' !#$%&()*+,-./0123456789:;<=>?@ABCXYZ[]^_`abcxyz{|}~'.split('')), minLength: 1, maxLength: 128 }).filter((n) => n.trim() === n), async (tail) => {
+          const nonce = `${randomUUID()}${tail}`.slice(0, 128);
+          const first = await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials, nonce, operation: PROBE, rateClass: 'search' });
+          expectAuthenticated(first, `first use of nonce "${nonce}"`);
+          const again = await ctx.http.signed({ target: probeTarget('domain=brewhouse.io'), credentials, nonce, operation: PROBE, rateClass: 'search', deliberate: true });
+          expectError(again, 401, 'replay_detected', `second use of nonce "${nonce}"`);
+        }, Math.min(ctx.fc.numRuns, 25));
+      },
+    },
+    {
+      name: 'an identical request sent twice is refused the second time',
+      async run(ctx) {
+        const credentials = await ctx.credentials();
+        const first = await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials, operation: PROBE, rateClass: 'search' });
+        expectAuthenticated(first, 'first request');
+        const replayed = await ctx.http.send({ target: probeTarget('domain=bestcoffeebeans.com'), headers: first.requestHeaders, operation: PROBE, deliberate: true });
+        expectError(replayed, 401, 'replay_detected', 'the same signed request replayed');
+      },
+    },
+    {
+      name: 'a nonce first sent with a bad signature is still usable',
+      async run(ctx) {
+        const credentials = await ctx.credentials();
+        const nonce = randomUUID();
+        const bad = await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials, nonce, signatureOverride: (s) => s.replace(/.$/, (c) => (c === '0' ? '1' : '0')), operation: PROBE, deliberate: true });
+        expectError(bad, 401, 'invalid_signature', 'deliberately wrong signature');
+        expectAuthenticated(await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials, nonce, operation: PROBE }), 'the same nonce, now correctly signed');
+      },
+    },
+    {
+      name: 'the same nonce under another key id is not a replay',
+      async run(ctx) {
+        if (!ctx.admin) throw new CheckSkipped('needs a second credential (--admin-token)');
+        const one = await ctx.credentials();
+        const two = await ctx.mint(['search']);
+        const nonce = randomUUID();
+        expectAuthenticated(await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials: one, nonce, operation: PROBE }), 'first key id');
+        expectAuthenticated(await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials: two, nonce, operation: PROBE }), 'second key id, same nonce');
+      },
+    },
+  ],
+};

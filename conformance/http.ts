@@ -1,0 +1,198 @@
+// The suite's HTTP layer: every exchange is recorded (for the schema family and for failure
+// reports), signed requests go through the one protocol module, and the deployment's rate
+// limits are honoured (RateLimit headers read, Retry-After waited) rather than tripped.
+import { randomUUID } from 'node:crypto';
+import { HEADERS, sign } from '../client/protocol/index.ts';
+import { parseRateLimit } from '../client/rate-limit.ts';
+
+export interface Exchange {
+  family: string;
+  check: string;
+  method: string;
+  url: string;
+  requestHeaders: Record<string, string>;
+  requestBody: string;
+  status: number;
+  responseHeaders: Record<string, string>;
+  responseBody: string;
+  ms: number;
+  /** The operation the exchange was aimed at, when the sender knows it (schema family). */
+  operation?: { method: string; path: string } | undefined;
+  /** Set by families that send deliberately invalid requests; the schema family still checks the answer. */
+  deliberate?: boolean;
+}
+
+export interface Credentials {
+  keyId: string;
+  secret: string;
+}
+
+export interface SendOptions {
+  method?: string;
+  /** Path with the raw query string, e.g. `/api/partner/v1/availability?domain=a.com`. */
+  target: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  /** Do not wait and retry on 429 (the rate-limit checks want to see it). */
+  acceptRateLimit?: boolean;
+  operation?: { method: string; path: string };
+  /** The rate-limit class of the operation (`x-rate-limit`), to wait only for its own window. */
+  rateClass?: string;
+  deliberate?: boolean;
+}
+
+export interface SignOptions {
+  credentials: Credentials;
+  /** Override the timestamp (seconds, as a string) or the nonce; tests of the protocol need both. */
+  timestamp?: string;
+  nonce?: string;
+  /** Sign these instead of what is sent (to provoke mismatches). */
+  signTarget?: string;
+  signBody?: string | Uint8Array;
+  signMethod?: string;
+  /** A signature header to send instead of the computed one. */
+  signatureOverride?: (computed: string) => string;
+  /** The clock the signer uses, seconds (defaults to local time plus the measured offset). */
+}
+
+export class HttpRecorder {
+  readonly exchanges: Exchange[] = [];
+  family = '';
+  check = '';
+  /** Server time minus local time, ms (measured by the clock-skew family). */
+  clockOffsetMs = 0;
+  private readonly pause = new Map<string, number>();
+
+  constructor(
+    readonly baseUrl: string,
+    private readonly fetchImpl: typeof fetch = globalThis.fetch,
+    private readonly log: (line: string) => void = () => {},
+  ) {}
+
+  nowSeconds(): number {
+    return Math.floor((Date.now() + this.clockOffsetMs) / 1000);
+  }
+
+  /** Sends one request; on 429 (unless accepted) waits Retry-After and sends a freshly prepared copy. */
+  async send(options: SendOptions, prepare?: (headers: Record<string, string>) => Record<string, string>): Promise<Exchange> {
+    for (let attempt = 0; ; attempt++) {
+      const exchange = await this.sendOnce(options, prepare);
+      if (exchange.status !== 429 || options.acceptRateLimit || attempt >= 5) return exchange;
+      const wait = Math.max(1, Number(exchange.responseHeaders['retry-after'] ?? '1'));
+      this.log(`  rate limited; waiting ${wait} s as Retry-After asks`);
+      await sleep(wait * 1000 + 50);
+    }
+  }
+
+  /** A signed partner request: fresh timestamp and nonce unless overridden. */
+  async signed(options: SendOptions & SignOptions): Promise<Exchange> {
+    return this.send(options, (headers) => {
+      const method = (options.method ?? 'GET').toUpperCase();
+      const target = options.signTarget ?? options.target;
+      const [path = '/', query = ''] = splitOnce(target, '?');
+      const timestamp = options.timestamp ?? String(this.nowSeconds());
+      const nonce = options.nonce ?? randomUUID();
+      const computed = sign({
+        secret: options.credentials.secret,
+        method: options.signMethod ?? method,
+        path,
+        query,
+        timestamp,
+        nonce,
+        body: options.signBody ?? options.body ?? '',
+      });
+      return {
+        ...headers,
+        [HEADERS.keyId]: options.credentials.keyId,
+        [HEADERS.timestamp]: timestamp,
+        [HEADERS.nonce]: nonce,
+        [HEADERS.signature]: options.signatureOverride ? options.signatureOverride(computed) : computed,
+      };
+    });
+  }
+
+  private async sendOnce(options: SendOptions, prepare?: (headers: Record<string, string>) => Record<string, string>): Promise<Exchange> {
+    const method = (options.method ?? 'GET').toUpperCase();
+    const body = options.body === undefined ? '' : options.body;
+    const baseHeaders: Record<string, string> = { ...(body !== '' ? { 'content-type': 'application/json' } : {}), ...options.headers };
+    // Wait for a spent window of this caller first (prepared again afterwards: a fresh timestamp).
+    const caller = baseHeaders[HEADERS.keyId] ?? (prepare ? (prepare({})[HEADERS.keyId] ?? '') : '') ?? '';
+    const resumeAt = this.resumeAt(caller, options.rateClass);
+    if (resumeAt > Date.now()) await sleep(resumeAt - Date.now());
+    const headers = prepare ? prepare(baseHeaders) : baseHeaders;
+    const started = performance.now();
+    const url = this.baseUrl + options.target;
+    const response = await this.fetchImpl(url, {
+      method,
+      headers,
+      ...(body === '' || method === 'GET' || method === 'HEAD' ? {} : { body: typeof body === 'string' ? body : Buffer.from(body) }),
+      redirect: 'manual',
+    });
+    const responseBody = await response.text();
+    const exchange: Exchange = {
+      family: this.family,
+      check: this.check,
+      method,
+      url,
+      requestHeaders: headers,
+      requestBody: typeof body === 'string' ? body : Buffer.from(body).toString('utf8'),
+      status: response.status,
+      responseHeaders: headersObject(response.headers),
+      responseBody,
+      ms: Math.round(performance.now() - started),
+      operation: options.operation,
+      deliberate: options.deliberate,
+    };
+    this.exchanges.push(exchange);
+    // Stay inside the deployment's limits: when a window is spent, wait for it to reset.
+    const state = parseRateLimit(response.headers);
+    if (state && state.remaining === 0 && response.status !== 429) {
+      this.pause.set(`${caller}|${state.policy ?? '*'}`, Date.now() + state.resetSeconds * 1000 + 50);
+    }
+    return exchange;
+  }
+
+  private resumeAt(caller: string, rateClass: string | undefined): number {
+    if (rateClass !== undefined) return this.pause.get(`${caller}|${rateClass}`) ?? 0;
+    let latest = 0;
+    for (const [key, at] of this.pause) if (key.startsWith(`${caller}|`)) latest = Math.max(latest, at);
+    return latest;
+  }
+}
+
+function headersObject(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name.toLowerCase()] = value;
+  });
+  return out;
+}
+
+export function splitOnce(text: string, separator: string): [string, string] {
+  const i = text.indexOf(separator);
+  return i < 0 ? [text, ''] : [text.slice(0, i), text.slice(i + separator.length)];
+}
+
+export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The JSON body of an exchange, or undefined when it is not JSON. */
+export function jsonOf(exchange: Exchange): unknown {
+  try {
+    return JSON.parse(exchange.responseBody) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A compact, reproducible description of an exchange for failure reports. */
+export function describeExchange(e: Exchange): string {
+  const reqHeaders = Object.entries(e.requestHeaders)
+    .map(([k, v]) => `  ${k}: ${v}`)
+    .join('\n');
+  const resHeaders = Object.entries(e.responseHeaders)
+    .filter(([k]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(k))
+    .map(([k, v]) => `  ${k}: ${v}`)
+    .join('\n');
+  const body = e.responseBody.length > 600 ? `${e.responseBody.slice(0, 600)}…` : e.responseBody;
+  return `> ${e.method} ${e.url}\n${reqHeaders}${e.requestBody ? `\n\n  ${e.requestBody.slice(0, 600)}` : ''}\n< ${e.status}\n${resHeaders}\n\n  ${body}`;
+}

@@ -1,0 +1,64 @@
+// Starts a complete reference server (store, sandbox inventory, webhook dispatcher, HTTP) and
+// hands back its address and a stop function. `npm start`, the conformance CLI's one-command
+// demo and the benchmarks all start the server through here.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createApp } from './app.ts';
+import { systemClock, type Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import { generateInventory } from './inventory/generate.ts';
+import { secretBox } from './security/secret-box.ts';
+import { openDatabase } from './store/database.ts';
+import { createStore, type Store } from './store/index.ts';
+import { createDispatcher } from './webhooks/dispatcher.ts';
+
+const MAINTENANCE_EVERY_MS = 60_000;
+
+export interface RunningServer {
+  url: string;
+  store: Store;
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  config: Config;
+  clock?: Clock;
+  log?: (line: string) => void;
+}
+
+export async function startServer({ config, clock = systemClock, log = (l) => console.log(l) }: StartOptions): Promise<RunningServer> {
+  const store = createStore(await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }), secretBox(config.masterKey));
+  if (await store.inventory.isEmpty('sandbox')) {
+    const started = Date.now();
+    await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: config.sandboxInventorySize, seed: 1 }));
+    log(`generated ${config.sandboxInventorySize} sandbox domains in ${Date.now() - started} ms`);
+  }
+  const dispatcher = createDispatcher({ store, clock, backoffScale: config.webhookBackoffScale, timeoutMs: config.webhookTimeoutMs, log: (m) => log(m) });
+  const app = createApp({ config, store, clock, dispatcher });
+  const server = createServer(app);
+  // Slow clients are cut off instead of holding sockets: 10 s to send headers, 30 s in all.
+  server.headersTimeout = 10_000;
+  server.requestTimeout = 30_000;
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, resolve);
+  });
+  dispatcher.start();
+  const maintenance = setInterval(() => void store.purge(clock.now()).catch((e: unknown) => log(`purge failed: ${String(e)}`)), MAINTENANCE_EVERY_MS);
+  maintenance.unref();
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${config.host}:${port}`,
+    store,
+    async stop() {
+      clearInterval(maintenance);
+      // Stop accepting and let requests in flight finish, then stop deliveries and close the store.
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await dispatcher.stop();
+      await store.close();
+    },
+  };
+}
