@@ -2,11 +2,14 @@
 import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
+import { UNCATEGORISED } from '../inventory/words.ts';
 import { ApiError } from '../http/errors.ts';
 import { callerOf, queryString, type Caller, type PartnerDeps } from './context.ts';
 
 type Schemas = components['schemas'];
 const MAX_RESULTS = 5;
+/** The store says `uncategorised`; the contract says null. */
+const categoryOrNull = (category: string) => (category === UNCATEGORISED ? null : category);
 
 /** Listed, unsold and not held by another partner's live quote. */
 async function availability(deps: PartnerDeps, caller: Caller, domain: string) {
@@ -23,15 +26,15 @@ export function searchDomains(deps: PartnerDeps): RequestHandler {
     if (q.trim() === '') throw new ApiError('validation_error', 'q must contain at least one non-space character', [{ path: '/query/q', message: 'must not be blank' }]);
     const rows = await deps.store.inventory.keywordSearch(caller.credential.environment, q, MAX_RESULTS);
     const results: Schemas['DomainSearchHit'][] = [];
-    for (const [i, row] of rows.entries()) {
+    for (const row of rows) {
       const reserved = await deps.store.orders.reservationByOther(caller.credential.environment, row.domain, caller.partner.id, caller.now);
       results.push({
         domain: row.domain,
         available: reserved === undefined,
         price_cents: row.price_cents,
         currency: row.currency,
-        score: Number((1 / (1 + i)).toFixed(4)),
-        category: row.category,
+        score: row.score,
+        category: categoryOrNull(row.category),
       });
     }
     const body: Schemas['DomainSearchResults'] = { q, results };
@@ -57,7 +60,7 @@ export function getDomain(deps: PartnerDeps): RequestHandler {
         idn: listing.domain.split('.').some((part) => part.startsWith('xn--')),
         registered_at: null,
         listed_at: rfc3339(listing.listed_at),
-        category: listing.category,
+        category: categoryOrNull(listing.category),
         keywords: listing.keywords,
       },
     };

@@ -112,8 +112,11 @@ async function executeOrder(tx: Repositories, deps: PartnerDeps, caller: Caller,
     updated_at: at,
     transfer_completed_at: null,
   };
+  // Taking the listing is the claim on the domain: of concurrent orders that all read it as
+  // listed, only the first to mark it sold goes on (PostgreSQL re-checks the row once the
+  // first commits); the others find it sold, so two orders are never recorded.
+  if (!(await tx.inventory.markSold(environment, domain))) return failure('not_found', `Domain "${domain}" is already sold`, requestId);
   await tx.orders.insertOrder(order);
-  await tx.inventory.markSold(environment, domain);
   const first = await writeOrderEvents(tx, order, start.events, at, caller.now);
   await tx.orders.appendTimeline({ public_id: order.public_id, status: order.status, event_type: first?.type ?? null, event_id: first?.id ?? null, at, note: null });
   return { status: 201, body: toOrder(order) };

@@ -1,0 +1,33 @@
+// The suite and the reference server test each other: the default run against a fresh
+// in-process server must pass every family, none skipped.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT } from '../../scripts/contract.ts';
+
+const run = promisify(execFile);
+let dir = '';
+afterAll(() => (dir ? rm(dir, { recursive: true, force: true }) : undefined));
+
+describe('npm run conformance (no --base-url)', () => {
+  it('passes against a fresh reference server with every family run and none skipped', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'conformance-report-'));
+    const json = join(dir, 'report.json');
+    const junit = join(dir, 'report.xml');
+    const { stdout } = await run(join(ROOT, 'node_modules/.bin/tsx'), ['conformance/cli.ts', '--seed', '20261122', '--num-runs', '15', '--surface', 'partner', '--report', `json=${json},junit=${junit}`], {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, ADMIN_TOKEN: '' },
+    }).catch((err: { stdout?: string; code?: number }) => {
+      throw new Error(`conformance exited ${err.code}:\n${(err.stdout ?? '').slice(-4000)}`);
+    });
+    expect(stdout).toMatch(/conformance: \d+ passed, 0 failed, 0 skipped/);
+    const report = JSON.parse(await readFile(json, 'utf8')) as { checks: Array<{ status: string; family: string }> };
+    expect(report.checks.length).toBeGreaterThan(10);
+    expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
+    expect(await readFile(junit, 'utf8')).toContain('<testsuites name="conformance"');
+  }, 180_000);
+});
