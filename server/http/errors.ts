@@ -51,12 +51,16 @@ export class ApiError extends Error {
 export function sendError(res: Response, err: ApiError): void {
   for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
   const requestId = res.getHeader('x-request-id');
-  res.status(err.status).json({
+  const body = {
     code: err.code,
     message: err.message,
     ...(typeof requestId === 'string' ? { request_id: requestId } : {}),
     ...(err.details?.length ? { details: err.details } : {}),
-  });
+  };
+  // Sent without res.json on purpose: the response validator hooks res.json, and a failure of
+  // that hook inside the error handler would escape to Express's HTML error page. Error bodies
+  // are built here from the one Error shape; the conformance suite checks them from outside.
+  res.status(err.status).type('application/json').send(JSON.stringify(body));
 }
 
 interface ValidatorLikeError {

@@ -1,7 +1,7 @@
 // Signed authentication of the partner surface, exactly in the order DECISIONS §1 fixes:
 // malformed query → missing_credentials → missing_signature_headers → invalid_timestamp →
 // invalid_signature → replay_detected. The nonce is recorded only after the signature verifies.
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import {
   HEADER_KEY_ID,
   HEADER_NONCE,
@@ -11,6 +11,7 @@ import {
   checkTimestamp,
   isProtocolError,
   isValidNonce,
+  parseQueryPairs,
   splitRequestTarget,
   verify,
 } from '../../client/protocol/index.ts';
@@ -38,6 +39,23 @@ export interface PartnerAuthDeps {
   clock: Clock;
 }
 
+/**
+ * Makes `req.query` the parameters the signature covers (DECISIONS §1): decoded from the raw
+ * request target, `%XX` escapes only, so a `+` stays a plus. Express's own parser turns it into a
+ * space, and the handlers would then act on another value than the one that was signed.
+ * A repeated key gives an array, as Express's parser does (and the validator refuses it).
+ */
+function useSignedQuery(req: Request, rawQuery: string): void {
+  const parsed: Record<string, string | string[]> = {};
+  for (const { key, value } of parseQueryPairs(rawQuery)) {
+    const seen = Object.hasOwn(parsed, key) ? parsed[key] : undefined;
+    const next = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+    // defineProperty, so a key such as `__proto__` is an ordinary member.
+    Object.defineProperty(parsed, key, { value: next, enumerable: true, writable: true, configurable: true });
+  }
+  Object.defineProperty(req, 'query', { value: parsed, enumerable: true, writable: true, configurable: true });
+}
+
 export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
   return async (req, res, next) => {
     try {
@@ -48,6 +66,7 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
         if (isProtocolError(err)) throw new ApiError('validation_error', `Query string is malformed: ${err.message}`, err.details.map((d) => ({ ...d, path: '/query' })));
         throw err;
       }
+      useSignedQuery(req, query);
 
       const keyId = req.get(HEADER_KEY_ID);
       if (!keyId) throw new ApiError('missing_credentials', `The ${HEADER_KEY_ID} header is required`);

@@ -35,7 +35,10 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
       const operation = res.locals.operation;
       const handler = operation ? handlers[operation.operationId] : undefined;
       if (!handler) {
-        return next(new ApiError('not_found', `${operation?.method ?? req.method} ${operation?.path ?? req.path} is not available on this server yet`));
+        // A documented operation without a handler is the server's shortcoming: the documented
+        // 500 (a 404 is not among the operation's answers, and the response validator would turn
+        // it into Express's HTML error page).
+        return next(new ApiError('internal_error', `${operation?.method ?? req.method} ${operation?.path ?? req.path} is not available on this server yet`));
       }
       return handler(req, res, next);
     },

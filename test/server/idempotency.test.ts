@@ -236,6 +236,47 @@ describe.each(databases())('idempotency of POST /orders ($name)', ({ databaseUrl
     expect(await ordersOf(cred, d.domain)).toHaveLength(1);
   });
 
+  it('a request with the key of one still executing: 409 conflict with Retry-After: 1, then the replay', async () => {
+    const cred = await h.mint({ rate_limits: HIGH });
+    const d = await take(h, cred);
+    const key = randomUUID();
+    // Hold the first request once it is executing (its key claimed), before it writes anything,
+    // until the second has been answered. (Not inside a database transaction: SQLite has one
+    // connection, which the second request needs too.)
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    const store = h.store;
+    const original = store.transaction;
+    store.transaction = async (work) => {
+      entered();
+      await gate;
+      return original(work);
+    };
+    let first: Promise<Awaited<ReturnType<typeof post>>>;
+    try {
+      first = post(cred, orderBody(d), key);
+      await inside;
+      store.transaction = original;
+      const second = await post(cred, orderBody(d), key);
+      expectError(second, 'conflict');
+      expectRateLimitHeaders(second);
+      expect(second.headers.get('retry-after')).toBe('1');
+      // Another body under the same key is a conflict as well.
+      expectError(await post(cred, orderBody(d, { external_payment_ref: 'other' }), key), 'conflict');
+    } finally {
+      store.transaction = original;
+      release();
+    }
+    const done = await first;
+    expect(done.status, done.text).toBe(201);
+    const replay = await post(cred, orderBody(d), key);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.text).toBe(done.text);
+    expect(await ordersOf(cred, d.domain)).toHaveLength(1);
+  });
+
   it('50 concurrent requests with 50 keys for one domain: exactly one 201, never two orders', async () => {
     const cred = await h.mint({ rate_limits: HIGH });
     const d: Listing = await take(h, cred);

@@ -118,6 +118,30 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
     });
   });
 
+  describe('the other codes the contract gives these operations', () => {
+    it('a malformed path parameter is 400 validation_error', async () => {
+      expectIdentifiedError(await signedRequest(h, cred, { path: `${V1}/orders/not-an-order-id` }), 'validation_error');
+      expectIdentifiedError(await signedRequest(h, cred, { path: `${V1}/domains/NOT_A_DOMAIN` }), 'validation_error');
+    });
+
+    it('415 unsupported_media_type for a body that is not JSON', async () => {
+      const r = await signedRequest(h, cred, { method: 'POST', path: `${V1}/quotes`, body: 'domain=bestcoffeebeans.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      expectIdentifiedError(r, 'unsupported_media_type');
+    });
+
+    it('413 payload_too_large for a body over 1 MiB', async () => {
+      const big = JSON.stringify({ domain: 'bestcoffeebeans.com', pad: 'x'.repeat(1024 * 1024) });
+      const r = await signedRequest(h, cred, { method: 'POST', path: `${V1}/quotes`, body: big });
+      expectError(r, 'payload_too_large');
+    });
+
+    it('405 method_not_allowed on a known path with another method', async () => {
+      const r = await signedRequest(h, cred, { method: 'DELETE', path: `${V1}/orders` });
+      expectIdentifiedError(r, 'method_not_allowed');
+      expect(r.headers.get('allow') ?? '').toMatch(/GET/);
+    });
+  });
+
   describe('authentication (401s)', () => {
     it('missing_credentials without the key id header', async () => {
       const bare = await toReply(await fetch(`${h.baseUrl}${V1}/events`));

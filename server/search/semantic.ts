@@ -1,0 +1,128 @@
+// Semantic retrieval: each query concept is compared in meaning (WordNet relatedness) with every
+// term the index holds — a few thousand words, not the million listings — and the closest ones
+// are looked up in the postings like keywords, each counting by how close it is. A name scores
+// on a concept by its closest word, and on the query by the concepts it covers.
+import type { Collection } from './collection.ts';
+import type { ParsedQuery } from './query.ts';
+import type { Profile, Relatedness } from './relatedness.ts';
+import type { ScoreBoard } from './scores.ts';
+
+/** Below this cosine two words share only a stray definition word. */
+const MIN_SIMILARITY = 0.03;
+/** Related words beyond this many per concept add noise and cost. */
+const MAX_EXPANSIONS = 40;
+/** Cosine at which a word counts as meaning the same; closeness saturates there. */
+const FULL_SIMILARITY = 0.5;
+/** Below 1 lifts the middle: a 0.1 cosine (cafe for espresso) is a real, if weaker, match. */
+const CLOSENESS_CURVE = 0.5;
+/** Postings visited per query at most, nearest words first; keeps a million listings fast. */
+const POSTINGS_BUDGET = 300_000;
+/** Each word of a name beyond what the query asks dilutes it a little. */
+const EXTRA_WORD = 0.1;
+
+export function closeness(similarity: number): number {
+  return Math.min(1, similarity / FULL_SIMILARITY) ** CLOSENESS_CURVE;
+}
+
+interface FeatureList {
+  terms: number[];
+  weights: number[];
+}
+
+/** The meaning profile of every term of a collection, with an inverted list per feature. */
+export class SemanticVocabulary {
+  private synced = 0;
+  private readonly byFeature = new Map<number, FeatureList>();
+  private sums = new Float32Array(1024);
+
+  constructor(private readonly relatedness: Relatedness) {}
+
+  /** Profiles the terms added to the collection since the last call. */
+  sync(collection: Collection): void {
+    for (; this.synced < collection.terms.length; this.synced++) {
+      const profile = this.relatedness.profile(collection.terms[this.synced] ?? '');
+      for (let i = 0; i < profile.ids.length; i++) {
+        const feature = profile.ids[i] ?? 0;
+        let list = this.byFeature.get(feature);
+        if (!list) {
+          list = { terms: [], weights: [] };
+          this.byFeature.set(feature, list);
+        }
+        list.terms.push(this.synced);
+        list.weights.push(profile.weights[i] ?? 0);
+      }
+    }
+    if (this.sums.length < this.synced) this.sums = new Float32Array(Math.max(this.synced, this.sums.length * 2));
+  }
+
+  /** Terms of the collection with their cosine to `profile`, at least `min`. */
+  related(profile: Profile, min: number): Map<number, number> {
+    const touched: number[] = [];
+    for (let i = 0; i < profile.ids.length; i++) {
+      const list = this.byFeature.get(profile.ids[i] ?? -1);
+      if (!list) continue;
+      const w = profile.weights[i] ?? 0;
+      for (let j = 0; j < list.terms.length; j++) {
+        const term = list.terms[j] ?? 0;
+        if (this.sums[term] === 0) touched.push(term);
+        this.sums[term] = (this.sums[term] ?? 0) + w * (list.weights[j] ?? 0);
+      }
+    }
+    const result = new Map<number, number>();
+    for (const term of touched) {
+      const sim = Math.min(1, this.sums[term] ?? 0);
+      if (sim >= min) result.set(term, sim);
+      this.sums[term] = 0;
+    }
+    return result;
+  }
+}
+
+/** Fills `board` with each touched listed document's semantic score, 0 to 1. */
+export function semanticScores(
+  collection: Collection,
+  vocabulary: SemanticVocabulary,
+  relatedness: Relatedness,
+  query: ParsedQuery,
+  board: ScoreBoard,
+  concept: ScoreBoard,
+): void {
+  board.clear();
+  vocabulary.sync(collection);
+  const totalWeight = query.concepts.reduce((sum, c) => sum + c.weight, 0);
+  if (totalWeight <= 0) return;
+  let budget = POSTINGS_BUDGET;
+  for (const c of query.concepts) {
+    const expansion = new Map<number, number>();
+    for (const alt of c.alternatives) {
+      for (const [term, sim] of vocabulary.related(relatedness.profile(alt.term), MIN_SIMILARITY)) {
+        const value = alt.weight * closeness(sim);
+        if (value > (expansion.get(term) ?? 0)) expansion.set(term, value);
+      }
+    }
+    // Nearest first, ties by term id (stable across runs: ids follow insertion order).
+    const nearest = [...expansion].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MAX_EXPANSIONS);
+    concept.clear();
+    for (const [term, value] of nearest) {
+      const postings = collection.postings[term];
+      if (!postings) continue;
+      if (budget <= 0) break;
+      budget -= postings.docs.length;
+      const docs = postings.docs.data;
+      const weights = postings.weights.data;
+      const isListed = collection.listed.data;
+      for (let i = 0; i < postings.docs.length; i++) {
+        const doc = docs[i] ?? 0;
+        if (isListed[doc] !== 1) continue;
+        concept.max(doc, value * Math.min(1, weights[i] ?? 0));
+      }
+    }
+    for (const doc of concept.touched) board.add(doc, (c.weight * concept.get(doc)) / totalWeight);
+  }
+  concept.clear();
+  const asked = query.concepts.filter((c) => c.weight >= 0.5).length;
+  for (const doc of board.touched) {
+    const extra = Math.max(0, (collection.lengths.data[doc] ?? 1) - Math.max(1, asked));
+    board.scores[doc] = (board.scores[doc] ?? 0) / (1 + EXTRA_WORD * extra);
+  }
+}
