@@ -7,10 +7,21 @@ import type { components, paths } from '../generated/partner.d.ts';
 import { HEADERS, sign } from './protocol/index.ts';
 import { defaultRetryPolicy, withRetries, type RetryOptions, type RetryPolicy } from './http/retry.ts';
 
-export type PartnerPaths = paths;
+type OrdersPost = paths['/api/partner/v1/orders']['post'];
+/**
+ * The generated paths, except that POST /orders may leave `Idempotency-Key` out: the client
+ * supplies one per call (and reuses it across that call's retries).
+ */
+export type PartnerPaths = Omit<paths, '/api/partner/v1/orders'> & {
+  '/api/partner/v1/orders': Omit<paths['/api/partner/v1/orders'], 'post'> & {
+    post: Omit<OrdersPost, 'parameters'> & {
+      parameters: Omit<OrdersPost['parameters'], 'header'> & { header?: Partial<OrdersPost['parameters']['header']> };
+    };
+  };
+};
 /** The error body of every 4xx/5xx answer: `code`, `message`, `request_id`, `details`. */
 export type ServiceError = components['schemas']['Error'];
-export type PartnerClient = Client<paths>;
+export type PartnerClient = Client<PartnerPaths>;
 
 export interface PartnerClientOptions {
   /** The service base address, e.g. `https://api.example.com` (paths carry `/api/partner/v1`). */
@@ -80,7 +91,7 @@ export function createSignedFetch(options: Omit<PartnerClientOptions, 'baseUrl'>
  * is thrown.
  */
 export function createPartnerClient(options: PartnerClientOptions): PartnerClient {
-  return createClient<paths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: createSignedFetch(options) });
+  return createClient<PartnerPaths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: createSignedFetch(options) });
 }
 
 /** The secret must never reach a browser: a signing client there would publish it. */

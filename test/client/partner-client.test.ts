@@ -93,10 +93,10 @@ describe('createPartnerClient', () => {
     const client = createPartnerClient({ baseUrl, keyId: KEY_ID, secret: SECRET, retry: fastRetry });
     script = [{ status: 503 }, { status: 429, headers: { 'retry-after': '0' }, body: { code: 'rate_limited', message: 'slow down' } }];
     const body = { domain: 'bestcoffeebeans.com', expected_price: 250000, currency: 'USD', buyer: { email: 'a@example.com' } };
-    // The generated types require the header; the client fills it when the caller leaves it empty.
-    const first = await client.POST('/api/partner/v1/orders', { body, params: { header: {} as { 'Idempotency-Key': string } } });
+    // No Idempotency-Key given: the client supplies one per call.
+    const first = await client.POST('/api/partner/v1/orders', { body });
     expect(first.response.status).toBe(200);
-    await client.POST('/api/partner/v1/orders', { body, params: { header: {} as { 'Idempotency-Key': string } } });
+    await client.POST('/api/partner/v1/orders', { body });
     expect(recorded).toHaveLength(4);
     const keys = recorded.map((r) => r.headers['idempotency-key']);
     expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
