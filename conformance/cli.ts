@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // npm run conformance -- [--base-url URL] [options]
+// npm run conformance -- receiver --url URL --secret S   (checks a partner's webhook endpoint)
 // Exit codes: 0 every check passed (or was skipped), 1 a check failed, 2 configuration error.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -31,6 +32,9 @@ the reference server in-process on a temporary database and checks that.
   --webhook-public-url U   the URL the deployment should deliver to (remote deployments)
   --oauth-user E --oauth-password P   sandbox sign-in user for the OAuth family
   --list                   list the families and exit
+
+  npm run conformance -- receiver --url URL --secret S
+                           check a partner's webhook endpoint instead (see conformance/receiver.ts)
 `;
 
 class ConfigError extends Error {}
@@ -138,6 +142,10 @@ const ALL_SCOPES = ['search', 'embed', 'buy', 'broker', 'refer', 'report', 'webh
 const FAST_LIMITS = { search: 100_000, write: 100_000, reporting: 100_000 };
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'receiver') {
+    const { receiverMain } = await import('./receiver.ts');
+    return receiverMain(argv.slice(1));
+  }
   let args: ReturnType<typeof parse>;
   try {
     args = parse(argv);

@@ -6,6 +6,7 @@ import express, { type Express } from 'express';
 import { adminRouter } from './admin/router.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import { NO_FAULTS, withoutCurrency, type Faults } from './faults.ts';
 import { ApiError, errorHandler } from './http/errors.ts';
 import { loadDocument } from './http/operations.ts';
 import { rawBody } from './http/raw-body.ts';
@@ -25,6 +26,8 @@ export interface AppDeps {
   /** Resolves webhook host names (tests inject one; default: the system resolver). */
   resolve?: (hostname: string) => Promise<string[]>;
   log?: (message: string, err?: unknown) => void;
+  /** Test-only: break rules of the contract on purpose (server/faults.ts). */
+  faults?: Faults;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -34,11 +37,15 @@ export function createApp(deps: AppDeps): Express {
     admin: loadDocument(GENERATED_DIR, 'admin'),
   };
   const log = deps.log ?? ((message: string, err?: unknown) => console.error(message, err ?? ''));
+  const faults = deps.faults ?? NO_FAULTS;
+  // A deployment that mangles its answers has no response validation in front of them.
+  const validateResponses = deps.config.validateResponses && !faults.has('remove-response-field');
   const partnerDeps = {
     store: deps.store,
     clock: deps.clock,
     keys: { quotes: derivedKey(deps.config.masterKey, 'quotes'), cursors: derivedKey(deps.config.masterKey, 'cursors') },
     notifyOutbox: () => deps.dispatcher?.wake(),
+    faults,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
   };
 
@@ -46,12 +53,19 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.use(requestId(), rawBody());
+  if (faults.has('remove-response-field')) {
+    app.use((_req, res, next) => {
+      const json = res.json.bind(res);
+      res.json = (body: unknown) => json(withoutCurrency(body));
+      next();
+    });
+  }
 
   // The two contract documents, unauthenticated (DECISIONS §7).
   app.get('/openapi.json', (_req, res) => void res.json(documents.public));
   app.get('/api/partner/v1/openapi.json', (_req, res) => void res.json(documents.partner));
 
-  app.use('/api/partner', partnerRouter(partnerDeps, { document: documents.partner, validateResponses: deps.config.validateResponses }));
+  app.use('/api/partner', partnerRouter(partnerDeps, { document: documents.partner, validateResponses }));
   if (deps.config.adminToken) {
     app.use(
       '/api/admin/v1',
@@ -59,11 +73,11 @@ export function createApp(deps: AppDeps): Express {
         adminToken: deps.config.adminToken,
         document: documents.admin,
         partnerDocument: documents.partner,
-        validateResponses: deps.config.validateResponses,
+        validateResponses,
       }),
     );
   }
   app.use((req, _res, next) => next(new ApiError('not_found', `No operation at ${req.method} ${req.path}`)));
-  app.use(errorHandler(log));
+  app.use(errorHandler(log, faults));
   return app;
 }

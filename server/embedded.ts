@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
+import type { Faults } from './faults.ts';
 import { generateInventory } from './inventory/generate.ts';
 import { secretBox } from './security/secret-box.ts';
 import { openDatabase } from './store/database.ts';
@@ -24,9 +25,11 @@ export interface StartOptions {
   config: Config;
   clock?: Clock;
   log?: (line: string) => void;
+  /** Test-only (the conformance suite's proof of power). */
+  faults?: Faults;
 }
 
-export async function startServer({ config, clock = systemClock, log = (l) => console.log(l) }: StartOptions): Promise<RunningServer> {
+export async function startServer({ config, clock = systemClock, log = (l) => console.log(l), faults }: StartOptions): Promise<RunningServer> {
   const store = createStore(await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }), secretBox(config.masterKey));
   if (await store.inventory.isEmpty('sandbox')) {
     const started = Date.now();
@@ -34,7 +37,7 @@ export async function startServer({ config, clock = systemClock, log = (l) => co
     log(`generated ${config.sandboxInventorySize} sandbox domains in ${Date.now() - started} ms`);
   }
   const dispatcher = createDispatcher({ store, clock, backoffScale: config.webhookBackoffScale, timeoutMs: config.webhookTimeoutMs, log: (m) => log(m) });
-  const app = createApp({ config, store, clock, dispatcher });
+  const app = createApp({ config, store, clock, dispatcher, ...(faults ? { faults } : {}) });
   const server = createServer(app);
   // Slow clients are cut off instead of holding sockets: 10 s to send headers, 30 s in all.
   server.headersTimeout = 10_000;

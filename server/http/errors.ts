@@ -2,6 +2,7 @@
 // (ours, the validator's, body-parser's) into the `Error` body with its documented status.
 import type { ErrorRequestHandler, Response } from 'express';
 import type { components } from '../../generated/partner.d.ts';
+import { NO_FAULTS, WRONG_CODE, type Faults } from '../faults.ts';
 
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorDetail = components['schemas']['ErrorDetail'];
@@ -48,11 +49,14 @@ export class ApiError extends Error {
   }
 }
 
-export function sendError(res: Response, err: ApiError): void {
-  for (const [name, value] of Object.entries(err.headers)) res.setHeader(name, value);
+export function sendError(res: Response, err: ApiError, faults: Faults = NO_FAULTS): void {
+  for (const [name, value] of Object.entries(err.headers)) {
+    if (name === 'Retry-After' && err.code === 'rate_limited' && faults.has('missing-retry-after')) continue;
+    res.setHeader(name, value);
+  }
   const requestId = res.getHeader('x-request-id');
   const body = {
-    code: err.code,
+    code: faults.has('wrong-error-codes') ? (WRONG_CODE[err.code] ?? err.code) : err.code,
     message: err.message,
     ...(typeof requestId === 'string' ? { request_id: requestId } : {}),
     ...(err.details?.length ? { details: err.details } : {}),
@@ -94,7 +98,7 @@ function validatorPath(path: string | undefined): string {
   return path.startsWith('/') ? path : `/${path.replace(/^\./, '').replace(/\./g, '/')}`;
 }
 
-export function errorHandler(log: (message: string, err: unknown) => void): ErrorRequestHandler {
+export function errorHandler(log: (message: string, err: unknown) => void, faults: Faults = NO_FAULTS): ErrorRequestHandler {
   return (err, _req, res, _next) => {
     const apiError = toApiError(err);
     if (apiError.status >= 500) log('request failed', err);
@@ -102,6 +106,6 @@ export function errorHandler(log: (message: string, err: unknown) => void): Erro
       res.end();
       return;
     }
-    sendError(res, apiError);
+    sendError(res, apiError, faults);
   };
 }

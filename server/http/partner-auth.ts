@@ -16,6 +16,7 @@ import {
   verify,
 } from '../../client/protocol/index.ts';
 import type { Clock } from '../clock.ts';
+import { NO_FAULTS, signatureOverRawQuery, type Faults } from '../faults.ts';
 import type { Credential, CredentialRepository } from '../store/credentials.ts';
 import type { ReplayGuardRepository } from '../store/replay-guard.ts';
 import { ApiError } from './errors.ts';
@@ -37,6 +38,7 @@ export interface PartnerAuthDeps {
   replayGuard: Pick<ReplayGuardRepository, 'recordNonce'>;
   /** The signature clock: real time, never a partner's test clock. */
   clock: Clock;
+  faults?: Faults;
 }
 
 /**
@@ -57,6 +59,7 @@ function useSignedQuery(req: Request, rawQuery: string): void {
 }
 
 export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
+  const faults = deps.faults ?? NO_FAULTS;
   return async (req, res, next) => {
     try {
       const { path, query } = splitRequestTarget(req.originalUrl);
@@ -87,7 +90,7 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
       if (freshness === 'malformed') {
         throw new ApiError('invalid_timestamp', `${HEADER_TIMESTAMP} must be Unix time in whole seconds (at most 10 digits), got "${timestamp.slice(0, 20)}"`);
       }
-      if (freshness === 'skewed') {
+      if (freshness === 'skewed' && !faults.has('ignore-skew')) {
         const drift = Math.abs(Number(timestamp) - Math.floor(now / 1000));
         throw new ApiError('invalid_timestamp', `${HEADER_TIMESTAMP} is ${drift} seconds away from server time (limit 300)`);
       }
@@ -99,11 +102,13 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
       const method = req.method.toUpperCase();
       const genuine =
         credential !== undefined &&
-        verify({ secret: credential.secret, signatureHeader: signature, method, path, query, timestamp, nonce, body: req.rawBody });
+        (verify({ secret: credential.secret, signatureHeader: signature, method, path, query, timestamp, nonce, body: req.rawBody }) ||
+          (faults.has('lenient-canonicalisation') &&
+            signature === signatureOverRawQuery({ secret: credential.secret, method, path, query, timestamp, nonce, body: req.rawBody })));
       if (!genuine || !credential) throw new ApiError('invalid_signature', BAD_SIGNATURE);
 
       const fresh = await deps.replayGuard.recordNonce(keyId, nonce, Number(timestamp) * 1000 + NONCE_RETENTION_MS, now);
-      if (!fresh) throw new ApiError('replay_detected', `${HEADER_NONCE} has already been used with this key id`);
+      if (!fresh && !faults.has('accept-replays')) throw new ApiError('replay_detected', `${HEADER_NONCE} has already been used with this key id`);
 
       res.locals.credential = credential;
       next();

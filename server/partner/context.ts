@@ -1,6 +1,7 @@
 // What the partner route modules share: their dependencies and the request's caller.
 import type { Request, Response } from 'express';
 import type { Clock } from '../clock.ts';
+import type { Faults } from '../faults.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Credential, Partner } from '../store/credentials.ts';
 import type { Store } from '../store/index.ts';
@@ -11,6 +12,8 @@ export interface PartnerDeps {
   keys: { quotes: Buffer; cursors: Buffer };
   /** Tells the webhook dispatcher that new deliveries are waiting. */
   notifyOutbox: () => void;
+  /** Test-only breakage for the conformance suite's proof of power (server/faults.ts). */
+  faults?: Faults;
 }
 
 export interface Caller {

@@ -133,7 +133,8 @@ export function createOrder(deps: PartnerDeps): RequestHandler {
     const key = req.get('idempotency-key') ?? '';
     const keyId = caller.credential.keyId;
     const fp = fingerprint(req.rawBody);
-    const claim = await deps.store.idempotency.claim(keyId, key, fp, caller.now);
+    const ignoreKeys = deps.faults?.has('ignore-idempotency') ?? false;
+    const claim = ignoreKeys ? ({ claimed: true } as const) : await deps.store.idempotency.claim(keyId, key, fp, caller.now);
     if (!claim.claimed) {
       const record = claim.existing;
       const decision = decideIdempotency(
@@ -157,7 +158,7 @@ export function createOrder(deps: PartnerDeps): RequestHandler {
       outcome = await deps.store.transaction(async (tx) => {
         const result = await executeOrder(tx, deps, caller, req.body as Schemas['OrderRequest'], requestId);
         const code = (result.body as { code?: string }).code;
-        if (isStoredOutcome(result.status, code)) await tx.idempotency.complete(keyId, key, result.status, JSON.stringify(result.body), {});
+        if (!ignoreKeys && isStoredOutcome(result.status, code)) await tx.idempotency.complete(keyId, key, result.status, JSON.stringify(result.body), {});
         return result;
       });
     } catch (err) {
@@ -196,7 +197,9 @@ export function listOrders(deps: PartnerDeps): RequestHandler {
       after,
     );
     const page = rows.slice(0, limit);
-    const last = page[page.length - 1];
+    // The faults hand out a cursor one row too early (a duplicate) or too late (a gap).
+    const lastIndex = page.length - 1 + (deps.faults?.has('duplicate-page-items') ? -1 : 0) + (deps.faults?.has('drop-page-items') ? 1 : 0);
+    const last = rows[Math.max(0, lastIndex)];
     const next_cursor =
       rows.length > limit && last ? encodeCursor(deps.keys.cursors, { scope: `orders:${caller.partner.id}`, binding, position: [last.created_at, last.public_id] }) : null;
     const body: Schemas['OrderList'] = { data: page.map(toOrder), next_cursor };

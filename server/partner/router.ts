@@ -24,7 +24,7 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
   const handlers: Record<string, RequestHandler> = handlersByOperationId(deps);
   const router = express.Router();
   router.use(
-    partnerAuth({ credentials: deps.store.credentials, replayGuard: deps.store.replayGuard, clock: deps.clock }),
+    partnerAuth({ credentials: deps.store.credentials, replayGuard: deps.store.replayGuard, clock: deps.clock, ...(deps.faults ? { faults: deps.faults } : {}) }),
     matchOperation(table),
     partnerRateLimit({ classes: rateLimitClasses(options.document), replayGuard: deps.store.replayGuard, clock: deps.clock }),
     partnerPermissions(),

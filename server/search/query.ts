@@ -2,6 +2,7 @@
 // the terms that would express it (a known word; else the words a run of letters reads as; else
 // the listed terms it is a typo or the start of). A name scores on a concept by its best
 // alternative, so "expresso" counts espresso once, not espresso and express both.
+import type { WordInfo } from '../inventory/words.ts';
 import type { FuzzyVocabulary } from './fuzzy.ts';
 import type { Language } from './language.ts';
 
@@ -36,6 +37,8 @@ const UNSURE_READING = 0.7;
 const STRAY_LETTERS = 0.5;
 const COLLOCATION = 0.5;
 const FILLER = 0.3;
+const GENERIC = 0.5;
+const DESCRIBING = 0.7;
 const FILLERS = new Set(['a', 'an', 'the', 'of', 'for', 'and', 'or', 'to', 'in', 'on', 'at', 'by', 'with', 'my', 'your', 'our', 'best', 'top', 'buy', 'domain', 'domains', 'com', 'www']);
 
 export function normaliseQuery(q: string): string {
@@ -61,7 +64,7 @@ export function parseQuery(q: string, language: Language, vocabulary: FuzzyVocab
     }
     const form = lexicon.lookup(word);
     if (form) {
-      concepts.push({ alternatives: [{ term: form.term, weight: 1 }], weight: filler });
+      concepts.push({ alternatives: [{ term: form.term, weight: 1 }], weight: filler * roleWeight(form.curated) });
       heads.push(form.term);
       continue;
     }
@@ -73,7 +76,7 @@ export function parseQuery(q: string, language: Language, vocabulary: FuzzyVocab
     // A listed brandable spelt in full (zorbexa) is its own term.
     const alternativesOfWord: Alternative[] = known(word) ? [{ term: word, weight: 1 }] : [];
     if (confident && reading.tokens.length > 1) {
-      for (const token of reading.tokens) concepts.push({ alternatives: [{ term: token.term, weight: 1 }], weight: token.kind === 'digits' ? 0.5 : 1 });
+      for (const token of reading.tokens) concepts.push({ alternatives: [{ term: token.term, weight: 1 }], weight: token.kind === 'digits' ? 0.5 : roleWeight(token.curated) });
       for (const extra of reading.extras) concepts.push({ alternatives: [{ term: extra.term, weight: 1 }], weight: COLLOCATION * extra.weight });
       if (alternativesOfWord.length > 0) concepts.push({ alternatives: alternativesOfWord, weight: 1 });
       heads.push(undefined);
@@ -111,6 +114,16 @@ export function parseQuery(q: string, language: Language, vocabulary: FuzzyVocab
 
   const exactLabels = [...new Set([labelText, words.join('')])].filter((l) => /^[a-z0-9]+(-[a-z0-9]+)*$/.test(l));
   return { exactDomain: domainLike ? text : undefined, exactLabels, concepts };
+}
+
+/**
+ * What the buyer is after is in the topical nouns: a generic word (shop, deals, studio) or a
+ * describing one (fresh, organic) narrows the search without being its subject.
+ */
+function roleWeight(curated: WordInfo | undefined): number {
+  if (!curated) return 1;
+  if (curated.category === undefined) return GENERIC;
+  return curated.role === 'adjective' ? DESCRIBING : 1;
 }
 
 function dedupe(alternatives: readonly Alternative[]): Alternative[] {

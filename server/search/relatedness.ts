@@ -53,7 +53,8 @@ const STOPWORDS = new Set(
     'also often usually especially esp etc one two three used use using make made makes something someone somebody ' +
     'thing things kind kinds type types form forms way ways part parts act acts relating related characteristic ' +
     'consisting consists having small large various certain given being person people especially typically ' +
-    'general generally particular particularly sometimes either neither both same own just only like made'
+    'general generally particular particularly sometimes either neither both same own just only like made ' +
+    'found called known give gives given take takes taken become becomes usual within without whether'
   ).split(' '),
 );
 
@@ -105,7 +106,10 @@ export function createRelatedness(wordnet: WordNet, lexicon: Lexicon): Relatedne
     const senses: { synset: Synset; weight: number }[] = [];
     for (const entry of wordnet.lemmas.get(term) ?? []) {
       entry.offsets.forEach((offset, rank) => {
-        senses.push({ synset: wordnet.synset(entry.pos, offset), weight: POS_WEIGHT[entry.pos] * SENSE_DECAY ** rank });
+        // How often the sense was seen decides first (dog the animal, not dog the andiron); the
+        // order WordNet gives breaks the many ties of senses never seen.
+        const seen = 1 + wordnet.senseTagCount(term, entry.pos, offset);
+        senses.push({ synset: wordnet.synset(entry.pos, offset), weight: POS_WEIGHT[entry.pos] * seen * SENSE_DECAY ** rank });
       });
     }
     const supplement = SUPPLEMENT[term];

@@ -92,7 +92,7 @@ export function semanticScores(
   const totalWeight = query.concepts.reduce((sum, c) => sum + c.weight, 0);
   if (totalWeight <= 0) return;
   let budget = POSTINGS_BUDGET;
-  for (const c of query.concepts) {
+  const expansions = query.concepts.map((c) => {
     const expansion = new Map<number, number>();
     for (const alt of c.alternatives) {
       for (const [term, sim] of vocabulary.related(relatedness.profile(alt.term), MIN_SIMILARITY)) {
@@ -100,6 +100,10 @@ export function semanticScores(
         if (value > (expansion.get(term) ?? 0)) expansion.set(term, value);
       }
     }
+    return { weight: c.weight, expansion };
+  });
+  for (const c of expansions) {
+    const expansion = c.expansion;
     // Nearest first, ties by term id (stable across runs: ids follow insertion order).
     const nearest = [...expansion].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MAX_EXPANSIONS);
     concept.clear();

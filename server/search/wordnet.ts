@@ -39,6 +39,8 @@ export interface WordNet {
   readonly lemmas: ReadonlyMap<string, readonly LemmaSenses[]>;
   /** How often the lemma's senses were seen in WordNet's tagged corpus (0 for most lemmas). */
   tagCount(lemma: string): number;
+  /** How often the lemma was seen in this one sense. */
+  senseTagCount(lemma: string, pos: Pos, offset: number): number;
   synset(pos: Pos, offset: number): Synset;
   /** The lemmas `word` can be an inflection of, itself included when it is one; most likely first. */
   baseForms(word: string): string[];
@@ -132,6 +134,8 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
   const synsets = new Map<string, Synset>();
 
   let tagCounts: Map<string, number> | undefined;
+  const senseCounts = new Map<string, number>();
+  const SENSE_POS: Record<string, Pos> = { '1': 'n', '2': 'v', '3': 'a', '4': 'r', '5': 'a' };
   const loadTagCounts = (): Map<string, number> => {
     const counts = new Map<string, number>();
     const text = readFileSync(join(dictDir, 'index.sense'), 'latin1');
@@ -146,6 +150,10 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
         if (count > 0) {
           const lemma = text.slice(start, percent);
           counts.set(lemma, (counts.get(lemma) ?? 0) + count);
+          const pos = SENSE_POS[text.charAt(percent + 1)] ?? 'n';
+          const offsetStart = text.indexOf(' ', percent) + 1;
+          const offset = parseInt(text.slice(offsetStart, text.indexOf(' ', offsetStart)), 10);
+          senseCounts.set(`${lemma}|${pos}${offset}`, count);
         }
       }
       start = end + 1;
@@ -158,6 +166,10 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
     tagCount(lemma) {
       tagCounts ??= loadTagCounts();
       return tagCounts.get(lemma) ?? 0;
+    },
+    senseTagCount(lemma, pos, offset) {
+      tagCounts ??= loadTagCounts();
+      return senseCounts.get(`${lemma}|${pos}${offset}`) ?? 0;
     },
     synset(pos, offset) {
       const key = `${pos}${offset}`;
