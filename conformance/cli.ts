@@ -3,17 +3,12 @@
 // npm run conformance -- receiver --url URL --secret S   (checks a partner's webhook endpoint)
 // Exit codes: 0 every check passed (or was skipped), 1 a check failed, 2 configuration error.
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import type { Credentials } from './http.ts';
-import { HttpRecorder } from './http.ts';
-import type { AdminClient, Context, Need } from './context.ts';
+import { ConfigError } from './context.ts';
 import { ALL_FAMILIES } from './families/index.ts';
 import { consoleSummary, jsonReport, junitReport } from './report.ts';
-import { runFamilies, selectFamilies, type CheckResult } from './runner.ts';
-import { SpecIndex } from './spec.ts';
+import { runConformance, startReferenceServer } from './run.ts';
 
 const USAGE = `Usage: npm run conformance -- [--base-url URL] [options]
 
@@ -36,8 +31,6 @@ the reference server in-process on a temporary database and checks that.
   npm run conformance -- receiver --url URL --secret S
                            check a partner's webhook endpoint instead (see conformance/receiver.ts)
 `;
-
-class ConfigError extends Error {}
 
 function parse(argv: string[]) {
   const { values } = parseArgs({
@@ -108,39 +101,6 @@ function parse(argv: string[]) {
   };
 }
 
-function adminClient(baseUrl: string, token: string): AdminClient {
-  const post = async (path: string, body?: unknown) => {
-    const res = await fetch(`${baseUrl}/api/admin/v1${path}`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body ?? {}),
-    });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // not JSON: kept as text
-    }
-    return { status: res.status, body: parsed };
-  };
-  return {
-    post,
-    async mint(body) {
-      const res = await post('/credentials', { environment: 'sandbox', ...body });
-      const created = res.body as { key_id?: string; secret?: string; partner_id?: string };
-      if (res.status !== 201 || !created.key_id || !created.secret || !created.partner_id) {
-        throw new ConfigError(`minting a credential through the operator API failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
-      }
-      return { keyId: created.key_id, secret: created.secret, partnerId: created.partner_id };
-    },
-  };
-}
-
-/** Every partner scope, with quotas high enough that a local run never waits. */
-const ALL_SCOPES = ['search', 'embed', 'buy', 'broker', 'refer', 'report', 'webhook'];
-const FAST_LIMITS = { search: 100_000, write: 100_000, reporting: 100_000 };
-
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'receiver') {
     const { receiverMain } = await import('./receiver.ts');
@@ -164,76 +124,34 @@ async function main(argv: string[]): Promise<number> {
 
   let baseUrl = args.baseUrl;
   let adminToken = args.adminToken;
-  let stopServer: (() => Promise<void>) | undefined;
-  let tempDir: string | undefined;
+  let reference: Awaited<ReturnType<typeof startReferenceServer>> | undefined;
   if (!baseUrl) {
-    // The one-command demo: the reference server on a temporary database, checked in-process.
-    const { startServer } = await import('../server/embedded.ts');
-    tempDir = await mkdtemp(join(tmpdir(), 'conformance-'));
-    adminToken = randomBytes(16).toString('hex');
-    const running = await startServer({
-      config: {
-        port: 0,
-        host: '127.0.0.1',
-        dataDir: tempDir,
-        databaseUrl: undefined,
-        adminToken,
-        masterKey: randomBytes(32),
-        sandboxInventorySize: 2000,
-        validateResponses: true,
-        publicBaseUrl: 'http://127.0.0.1',
-        webhookBackoffScale: 0.001,
-        webhookTimeoutMs: 5000,
-      },
-      log: () => {},
-    });
-    baseUrl = running.url;
-    stopServer = running.stop;
+    reference = await startReferenceServer();
+    baseUrl = reference.url;
+    adminToken = reference.adminToken;
     console.log(`started the reference server at ${baseUrl} (temporary database)`);
   }
-
   try {
-    const http = new HttpRecorder(baseUrl, globalThis.fetch, (l) => console.log(l));
-    const admin = adminToken ? adminClient(baseUrl, adminToken) : undefined;
-    let main: (Credentials & { partnerId?: string }) | undefined = args.credentials;
-    const ctx: Context = {
-      http,
-      spec: SpecIndex.load(),
-      fc: { seed: args.seed, numRuns: args.numRuns },
-      admin,
-      async credentials() {
-        main ??= admin ? await admin.mint({ scopes: ALL_SCOPES, affiliate: true, rate_limits: FAST_LIMITS }) : undefined;
-        if (!main) throw new ConfigError('no partner credential: pass --key-id/--secret (or SERVICE_KEY_ID/SERVICE_SECRET) or --admin-token');
-        return main;
-      },
-      async mint(scopes, extra = {}) {
-        if (!admin) throw new ConfigError('minting credentials needs --admin-token');
-        return admin.mint({ scopes, rate_limits: FAST_LIMITS, ...extra });
-      },
-      writesAllowed: !args.live,
-      log: (line) => console.log(line),
-      options: args.options,
-    };
-    const available = new Set<Need>();
-    if (admin) available.add('admin');
-    if (admin || args.credentials) available.add('credentials');
-    if (!args.live) available.add('writes');
-    if (!args.live) available.add('webhook-receiver');
-    if (args.options.oauthUser || !args.baseUrl) available.add('oauth-user');
-
-    const families = selectFamilies(ALL_FAMILIES, args);
-    console.log(`conformance: ${families.length} families against ${baseUrl} (seed ${args.seed}, ${args.numRuns} runs per property)`);
-    const started = performance.now();
     const tty = process.stdout.isTTY;
-    const results: CheckResult[] = await runFamilies(ctx, families, {
+    const mark = (status: string) =>
+      status === 'passed' ? (tty ? '\u001b[32m✓\u001b[0m' : 'ok  ') : status === 'failed' ? (tty ? '\u001b[31m✗\u001b[0m' : 'FAIL') : '-   ';
+    console.log(`conformance: against ${baseUrl} (seed ${args.seed}, ${args.numRuns} runs per property)`);
+    const { results, seconds } = await runConformance({
+      baseUrl,
+      credentials: args.credentials,
+      adminToken,
+      surface: args.surface,
       only: args.only,
       skip: args.skip,
-      surface: args.surface,
-      available,
+      seed: args.seed,
+      numRuns: args.numRuns,
+      live: args.live,
+      reference: reference !== undefined,
+      options: args.options,
+      log: (line) => console.log(line),
       onFamily: (f) => console.log(`\n${f.name}: ${f.description}`),
-      onResult: (r) => console.log(`  ${r.status === 'passed' ? (tty ? '\u001b[32m✓\u001b[0m' : 'ok  ') : r.status === 'failed' ? (tty ? '\u001b[31m✗\u001b[0m' : 'FAIL') : '-   '} ${r.check}${r.status === 'skipped' ? ` (skipped: ${r.message})` : ''} ${r.ms} ms`),
+      onResult: (r) => console.log(`  ${mark(r.status)} ${r.check}${r.status === 'skipped' ? ` (skipped: ${r.message})` : ''} ${r.ms} ms`),
     });
-    const seconds = (performance.now() - started) / 1000;
     console.log(consoleSummary(results, seconds));
     if (args.reports.junit) await writeFile(args.reports.junit, junitReport(results));
     if (args.reports.json) await writeFile(args.reports.json, jsonReport(results, { baseUrl, seed: args.seed, numRuns: args.numRuns, seconds }));
@@ -245,8 +163,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   } finally {
-    await stopServer?.();
-    if (tempDir) await rm(tempDir, { recursive: true, force: true });
+    await reference?.stop();
   }
 }
 

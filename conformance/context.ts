@@ -36,6 +36,9 @@ export class CheckFailure extends Error {
 
 export class CheckSkipped extends Error {}
 
+/** A problem with how the suite was invoked (exit code 2), not with the deployment. */
+export class ConfigError extends Error {}
+
 export interface AdminClient {
   mint(body: { scopes: string[]; environment?: 'sandbox' | 'live'; affiliate?: boolean; approved?: boolean; partner_id?: string; rate_limits?: Record<string, number> }): Promise<Credentials & { partnerId: string }>;
   post(path: string, body?: unknown): Promise<{ status: number; body: unknown }>;

@@ -1,6 +1,6 @@
 // Runs the chosen families in order (the schema family last, over every exchange the others
 // made) and collects one result per check.
-import { CheckFailure, CheckSkipped, failureReport, type Context, type Family, type Need } from './context.ts';
+import { CheckFailure, CheckSkipped, ConfigError, failureReport, type Context, type Family, type Need } from './context.ts';
 
 export type Status = 'passed' | 'failed' | 'skipped';
 
@@ -54,6 +54,8 @@ export async function runFamilies(ctx: Context, families: Family[], options: Run
         record({ family: family.name, check: check.name, status: 'passed', ms: Math.round(performance.now() - started) });
       } catch (err) {
         const ms = Math.round(performance.now() - started);
+        // How the suite was called is wrong, not the deployment: stop with exit code 2.
+        if (err instanceof ConfigError) throw err;
         if (err instanceof CheckSkipped) {
           record({ family: family.name, check: check.name, status: 'skipped', ms, message: err.message });
         } else if (err instanceof CheckFailure) {

@@ -8,6 +8,7 @@ import { systemClock, type Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Faults } from './faults.ts';
 import { generateInventory } from './inventory/generate.ts';
+import { runScheduledSettlement } from './partner/settlement-run.ts';
 import { secretBox } from './security/secret-box.ts';
 import { openDatabase } from './store/database.ts';
 import { createStore, type Store } from './store/index.ts';
@@ -36,8 +37,15 @@ export async function startServer({ config, clock = systemClock, log = (l) => co
     await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: config.sandboxInventorySize, seed: 1 }));
     log(`generated ${config.sandboxInventorySize} sandbox domains in ${Date.now() - started} ms`);
   }
-  const dispatcher = createDispatcher({ store, clock, backoffScale: config.webhookBackoffScale, timeoutMs: config.webhookTimeoutMs, log: (m) => log(m) });
-  const app = createApp({ config, store, clock, dispatcher, ...(faults ? { faults } : {}) });
+  const dispatcher = createDispatcher({
+    store,
+    clock,
+    backoffScale: config.webhookBackoffScale,
+    timeoutMs: config.webhookTimeoutMs,
+    log: (m) => log(m),
+    ...(faults ? { faults } : {}),
+  });
+  const app = createApp({ config, store, clock, dispatcher, log: (m, err) => log(`${m}${err ? `: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` : ''}`), ...(faults ? { faults } : {}) });
   const server = createServer(app);
   // Slow clients are cut off instead of holding sockets: 10 s to send headers, 30 s in all.
   server.headersTimeout = 10_000;
@@ -48,7 +56,11 @@ export async function startServer({ config, clock = systemClock, log = (l) => co
     server.listen(config.port, config.host, resolve);
   });
   dispatcher.start();
-  const maintenance = setInterval(() => void store.purge(clock.now()).catch((e: unknown) => log(`purge failed: ${String(e)}`)), MAINTENANCE_EVERY_MS);
+  const maintenance = setInterval(() => {
+    void store.purge(clock.now()).catch((e: unknown) => log(`purge failed: ${String(e)}`));
+    // Closes each month end that has passed; the statements are its state, so this is a no-op otherwise.
+    void runScheduledSettlement({ store, clock, notifyOutbox: () => dispatcher.wake() }).catch((e: unknown) => log(`scheduled settlement failed: ${String(e)}`));
+  }, MAINTENANCE_EVERY_MS);
   maintenance.unref();
   const { port } = server.address() as AddressInfo;
   return {

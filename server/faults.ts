@@ -14,6 +14,7 @@ export const FAULTS = [
   'drop-page-items',
   'missing-retry-after',
   'remove-response-field',
+  'bad-webhook-signature',
 ] as const;
 
 export type Fault = (typeof FAULTS)[number];

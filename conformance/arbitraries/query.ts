@@ -45,6 +45,8 @@ export const MISTAKES: Record<string, (pairs: readonly Pair[]) => string> = {
       .join('&'),
   'UTF-16 code-unit ordering': (pairs) => encodeStrict([...pairs].sort(byUtf16)),
   'space as +': (pairs) => encodeStrict([...pairs].sort(byCodePoint)).replace(/%20/g, '+'),
+  // The families send `encodeLoosely(pairs)`: a signer that signs the wire form is not canonical.
+  'query signed as sent, not canonicalised': (pairs) => encodeLoosely(pairs),
 };
 
 export const canonicalOf = (pairs: readonly Pair[]) => encodeStrict([...pairs].sort(byCodePoint));

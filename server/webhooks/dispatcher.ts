@@ -4,6 +4,7 @@
 // and a crash mid-delivery only delays it.
 import { HEADER_DELIVERY_ATTEMPT, HEADER_EVENT_ID, HEADER_EVENT_TYPE, HEADER_WEBHOOK_SIGNATURE, webhookSignature } from '../../client/protocol/index.ts';
 import type { Clock } from '../clock.ts';
+import type { Faults } from '../faults.ts';
 import { isDeliverySuccess, nextAttemptDelayMs } from '../domain/webhook-schedule.ts';
 import type { DueDelivery } from '../store/events.ts';
 import type { Store } from '../store/index.ts';
@@ -19,6 +20,8 @@ export interface DispatcherOptions {
   pollMs?: number;
   batchSize?: number;
   log?: (message: string) => void;
+  /** Test-only (server/faults.ts). */
+  faults?: Faults;
 }
 
 export interface Dispatcher {
@@ -60,7 +63,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         headers: {
           'content-type': 'application/json',
           'user-agent': 'domain-sales-webhooks/1',
-          [HEADER_WEBHOOK_SIGNATURE]: webhookSignature(endpoint.secret, d.body),
+          // The fault signs like a request (v1= prefix), a mix-up receivers must refuse.
+          [HEADER_WEBHOOK_SIGNATURE]: (options.faults?.has('bad-webhook-signature') ? 'v1=' : '') + webhookSignature(endpoint.secret, d.body),
           [HEADER_EVENT_ID]: d.eventId,
           [HEADER_EVENT_TYPE]: d.type,
           [HEADER_DELIVERY_ATTEMPT]: String(attempt),

@@ -1,0 +1,142 @@
+// Runs the suite against one deployment: builds the context (recorder, contract, credentials
+// minted through the operator API when a token is given), runs the chosen families and returns
+// the results. The CLI and the suite's own tests both call this; so can a deploy pipeline.
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Faults } from '../server/faults.ts';
+import { ConfigError, type AdminClient, type Context, type Family, type Need } from './context.ts';
+import { ALL_FAMILIES } from './families/index.ts';
+import { HttpRecorder, type Credentials } from './http.ts';
+import { runFamilies, selectFamilies, type CheckResult } from './runner.ts';
+import { SpecIndex } from './spec.ts';
+
+export interface ConformanceOptions {
+  baseUrl: string;
+  credentials?: Credentials | undefined;
+  adminToken?: string | undefined;
+  surface?: 'partner' | 'public' | 'all';
+  only?: string[];
+  skip?: string[];
+  seed: number;
+  numRuns: number;
+  /** pk_live_ credentials: only checks that create nothing. */
+  live?: boolean;
+  /** The deployment is the in-process reference server (its sandbox users are known). */
+  reference?: boolean;
+  options?: Record<string, string | undefined>;
+  log?: (line: string) => void;
+  onFamily?: (family: Family) => void;
+  onResult?: (result: CheckResult) => void;
+  families?: Family[];
+}
+
+function adminClient(baseUrl: string, token: string): AdminClient {
+  const post = async (path: string, body?: unknown) => {
+    const res = await fetch(`${baseUrl}/api/admin/v1${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body ?? {}),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON: kept as text
+    }
+    return { status: res.status, body: parsed };
+  };
+  return {
+    post,
+    async mint(body) {
+      const res = await post('/credentials', { environment: 'sandbox', ...body });
+      const created = res.body as { key_id?: string; secret?: string; partner_id?: string };
+      if (res.status !== 201 || !created.key_id || !created.secret || !created.partner_id) {
+        throw new ConfigError(`minting a credential through the operator API failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+      }
+      return { keyId: created.key_id, secret: created.secret, partnerId: created.partner_id };
+    },
+  };
+}
+
+/** Every partner scope, with quotas high enough that a local run never waits. */
+const ALL_SCOPES = ['search', 'embed', 'buy', 'broker', 'refer', 'report', 'webhook'];
+const FAST_LIMITS = { search: 100_000, write: 100_000, reporting: 100_000 };
+
+export async function runConformance(o: ConformanceOptions): Promise<{ results: CheckResult[]; seconds: number; families: Family[] }> {
+  const log = o.log ?? (() => {});
+  const http = new HttpRecorder(o.baseUrl, globalThis.fetch, log);
+  const admin = o.adminToken ? adminClient(o.baseUrl, o.adminToken) : undefined;
+  let main: (Credentials & { partnerId?: string }) | undefined = o.credentials;
+  const ctx: Context = {
+    http,
+    spec: SpecIndex.load(),
+    fc: { seed: o.seed, numRuns: o.numRuns },
+    admin,
+    async credentials() {
+      main ??= admin ? await admin.mint({ scopes: ALL_SCOPES, affiliate: true, rate_limits: FAST_LIMITS }) : undefined;
+      if (!main) throw new ConfigError('no partner credential: pass --key-id/--secret (or SERVICE_KEY_ID/SERVICE_SECRET) or --admin-token');
+      return main;
+    },
+    async mint(scopes, extra = {}) {
+      if (!admin) throw new ConfigError('minting credentials needs --admin-token');
+      return admin.mint({ scopes, rate_limits: FAST_LIMITS, ...extra });
+    },
+    writesAllowed: !o.live,
+    log,
+    options: o.options ?? {},
+  };
+  const available = new Set<Need>();
+  if (admin) available.add('admin');
+  if (admin || o.credentials) available.add('credentials');
+  if (!o.live) available.add('writes');
+  if (!o.live) available.add('webhook-receiver');
+  if (o.options?.oauthUser || o.reference) available.add('oauth-user');
+  const selection = { only: o.only ?? [], skip: o.skip ?? [], surface: o.surface ?? 'all' };
+  const families = selectFamilies(o.families ?? ALL_FAMILIES, selection);
+  const started = performance.now();
+  const results = await runFamilies(ctx, families, {
+    ...selection,
+    available,
+    ...(o.onFamily ? { onFamily: o.onFamily } : {}),
+    ...(o.onResult ? { onResult: o.onResult } : {}),
+  });
+  return { results, seconds: (performance.now() - started) / 1000, families };
+}
+
+/**
+ * Starts the reference server in-process on a temporary SQLite database (the one-command demo,
+ * and the deployment the suite's own tests check, with `faults` to break it on purpose).
+ */
+export async function startReferenceServer(faults?: Faults): Promise<{ url: string; adminToken: string; stop(): Promise<void> }> {
+  const { startServer } = await import('../server/embedded.ts');
+  const dataDir = await mkdtemp(join(tmpdir(), 'conformance-'));
+  const adminToken = randomBytes(16).toString('hex');
+  const running = await startServer({
+    config: {
+      port: 0,
+      host: '127.0.0.1',
+      dataDir,
+      databaseUrl: undefined,
+      adminToken,
+      masterKey: randomBytes(32),
+      sandboxInventorySize: 2000,
+      validateResponses: true,
+      publicBaseUrl: 'http://127.0.0.1',
+      webhookBackoffScale: 0.001,
+      webhookTimeoutMs: 5000,
+    },
+    log: () => {},
+    ...(faults ? { faults } : {}),
+  });
+  return {
+    url: running.url,
+    adminToken,
+    async stop() {
+      await running.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// Proof of power: the suite must notice when a deployment breaks the contract. Each fault of the
+// reference server's test-only switch (server/faults.ts) must make the family that guards that
+// rule fail; every family must catch at least one fault.
+import { afterEach, describe, expect, it } from 'vitest';
+import { runConformance, startReferenceServer } from '../../conformance/run.ts';
+import { ALL_FAMILIES } from '../../conformance/families/index.ts';
+import type { Fault } from '../../server/faults.ts';
+
+/** The fault, and the family that must catch it. */
+const CASES: Array<[Fault, string]> = [
+  ['lenient-canonicalisation', 'canonical-query'],
+  ['ignore-skew', 'clock-skew'],
+  ['accept-replays', 'nonce-replay'],
+  ['ignore-idempotency', 'idempotency'],
+  ['duplicate-page-items', 'pagination'],
+  ['drop-page-items', 'pagination'],
+  ['wrong-error-codes', 'error-codes'],
+  ['missing-retry-after', 'headers'],
+  ['remove-response-field', 'schema'],
+  ['bad-webhook-signature', 'webhooks'],
+];
+
+let stop: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await stop?.();
+  stop = undefined;
+});
+
+async function failuresWith(fault: Fault | undefined, family: string) {
+  const server = await startReferenceServer(fault ? new Set([fault]) : undefined);
+  stop = server.stop;
+  const { results } = await runConformance({ baseUrl: server.url, adminToken: server.adminToken, only: [family], seed: 7, numRuns: 10, reference: true });
+  expect(results.length).toBeGreaterThan(0);
+  return results.filter((r) => r.status === 'failed');
+}
+
+describe('proof of power', () => {
+  it.each(CASES)('fault "%s" makes the %s family fail', async (fault, family) => {
+    const failed = await failuresWith(fault, family);
+    expect(failed.map((r) => r.check), `no ${family} check noticed ${fault}`).not.toEqual([]);
+  }, 120_000);
+
+  it('every family but schema passes on the same server without the fault (the failures are the fault’s)', async () => {
+    for (const family of new Set(CASES.map(([, f]) => f).filter((f) => f !== 'schema'))) {
+      expect(await failuresWith(undefined, family), family).toEqual([]);
+      await stop?.();
+      stop = undefined;
+    }
+  }, 240_000);
+
+  it('every partner family is covered by at least one fault', () => {
+    const covered = new Set(CASES.map(([, family]) => family));
+    const partner = ALL_FAMILIES.filter((f) => f.surface === 'partner').map((f) => f.name);
+    expect(partner.filter((name) => !covered.has(name))).toEqual([]);
+  });
+});
