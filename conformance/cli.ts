@@ -7,6 +7,7 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { ConfigError } from './context.ts';
 import { ALL_FAMILIES } from './families/index.ts';
+import { MOCK_FAMILIES } from './families/mock.ts';
 import { consoleSummary, jsonReport, junitReport } from './report.ts';
 import { runConformance, startReferenceServer } from './run.ts';
 
@@ -26,6 +27,9 @@ the reference server in-process on a temporary database and checks that.
   --webhook-listen H:P     address for the suite's webhook receiver (default 127.0.0.1:0)
   --webhook-public-url U   the URL the deployment should deliver to (remote deployments)
   --oauth-user E --oauth-password P   sandbox sign-in user for the OAuth family
+  --target T               deployment (default) | mock: check a Prism mock of one document
+                           (npm run mock): --surface partner with the partner mock (port 4010),
+                           --surface public with the public one (4011); no protocol checks
   --list                   list the families and exit
 
   npm run conformance -- receiver --url URL --secret S
@@ -53,6 +57,7 @@ function parse(argv: string[]) {
       'oauth-user': { type: 'string' },
       'oauth-password': { type: 'string' },
       list: { type: 'boolean', default: false },
+      target: { type: 'string', default: 'deployment' },
       help: { type: 'boolean', default: false },
     },
   });
@@ -63,7 +68,10 @@ function parse(argv: string[]) {
     if (!/^-?\d+$/.test(v)) throw new ConfigError(`${name} must be an integer, not "${v}"`);
     return Number(v);
   };
-  const names = new Set(ALL_FAMILIES.map((f) => f.name));
+  const target = values.target;
+  if (target !== 'deployment' && target !== 'mock') throw new ConfigError(`--target must be deployment or mock, not "${target}"`);
+  if (target === 'mock' && (!values['base-url'] || surface === 'all')) throw new ConfigError('--target mock checks one Prism mock: give its --base-url and --surface partner or public');
+  const names = new Set([...ALL_FAMILIES, ...MOCK_FAMILIES].map((f) => f.name));
   const list = (v: string | undefined, flag: string) => {
     const items = v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [];
     for (const item of items) if (!names.has(item)) throw new ConfigError(`${flag}: unknown family "${item}" (known: ${[...names].join(', ')})`);
@@ -96,6 +104,7 @@ function parse(argv: string[]) {
       oauthUser: values['oauth-user'],
       oauthPassword: values['oauth-password'],
     },
+    target: target as 'deployment' | 'mock',
     listOnly: values.list,
     help: values.help,
   };
@@ -118,7 +127,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (args.listOnly) {
-    for (const f of ALL_FAMILIES) console.log(`${f.name.padEnd(18)} ${f.surface.padEnd(8)} ${f.description}`);
+    for (const f of [...ALL_FAMILIES, ...MOCK_FAMILIES]) console.log(`${f.name.padEnd(18)} ${f.surface.padEnd(8)} ${f.description}`);
     return 0;
   }
 
@@ -147,6 +156,7 @@ async function main(argv: string[]): Promise<number> {
       numRuns: args.numRuns,
       live: args.live,
       reference: reference !== undefined,
+      target: args.target,
       options: args.options,
       log: (line) => console.log(line),
       onFamily: (f) => console.log(`\n${f.name}: ${f.description}`),

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Faults } from '../server/faults.ts';
 import { ConfigError, type AdminClient, type Context, type Family, type Need } from './context.ts';
 import { ALL_FAMILIES } from './families/index.ts';
+import { MOCK_FAMILIES } from './families/mock.ts';
 import { HttpRecorder, type Credentials } from './http.ts';
 import { runFamilies, selectFamilies, type CheckResult } from './runner.ts';
 import { SpecIndex } from './spec.ts';
@@ -30,6 +31,8 @@ export interface ConformanceOptions {
   onFamily?: (family: Family) => void;
   onResult?: (result: CheckResult) => void;
   families?: Family[];
+  /** `mock`: a Prism mock of one document (`npm run mock`): only the mock families, no protocol checks. */
+  target?: 'deployment' | 'mock';
 }
 
 function adminClient(baseUrl: string, token: string): AdminClient {
@@ -95,7 +98,7 @@ export async function runConformance(o: ConformanceOptions): Promise<{ results: 
   if (!o.live) available.add('webhook-receiver');
   if (o.options?.oauthUser || o.reference) available.add('oauth-user');
   const selection = { only: o.only ?? [], skip: o.skip ?? [], surface: o.surface ?? 'all' };
-  const families = selectFamilies(o.families ?? ALL_FAMILIES, selection);
+  const families = selectFamilies(o.families ?? (o.target === 'mock' ? MOCK_FAMILIES : ALL_FAMILIES), selection);
   const started = performance.now();
   const results = await runFamilies(ctx, families, {
     ...selection,

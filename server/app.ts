@@ -12,13 +12,15 @@ import { loadDocument } from './http/operations.ts';
 import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
 import { partnerRouter } from './partner/router.ts';
+import { brokerageProgressRouter } from './public/brokerage-progress.ts';
+import { hostedPagesRouter } from './public/checkout.ts';
 import { derivedKey } from './security/secret-box.ts';
 import type { Store } from './store/index.ts';
 
 export const GENERATED_DIR = join(fileURLToPath(import.meta.url), '../../generated');
 
 export interface AppDeps {
-  config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'>;
+  config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'> & Partial<Pick<Config, 'publicBaseUrl'>>;
   store: Store;
   clock: Clock;
   /** Told when a change has queued webhook deliveries. */
@@ -47,6 +49,7 @@ export function createApp(deps: AppDeps): Express {
     notifyOutbox: () => deps.dispatcher?.wake(),
     faults,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    ...(deps.config.publicBaseUrl ? { publicBaseUrl: deps.config.publicBaseUrl } : {}),
   };
 
   const app = express();
@@ -65,6 +68,8 @@ export function createApp(deps: AppDeps): Express {
   app.get('/openapi.json', (_req, res) => void res.json(documents.public));
   app.get('/api/partner/v1/openapi.json', (_req, res) => void res.json(documents.partner));
 
+  app.use(brokerageProgressRouter(partnerDeps));
+  app.use(hostedPagesRouter(partnerDeps));
   app.use('/api/partner', partnerRouter(partnerDeps, { document: documents.partner, validateResponses }));
   if (deps.config.adminToken) {
     app.use(

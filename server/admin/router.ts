@@ -6,6 +6,7 @@ import type { components } from '../../generated/admin.d.ts';
 import { rateLimitClasses } from '../domain/rate-limit.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { OPERATOR_ACTIONS, type OperatorAction } from '../domain/order-state.ts';
+import { applyBrokerageAction } from './brokerage.ts';
 import { ApiError } from '../http/errors.ts';
 import { matchOperation } from '../http/operation-guard.ts';
 import { OperationTable } from '../http/operations.ts';
@@ -16,6 +17,7 @@ import { applyMove } from '../partner/order-moves.ts';
 import type { PartnerDeps } from '../partner/context.ts';
 import type { Credential } from '../store/credentials.ts';
 import type { OrderRow } from '../store/orders.ts';
+import { settlementHandlers } from './settlements.ts';
 
 type Schemas = components['schemas'];
 
@@ -89,6 +91,8 @@ export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Rou
   };
 
   const handlers: Record<string, RequestHandler> = {
+    applyBrokerageAction: applyBrokerageAction(deps),
+    ...settlementHandlers(deps),
     async createCredential(req, res) {
       const body = req.body as Schemas['CredentialCreateRequest'];
       const now = deps.clock.now();

@@ -4,10 +4,10 @@ import type { components } from '../../generated/partner.d.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { UNCATEGORISED } from '../inventory/words.ts';
 import { ApiError } from '../http/errors.ts';
+import { domainSearch } from '../search/index.ts';
 import { callerOf, queryString, type Caller, type PartnerDeps } from './context.ts';
 
 type Schemas = components['schemas'];
-const MAX_RESULTS = 5;
 /** The store says `uncategorised`; the contract says null. */
 const categoryOrNull = (category: string) => (category === UNCATEGORISED ? null : category);
 
@@ -24,19 +24,11 @@ export function searchDomains(deps: PartnerDeps): RequestHandler {
     const caller = await callerOf(deps, res);
     const q = queryString(req, 'q') ?? '';
     if (q.trim() === '') throw new ApiError('validation_error', 'q must contain at least one non-space character', [{ path: '/query/q', message: 'must not be blank' }]);
-    const rows = await deps.store.inventory.keywordSearch(caller.credential.environment, q, MAX_RESULTS);
-    const results: Schemas['DomainSearchHit'][] = [];
-    for (const row of rows) {
-      const reserved = await deps.store.orders.reservationByOther(caller.credential.environment, row.domain, caller.partner.id, caller.now);
-      results.push({
-        domain: row.domain,
-        available: reserved === undefined,
-        price_cents: row.price_cents,
-        currency: row.currency,
-        score: row.score,
-        category: categoryOrNull(row.category),
-      });
-    }
+    const environment = caller.credential.environment;
+    const hits = await domainSearch(deps.store).search(environment, q, {
+      isReserved: async (domain) => (await deps.store.orders.reservationByOther(environment, domain, caller.partner.id, caller.now)) !== undefined,
+    });
+    const results: Schemas['DomainSearchHit'][] = hits.map((hit) => ({ ...hit, category: categoryOrNull(hit.category) }));
     const body: Schemas['DomainSearchResults'] = { q, results };
     res.json(body);
   };

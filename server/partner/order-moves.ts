@@ -6,6 +6,7 @@ import { transition, type OrderMove, type OrderStatus, type WrittenEvent } from 
 import { ApiError } from '../http/errors.ts';
 import type { Repositories } from '../store/index.ts';
 import type { OrderRow } from '../store/orders.ts';
+import { reverseCommission } from './referral-ledger.ts';
 import { eventOrder } from './resources.ts';
 
 /** Event ids sort by creation time first, so they read naturally in logs; order comes from the store's sequence. */
@@ -46,6 +47,9 @@ export async function applyMove(tx: Repositories, order: OrderRow, move: OrderMo
   const first = await writeOrderEvents(tx, updated, result.events, at, now);
   await tx.orders.appendTimeline({ public_id: order.public_id, status: updated.status, event_type: first?.type ?? null, event_id: first?.id ?? null, at, note });
   // A refunded or cancelled order frees its domain for sale again.
-  if (updated.status === 'REFUNDED' || updated.status === 'CANCELLED') await tx.inventory.markListed(order.environment, order.domain);
+  if (updated.status === 'REFUNDED' || updated.status === 'CANCELLED') {
+    await tx.inventory.markListed(order.environment, order.domain);
+    await reverseCommission(tx, updated, at);
+  }
   return updated;
 }

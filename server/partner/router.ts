@@ -9,9 +9,13 @@ import { OperationTable } from '../http/operations.ts';
 import { partnerAuth } from '../http/partner-auth.ts';
 import { jsonBody } from '../http/raw-body.ts';
 import { openApiValidator } from '../http/validator.ts';
+import { createBrokerageCase, getBrokerageCase, getBrokerageEligibility, listBrokerageCases } from './brokerage.ts';
+import { createCheckoutSession } from './checkout.ts';
 import type { PartnerDeps } from './context.ts';
 import { getAvailability, getDomain, getPricing, searchDomains } from './discovery.ts';
 import { createOrder, createQuote, createRefund, getOrder, listOrders } from './orders.ts';
+import { createLink, getReferralAnalytics, getReferralClicks, listCommissions, listLinks, listReferralPayouts, listReferralSales } from './referral.ts';
+import { listPayouts, listSettlements, listTransactions } from './settlements.ts';
 import { listEvents, registerWebhook, type WebhookDeps } from './webhooks.ts';
 
 export interface PartnerRouterOptions {
@@ -59,6 +63,21 @@ function handlersByOperationId(deps: WebhookDeps): Record<string, RequestHandler
     refundOrder: createRefund(deps),
     registerWebhook: registerWebhook(deps),
     listEvents: listEvents(deps),
+    createCheckoutSession: createCheckoutSession(deps),
+    createLink: createLink(deps),
+    listLinks: listLinks(deps),
+    getReferralClicks: getReferralClicks(deps),
+    listReferralSales: listReferralSales(deps),
+    listCommissions: listCommissions(deps),
+    listReferralPayouts: listReferralPayouts(deps),
+    getReferralAnalytics: getReferralAnalytics(deps),
+    getBrokerageEligibility: getBrokerageEligibility(deps),
+    createBrokerageCase: createBrokerageCase(deps),
+    getBrokerageCase: getBrokerageCase(deps),
+    listBrokerageCases: listBrokerageCases(deps),
+    listSettlements: listSettlements(deps),
+    listTransactions: listTransactions(deps),
+    listPayouts: listPayouts(deps),
   } satisfies Record<string, RequestHandler>;
 }
 

@@ -40,13 +40,14 @@ class Interner {
 
 export class Collection {
   readonly domains: string[] = [];
-  readonly labels: string[] = [];
   private readonly tldIds = new GrowableInt32(1024);
   private readonly categoryIds = new GrowableInt32(1024);
   private readonly currencyIds = new GrowableInt32(1024);
   private readonly prices: number[] = [];
   readonly listed = new GrowableUint8(1024);
   readonly quality = new GrowableFloat32(1024);
+  /** FNV-1a of the domain, the tie-break after quality. */
+  readonly hashes = new GrowableInt32(1024);
   /** Words read in the label; BM25's document length. */
   readonly lengths = new GrowableUint8(1024);
   private readonly termStart = new GrowableInt32(1024);
@@ -57,7 +58,6 @@ export class Collection {
   private readonly categories = new Interner();
   private readonly currencies = new Interner();
   private readonly byDomain = new Map<string, number>();
-  private readonly byLabel = new Map<string, number[]>();
 
   readonly termIds = new Map<string, number>();
   readonly terms: string[] = [];
@@ -74,8 +74,27 @@ export class Collection {
     return this.byDomain.get(domain);
   }
 
-  docsWithLabel(label: string): readonly number[] {
-    return this.byLabel.get(label) ?? [];
+  /**
+   * The documents with this label under any TLD. Looked up as label + each TLD the collection
+   * has (a few dozen), so a million labels need no second map.
+   */
+  docsWithLabel(label: string): number[] {
+    const docs: number[] = [];
+    for (const tld of this.tlds.values) {
+      const doc = this.byDomain.get(`${label}.${tld}`);
+      if (doc !== undefined) docs.push(doc);
+    }
+    return docs;
+  }
+
+  private tldOf(doc: number): string {
+    return this.tlds.values[this.tldIds.data[doc] ?? 0] ?? '';
+  }
+
+  /** The domain without its TLD. */
+  labelOf(doc: number): string {
+    const domain = this.domains[doc] ?? '';
+    return domain.slice(0, domain.length - this.tldOf(doc).length - 1);
   }
 
   isListed(doc: number): boolean {
@@ -85,8 +104,8 @@ export class Collection {
   listing(doc: number): SearchListing {
     return {
       domain: this.domains[doc] ?? '',
-      label: this.labels[doc] ?? '',
-      tld: this.tlds.values[this.tldIds.data[doc] ?? 0] ?? '',
+      label: this.labelOf(doc),
+      tld: this.tldOf(doc),
       category: this.categories.values[this.categoryIds.data[doc] ?? 0] ?? '',
       price_cents: this.prices[doc] ?? 0,
       currency: this.currencies.values[this.currencyIds.data[doc] ?? 0] ?? '',
@@ -115,7 +134,6 @@ export class Collection {
     const doc = this.domains.length;
     const segmentation = read(listing.label);
     this.domains.push(listing.domain);
-    this.labels.push(listing.label);
     this.tldIds.push(this.tlds.id(listing.tld));
     this.categoryIds.push(this.categories.id(listing.category));
     this.currencyIds.push(this.currencies.id(listing.currency));
@@ -123,6 +141,7 @@ export class Collection {
     this.listed.push(0);
     const words = segmentation.tokens.length;
     this.lengths.push(Math.max(1, Math.min(255, words)));
+    this.hashes.push(fnv1a(listing.domain));
     this.quality.push(nameQuality({ label: listing.label, tld: listing.tld, words, unknownLetters: segmentation.unknownLetters }));
 
     const weights = new Map<string, number>();
@@ -143,9 +162,6 @@ export class Collection {
     }
 
     this.byDomain.set(listing.domain, doc);
-    const sameLabel = this.byLabel.get(listing.label);
-    if (sameLabel) sameLabel.push(doc);
-    else this.byLabel.set(listing.label, [doc]);
     this.setListed(doc, true);
     return doc;
   }
@@ -175,4 +191,10 @@ export class Collection {
     }
     return id;
   }
+}
+
+function fnv1a(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h | 0;
 }

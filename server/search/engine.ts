@@ -7,9 +7,9 @@ import { fuse, type FusionMethod } from './fusion.ts';
 import { keywordScores } from './keyword.ts';
 import { language, type Language } from './language.ts';
 import { parseQuery } from './query.ts';
-import { MIN_SCORE, rerank } from './rerank.ts';
+import { isShown, rerank, roundScore } from './rerank.ts';
 import { ScoreBoard, topK } from './scores.ts';
-import { SemanticVocabulary, semanticScores } from './semantic.ts';
+import { expandConcepts, SemanticVocabulary, semanticScores } from './semantic.ts';
 
 export type { SearchListing } from './collection.ts';
 export type SearchMode = 'hybrid' | 'keyword' | 'semantic';
@@ -46,6 +46,8 @@ export interface DomainIndex {
   /** Takes a domain off sale (sold or withdrawn); false when it was not listed. */
   remove(domain: string): boolean;
   isListed(domain: string): boolean;
+  /** Readies what searches read besides the postings (spelling and meaning of every indexed word), so the next search is as fast as any. */
+  prepare(): void;
   search(q: string, options?: SearchOptions): SearchHit[];
 }
 
@@ -60,7 +62,12 @@ export function createDomainIndex(listings: Iterable<SearchListing> = [], lang: 
   const read = (label: string) => lang.segmenter.segment(label);
 
   const upsert = (listing: SearchListing) => void collection.upsert(listing, read);
+  const prepare = () => {
+    for (; fuzzySynced < collection.terms.length; fuzzySynced++) fuzzy.add(collection.terms[fuzzySynced] ?? '');
+    semanticVocabulary.sync(collection);
+  };
   for (const listing of listings) upsert(listing);
+  prepare();
 
   const quality = (doc: number) => collection.quality.data[doc] ?? 0;
   const domain = (doc: number) => collection.domains[doc] ?? '';
@@ -70,6 +77,7 @@ export function createDomainIndex(listings: Iterable<SearchListing> = [], lang: 
       return collection.listedCount;
     },
     upsert,
+    prepare,
     remove(domainName) {
       const doc = collection.docOf(domainName);
       return doc === undefined ? false : collection.setListed(doc, false);
@@ -82,16 +90,22 @@ export function createDomainIndex(listings: Iterable<SearchListing> = [], lang: 
       const mode = options.mode ?? 'hybrid';
       const method = options.fusion ?? 'comb';
       const limit = Math.max(0, Math.floor(options.limit ?? MAX_RESULTS));
-      for (; fuzzySynced < collection.terms.length; fuzzySynced++) fuzzy.add(collection.terms[fuzzySynced] ?? '');
+      prepare();
       const query = parseQuery(q, lang, fuzzy, (term) => collection.termIds.has(term));
 
-      keywordBoard.clear();
-      semanticBoard.clear();
-      if (mode !== 'semantic') keywordScores(collection, query, keywordBoard, conceptBoard);
-      if (mode !== 'keyword') semanticScores(collection, semanticVocabulary, lang.relatedness, query, semanticBoard, conceptBoard);
+      for (const board of [keywordBoard, semanticBoard, conceptBoard]) {
+        board.reserve(collection.domains.length);
+        board.clear();
+      }
+      if (mode !== 'semantic') keywordScores(collection, query, keywordBoard, conceptBoard, CANDIDATES);
+      if (mode !== 'keyword') {
+        const expansions = expandConcepts(collection, semanticVocabulary, lang.relatedness, query);
+        semanticScores(collection, query, expansions, semanticBoard, conceptBoard, CANDIDATES);
+      }
 
-      const keywordTop = topK(keywordBoard.touched, (d) => keywordBoard.get(d), quality, domain, CANDIDATES);
-      const semanticTop = topK(semanticBoard.touched, (d) => semanticBoard.get(d), quality, domain, CANDIDATES);
+      const ties = { quality: collection.quality.data, hash: collection.hashes.data, domains: collection.domains };
+      const keywordTop = topK(keywordBoard, ties, CANDIDATES);
+      const semanticTop = topK(semanticBoard, ties, CANDIDATES);
       const keywordRank = new Map(keywordTop.map((doc, i) => [doc, i + 1]));
       const semanticRank = new Map(semanticTop.map((doc, i) => [doc, i + 1]));
 
@@ -111,17 +125,15 @@ export function createDomainIndex(listings: Iterable<SearchListing> = [], lang: 
             : mode === 'semantic'
               ? Math.min(1, semantic)
               : fuse(method, { keyword, semantic, keywordRank: keywordRank.get(doc), semanticRank: semanticRank.get(doc) });
-        const score = rerank({ relevance, quality: quality(doc), exactDomain: doc === exactDomainDoc, exactLabel: exactLabelDocs.has(doc) });
-        if (score < MIN_SCORE) continue;
-        hits.push({ doc, listing: collection.listing(doc), score: round(score), relevance, keyword, semantic, quality: quality(doc) });
+        const exactDomain = doc === exactDomainDoc;
+        const exactLabel = exactLabelDocs.has(doc);
+        if (!isShown(keyword, semantic, exactDomain || exactLabel)) continue;
+        const score = rerank({ relevance, quality: quality(doc), exactDomain, exactLabel });
+        hits.push({ doc, listing: collection.listing(doc), score: roundScore(score), relevance, keyword, semantic, quality: quality(doc) });
       }
-      hits.sort((a, b) => b.score - a.score || quality(b.doc) - quality(a.doc) || (domain(a.doc) < domain(b.doc) ? -1 : 1));
+      const hash = (doc: number) => collection.hashes.data[doc] ?? 0;
+      hits.sort((a, b) => b.score - a.score || quality(b.doc) - quality(a.doc) || hash(a.doc) - hash(b.doc) || (domain(a.doc) < domain(b.doc) ? -1 : 1));
       return hits.slice(0, limit).map(({ doc: _doc, ...hit }) => hit);
     },
   };
-}
-
-/** Four decimals: enough to order by, and the same on every machine. */
-function round(score: number): number {
-  return Math.round(score * 10_000) / 10_000;
 }

@@ -3,6 +3,7 @@
 // the likelier a reader sees that word in a run of letters), in a character trie so a label is
 // segmented without building substrings.
 import { LEXICON, type WordInfo } from '../inventory/words.ts';
+import { BoundedCache } from './bounded.ts';
 import type { WordNet } from './wordnet.ts';
 
 export interface Form {
@@ -58,7 +59,11 @@ class Trie {
     this.forms = new Int32Array(capacity).fill(-1);
   }
 
+  /** The root's children by character code: the first step of every walk is one array read. */
+  private rootChildren = new Int32Array(128).fill(-1);
+
   child(node: number, code: number): number {
+    if (node === 0) return code < 128 ? (this.rootChildren[code] ?? -1) : -1;
     for (let c = this.firstChild[node] ?? -1; c >= 0; c = this.nextSibling[c] ?? -1) {
       if (this.chars[c] === code) return c;
     }
@@ -80,6 +85,7 @@ class Trie {
         this.chars[next] = code;
         this.nextSibling[next] = this.firstChild[node] ?? -1;
         this.firstChild[node] = next;
+        if (node === 0 && code < 128) this.rootChildren[code] = next;
       }
       node = next;
     }
@@ -109,8 +115,10 @@ export interface Lexicon {
   termOf(word: string): string;
   /** The longest form length, so callers can bound their scans. */
   readonly longest: number;
-  /** Walks the trie from `start`; calls `found(end, form)` for every form that starts there. */
-  scan(text: string, start: number, found: (end: number, form: Form) => void): void;
+  /** Trie step: the node reached from `node` (0 is the root) by the character `code`, or -1. */
+  next(node: number, code: number): number;
+  /** The id (index in `forms`) of the form spelt by the path to `node`, or -1. */
+  formAt(node: number): number;
 }
 
 export function buildLexicon(wordnet: WordNet): Lexicon {
@@ -128,7 +136,7 @@ export function buildLexicon(wordnet: WordNet): Lexicon {
     forms.push(form);
   };
 
-  const termCache = new Map<string, string>();
+  const termCache = new BoundedCache<string, string>(100_000);
   /** Of the lemmas a word can be, the one WordNet's tagged corpus saw most (beans → bean, tours → tour). */
   const termOf = (word: string): string => {
     const cached = termCache.get(word);
@@ -184,17 +192,7 @@ export function buildLexicon(wordnet: WordNet): Lexicon {
       const id = byText.get(word);
       return id === undefined ? termOf(word) : (forms[id]?.term ?? word);
     },
-    scan(text, start, found) {
-      let node = 0;
-      for (let i = start; i < text.length; i++) {
-        node = trie.child(node, text.charCodeAt(i));
-        if (node < 0) return;
-        const id = trie.form(node);
-        if (id >= 0) {
-          const form = forms[id];
-          if (form) found(i + 1, form);
-        }
-      }
-    },
+    next: (node, code) => trie.child(node, code),
+    formAt: (node) => trie.form(node),
   };
 }

@@ -45,73 +45,79 @@ export function normaliseQuery(q: string): string {
   return q.normalize('NFKC').toLowerCase().trim();
 }
 
+interface Context {
+  language: Language;
+  vocabulary: FuzzyVocabulary;
+  /** Whether the index holds the term (a brandable's full spelling, say). */
+  known: (term: string) => boolean;
+  /** How much a word like "best" or "the" counts here (less when other words say more). */
+  filler: number;
+}
+
+interface Reading {
+  concepts: Concept[];
+  /** The word's own term when it is one word, for collocations with its neighbour. */
+  head?: string;
+}
+
+const single = (term: string, weight: number, conceptWeight: number): Concept => ({ alternatives: [{ term, weight }], weight: conceptWeight });
+
+/** One word of the query, in the most likely of the readings described at the top. */
+function readWord(word: string, { language, vocabulary, known, filler }: Context): Reading {
+  const { lexicon, segmenter } = language;
+  const fillerWeight = FILLERS.has(word) ? filler : 1;
+  if (/^\d+$/.test(word)) return { concepts: [single(word, 1, 0.5)] };
+  const form = lexicon.lookup(word);
+  if (form) return { concepts: [single(form.term, 1, fillerWeight * roleWeight(form.curated))], head: form.term };
+
+  const reading = segmenter.segment(word);
+  const confident =
+    reading.unknownLetters === 0 &&
+    reading.tokens.length > 0 &&
+    reading.tokens.every((t) => t.kind !== 'word' || t.curated !== undefined || t.text.length >= 4);
+  // A listed brandable spelt in full (zorbexa) is its own term.
+  const asSpelt: Alternative[] = known(word) ? [{ term: word, weight: 1 }] : [];
+  if (confident && reading.tokens.length > 1) {
+    // Words run together (coffeeshop, dogtreats): each is a concept of its own.
+    return {
+      concepts: [
+        ...reading.tokens.map((t) => single(t.term, 1, t.kind === 'digits' ? 0.5 : roleWeight(t.curated))),
+        ...reading.extras.map((e) => single(e.term, 1, COLLOCATION * e.weight)),
+        ...(asSpelt.length > 0 ? [{ alternatives: asSpelt, weight: 1 }] : []),
+      ],
+    };
+  }
+  const fuzzy = vocabulary.similar(word, FUZZY_LIMIT).map((m) => {
+    const curated = lexicon.lookup(m.term)?.curated;
+    const generic = curated !== undefined && curated.category === undefined;
+    return { term: m.term, weight: m.similarity * (generic ? GENERIC_TYPO : 1) };
+  });
+  const token = confident ? reading.tokens[0] : undefined;
+  if (token || fuzzy.length > 0 || asSpelt.length > 0) {
+    const alternatives = [...asSpelt, ...(token ? [{ term: token.term, weight: 1 }] : []), ...fuzzy];
+    return { concepts: [{ alternatives: dedupe(alternatives), weight: fillerWeight }], ...(token ? { head: token.term } : {}) };
+  }
+  // Nothing listed is spelt like it: keep whatever words it reads as, less surely.
+  return {
+    concepts: reading.tokens.flatMap((t) =>
+      t.kind === 'word' && t.text.length >= 3 ? [single(t.term, UNSURE_READING, 1)] : t.kind === 'unknown' ? [single(t.term, STRAY_LETTERS, 0.5)] : [],
+    ),
+  };
+}
+
 export function parseQuery(q: string, language: Language, vocabulary: FuzzyVocabulary, known: (term: string) => boolean): ParsedQuery {
   const text = normaliseQuery(q).replace(/^https?:\/\//, '').replace(/^www\./, '');
   const domainLike = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(text);
   const labelText = domainLike ? text.slice(0, text.indexOf('.')) : text;
   const words = [...new Set(labelText.split(/[^a-z0-9]+/).filter((w) => w.length > 0))].slice(0, MAX_QUERY_WORDS);
-  const { lexicon, segmenter, wordnet } = language;
-  const concepts: Concept[] = [];
-  const heads: (string | undefined)[] = [];
-
-  for (const raw of words) {
-    const word = raw.slice(0, MAX_WORD_LENGTH);
-    const filler = FILLERS.has(word) && words.length > 1 ? FILLER : 1;
-    if (/^\d+$/.test(word)) {
-      concepts.push({ alternatives: [{ term: word, weight: 1 }], weight: 0.5 });
-      heads.push(undefined);
-      continue;
-    }
-    const form = lexicon.lookup(word);
-    if (form) {
-      concepts.push({ alternatives: [{ term: form.term, weight: 1 }], weight: filler * roleWeight(form.curated) });
-      heads.push(form.term);
-      continue;
-    }
-    const reading = segmenter.segment(word);
-    const confident =
-      reading.unknownLetters === 0 &&
-      reading.tokens.length > 0 &&
-      reading.tokens.every((t) => t.kind !== 'word' || t.curated !== undefined || t.text.length >= 4);
-    // A listed brandable spelt in full (zorbexa) is its own term.
-    const alternativesOfWord: Alternative[] = known(word) ? [{ term: word, weight: 1 }] : [];
-    if (confident && reading.tokens.length > 1) {
-      for (const token of reading.tokens) concepts.push({ alternatives: [{ term: token.term, weight: 1 }], weight: token.kind === 'digits' ? 0.5 : roleWeight(token.curated) });
-      for (const extra of reading.extras) concepts.push({ alternatives: [{ term: extra.term, weight: 1 }], weight: COLLOCATION * extra.weight });
-      if (alternativesOfWord.length > 0) concepts.push({ alternatives: alternativesOfWord, weight: 1 });
-      heads.push(undefined);
-      continue;
-    }
-    const fuzzy = vocabulary.similar(word, FUZZY_LIMIT).map((m) => {
-      const curated = lexicon.lookup(m.term)?.curated;
-      const generic = curated !== undefined && curated.category === undefined;
-      return { term: m.term, weight: m.similarity * (generic ? GENERIC_TYPO : 1) };
-    });
-    if (confident) {
-      const token = reading.tokens[0];
-      const alternatives = [...alternativesOfWord, ...(token ? [{ term: token.term, weight: 1 }] : []), ...fuzzy];
-      concepts.push({ alternatives: dedupe(alternatives), weight: filler });
-      heads.push(token?.term);
-    } else if (fuzzy.length > 0 || alternativesOfWord.length > 0) {
-      concepts.push({ alternatives: dedupe([...alternativesOfWord, ...fuzzy]), weight: filler });
-      heads.push(undefined);
-    } else {
-      // Nothing listed is spelt like it: keep whatever words it reads as, less surely.
-      for (const token of reading.tokens) {
-        if (token.kind === 'word' && token.text.length >= 3) concepts.push({ alternatives: [{ term: token.term, weight: UNSURE_READING }], weight: 1 });
-        else if (token.kind === 'unknown') concepts.push({ alternatives: [{ term: token.term, weight: STRAY_LETTERS }], weight: 0.5 });
-      }
-      heads.push(undefined);
-    }
-  }
-
+  const context: Context = { language, vocabulary, known, filler: words.length > 1 ? FILLER : 1 };
+  const readings = words.map((w) => readWord(w.slice(0, MAX_WORD_LENGTH), context));
+  const concepts = readings.flatMap((r) => r.concepts);
   // Two query words that WordNet knows as one expression (coffee shop) also ask for it.
-  for (let i = 1; i < heads.length; i++) {
-    const a = heads[i - 1];
-    const b = heads[i];
-    if (a && b && wordnet.lemmas.has(`${a}_${b}`)) concepts.push({ alternatives: [{ term: `${a}_${b}`, weight: 1 }], weight: COLLOCATION });
+  for (let i = 1; i < readings.length; i++) {
+    const pair = `${readings[i - 1]?.head}_${readings[i]?.head}`;
+    if (readings[i - 1]?.head && readings[i]?.head && language.wordnet.lemmas.has(pair)) concepts.push(single(pair, 1, COLLOCATION));
   }
-
   const exactLabels = [...new Set([labelText, words.join('')])].filter((l) => /^[a-z0-9]+(-[a-z0-9]+)*$/.test(l));
   return { exactDomain: domainLike ? text : undefined, exactLabels, concepts };
 }

@@ -5,6 +5,7 @@
 // far as those vectors point the same way (cosine). This is the gloss-vector idea: espresso and
 // latte share "coffee", "strong" and their hypernym; cafe and bistro share "restaurant".
 import { LEXICON, type Category } from '../inventory/words.ts';
+import { BoundedCache } from './bounded.ts';
 import type { Lexicon } from './lexicon.ts';
 import { SUPPLEMENT } from './supplement.ts';
 import type { Pos, Synset, WordNet } from './wordnet.ts';
@@ -42,7 +43,10 @@ const DERIVED_WORDS = 0.3;
 const CATEGORY = 0.7;
 const SENSE_DECAY = 0.65;
 const MAX_GLOSS_WORDS = 16;
-const POS_WEIGHT: Record<Pos, number> = { n: 1, v: 0.8, a: 0.8, r: 0.5 };
+/** Names and what buyers type are mostly nouns: couch is a sofa before it is a way of wording. */
+const POS_WEIGHT: Record<Pos, number> = { n: 1, v: 0.5, a: 0.8, r: 0.3 };
+/** Profiles kept: every indexed word of a large live inventory, and the recent query words. */
+const PROFILE_CACHE = 200_000;
 
 /** Words too common in definitions to say anything about the word defined. */
 const STOPWORDS = new Set(
@@ -175,7 +179,7 @@ export function createRelatedness(wordnet: WordNet, lexicon: Lexicon): Relatedne
     return idf.get(feature) ?? Math.log(1 + referenceSize);
   };
 
-  const cache = new Map<string, Profile>();
+  const cache = new BoundedCache<string, Profile>(PROFILE_CACHE);
   return {
     get featureCount() {
       return featureIds.size;

@@ -8,8 +8,8 @@ export const QUALITY_SHARE = 0.2;
 export const EXACT_LABEL = 0.9;
 /** Reserved names keep this fraction of their score. */
 export const RESERVED = 0.9;
-/** Below this a name is too weakly related to show. */
-export const MIN_SCORE = 0.12;
+/** A name neither retriever relates to the query at least this much is not shown. */
+export const MIN_RELEVANCE = 0.12;
 
 export interface RerankInput {
   relevance: number;
@@ -24,6 +24,19 @@ export function rerank({ relevance, quality, exactDomain, exactLabel }: RerankIn
   return exactLabel ? Math.max(score, EXACT_LABEL + (1 - EXACT_LABEL) * 0.5 * quality) : score;
 }
 
+/**
+ * Whether a name is related enough to show. Asked of each retriever on its own, so a synonym
+ * only the semantic side sees (attorney for lawyer) is shown as surely as a keyword match.
+ */
+export function isShown(keyword: number, semantic: number, exact: boolean): boolean {
+  return exact || Math.max(keyword, semantic) >= MIN_RELEVANCE;
+}
+
 export function withAvailability(score: number, available: boolean): number {
-  return available ? score : score * RESERVED;
+  return available ? score : roundScore(score * RESERVED);
+}
+
+/** Four decimals: enough to order by, and the same on every machine. */
+export function roundScore(score: number): number {
+  return Math.round(score * 10_000) / 10_000;
 }

@@ -5,6 +5,7 @@
 // the collocation two neighbours form (coffee + shop → coffee_shop).
 import type { WordInfo } from '../inventory/words.ts';
 import type { Form, Lexicon } from './lexicon.ts';
+import { BoundedCache } from './bounded.ts';
 import type { WordNet } from './wordnet.ts';
 
 export type TokenKind = 'word' | 'digits' | 'unknown';
@@ -39,14 +40,22 @@ const PART_MIN_LENGTH = 3;
 const PART_WEIGHT = 0.5;
 const COLLOCATION_WEIGHT = 1;
 
-type Step = { from: number; form?: Form; digits?: boolean };
+const UNKNOWN = -1;
+const DIGITS = -2;
+
+/** A stretch no word covers becomes one token (single stray letters are only counted). */
+function flushUnknown(part: string, start: number, end: number, into: Token[]): number {
+  const text = part.slice(start, end);
+  if (text.length > 1) into.push({ text, term: text, kind: 'unknown' });
+  return text.length;
+}
 
 export interface Segmenter {
   segment(text: string): Segmentation;
 }
 
 export function createSegmenter(lexicon: Lexicon, wordnet: WordNet): Segmenter {
-  const partsCache = new Map<string, string[]>();
+  const partsCache = new BoundedCache<string, string[]>(100_000);
 
   /** Words WordNet uses to describe `lemma`: its synonyms, gloss and hypernyms, first two senses. */
   const describedBy = (lemma: string): Set<string> => {
@@ -88,57 +97,74 @@ export function createSegmenter(lexicon: Lexicon, wordnet: WordNet): Segmenter {
     return parts;
   };
 
+  // The dynamic programme's tables, reused from call to call (grown for a longer word).
+  let cost = new Float64Array(64);
+  let from = new Int32Array(64);
+  let formOf = new Int32Array(64);
+
+  /** The cheapest reading of one run of letters and digits; returns how many letters stay unread. */
   const segmentPart = (part: string, tokens: Token[]): number => {
     const n = part.length;
-    const cost = new Float64Array(n + 1).fill(Number.POSITIVE_INFINITY);
-    const steps: (Step | undefined)[] = new Array<Step | undefined>(n + 1);
+    if (cost.length <= n) {
+      cost = new Float64Array(2 * n + 2);
+      from = new Int32Array(2 * n + 2);
+      formOf = new Int32Array(2 * n + 2);
+    }
+    cost.fill(Number.POSITIVE_INFINITY, 0, n + 1);
     cost[0] = 0;
     for (let i = 0; i < n; i++) {
       const base = cost[i] ?? Number.POSITIVE_INFINITY;
       if (base === Number.POSITIVE_INFINITY) continue;
-      const relax = (end: number, c: number, step: Step) => {
-        if (base + c < (cost[end] ?? Number.POSITIVE_INFINITY)) {
-          cost[end] = base + c;
-          steps[end] = step;
-        }
-      };
       const code = part.charCodeAt(i);
       if (code >= 48 && code <= 57) {
-        let end = i;
+        let end = i + 1;
         while (end < n && part.charCodeAt(end) >= 48 && part.charCodeAt(end) <= 57) end++;
-        relax(end, DIGITS_COST, { from: i, digits: true });
+        if (base + DIGITS_COST < (cost[end] ?? Number.POSITIVE_INFINITY)) {
+          cost[end] = base + DIGITS_COST;
+          from[end] = i;
+          formOf[end] = DIGITS;
+        }
         continue;
       }
-      lexicon.scan(part, i, (end, form) => relax(end, form.cost, { from: i, form }));
-      relax(i + 1, UNKNOWN_LETTER_COST, { from: i });
+      // Strict improvements only, scanning starts left to right: a tie keeps the longer last word.
+      for (let node = 0, j = i; j < n; j++) {
+        node = lexicon.next(node, part.charCodeAt(j));
+        if (node < 0) break;
+        const id = lexicon.formAt(node);
+        if (id < 0) continue;
+        const c = base + (lexicon.forms[id]?.cost ?? Number.POSITIVE_INFINITY);
+        if (c < (cost[j + 1] ?? Number.POSITIVE_INFINITY)) {
+          cost[j + 1] = c;
+          from[j + 1] = i;
+          formOf[j + 1] = id;
+        }
+      }
+      if (base + UNKNOWN_LETTER_COST < (cost[i + 1] ?? Number.POSITIVE_INFINITY)) {
+        cost[i + 1] = base + UNKNOWN_LETTER_COST;
+        from[i + 1] = i;
+        formOf[i + 1] = UNKNOWN;
+      }
     }
     const reversed: Token[] = [];
     let unknown = 0;
     let unknownEnd = -1;
-    const flushUnknown = (start: number) => {
-      if (unknownEnd < 0) return;
-      const text = part.slice(start, unknownEnd);
-      unknown += text.length;
-      if (text.length > 1) reversed.push({ text, term: text, kind: 'unknown' });
-      unknownEnd = -1;
-    };
     let end = n;
-    let unknownStart = n;
     while (end > 0) {
-      const step = steps[end];
-      const from = step?.from ?? end - 1;
-      if (step?.form || step?.digits) {
-        flushUnknown(unknownStart);
-        const text = part.slice(from, end);
-        if (step.form) reversed.push({ text, term: step.form.term, kind: 'word', ...(step.form.curated ? { curated: step.form.curated } : {}) });
-        else reversed.push({ text, term: text, kind: 'digits' });
-      } else {
+      const start = from[end] ?? end - 1;
+      const id = formOf[end] ?? UNKNOWN;
+      if (id === UNKNOWN) {
         if (unknownEnd < 0) unknownEnd = end;
-        unknownStart = from;
+      } else {
+        if (unknownEnd >= 0) unknown += flushUnknown(part, end, unknownEnd, reversed);
+        unknownEnd = -1;
+        const text = part.slice(start, end);
+        const form = id === DIGITS ? undefined : lexicon.forms[id];
+        if (form) reversed.push({ text, term: form.term, kind: 'word', ...(form.curated ? { curated: form.curated } : {}) });
+        else reversed.push({ text, term: text, kind: 'digits' });
       }
-      end = from;
+      end = start;
     }
-    flushUnknown(unknownStart);
+    if (unknownEnd >= 0) unknown += flushUnknown(part, 0, unknownEnd, reversed);
     tokens.push(...reversed.reverse());
     return unknown;
   };

@@ -11,17 +11,20 @@ import type { ScoreBoard } from './scores.ts';
 const MIN_SIMILARITY = 0.03;
 /** Related words beyond this many per concept add noise and cost. */
 const MAX_EXPANSIONS = 40;
-/** Cosine at which a word counts as meaning the same; closeness saturates there. */
-const FULL_SIMILARITY = 0.5;
-/** Below 1 lifts the middle: a 0.1 cosine (cafe for espresso) is a real, if weaker, match. */
-const CLOSENESS_CURVE = 0.5;
+/**
+ * Cosines of related words are small (latte to espresso 0.45, cafe 0.10); a power below 1 lifts
+ * them to a usable scale (0.73, 0.40) while only the word itself reaches 1.
+ */
+const CLOSENESS_CURVE = 0.4;
 /** Postings visited per query at most, nearest words first; keeps a million listings fast. */
 const POSTINGS_BUDGET = 300_000;
+/** Names found for one concept after which farther words are not looked up. */
+const ENOUGH = 2_000;
 /** Each word of a name beyond what the query asks dilutes it a little. */
 const EXTRA_WORD = 0.1;
 
 export function closeness(similarity: number): number {
-  return Math.min(1, similarity / FULL_SIMILARITY) ** CLOSENESS_CURVE;
+  return Math.min(1, similarity) ** CLOSENESS_CURVE;
 }
 
 interface FeatureList {
@@ -78,21 +81,10 @@ export class SemanticVocabulary {
   }
 }
 
-/** Fills `board` with each touched listed document's semantic score, 0 to 1. */
-export function semanticScores(
-  collection: Collection,
-  vocabulary: SemanticVocabulary,
-  relatedness: Relatedness,
-  query: ParsedQuery,
-  board: ScoreBoard,
-  concept: ScoreBoard,
-): void {
-  board.clear();
+/** Per concept, the collection's terms close to it (term id → closeness, 0 to 1). */
+export function expandConcepts(collection: Collection, vocabulary: SemanticVocabulary, relatedness: Relatedness, query: ParsedQuery): Map<number, number>[] {
   vocabulary.sync(collection);
-  const totalWeight = query.concepts.reduce((sum, c) => sum + c.weight, 0);
-  if (totalWeight <= 0) return;
-  let budget = POSTINGS_BUDGET;
-  const expansions = query.concepts.map((c) => {
+  return query.concepts.map((c) => {
     const expansion = new Map<number, number>();
     for (const alt of c.alternatives) {
       for (const [term, sim] of vocabulary.related(relatedness.profile(alt.term), MIN_SIMILARITY)) {
@@ -100,32 +92,64 @@ export function semanticScores(
         if (value > (expansion.get(term) ?? 0)) expansion.set(term, value);
       }
     }
-    return { weight: c.weight, expansion };
+    return expansion;
   });
-  for (const c of expansions) {
-    const expansion = c.expansion;
-    // Nearest first, ties by term id (stable across runs: ids follow insertion order).
-    const nearest = [...expansion].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MAX_EXPANSIONS);
+}
+
+/**
+ * Fills `board` with the semantic scores (0 to 1) of the listed documents that can reach the top
+ * `wanted`; concepts strongest first, the weak ones only adding to documents already found, as
+ * keywordScores does.
+ */
+export function semanticScores(
+  collection: Collection,
+  query: ParsedQuery,
+  expansions: readonly Map<number, number>[],
+  board: ScoreBoard,
+  concept: ScoreBoard,
+  wanted: number,
+): void {
+  board.clear();
+  const totalWeight = query.concepts.reduce((sum, c) => sum + c.weight, 0);
+  if (totalWeight <= 0) return;
+  let budget = POSTINGS_BUDGET;
+  const plans = query.concepts
+    .map((c, i) => {
+      const expansion = expansions[i] ?? new Map<number, number>();
+      // Nearest first, ties by term id (stable across runs: ids follow insertion order).
+      const nearest = [...expansion].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, MAX_EXPANSIONS);
+      return { weight: c.weight, nearest, bound: (c.weight * (nearest[0]?.[1] ?? 0)) / totalWeight };
+    })
+    .sort((a, b) => b.bound - a.bound);
+  const rest = plans.map((_, i) => plans.slice(i).reduce((sum, p) => sum + p.bound, 0));
+  const isListed = collection.listed.data;
+  for (const [i, plan] of plans.entries()) {
+    const addsNew = board.count < wanted || (rest[i] ?? 0) >= board.kthScore(wanted);
     concept.clear();
-    for (const [term, value] of nearest) {
+    for (const [term, value] of plan.nearest) {
       const postings = collection.postings[term];
       if (!postings) continue;
-      if (budget <= 0) break;
+      // Words come nearest first, so every name already found scores at least what a name only
+      // the remaining words would find could: with enough found, the rest cannot reach the top.
+      if (budget <= 0 || concept.count >= ENOUGH) break;
       budget -= postings.docs.length;
       const docs = postings.docs.data;
       const weights = postings.weights.data;
-      const isListed = collection.listed.data;
-      for (let i = 0; i < postings.docs.length; i++) {
-        const doc = docs[i] ?? 0;
-        if (isListed[doc] !== 1) continue;
-        concept.max(doc, value * Math.min(1, weights[i] ?? 0));
+      for (let j = 0; j < postings.docs.length; j++) {
+        const doc = docs[j] ?? 0;
+        if (isListed[doc] !== 1 || (!addsNew && !board.has(doc))) continue;
+        concept.max(doc, value * Math.min(1, weights[j] ?? 0));
       }
     }
-    for (const doc of concept.touched) board.add(doc, (c.weight * concept.get(doc)) / totalWeight);
+    for (let j = 0; j < concept.count; j++) {
+      const doc = concept.list[j] ?? 0;
+      board.add(doc, (plan.weight * (concept.scores[doc] ?? 0)) / totalWeight);
+    }
   }
   concept.clear();
   const asked = query.concepts.filter((c) => c.weight >= 0.5).length;
-  for (const doc of board.touched) {
+  for (let i = 0; i < board.count; i++) {
+    const doc = board.list[i] ?? 0;
     const extra = Math.max(0, (collection.lengths.data[doc] ?? 1) - Math.max(1, asked));
     board.scores[doc] = (board.scores[doc] ?? 0) / (1 + EXTRA_WORD * extra);
   }

@@ -2,23 +2,31 @@
 // Route modules talk to these, never to SQL.
 import type { Kysely } from 'kysely';
 import type { SecretBox } from '../security/secret-box.ts';
+import { brokerageRepository } from './brokerage.ts';
+import { checkoutRepository } from './checkout.ts';
 import { credentialRepository } from './credentials.ts';
 import type { OpenedDatabase } from './database.ts';
 import { eventRepository } from './events.ts';
 import { idempotencyRepository } from './idempotency.ts';
-import { inventoryRepository } from './inventory.ts';
+import { inventoryRepository, type InventoryChange, type InventoryListener } from './inventory.ts';
 import { orderRepository } from './orders.ts';
+import { referralRepository } from './referral.ts';
 import { replayGuardRepository } from './replay-guard.ts';
 import type { Database } from './schema.ts';
+import { settlementRepository } from './settlements.ts';
 
-export function repositories(db: Kysely<Database>, box: SecretBox) {
+export function repositories(db: Kysely<Database>, box: SecretBox, onInventoryChange?: InventoryListener) {
   return {
     credentials: credentialRepository(db, box),
     replayGuard: replayGuardRepository(db),
-    inventory: inventoryRepository(db),
+    inventory: inventoryRepository(db, onInventoryChange),
     orders: orderRepository(db),
     events: eventRepository(db, box),
     idempotency: idempotencyRepository(db),
+    checkout: checkoutRepository(db),
+    referral: referralRepository(db),
+    brokerage: brokerageRepository(db),
+    settlements: settlementRepository(db),
   };
 }
 
@@ -31,16 +39,30 @@ export interface Store extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Deletes expired nonces, rate-limit windows and idempotency records. */
   purge(now: number): Promise<void>;
+  /** Hears every committed change to the listed inventory (the search index); returns the unsubscribe. */
+  onInventoryChange(listener: InventoryListener): () => void;
   close(): Promise<void>;
 }
 
 export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
-  const repos = repositories(opened.db, box);
+  const listeners = new Set<InventoryListener>();
+  const publish = (change: InventoryChange) => listeners.forEach((listener) => listener(change));
+  const repos = repositories(opened.db, box, publish);
   return {
     ...repos,
     dialect: opened.dialect,
     db: opened.db,
-    transaction: (work) => opened.db.transaction().execute((trx) => work(repositories(trx, box))),
+    // A transaction's inventory changes are told once it commits, and never if it rolls back.
+    async transaction(work) {
+      const changes: InventoryChange[] = [];
+      const result = await opened.db.transaction().execute((trx) => work(repositories(trx, box, (change) => changes.push(change))));
+      changes.forEach(publish);
+      return result;
+    },
+    onInventoryChange(listener) {
+      listeners.add(listener);
+      return () => void listeners.delete(listener);
+    },
     async purge(now) {
       await repos.replayGuard.purge(now);
       await repos.idempotency.purge(now);

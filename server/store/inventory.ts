@@ -18,6 +18,18 @@ export interface ReplaceOptions {
   preserve?: boolean;
 }
 
+/** What changed in the listed inventory; the search index listens for these. */
+export type InventoryChange =
+  | { kind: 'sold' | 'listed'; environment: Environment; domain: string }
+  | { kind: 'replaced'; environment: Environment };
+
+export type InventoryListener = (change: InventoryChange) => void;
+
+/** What the search index needs of a listed row. */
+export type ListedRow = Pick<InventoryRecord, 'domain' | 'label' | 'tld' | 'category' | 'price_cents' | 'currency'>;
+
+const LISTED_PAGE = 5_000;
+
 export interface ReplaceResult {
   written: number;
   /** Rows written as sold because `preserve` found them sold. */
@@ -101,7 +113,8 @@ function normalise(relevance: number, tokenCount: number): number {
   return best === 0 ? 0 : Number(((0.9 * relevance) / best).toFixed(4));
 }
 
-export function inventoryRepository(db: Kysely<Database>) {
+/** `notify` hears of every change this repository makes (the store defers a transaction's to its commit). */
+export function inventoryRepository(db: Kysely<Database>, notify: InventoryListener = () => {}) {
   // Ties are broken by domain, and PostgreSQL compares text by the database's collation (which
   // may skip punctuation); "C" is byte order, the same as SQLite's, whatever the collation.
   const onPostgres = db.selectFrom('inventory').select('domain').where('domain', '=', '').compile().sql.includes('$1');
@@ -119,7 +132,7 @@ export function inventoryRepository(db: Kysely<Database>) {
       options: ReplaceOptions = {},
     ): Promise<ReplaceResult> {
       const batchSize = Math.max(1, Math.min(MAX_BATCH_SIZE, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE)));
-      return db.transaction().execute(async (trx) => {
+      const result = await db.transaction().execute(async (trx) => {
         const before = new Map<string, { listed_at: number; status: InventoryStatus }>();
         if (options.preserve) {
           const existing = await trx.selectFrom('inventory').select(['domain', 'listed_at', 'status']).where('environment', '=', environment).execute();
@@ -150,6 +163,8 @@ export function inventoryRepository(db: Kysely<Database>) {
         if (batch.length > 0) await flush();
         return { written, keptSold };
       });
+      notify({ kind: 'replaced', environment });
+      return result;
     },
 
     /** All rows of the environment, sold ones included. */
@@ -205,14 +220,38 @@ export function inventoryRepository(db: Kysely<Database>) {
       return rows.map(({ relevance: r, ...row }) => ({ ...toRecord(row), score: normalise(Number(r), tokens.length) }));
     },
 
+    /** The environment's listed rows in domain order, read a page at a time (the search index's source). */
+    async *listedRows(environment: Environment): AsyncGenerator<ListedRow> {
+      let after = '';
+      for (;;) {
+        const page = await db
+          .selectFrom('inventory')
+          .select(['domain', 'label', 'tld', 'category', 'price_cents', 'currency'])
+          .where('environment', '=', environment)
+          .where('status', '=', 'listed')
+          .where(sql<boolean>`${byDomain} > ${after}`)
+          .orderBy(byDomain)
+          .limit(LISTED_PAGE)
+          .execute();
+        yield* page;
+        const last = page.at(-1);
+        if (!last || page.length < LISTED_PAGE) return;
+        after = last.domain;
+      }
+    },
+
     /** Listed → sold; false when the domain was not listed (absent or already sold). */
     async markSold(environment: Environment, domain: string): Promise<boolean> {
-      return setStatus(environment, domain, 'listed', 'sold');
+      const changed = await setStatus(environment, domain, 'listed', 'sold');
+      if (changed) notify({ kind: 'sold', environment, domain });
+      return changed;
     },
 
     /** Sold → listed again (a refunded or cancelled sale); false when it was not sold. */
     async markListed(environment: Environment, domain: string): Promise<boolean> {
-      return setStatus(environment, domain, 'sold', 'listed');
+      const changed = await setStatus(environment, domain, 'sold', 'listed');
+      if (changed) notify({ kind: 'listed', environment, domain });
+      return changed;
     },
   };
 

@@ -2,6 +2,9 @@
 // dialects (migrations/types.ts has the two column types that differ).
 import { Migrator, type Kysely, type Migration } from 'kysely';
 import { partnerCore } from './migrations/001_partner_core.ts';
+import { settlement } from './migrations/002_settlement.ts';
+import { checkoutReferral } from './migrations/003_checkout_referral.ts';
+import { brokerage } from './migrations/004_brokerage.ts';
 import type { Dialect } from './migrations/types.ts';
 
 export type { Dialect };
@@ -13,6 +16,9 @@ export type { Dialect };
 function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '001_partner_core': partnerCore(dialect),
+    '002_settlement': settlement(dialect),
+    '003_checkout_referral': checkoutReferral(dialect),
+    '004_brokerage': brokerage(dialect),
   };
 }
 

@@ -140,6 +140,54 @@ export interface IdempotencyTable {
   expires_at: number;
 }
 
+export interface StatementsTable {
+  statement_id: string;
+  partner_id: string;
+  /** Business time of the partner, epoch ms; the period is [period_start, period_end). */
+  period_start: number;
+  period_end: number;
+  gross_sold_cents: number;
+  commission_retained_cents: number;
+  amount_owed_cents: number;
+  service_collected_gross_cents: number;
+  commission_payable_cents: number;
+  currency: string;
+  order_count: number;
+  created_at: number;
+}
+
+/** The orders a statement settled, with the commission fixed at settlement time. */
+export interface StatementOrdersTable {
+  public_id: string;
+  statement_id: string;
+  partner_id: string;
+  payment_model: 'partner_collected' | 'service_collected';
+  sale_price_cents: number;
+  commission_cents: number;
+  settled_at: number;
+}
+
+export interface PayoutsTable {
+  payout_id: string;
+  partner_id: string;
+  kind: 'service_collected_commission' | 'brokerage' | 'referral_commission';
+  amount_cents: number;
+  currency: string;
+  /** Business time of the partner when recorded. */
+  paid_at: number;
+  created_at: number;
+}
+
+/** A partner without a row has the x-commission-defaults rates. */
+export interface PartnerCommissionRatesTable {
+  partner_id: string;
+  partner_collected_bps: number;
+  service_collected_bps: number;
+  referral_bps: number;
+  brokerage_bps: number;
+  updated_at: number;
+}
+
 export interface Database {
   partners: PartnersTable;
   credentials: CredentialsTable;
@@ -153,4 +201,8 @@ export interface Database {
   outbox: OutboxTable;
   webhook_endpoints: WebhookEndpointsTable;
   idempotency: IdempotencyTable;
+  statements: StatementsTable;
+  statement_orders: StatementOrdersTable;
+  payouts: PayoutsTable;
+  partner_commission_rates: PartnerCommissionRatesTable;
 }

@@ -1,0 +1,347 @@
+// npm run contract:diff -- --base <git-ref> [--output FILE] [--json FILE]
+//
+// The breaking-change gate. Compares the contract at a git ref with the working tree and fails
+// (exit 1) on any breaking change to a published surface:
+//   - public:  additive only (fields and operations may be added, never removed or renamed);
+//   - partner: /api/partner/v1 and its webhooks; a breaking change needs a new version path.
+// The operator API (admin) is internal: its changes are reported but never fail the gate.
+//
+// `redocly diff` (diff-recommended rules, offline) rates every change by the semver bump it
+// needs; a `major` change is breaking. One classifier of our own is added on top: an enum that
+// loses values is breaking wherever it is. Redocly rates a response enum losing values as a
+// patch (no client's request can fail), but under the additive-only policy a documented value
+// disappearing is a removal, and clients switching on it break silently.
+//
+// Exit codes: 0 no breaking change on a gated API, 1 a breaking change, 2 usage or git error.
+import { execFile } from 'node:child_process';
+import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs, promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { APIS, ROOT, bundle, type ApiName } from './contract.ts';
+
+const run = promisify(execFile);
+const REDOCLY = join(ROOT, 'node_modules', '.bin', 'redocly');
+const QUIET_ENV = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' };
+
+type Json = Record<string, unknown>;
+
+/** Which APIs fail the gate on a breaking change, and which are only reported. */
+export const GATE: Record<ApiName, { gated: boolean; policy: string }> = {
+  public: { gated: true, policy: 'additive only: fields and operations may be added, never removed or renamed' },
+  partner: { gated: true, policy: '/api/partner/v1 is frozen: a breaking change needs a new version path' },
+  admin: { gated: false, policy: 'internal operator API: changes are reported, never fail the gate' },
+};
+
+export interface Change {
+  /** Where the change is seen from, e.g. `POST /api/partner/v1/orders` or `webhook order.settled`. */
+  where: string;
+  kind: 'added' | 'removed' | 'modified' | string;
+  impact: 'major' | 'minor' | 'patch' | 'none' | string;
+  breaking: boolean;
+  /** Human reading of the change. */
+  message: string;
+  /** Rule that rated it (`property-removed`, …, or `enum-narrowed` for our own classifier). */
+  rule: string | undefined;
+  /** JSON pointer of the change in the document that carries it (deduplication key). */
+  pointer: string;
+}
+
+export interface ApiDiff {
+  api: ApiName;
+  gated: boolean;
+  /** No document at the base: nothing published to break. */
+  newApi: boolean;
+  changes: Change[];
+  breaking: Change[];
+}
+
+interface RedoclyLocation {
+  pointer?: string;
+  value?: unknown;
+}
+interface RedoclyChange {
+  path: string;
+  kind: string;
+  impact: string;
+  property?: string;
+  verdicts?: Array<{ ruleId?: string; impact?: string; message?: string; location?: RedoclyLocation }>;
+  base?: RedoclyLocation;
+  revision?: RedoclyLocation;
+}
+
+const unescape = (s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~');
+const METHODS = new Set(['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace']);
+
+/** `#/paths/~1api~1x/post/responses/200/...` → `POST /api/x`. */
+export function describeLocation(pointer: string): string {
+  const parts = pointer.replace(/^#\//, '').split('/').map(unescape);
+  if (parts[0] === 'paths' && parts[1]) {
+    const method = parts[2] && METHODS.has(parts[2]) ? `${parts[2].toUpperCase()} ` : '';
+    return `${method}${parts[1]}`;
+  }
+  if (parts[0] === 'webhooks' && parts[1]) return `webhook ${parts[1]}`;
+  return `#/${parts.slice(0, 3).join('/')}`;
+}
+
+/** The tail of a change pointer below the operation, e.g. `responses/200/…/properties/status`. */
+function detail(pointer: string): string {
+  const parts = pointer.replace(/^#\//, '').split('/').map(unescape);
+  const start = parts[0] === 'paths' ? (parts[2] && METHODS.has(parts[2]) ? 3 : 2) : parts[0] === 'webhooks' ? 3 : 0;
+  return parts.slice(start).join('/')
+    .replace(/content\/[^/]+\/schema/g, 'body')
+    .replace(/\/properties\//g, '.')
+    .replace(/^properties\//, '');
+}
+
+function enumNarrowing(c: RedoclyChange): string[] {
+  if (c.kind !== 'modified' || c.property !== 'enum') return [];
+  const before = c.base?.value;
+  const after = c.revision?.value;
+  if (!Array.isArray(before) || !Array.isArray(after)) return []; // enum added (narrowing from any) is rated by redocly; removed = widened
+  const kept = new Set(after.map((v) => JSON.stringify(v)));
+  return before.filter((v) => !kept.has(JSON.stringify(v))).map((v) => JSON.stringify(v));
+}
+
+/** Turns redocly's JSON report into our changes, with the gate's own enum classifier applied. */
+export function classify(report: { changes?: RedoclyChange[] }): Change[] {
+  const out: Change[] = [];
+  for (const c of report.changes ?? []) {
+    const where = describeLocation(c.path);
+    const lost = enumNarrowing(c);
+    const verdicts = c.verdicts ?? [];
+    if (c.impact === 'major' && verdicts.length > 0) {
+      for (const v of verdicts.filter((x) => x.impact === 'major' || x.impact === undefined)) {
+        out.push({
+          where,
+          kind: c.kind,
+          impact: 'major',
+          breaking: true,
+          message: v.message ?? `${c.kind} ${detail(c.path)}`,
+          rule: v.ruleId,
+          pointer: v.location?.pointer ?? c.revision?.pointer ?? c.base?.pointer ?? c.path,
+        });
+      }
+      continue;
+    }
+    if (lost.length > 0) {
+      out.push({
+        where,
+        kind: c.kind,
+        impact: 'major',
+        breaking: true,
+        message: `Enum of \`${detail(c.path) || 'value'}\` lost values: ${lost.join(', ')} (a documented value was removed).`,
+        rule: c.impact === 'major' ? 'enum-values-removed' : 'enum-narrowed (contract-diff classifier; redocly rated it ' + c.impact + ')',
+        pointer: c.revision?.pointer ?? c.path,
+      });
+      continue;
+    }
+    const property = c.property ? ` \`${c.property}\`` : '';
+    out.push({
+      where,
+      kind: c.kind,
+      impact: c.impact,
+      breaking: c.impact === 'major',
+      message: verdicts[0]?.message ?? `${c.kind}${property}: \`${detail(c.path) || describeLocation(c.path)}\``,
+      rule: verdicts[0]?.ruleId,
+      pointer: c.revision?.pointer ?? c.base?.pointer ?? c.path,
+    });
+  }
+  return out;
+}
+
+/** Runs `redocly diff` on two in-memory documents and returns its JSON report. */
+export async function redoclyDiff(base: Json, revision: Json): Promise<{ changes?: RedoclyChange[] }> {
+  const dir = await mkdtemp(join(tmpdir(), 'contract-diff-'));
+  try {
+    const a = join(dir, 'base.json');
+    const b = join(dir, 'revision.json');
+    const out = join(dir, 'diff.json');
+    await writeFile(a, JSON.stringify(base));
+    await writeFile(b, JSON.stringify(revision));
+    try {
+      await run(REDOCLY, ['diff', a, b, '--format', 'json', '-o', out, '--fail-on', 'none', '--lint-config', 'off'], {
+        cwd: ROOT,
+        env: QUIET_ENV,
+        maxBuffer: 64 * 1024 * 1024,
+      });
+    } catch (err) {
+      const e = err as { stderr?: string; stdout?: string; message: string };
+      throw new Error(`redocly diff failed:\n${e.stderr ?? ''}${e.stdout ?? ''}${e.message}`);
+    }
+    return JSON.parse(await readFile(out, 'utf8')) as { changes?: RedoclyChange[] };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The gate's core: compares one API's base and revision documents. */
+export async function diffApi(api: ApiName, base: Json | undefined, revision: Json): Promise<ApiDiff> {
+  const gated = GATE[api].gated;
+  if (!base) return { api, gated, newApi: true, changes: [], breaking: [] };
+  const changes = classify(await redoclyDiff(base, revision));
+  return { api, gated, newApi: false, changes, breaking: changes.filter((c) => c.breaking) };
+}
+
+/** True when no gated API has a breaking change. */
+export const passes = (diffs: ApiDiff[]) => diffs.every((d) => !d.gated || d.breaking.length === 0);
+
+/** Changes with the same message at the same pointer (a shared schema seen from many operations) become one line. */
+function grouped(changes: Change[]): Array<{ message: string; rule: string | undefined; where: string[] }> {
+  const byKey = new Map<string, { message: string; rule: string | undefined; where: string[] }>();
+  for (const c of changes) {
+    const key = `${c.message}\u0000${c.pointer}`;
+    const entry = byKey.get(key) ?? { message: c.message, rule: c.rule, where: [] };
+    if (!entry.where.includes(c.where)) entry.where.push(c.where);
+    byKey.set(key, entry);
+  }
+  // Changes seen from an operation or webhook first, bare component changes last.
+  return [...byKey.values()].sort((a, b) => Number(a.where[0]?.startsWith('#')) - Number(b.where[0]?.startsWith('#')));
+}
+
+const MAX_LINES = 40;
+const whereText = (where: string[]) =>
+  where.length <= 3 ? where.map((w) => `\`${w}\``).join(', ') : `${where.slice(0, 3).map((w) => `\`${w}\``).join(', ')} and ${where.length - 3} more`;
+
+export function renderMarkdown(diffs: ApiDiff[], baseLabel: string, revisionLabel = 'working tree'): string {
+  const ok = passes(diffs);
+  const lines: string[] = [];
+  lines.push(`# Contract diff: \`${baseLabel}\` → ${revisionLabel}`, '');
+  lines.push(ok ? '**✅ No breaking change to a published contract.**' : '**❌ Breaking changes to a published contract.**', '');
+  lines.push('| API | policy | breaking | other changes | result |', '|---|---|---:|---:|---|');
+  for (const d of diffs) {
+    const result = d.newApi
+      ? 'new (no document at base)'
+      : d.breaking.length === 0
+        ? '✅ pass'
+        : d.gated
+          ? '❌ fail'
+          : '⚠️ reported only';
+    const breaking = grouped(d.breaking).length;
+    const other = grouped(d.changes.filter((c) => !c.breaking)).length;
+    lines.push(`| ${d.api} | ${GATE[d.api].policy} | ${breaking} | ${other} | ${result} |`);
+  }
+  for (const d of diffs) {
+    if (d.newApi || d.changes.length === 0) continue;
+    const breaking = grouped(d.breaking);
+    const other = grouped(d.changes.filter((c) => !c.breaking));
+    lines.push('', `## ${d.api}`);
+    if (breaking.length > 0) {
+      lines.push('', d.gated ? '### Breaking changes (fail the gate)' : '### Breaking changes (internal API: reported, not failing)', '');
+      for (const g of breaking.slice(0, MAX_LINES)) lines.push(`- ${whereText(g.where)}: ${g.message}${g.rule ? ` _(${g.rule})_` : ''}`);
+      if (breaking.length > MAX_LINES) lines.push(`- … and ${breaking.length - MAX_LINES} more`);
+    }
+    if (other.length > 0) {
+      lines.push('', '### Compatible changes', '');
+      for (const g of other.slice(0, MAX_LINES)) lines.push(`- ${whereText(g.where)}: ${g.message}`);
+      if (other.length > MAX_LINES) lines.push(`- … and ${other.length - MAX_LINES} more`);
+    }
+  }
+  if (!ok) {
+    lines.push(
+      '',
+      'How to proceed: make the change additive (add a field or an operation beside the old one, keep the old one), ' +
+        'or, for the partner API, publish it under a new version path (`/api/partner/v2`) and leave `/api/partner/v1` as it is.',
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Base documents from git
+
+async function git(args: string[], opts: { encoding?: 'buffer' } = {}): Promise<string> {
+  const { stdout } = await run('git', args, { cwd: ROOT, maxBuffer: 256 * 1024 * 1024, ...(opts.encoding ? { encoding: 'buffer' } : {}) });
+  return stdout.toString();
+}
+
+async function existsAt(ref: string, path: string): Promise<boolean> {
+  try {
+    await git(['cat-file', '-e', `${ref}:${path}`]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The bundled documents at a ref: the ref's spec/ bundled by the Redocly CLI (the source of
+ * truth), or its generated/ JSON when the spec cannot be bundled; undefined where it has neither.
+ */
+export async function documentsAt(ref: string): Promise<{ docs: Partial<Record<ApiName, Json>>; notes: string[] }> {
+  const notes: string[] = [];
+  const docs: Partial<Record<ApiName, Json>> = {};
+  const dir = await mkdtemp(join(tmpdir(), 'contract-base-'));
+  try {
+    const wanted: string[] = [];
+    for (const p of ['spec', 'redocly.yaml', 'plugins']) if (await existsAt(ref, p)) wanted.push(p);
+    if (wanted.includes('spec')) {
+      const archive = join(dir, 'base.tar');
+      await run('git', ['archive', '--format=tar', '-o', archive, ref, ...wanted], { cwd: ROOT });
+      await run('tar', ['-xf', archive, '-C', dir]);
+    }
+    await Promise.all(APIS.map(async (api) => {
+      if (wanted.includes('spec') && (await existsAt(ref, `spec/${api}/openapi.yaml`))) {
+        const out = join(dir, `${api}.bundled.json`);
+        try {
+          await run(REDOCLY, ['bundle', `spec/${api}/openapi.yaml`, '--ext', 'json', '-o', out], { cwd: dir, env: QUIET_ENV, maxBuffer: 64 * 1024 * 1024 });
+          docs[api] = JSON.parse(await readFile(out, 'utf8')) as Json;
+          return;
+        } catch (err) {
+          notes.push(`${api}: bundling spec/${api} at ${ref} failed (${(err as Error).message.split('\n')[0]}); using generated/${api}.openapi.json at ${ref}`);
+        }
+      }
+      if (await existsAt(ref, `generated/${api}.openapi.json`)) {
+        docs[api] = JSON.parse(await git(['show', `${ref}:generated/${api}.openapi.json`])) as Json;
+      } else {
+        notes.push(`${api}: no document at ${ref} (nothing published to break)`);
+      }
+    }));
+    return { docs, notes };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function contractDiff(ref: string): Promise<{ ok: boolean; markdown: string; diffs: ApiDiff[]; notes: string[] }> {
+  const { docs, notes } = await documentsAt(ref);
+  const diffs = await Promise.all(APIS.map(async (api) => diffApi(api, docs[api], await bundle(api))));
+  let markdown = renderMarkdown(diffs, ref);
+  if (notes.length > 0) markdown += `\n${notes.map((n) => `> ${n}`).join('\n')}\n`;
+  return { ok: passes(diffs), markdown, diffs, notes };
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { base: { type: 'string' }, output: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean', default: false } },
+  });
+  if (values.help || !values.base) {
+    console[values.help ? 'log' : 'error']('Usage: npm run contract:diff -- --base <git-ref> [--output report.md] [--json report.json]');
+    return values.help ? 0 : 2;
+  }
+  const ref = values.base;
+  try {
+    await git(['rev-parse', '--verify', '--quiet', `${ref}^{commit}`]);
+  } catch {
+    console.error(`contract:diff: "${ref}" is not a commit of this repository (shallow clone? fetch it first)`);
+    return 2;
+  }
+  const { ok, markdown, diffs } = await contractDiff(ref);
+  console.log(markdown);
+  if (values.output) await writeFile(values.output, markdown);
+  if (values.json) await writeFile(values.json, `${JSON.stringify({ base: ref, ok, diffs }, null, 2)}\n`);
+  if (process.env.GITHUB_STEP_SUMMARY) await appendFile(process.env.GITHUB_STEP_SUMMARY, markdown);
+  return ok ? 0 : 1;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      console.error(err instanceof Error ? err.message : err);
+      process.exit(2);
+    },
+  );
+}

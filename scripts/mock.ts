@@ -1,0 +1,86 @@
+// npm run mock [-- -d --seed 42]   Prism mocks of the partner (port 4010) and public (port 4011)
+// documents of generated/, until Ctrl-C. Extra arguments go to both `prism mock` processes
+// (`-d` dynamic answers generated from the schemas, `--seed N` to make them repeatable,
+// `--errors` to answer request violations with an error). One alone: npm run mock:partner / mock:public.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ROOT } from './contract.ts';
+
+export const MOCK_PORTS = { partner: 4010, public: 4011 } as const;
+const PRISM = join(ROOT, 'node_modules', '.bin', 'prism');
+
+/**
+ * The document Prism serves. In dynamic mode json-schema-faker 0.5 (inside Prism 5.14) crashes
+ * on a string with both `format: date-time` and a `pattern` (it generates from the pattern, then
+ * parses the result as a date: our Timestamp is `pattern: Z$`), and answers a `format: uri` with
+ * a `pattern` with text that is no URI. Dynamic mode therefore gets a copy without the patterns
+ * of formatted strings; the generated values still match their format. Static mode serves the
+ * generated document as it is.
+ */
+export function mockDocument(api: 'partner' | 'public', dynamic: boolean): string {
+  const path = join(ROOT, 'generated', `${api}.openapi.json`);
+  if (!dynamic) return path;
+  const strip = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(strip);
+    if (!node || typeof node !== 'object') return node;
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(node)) out[k] = strip(v);
+    if (typeof out.format === 'string' && typeof out.pattern === 'string') delete out.pattern;
+    return out;
+  };
+  const copy = join(mkdtempSync(join(tmpdir(), 'mock-')), `${api}.openapi.json`);
+  writeFileSync(copy, JSON.stringify(strip(JSON.parse(readFileSync(path, 'utf8')))));
+  return copy;
+}
+
+/** Starts `prism mock` for one document; resolves once it listens. */
+export function startPrism(api: 'partner' | 'public', port: number, extra: string[] = [], log: (line: string) => void = () => {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const dynamic = extra.includes('-d') || extra.includes('--dynamic');
+  const child = spawn(PRISM, ['mock', mockDocument(api, dynamic), '--port', String(port), '--host', '127.0.0.1', ...extra], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      if (output.length < 100_000) output += text;
+      for (const line of text.split('\n')) if (line.trim()) log(`[${api}] ${line}`);
+      if (/Prism is listening on/.test(output)) resolve({ url, child, stop });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`prism mock ${api} exited with ${code}:\n${output.slice(-2000)}`)));
+  });
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const only = args[0] === 'partner' || args[0] === 'public' ? args[0] : undefined;
+  const extra = only ? args.slice(1) : args;
+  const apis: Array<'partner' | 'public'> = only ? [only] : ['partner', 'public'];
+  const running = await Promise.all(apis.map((api) => startPrism(api, MOCK_PORTS[api], extra, (line) => console.log(line))));
+  console.log(`\n${apis.map((api, i) => `${api} mock: ${running[i]!.url}`).join('   ')}   (Ctrl-C to stop)`);
+  const stop = async () => {
+    await Promise.all(running.map((r) => r.stop()));
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop());
+  process.on('SIGTERM', () => void stop());
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'))) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  });
+}

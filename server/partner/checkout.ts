@@ -1,0 +1,89 @@
+// Hosted checkout sessions (scope `embed`): the same price checks as POST /orders, then a session
+// the buyer pays on the hosted page (server/public/checkout.ts) within 7 days of business time.
+import type { Request, RequestHandler } from 'express';
+import type { components } from '../../generated/partner.d.ts';
+import { issueCheckoutToken, SESSION_VALIDITY_SECONDS } from '../domain/checkout.ts';
+import { quoteError, readQuote } from '../domain/quote-token.ts';
+import { rfc3339 } from '../domain/rfc3339.ts';
+import { ApiError } from '../http/errors.ts';
+import { newId } from '../ids.ts';
+import { callerOf, type PartnerDeps } from './context.ts';
+
+type Schemas = components['schemas'];
+
+/**
+ * The key of checkout tokens. The quote key serves both: signed-token.ts binds every MAC to a
+ * purpose label, so a quote id can never pass as a checkout token or the reverse.
+ */
+export const checkoutKey = (deps: Pick<PartnerDeps, 'keys'>) => deps.keys.quotes;
+
+/** The configured public base URL, or the origin the request came in on. */
+export const publicBase = (deps: Pick<PartnerDeps, 'publicBaseUrl'>, req: Request) => (deps.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`).replace(/\/+$/, '');
+
+export function createCheckoutSession(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await callerOf(deps, res);
+    const request = req.body as Schemas['CheckoutSessionRequest'];
+    const environment = caller.credential.environment;
+    const { domain } = request;
+    const listing = await deps.store.inventory.find(environment, domain);
+    if (!listing) throw new ApiError('not_found', `Domain "${domain}" is not listed`);
+    if (listing.status !== 'listed' || (await deps.store.orders.liveOrderFor(environment, domain))) throw new ApiError('not_found', `Domain "${domain}" is already sold`);
+    const held = await deps.store.orders.reservationByOther(environment, domain, caller.partner.id, caller.now);
+    if (held) throw new ApiError('domain_reserved', `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(held.expires_at)}`);
+
+    let price = listing.price_cents;
+    if (request.quote_id !== undefined && request.quote_id !== null) {
+      const quote = readQuote(deps.keys.quotes, request.quote_id, { partnerId: caller.partner.id, environment, now: caller.businessNow });
+      if (!quote.ok) {
+        const err = quoteError(quote);
+        throw err.status === 400 ? new ApiError('validation_error', err.message, err.details) : new ApiError(err.code, err.message);
+      }
+      if (quote.payload.domain !== domain) {
+        throw new ApiError('validation_error', `quote_id was issued for "${quote.payload.domain}", not "${domain}"`, [{ path: '/body/quote_id', message: 'quotes another domain' }]);
+      }
+      price = quote.payload.priceCents;
+    }
+    if (request.expected_price !== price || request.currency !== listing.currency) {
+      const what = request.quote_id ? 'quoted' : 'current';
+      throw new ApiError('price_mismatch', `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`);
+    }
+
+    const createdAt = caller.businessNow;
+    const expiresAt = createdAt + SESSION_VALIDITY_SECONDS * 1000;
+    const sessionId = newId('cs', 20);
+    await deps.store.checkout.insertSession({
+      session_id: sessionId,
+      partner_id: caller.partner.id,
+      environment,
+      domain,
+      price_cents: price,
+      currency: listing.currency,
+      buyer_email: request.buyer.email,
+      buyer_country: request.buyer.country ?? null,
+      buyer_account: request.buyer.account ?? null,
+      return_url: request.return_url,
+      cancel_url: request.cancel_url,
+      quote_id: request.quote_id ?? null,
+      click_id: null,
+      link_id: null,
+      referred_at: null,
+      order_id: null,
+      paid_at: null,
+      created_at: createdAt,
+      expires_at: expiresAt,
+    });
+    const pt = issueCheckoutToken(checkoutKey(deps), { sessionId, partnerId: caller.partner.id, expiresAt });
+    const body: Schemas['CheckoutSession'] = {
+      session_id: sessionId,
+      checkout_url: `${publicBase(deps, req)}/checkout?pt=${pt}`,
+      domain,
+      price_cents: price,
+      currency: listing.currency,
+      quote_id: request.quote_id ?? null,
+      expires_at: rfc3339(expiresAt),
+      created_at: rfc3339(createdAt),
+    };
+    res.status(201).json(body);
+  };
+}

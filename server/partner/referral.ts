@@ -1,0 +1,195 @@
+// Referral (scopes `refer` and `report`, and an affiliate account): tracked links and their
+// statistics, clicks, attributed sales, the commission ledger, referral payouts and the funnel.
+import type { Request, RequestHandler } from 'express';
+import type { components } from '../../generated/partner.d.ts';
+import { decodeCursor, encodeCursor, isCursorError, type CursorPosition } from '../domain/cursor.ts';
+import { analyticsWindow, maskEmail, PRODUCTS } from '../domain/referral.ts';
+import { rfc3339 } from '../domain/rfc3339.ts';
+import { ApiError } from '../http/errors.ts';
+import { newId, randomBase62 } from '../ids.ts';
+import type { LinkRow } from '../store/referral.ts';
+import { publicBase } from './checkout.ts';
+import { callerOf, parseInstant, queryInteger, queryString, type Caller, type PartnerDeps } from './context.ts';
+
+type Schemas = components['schemas'];
+
+/** Listings are priced in USD (DECISIONS §2), so referral money is too. */
+const CURRENCY = 'USD';
+const DAY_MS = 86_400_000;
+
+async function affiliateCaller(deps: PartnerDeps, res: Parameters<RequestHandler>[1]): Promise<Caller> {
+  const caller = await callerOf(deps, res);
+  if (!caller.credential.affiliate) {
+    throw new ApiError('forbidden', 'This credential is not linked to an affiliate account; referral links and reports need one (ask the operator to link it)');
+  }
+  return caller;
+}
+
+/** The keyset position after which a page starts, from a cursor bound to this list and its filters. */
+function position(deps: PartnerDeps, req: Request, scope: string, binding: Record<string, unknown>): CursorPosition | undefined {
+  const cursor = queryString(req, 'cursor');
+  if (cursor === undefined) return undefined;
+  const p = decodeCursor(deps.keys.cursors, cursor, scope, binding);
+  if (isCursorError(p)) throw new ApiError('invalid_cursor', p.message);
+  return p;
+}
+
+function nextCursor<T>(deps: PartnerDeps, rows: T[], limit: number, scope: string, binding: Record<string, unknown>, key: (row: T) => CursorPosition): string | null {
+  const last = rows[limit - 1];
+  return rows.length > limit && last ? encodeCursor(deps.keys.cursors, { scope, binding, position: key(last) }) : null;
+}
+
+const windowOf = (req: Request) => ({ from: parseInstant(queryString(req, 'from')), to: parseInstant(queryString(req, 'to')) });
+
+function toLink(deps: PartnerDeps, req: Request, row: LinkRow): Schemas['Link'] {
+  return {
+    link_id: row.link_id,
+    type: row.type,
+    domain: row.domain,
+    product: row.product,
+    url: `${publicBase(deps, req)}/r/${row.code}`,
+    created_at: rfc3339(row.created_at),
+  };
+}
+
+export function createLink(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await affiliateCaller(deps, res);
+    const request = req.body as Schemas['LinkRequest'];
+    const environment = caller.credential.environment;
+    let domain: string | null = null;
+    let product: string | null = null;
+    if (request.type === 'domain') {
+      const listing = await deps.store.inventory.find(environment, request.domain);
+      if (!listing || listing.status !== 'listed') throw new ApiError('not_found', `Domain "${request.domain}" is not listed`);
+      domain = request.domain;
+    } else if (request.type === 'product') {
+      if (!(PRODUCTS as readonly string[]).includes(request.product)) throw new ApiError('not_found', `Product "${request.product}" is not known; products are ${PRODUCTS.join(', ')}`);
+      product = request.product;
+    }
+    const row: LinkRow = { link_id: newId('lnk', 16), code: randomBase62(12), partner_id: caller.partner.id, environment, type: request.type, domain, product, created_at: caller.businessNow };
+    await deps.store.referral.insertLink(row);
+    res.status(201).json(toLink(deps, req, row));
+  };
+}
+
+export function listLinks(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await affiliateCaller(deps, res);
+    const limit = queryInteger(req, 'limit') ?? 50;
+    const type = queryString(req, 'type');
+    const scope = `links:${caller.partner.id}`;
+    const binding = { type: type ?? null };
+    const p = position(deps, req, scope, binding);
+    const rows = await deps.store.referral.listLinks(caller.partner.id, type, limit + 1, p ? { createdAt: Number(p[0]), linkId: String(p[1]) } : undefined);
+    const page = rows.slice(0, limit);
+    const stats = await deps.store.referral.linkStats(page.map((r) => r.link_id));
+    const body: Schemas['LinkList'] = {
+      data: page.map((r) => ({ ...toLink(deps, req, r), stats: { ...stats.get(r.link_id)!, currency: CURRENCY } })),
+      next_cursor: nextCursor(deps, rows, limit, scope, binding, (r) => [r.created_at, r.link_id]),
+    };
+    res.json(body);
+  };
+}
+
+export function getReferralClicks(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await affiliateCaller(deps, res);
+    const window = windowOf(req);
+    const report = await deps.store.referral.clickReport(caller.partner.id, window);
+    const body: Schemas['ClickReport'] = {
+      from: window.from === undefined ? null : rfc3339(window.from),
+      to: window.to === undefined ? null : rfc3339(window.to),
+      total_clicks: report.total,
+      by_link: report.byLink,
+      by_day: report.byDay.map((d) => ({ date: rfc3339(d.day * DAY_MS).slice(0, 10), clicks: d.clicks })),
+    };
+    res.json(body);
+  };
+}
+
+export function listReferralSales(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await affiliateCaller(deps, res);
+    const limit = queryInteger(req, 'limit') ?? 50;
+    const window = windowOf(req);
+    const scope = `referral-sales:${caller.partner.id}`;
+    const binding = { from: queryString(req, 'from') ?? null, to: queryString(req, 'to') ?? null };
+    const p = position(deps, req, scope, binding);
+    const rows = await deps.store.referral.listSales(caller.partner.id, window, limit + 1, p ? { soldAt: Number(p[0]), publicId: String(p[1]) } : undefined);
+    const page = rows.slice(0, limit);
+    const statuses = await deps.store.referral.latestStatuses(page.map((r) => r.public_id));
+    const body: Schemas['ReferralSaleList'] = {
+      data: page.map((r) => ({
+        public_id: r.public_id,
+        link_id: r.link_id,
+        domain: r.domain,
+        buyer: { email: maskEmail(r.buyer_email), country: r.buyer_country },
+        amount_cents: Number(r.amount_cents),
+        commission_cents: Number(r.commission_cents),
+        commission_status: statuses.get(r.public_id) ?? 'accrued',
+        currency: r.currency,
+        sold_at: rfc3339(r.sold_at),
+      })),
+      next_cursor: nextCursor(deps, rows, limit, scope, binding, (r) => [r.sold_at, r.public_id]),
+    };
+    res.json(body);
+  };
+}
+
+export function listCommissions(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await affiliateCaller(deps, res);
+    const limit = queryInteger(req, 'limit') ?? 50;
+    const status = queryString(req, 'status');
+    const scope = `commissions:${caller.partner.id}`;
+    const binding = { status: status ?? null, from: queryString(req, 'from') ?? null, to: queryString(req, 'to') ?? null };
+    const p = position(deps, req, scope, binding);
+    const rows = await deps.store.referral.listLedger(caller.partner.id, { ...windowOf(req), status }, limit + 1, p ? Number(p[0]) : undefined);
+    const body: Schemas['CommissionLedger'] = {
+      data: rows.slice(0, limit).map((r) => ({
+        entry_id: r.entry_id,
+        status: r.status,
+        amount_cents: r.amount_cents,
+        balance_cents: r.balance_cents,
+        currency: r.currency,
+        public_id: r.public_id,
+        payout_id: r.payout_id,
+        created_at: rfc3339(r.created_at),
+      })),
+      next_cursor: nextCursor(deps, rows, limit, scope, binding, (r) => [r.seq]),
+      balance_cents: await deps.store.referral.balance(caller.partner.id),
+      currency: CURRENCY,
+    };
+    res.json(body);
+  };
+}
+
+export function listReferralPayouts(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await affiliateCaller(deps, res);
+    const limit = queryInteger(req, 'limit') ?? 50;
+    const scope = `referral-payouts:${caller.partner.id}`;
+    const binding = { from: queryString(req, 'from') ?? null, to: queryString(req, 'to') ?? null };
+    const p = position(deps, req, scope, binding);
+    const { rows, totalCents } = await deps.store.referral.listPayouts(caller.partner.id, windowOf(req), limit + 1, p ? { paidAt: Number(p[0]), payoutId: String(p[1]) } : undefined);
+    const body: Schemas['ReferralPayoutList'] = {
+      data: rows.slice(0, limit).map((r) => ({ payout_id: r.payout_id, kind: r.kind, amount_cents: Number(r.amount_cents), currency: r.currency, paid_at: rfc3339(r.paid_at) })),
+      next_cursor: nextCursor(deps, rows, limit, scope, binding, (r) => [r.paid_at, r.payout_id]),
+      total_paid_cents: totalCents,
+      currency: CURRENCY,
+    };
+    res.json(body);
+  };
+}
+
+export function getReferralAnalytics(deps: PartnerDeps): RequestHandler {
+  return async (req, res) => {
+    const caller = await affiliateCaller(deps, res);
+    const { from, to } = windowOf(req);
+    const window = analyticsWindow(from, to, caller.businessNow);
+    const funnel = await deps.store.referral.funnel(caller.partner.id, window);
+    const body: Schemas['Analytics'] = { from: rfc3339(window.from), to: rfc3339(window.to), ...funnel, currency: CURRENCY };
+    res.json(body);
+  };
+}
