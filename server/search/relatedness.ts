@@ -21,8 +21,6 @@ export interface Relatedness {
   profile(term: string): Profile;
   /** Cosine of the two profiles, 0 to 1. */
   similarity(a: Profile, b: Profile): number;
-  /** Interned feature id (for inverted lists over profiles). */
-  readonly featureCount: number;
 }
 
 const SELF = 1.5;
@@ -181,9 +179,6 @@ export function createRelatedness(wordnet: WordNet, lexicon: Lexicon): Relatedne
 
   const cache = new BoundedCache<string, Profile>(PROFILE_CACHE);
   return {
-    get featureCount() {
-      return featureIds.size;
-    },
     profile(term) {
       const cached = cache.get(term);
       if (cached) return cached;

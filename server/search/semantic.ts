@@ -36,7 +36,7 @@ interface FeatureList {
 export class SemanticVocabulary {
   private synced = 0;
   private readonly byFeature = new Map<number, FeatureList>();
-  private sums = new Float32Array(1024);
+  private sums = new Float64Array(1024);
 
   constructor(private readonly relatedness: Relatedness) {}
 
@@ -55,7 +55,7 @@ export class SemanticVocabulary {
         list.weights.push(profile.weights[i] ?? 0);
       }
     }
-    if (this.sums.length < this.synced) this.sums = new Float32Array(Math.max(this.synced, this.sums.length * 2));
+    if (this.sums.length < this.synced) this.sums = new Float64Array(Math.max(this.synced, this.sums.length * 2));
   }
 
   /** Terms of the collection with their cosine to `profile`, at least `min`. */
@@ -73,7 +73,9 @@ export class SemanticVocabulary {
     }
     const result = new Map<number, number>();
     for (const term of touched) {
-      const sim = Math.min(1, this.sums[term] ?? 0);
+      // Feature ids, and so the order of this sum, depend on which words were profiled first;
+      // rounding keeps the last bits of that order from ever deciding a ranking.
+      const sim = Math.min(1, Math.round((this.sums[term] ?? 0) * 1e6) / 1e6);
       if (sim >= min) result.set(term, sim);
       this.sums[term] = 0;
     }
