@@ -8,6 +8,7 @@ import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError } from '../http/errors.ts';
 import type { CaseRow, CaseTimelineRow } from '../store/brokerage.ts';
 import type { Store } from '../store/index.ts';
+import { escapeHtml, htmlPage } from './html.ts';
 
 type Progress = components['schemas']['BrokerageProgress'];
 
@@ -25,7 +26,6 @@ const STATUS_TEXT: Record<BrokerageStatus, string> = {
 
 const TIER_TEXT: Record<string, string> = { managed: 'Managed brokerage', self_serve: 'Self-serve brokerage' };
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const statusText = (status: string) => STATUS_TEXT[status as BrokerageStatus] ?? status;
 
 function toProgress(row: CaseRow, timeline: readonly CaseTimelineRow[]): Progress {
@@ -45,24 +45,9 @@ function toProgress(row: CaseRow, timeline: readonly CaseTimelineRow[]): Progres
 const money = (cents: number, currency: string) => `${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`;
 const readableDate = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
 
-function page(title: string, main: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}ol{padding-left:1.25rem}li{margin:.5rem 0}.note{color:#444}</style>
-</head>
-<body>
-<main>
-${main}
-</main>
-</body>
-</html>
-`;
-}
+const STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}ol{padding-left:1.25rem}li{margin:.5rem 0}.note{color:#444}';
+
+const page = (title: string, main: string) => htmlPage(title, STYLE, main);
 
 export function renderProgress(p: Progress): string {
   const entries = p.timeline

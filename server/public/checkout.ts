@@ -16,8 +16,8 @@ import { accrueCommission } from '../partner/referral-ledger.ts';
 import type { CheckoutSessionRow } from '../store/checkout.ts';
 import type { Repositories } from '../store/index.ts';
 import type { OrderRow } from '../store/orders.ts';
+import { escapeHtml, htmlPage } from './html.ts';
 
-const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const TOKEN_FORM = /^[A-Za-z0-9_.~-]{16,2048}$/;
 const CLICK_FORM = /^clk_[0-9A-Za-z]{6,40}$/;
 
@@ -30,24 +30,7 @@ const STYLE =
   '.pay{background:#1d4ed8;color:#fff}.cancel{background:#fff;color:#1d4ed8}' +
   ':focus-visible{outline:3px solid #1a1a1a;outline-offset:2px}.alert{color:#b91c1c;font-weight:600}.hint{color:#444;font-size:.9rem}';
 
-function page(title: string, main: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${main}
-</main>
-</body>
-</html>
-`;
-}
+const page = (title: string, main: string) => htmlPage(title, STYLE, main);
 
 function checkoutPage(session: CheckoutSessionRow, pt: string, alert?: string): string {
   const sandbox = session.environment === 'sandbox';
