@@ -9,7 +9,7 @@ import type { Faults } from '../server/faults.ts';
 import { ConfigError, type AdminClient, type Context, type Family, type Need } from './context.ts';
 import { ALL_FAMILIES } from './families/index.ts';
 import { MOCK_FAMILIES } from './families/mock.ts';
-import { HttpRecorder, type Credentials } from './http.ts';
+import { HttpRecorder, type Credentials, type Exchange } from './http.ts';
 import { runFamilies, selectFamilies, type CheckResult } from './runner.ts';
 import { SpecIndex } from './spec.ts';
 
@@ -17,6 +17,8 @@ export interface ConformanceOptions {
   baseUrl: string;
   credentials?: Credentials | undefined;
   adminToken?: string | undefined;
+  /** Where the operator API (/api/admin/v1) is, when not at baseUrl (e.g. baseUrl is a validating proxy of the partner document). */
+  adminBaseUrl?: string | undefined;
   surface?: 'partner' | 'public' | 'all';
   only?: string[];
   skip?: string[];
@@ -68,10 +70,10 @@ function adminClient(baseUrl: string, token: string): AdminClient {
 const ALL_SCOPES = ['search', 'embed', 'buy', 'broker', 'refer', 'report', 'webhook'];
 const FAST_LIMITS = { search: 100_000, write: 100_000, reporting: 100_000 };
 
-export async function runConformance(o: ConformanceOptions): Promise<{ results: CheckResult[]; seconds: number; families: Family[] }> {
+export async function runConformance(o: ConformanceOptions): Promise<{ results: CheckResult[]; seconds: number; families: Family[]; exchanges: Exchange[] }> {
   const log = o.log ?? (() => {});
   const http = new HttpRecorder(o.baseUrl, globalThis.fetch, log);
-  const admin = o.adminToken ? adminClient(o.baseUrl, o.adminToken) : undefined;
+  const admin = o.adminToken ? adminClient(o.adminBaseUrl ?? o.baseUrl, o.adminToken) : undefined;
   let main: (Credentials & { partnerId?: string }) | undefined = o.credentials;
   const ctx: Context = {
     http,
@@ -106,7 +108,7 @@ export async function runConformance(o: ConformanceOptions): Promise<{ results: 
     ...(o.onFamily ? { onFamily: o.onFamily } : {}),
     ...(o.onResult ? { onResult: o.onResult } : {}),
   });
-  return { results, seconds: (performance.now() - started) / 1000, families };
+  return { results, seconds: (performance.now() - started) / 1000, families, exchanges: http.exchanges };
 }
 
 /**

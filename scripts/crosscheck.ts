@@ -1,0 +1,281 @@
+// npm run conformance:crosscheck [-- --only schema,idempotency --seed 42 --num-runs 15]
+//
+// An independent cross-check of the reference server: the conformance suite's partner traffic
+// goes through `prism proxy generated/partner.openapi.json <server>` (Stoplight Prism, a second
+// validator that shares no code with ours), and every violation Prism reports is collected. Exit 1
+// when Prism finds an answer of the server that does not match the document (a response
+// violation). Request violations are counted and printed but never fail: the suite sends
+// deliberately invalid requests (missing signatures, bad cursors, unknown fields) on purpose.
+//
+// How Prism 5.14.2 reports (read from prism-http-server/dist/server.js and
+// prism-http/dist/forwarder/index.js, and checked by sending invalid requests through it):
+// every forwarded answer carries an `sl-violations` header, a JSON array of
+// `{ location: ['request' | 'response', ...], severity: 'Error' | 'Warning', code, message }`
+// (cut to ~8 KB and prefixed `Too many violations!` when longer). With `--errors` Prism does
+// not forward a request that has any violation: it answers 401 (security) or 422 itself, 404 for a
+// route the document lacks, all without the header; and it replaces an invalid upstream answer
+// with a 500 problem+json. The suite would then check Prism's answers instead of the server's, and
+// its deliberately invalid requests (a third of the partner traffic) would never reach the server.
+// The proxy therefore runs WITHOUT `--errors`: it forwards everything unchanged and reports
+// through the header, which is read here from every response of the proxy.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { Faults } from '../server/faults.ts';
+import { runConformance, startReferenceServer } from '../conformance/run.ts';
+import { SpecIndex } from '../conformance/spec.ts';
+import { ROOT } from './contract.ts';
+
+const PRISM = join(ROOT, 'node_modules', '.bin', 'prism');
+const DOCUMENT = join(ROOT, 'generated', 'partner.openapi.json');
+
+export interface PrismViolation {
+  side: 'request' | 'response';
+  severity: string;
+  code: string;
+  /** Location after the side, e.g. `body.data.0` or `query`. */
+  location: string;
+  message: string;
+}
+
+export interface ProxiedExchange {
+  method: string;
+  url: string;
+  status: number;
+  /** operationId in the partner document, or `METHOD /path (not in the partner document)`. */
+  operation: string;
+  /** The suite marked the request as deliberately invalid; undefined when it went through a recorder of a check's own. */
+  deliberate: boolean | undefined;
+  violations: PrismViolation[];
+  /** Prism cut the header: more violations than listed. */
+  truncated: boolean;
+}
+
+export interface CrosscheckResult {
+  exchanges: ProxiedExchange[];
+  responseViolations: Array<PrismViolation & { exchange: ProxiedExchange }>;
+  requestViolations: Array<PrismViolation & { exchange: ProxiedExchange }>;
+  suite: { passed: number; failed: number; skipped: number; failures: string[] };
+  seconds: number;
+}
+
+export interface CrosscheckOptions {
+  only?: string[];
+  skip?: string[];
+  seed: number;
+  numRuns: number;
+  /** Faults of the reference server (server/faults.ts), to prove the cross-check can fail. */
+  faults?: Faults;
+  log?: (line: string) => void;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `prism proxy <partner document> <upstream>` (report mode, see above); resolves once it listens. */
+export async function startPrismProxy(upstream: string, log: (line: string) => void = () => {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(PRISM, ['proxy', DOCUMENT, upstream, '--port', String(port), '--host', '127.0.0.1'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString();
+      if (output.length < 100_000) output += text;
+      for (const line of text.split('\n')) if (line.trim()) log(`[prism] ${line}`);
+      if (/Prism is listening on/.test(output)) resolve({ url: `http://127.0.0.1:${port}`, child, stop });
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`prism proxy exited with ${code}:\n${output.slice(-2000)}`)));
+  });
+}
+
+/** The violations of one `sl-violations` header value. */
+export function parseViolations(header: string | null): { violations: PrismViolation[]; truncated: boolean } {
+  if (!header) return { violations: [], truncated: false };
+  const truncated = header.startsWith('Too many violations!');
+  let raw: Array<{ location?: unknown[]; severity?: string; code?: unknown; message?: string }>;
+  try {
+    raw = JSON.parse(truncated ? header.slice('Too many violations! '.length) : header) as typeof raw;
+  } catch {
+    // Cut mid-array: keep what the text still says about each entry's side.
+    raw = [...header.matchAll(/"location":\["(request|response)"((?:,"[^"]*"|,\d+)*)\],"severity":"(\w+)"(?:,"code":"?([^",]*)"?)?(?:,"message":"((?:[^"\\]|\\.)*)")?/g)].map((m) => ({
+      location: [m[1], ...(m[2] ? m[2].slice(1).split(',').map((s) => s.replace(/"/g, '')) : [])],
+      severity: m[3],
+      code: m[4],
+      message: m[5] ?? '(cut by Prism)',
+    }));
+  }
+  const violations = raw.map((v) => {
+    const [side, ...rest] = (v.location ?? []).map(String);
+    return {
+      side: side === 'response' ? ('response' as const) : ('request' as const),
+      severity: v.severity ?? 'Error',
+      code: v.code === undefined ? '' : String(v.code),
+      location: rest.join('.'),
+      message: v.message ?? '',
+    };
+  });
+  return { violations, truncated };
+}
+
+function headerValue(headers: HeadersInit | undefined, name: string): string | undefined {
+  if (!headers) return undefined;
+  if (headers instanceof Headers) return headers.get(name) ?? undefined;
+  const entries = Array.isArray(headers) ? headers : Object.entries(headers);
+  return entries.find(([k]) => k?.toLowerCase() === name)?.[1];
+}
+
+/**
+ * Runs the partner conformance suite against a fresh reference server through Prism's proxy and
+ * returns every exchange Prism saw with the violations it reported. The operator API is not in
+ * the partner document: the suite's admin calls go to the server directly.
+ */
+export async function crosscheck(o: CrosscheckOptions): Promise<CrosscheckResult> {
+  const log = o.log ?? (() => {});
+  const started = performance.now();
+  const server = await startReferenceServer(o.faults);
+  let prism: Awaited<ReturnType<typeof startPrismProxy>> | undefined;
+  const original = globalThis.fetch;
+  try {
+    prism = await startPrismProxy(server.url, log);
+    const proxyUrl = prism.url;
+    // Every response of the proxy, including those of checks that send through a recorder of
+    // their own (the rate-limit check): the suite's recorders take globalThis.fetch when built.
+    const seen: Array<{ method: string; url: string; nonce: string; status: number; header: string | null }> = [];
+    globalThis.fetch = async (input, init) => {
+      const response = await original(input, init);
+      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+      if (url.startsWith(proxyUrl)) {
+        seen.push({ method: (init?.method ?? 'GET').toUpperCase(), url, nonce: headerValue(init?.headers, 'x-service-nonce') ?? '', status: response.status, header: response.headers.get('sl-violations') });
+      }
+      return response;
+    };
+    const run = await runConformance({
+      baseUrl: proxyUrl,
+      adminBaseUrl: server.url,
+      adminToken: server.adminToken,
+      surface: 'partner',
+      reference: true,
+      seed: o.seed,
+      numRuns: o.numRuns,
+      ...(o.only ? { only: o.only } : {}),
+      ...(o.skip ? { skip: o.skip } : {}),
+      log,
+    });
+    globalThis.fetch = original;
+
+    // Which requests the suite meant to be invalid: matched in order on method, URL and nonce.
+    const deliberate = new Map<string, boolean[]>();
+    for (const e of run.exchanges) {
+      const key = `${e.method} ${e.url} ${headerValue(e.requestHeaders, 'x-service-nonce') ?? ''}`;
+      deliberate.set(key, [...(deliberate.get(key) ?? []), e.deliberate === true]);
+    }
+    const spec = SpecIndex.load();
+    const exchanges: ProxiedExchange[] = seen.map((s) => {
+      const path = new URL(s.url).pathname;
+      const op = spec.match('partner', s.method, path);
+      const { violations, truncated } = parseViolations(s.header);
+      return {
+        method: s.method,
+        url: s.url,
+        status: s.status,
+        operation: op?.operationId ?? `${s.method} ${path} (not in the partner document)`,
+        deliberate: deliberate.get(`${s.method} ${s.url} ${s.nonce}`)?.shift(),
+        violations,
+        truncated,
+      };
+    });
+    const all = exchanges.flatMap((exchange) => exchange.violations.map((v) => ({ ...v, exchange })));
+    const count = (status: string) => run.results.filter((r) => r.status === status).length;
+    return {
+      exchanges,
+      responseViolations: all.filter((v) => v.side === 'response'),
+      requestViolations: all.filter((v) => v.side === 'request'),
+      suite: {
+        passed: count('passed'),
+        failed: count('failed'),
+        skipped: count('skipped'),
+        failures: run.results.filter((r) => r.status === 'failed').map((r) => `${r.family}: ${r.check}: ${(r.message ?? '').split('\n')[0]!.slice(0, 200)}`),
+      },
+      seconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    globalThis.fetch = original;
+    await prism?.stop();
+    await server.stop();
+  }
+}
+
+/** The printed summary: exchanges, then violations grouped by side, operation and kind. */
+export function summarize(result: CrosscheckResult): string {
+  const lines: string[] = [];
+  const deliberate = result.requestViolations.filter((v) => v.exchange.deliberate === true).length;
+  lines.push(`cross-check through prism proxy: ${result.exchanges.length} exchanges proxied in ${result.seconds.toFixed(1)} s`);
+  lines.push(`  suite through the proxy: ${result.suite.passed} passed, ${result.suite.failed} failed, ${result.suite.skipped} skipped`);
+  for (const f of result.suite.failures) lines.push(`    failed: ${f}`);
+  lines.push(`  response violations: ${result.responseViolations.length}`);
+  lines.push(`  request violations: ${result.requestViolations.length} (${deliberate} on deliberately invalid requests, expected; ${result.requestViolations.length - deliberate} on others)`);
+  const truncated = result.exchanges.filter((e) => e.truncated).length;
+  if (truncated) lines.push(`  ${truncated} exchange(s) had more violations than Prism's header holds`);
+  const groups = new Map<string, { n: number; statuses: Set<number>; example: string }>();
+  for (const v of [...result.responseViolations, ...result.requestViolations]) {
+    const tag = v.side === 'request' ? (v.exchange.deliberate ? 'request (deliberate)' : 'request') : 'RESPONSE';
+    const key = `${tag}  ${v.exchange.operation}  ${v.severity} ${v.code || '-'} ${v.location || '(whole)'}`;
+    const group = groups.get(key) ?? { n: 0, statuses: new Set<number>(), example: v.message };
+    group.n++;
+    group.statuses.add(v.exchange.status);
+    groups.set(key, group);
+  }
+  if (groups.size) lines.push('  by side, operation and kind:');
+  for (const [key, g] of [...groups].sort(([a], [b]) => a.localeCompare(b))) {
+    lines.push(`    ${key}  ×${g.n}  [status ${[...g.statuses].join(',')}]  ${g.example.slice(0, 160)}`);
+  }
+  return lines.join('\n');
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const value = (name: string) => {
+    const i = args.indexOf(name);
+    return i >= 0 ? args[i + 1] : undefined;
+  };
+  const list = (name: string) => value(name)?.split(',').map((s) => s.trim()).filter(Boolean);
+  const seed = Number(value('--seed') ?? Date.now() % 2_147_483_647);
+  const numRuns = Number(value('--num-runs') ?? 25);
+  console.log(`cross-check: seed ${seed}, ${numRuns} runs per property`);
+  const only = list('--only');
+  const skip = list('--skip');
+  const result = await crosscheck({ seed, numRuns, ...(only ? { only } : {}), ...(skip ? { skip } : {}), ...(args.includes('--verbose') ? { log: (line: string) => console.log(line) } : {}) });
+  console.log(summarize(result));
+  if (result.responseViolations.length > 0) {
+    console.error(`\ncross-check FAILED: Prism found ${result.responseViolations.length} answer(s) of the server that do not match generated/partner.openapi.json`);
+    process.exit(1);
+  }
+  console.log('\ncross-check passed: Prism found no answer of the server that violates the partner document');
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'))) {
+  main().catch((err: unknown) => {
+    console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+    process.exit(1);
+  });
+}
