@@ -18,15 +18,13 @@
 // its deliberately invalid requests (a third of the partner traffic) would never reach the server.
 // The proxy therefore runs WITHOUT `--errors`: it forwards everything unchanged and reports
 // through the header, which is read here from every response of the proxy.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Faults } from '../server/faults.ts';
 import { runConformance, startReferenceServer } from '../conformance/run.ts';
 import { SpecIndex } from '../conformance/spec.ts';
 import { ROOT } from './contract.ts';
+import { freePort, spawnPrism, type RunningPrism } from './mock.ts';
 
-const PRISM = join(ROOT, 'node_modules', '.bin', 'prism');
 const DOCUMENT = join(ROOT, 'generated', 'partner.openapi.json');
 
 export interface PrismViolation {
@@ -69,43 +67,9 @@ export interface CrosscheckOptions {
   log?: (line: string) => void;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** Starts `prism proxy <partner document> <upstream>` (report mode, see above); resolves once it listens. */
-export async function startPrismProxy(upstream: string, log: (line: string) => void = () => {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const port = await freePort();
-  const child = spawn(PRISM, ['proxy', DOCUMENT, upstream, '--port', String(port), '--host', '127.0.0.1'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-    });
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString();
-      if (output.length < 100_000) output += text;
-      for (const line of text.split('\n')) if (line.trim()) log(`[prism] ${line}`);
-      if (/Prism is listening on/.test(output)) resolve({ url: `http://127.0.0.1:${port}`, child, stop });
-    };
-    child.stdout?.on('data', onData);
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`prism proxy exited with ${code}:\n${output.slice(-2000)}`)));
-  });
+export async function startPrismProxy(upstream: string, log: (line: string) => void = () => {}): Promise<RunningPrism> {
+  return spawnPrism(['proxy', DOCUMENT, upstream], await freePort(), 'proxy', log);
 }
 
 /** The violations of one `sl-violations` header value. */

@@ -4,6 +4,7 @@
 // `--errors` to answer request violations with an error). One alone: npm run mock:partner / mock:public.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from './contract.ts';
@@ -35,13 +36,28 @@ export function mockDocument(api: 'partner' | 'public', dynamic: boolean): strin
   return copy;
 }
 
-/** Starts `prism mock` for one document; resolves once it listens. */
-export function startPrism(api: 'partner' | 'public', port: number, extra: string[] = [], log: (line: string) => void = () => {}): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const dynamic = extra.includes('-d') || extra.includes('--dynamic');
-  const child = spawn(PRISM, ['mock', mockDocument(api, dynamic), '--port', String(port), '--host', '127.0.0.1', ...extra], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
+/** A port nothing listens on now (Prism takes a fixed port, not 0). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
   });
+}
+
+export interface RunningPrism {
+  url: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** Runs the Prism CLI with `args` on 127.0.0.1:`port`; resolves once it listens, rejects if it exits first. */
+export function spawnPrism(args: string[], port: number, label: string, log: (line: string) => void = () => {}): Promise<RunningPrism> {
+  const child = spawn(PRISM, [...args, '--port', String(port), '--host', '127.0.0.1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   const url = `http://127.0.0.1:${port}`;
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -54,13 +70,19 @@ export function startPrism(api: 'partner' | 'public', port: number, extra: strin
     const onData = (chunk: Buffer) => {
       const text = chunk.toString();
       if (output.length < 100_000) output += text;
-      for (const line of text.split('\n')) if (line.trim()) log(`[${api}] ${line}`);
+      for (const line of text.split('\n')) if (line.trim()) log(`[${label}] ${line}`);
       if (/Prism is listening on/.test(output)) resolve({ url, child, stop });
     };
     child.stdout?.on('data', onData);
     child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`prism mock ${api} exited with ${code}:\n${output.slice(-2000)}`)));
+    child.once('exit', (code) => reject(new Error(`prism ${label} exited with ${code}:\n${output.slice(-2000)}`)));
   });
+}
+
+/** Starts `prism mock` for one document; resolves once it listens. */
+export function startPrism(api: 'partner' | 'public', port: number, extra: string[] = [], log: (line: string) => void = () => {}): Promise<RunningPrism> {
+  const dynamic = extra.includes('-d') || extra.includes('--dynamic');
+  return spawnPrism(['mock', mockDocument(api, dynamic), ...extra], port, api, log);
 }
 
 async function main() {

@@ -1,21 +1,9 @@
 // The `--target mock` profile against real Prism mocks of the partner and public documents
 // (what `npm run mock` starts), in static mode (the documents' examples) and in dynamic mode
 // (answers generated from the schemas, with a seed).
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformance } from '../../conformance/run.ts';
-import { startPrism } from '../../scripts/mock.ts';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort, startPrism } from '../../scripts/mock.ts';
 
 type Mock = Awaited<ReturnType<typeof startPrism>>;
 
