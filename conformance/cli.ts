@@ -26,7 +26,10 @@ the reference server in-process on a temporary database and checks that.
   --allow-live             accept pk_live_ credentials (then only checks that create nothing run)
   --webhook-listen H:P     address for the suite's webhook receiver (default 127.0.0.1:0)
   --webhook-public-url U   the URL the deployment should deliver to (remote deployments)
-  --oauth-user E --oauth-password P   sandbox sign-in user for the OAuth family
+  --oauth-user E --oauth-password P   sandbox sign-in user for the OAuth, MCP and public families
+                           (default: SANDBOX_USER_EMAIL / SANDBOX_USER_PASSWORD)
+  --provoke-rate-limit     exhaust a public rate-limit window on purpose to check the 429
+                           (always done against the in-process reference server)
   --target T               deployment (default) | mock: check a Prism mock of one document
                            (npm run mock): --surface partner with the partner mock (port 4010),
                            --surface public with the public one (4011); no protocol checks
@@ -56,6 +59,7 @@ function parse(argv: string[]) {
       'webhook-public-url': { type: 'string' },
       'oauth-user': { type: 'string' },
       'oauth-password': { type: 'string' },
+      'provoke-rate-limit': { type: 'boolean', default: false },
       list: { type: 'boolean', default: false },
       target: { type: 'string', default: 'deployment' },
       help: { type: 'boolean', default: false },
@@ -87,6 +91,9 @@ function parse(argv: string[]) {
   const secret = values.secret ?? process.env.SERVICE_SECRET;
   if ((keyId === undefined) !== (secret === undefined)) throw new ConfigError('give both a key id and a secret, or neither');
   if (keyId?.startsWith('pk_live_') && !values['allow-live']) throw new ConfigError('refusing a pk_live_ credential without --allow-live');
+  const oauthUser = values['oauth-user'] ?? process.env.SANDBOX_USER_EMAIL;
+  const oauthPassword = values['oauth-password'] ?? process.env.SANDBOX_USER_PASSWORD;
+  if (Boolean(oauthUser) !== Boolean(oauthPassword)) throw new ConfigError('give both an OAuth user and its password (--oauth-user/--oauth-password or SANDBOX_USER_EMAIL/SANDBOX_USER_PASSWORD), or neither');
   return {
     baseUrl: values['base-url']?.replace(/\/+$/, ''),
     credentials: keyId && secret ? { keyId, secret } : undefined,
@@ -101,9 +108,10 @@ function parse(argv: string[]) {
     options: {
       webhookListen: values['webhook-listen'],
       webhookPublicUrl: values['webhook-public-url'],
-      oauthUser: values['oauth-user'],
-      oauthPassword: values['oauth-password'],
+      oauthUser: values['oauth-user'] ?? (process.env.SANDBOX_USER_EMAIL || undefined),
+      oauthPassword: values['oauth-password'] ?? (process.env.SANDBOX_USER_PASSWORD || undefined),
     },
+    provokeRateLimit: values['provoke-rate-limit'],
     target: target as 'deployment' | 'mock',
     listOnly: values.list,
     help: values.help,
@@ -158,6 +166,7 @@ async function main(argv: string[]): Promise<number> {
       reference: reference !== undefined,
       target: args.target,
       options: args.options,
+      provokeRateLimit: args.provokeRateLimit || reference !== undefined,
       log: (line) => console.log(line),
       onFamily: (f) => console.log(`\n${f.name}: ${f.description}`),
       onResult: (r) => console.log(`  ${mark(r.status)} ${r.check}${r.status === 'skipped' ? ` (skipped: ${r.message})` : ''} ${r.ms} ms`),

@@ -58,6 +58,11 @@ export interface Context {
   log(line: string): void;
   /** Options passed through from the command line that one family needs (webhook listener, OAuth user...). */
   options: Record<string, string | undefined>;
+  /**
+   * The suite may exhaust a rate limit on purpose to see the 429 (the local reference server, or
+   * the operator said so with --provoke-rate-limit); otherwise it only ever stays inside them.
+   */
+  provokeRateLimit: boolean;
 }
 
 /** Fails unless the exchange is an Error body with this status and code, and a non-empty message. */

@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { HEADERS, sign } from '../client/protocol/index.ts';
 import { parseRateLimit } from '../client/rate-limit.ts';
+import { ClientPool } from './clients.ts';
 
 export interface Exchange {
   family: string;
@@ -20,6 +21,10 @@ export interface Exchange {
   operation?: { method: string; path: string } | undefined;
   /** Set by families that send deliberately invalid requests; the schema family still checks the answer. */
   deliberate?: boolean;
+  /** Every Set-Cookie field of the answer (responseHeaders keeps only the last). */
+  setCookies?: string[];
+  /** The local address the request was sent from, when the run acts as several clients. */
+  client?: string | undefined;
 }
 
 export interface Credentials {
@@ -39,6 +44,12 @@ export interface SendOptions {
   /** The rate-limit class of the operation (`x-rate-limit`), to wait only for its own window. */
   rateClass?: string;
   deliberate?: boolean;
+  /** Sends `Authorization: Bearer <token>`; the token is then the rate-limited caller. */
+  bearer?: string;
+  /** The local address to send from (a client of the pool); unset, the recorder picks one. */
+  client?: string;
+  /** How many calls the deployment counts for this request (a public batch: one per entry). */
+  cost?: number;
 }
 
 export interface SignOptions {
@@ -62,11 +73,16 @@ export class HttpRecorder {
   /** Server time minus local time, ms (measured by the clock-skew family). */
   clockOffsetMs = 0;
   private readonly pause = new Map<string, number>();
+  /** The last known window of each caller and policy: requests left and when it resets. */
+  private readonly windows = new Map<string, { remaining: number; resetAt: number }>();
+  private rotation = 0;
 
   constructor(
     readonly baseUrl: string,
     private readonly fetchImpl: typeof fetch = globalThis.fetch,
     private readonly log: (line: string) => void = () => {},
+    /** The clients this run may act as (see clients.ts); one by default. */
+    readonly clients: ClientPool = ClientPool.single(),
   ) {}
 
   nowSeconds(): number {
@@ -78,6 +94,8 @@ export class HttpRecorder {
     for (let attempt = 0; ; attempt++) {
       const exchange = await this.sendOnce(options, prepare);
       if (exchange.status !== 429 || options.acceptRateLimit || attempt >= 5) return exchange;
+      // Another client of the pool may still have its window: the rotation picks it.
+      if (options.client === undefined && exchange.client !== undefined && attempt < 4) continue;
       const wait = Math.max(1, Number(exchange.responseHeaders['retry-after'] ?? '1'));
       this.log(`  rate limited; waiting ${wait} s as Retry-After asks`);
       await sleep(wait * 1000 + 50);
@@ -114,16 +132,28 @@ export class HttpRecorder {
   private async sendOnce(options: SendOptions, prepare?: (headers: Record<string, string>) => Record<string, string>): Promise<Exchange> {
     const method = (options.method ?? 'GET').toUpperCase();
     const body = options.body === undefined ? '' : options.body;
-    const baseHeaders: Record<string, string> = { ...(body !== '' ? { 'content-type': 'application/json' } : {}), ...options.headers };
+    const baseHeaders: Record<string, string> = {
+      ...(body !== '' ? { 'content-type': 'application/json' } : {}),
+      ...options.headers,
+      ...(options.bearer !== undefined ? { authorization: `Bearer ${options.bearer}` } : {}),
+    };
+    // Who the deployment counts this request against: the partner key id, the bearer token, or
+    // (public requests without a token) the client address.
+    const keyId = baseHeaders[HEADERS.keyId] ?? (prepare ? prepare({})[HEADERS.keyId] : undefined);
+    const bearer = /^Bearer\s+(.+)$/i.exec(headerOf(baseHeaders, 'authorization') ?? '')?.[1];
+    const partner = keyId !== undefined || options.target.startsWith('/api/partner/') || options.target.startsWith('/api/admin/');
+    const cost = options.cost ?? 1;
+    const client = options.client ?? (partner || bearer !== undefined ? undefined : this.rotatingClient(options.rateClass, cost));
+    const caller = keyId ?? (bearer !== undefined ? `bearer:${bearer}` : client !== undefined ? `ip:${client}` : '');
     // Wait for a spent window of this caller first (prepared again afterwards: a fresh timestamp).
-    const caller = baseHeaders[HEADERS.keyId] ?? (prepare ? (prepare({})[HEADERS.keyId] ?? '') : '') ?? '';
     // A check that wants to see the 429 sends straight through.
-    const resumeAt = options.acceptRateLimit ? 0 : this.resumeAt(caller, options.rateClass);
+    const resumeAt = options.acceptRateLimit ? 0 : this.resumeAt(caller, options.rateClass, cost);
     if (resumeAt > Date.now()) await sleep(resumeAt - Date.now());
     const headers = prepare ? prepare(baseHeaders) : baseHeaders;
     const started = performance.now();
     const url = this.baseUrl + options.target;
-    const response = await this.fetchImpl(url, {
+    const send = client !== undefined ? this.clients.fetchFrom(client) : this.fetchImpl;
+    const response = await send(url, {
       method,
       headers,
       ...(body === '' || method === 'GET' || method === 'HEAD' ? {} : { body: typeof body === 'string' ? body : Buffer.from(body) }),
@@ -143,22 +173,77 @@ export class HttpRecorder {
       ms: Math.round(performance.now() - started),
       operation: options.operation,
       deliberate: options.deliberate,
+      setCookies: response.headers.getSetCookie(),
+      client,
     };
     this.exchanges.push(exchange);
     // Stay inside the deployment's limits: when a window is spent, wait for it to reset.
     const state = parseRateLimit(response.headers);
+    if (state) this.windows.set(`${caller}|${state.policy ?? '*'}`, { remaining: state.remaining, resetAt: Date.now() + state.resetSeconds * 1000 + 50 });
     if (state && state.remaining === 0 && response.status !== 429) {
       this.pause.set(`${caller}|${state.policy ?? '*'}`, Date.now() + state.resetSeconds * 1000 + 50);
+    } else if (response.status === 429 && !options.acceptRateLimit) {
+      const wait = Math.max(1, Number(response.headers.get('retry-after') ?? '1'));
+      this.pause.set(`${caller}|${state?.policy ?? options.rateClass ?? '*'}`, Date.now() + wait * 1000 + 50);
     }
     return exchange;
   }
 
-  private resumeAt(caller: string, rateClass: string | undefined): number {
-    if (rateClass !== undefined) return this.pause.get(`${caller}|${rateClass}`) ?? 0;
+  /**
+   * A fetch for libraries that make their own requests (the MCP SDK, oauth4webapi): requests to
+   * the deployment go through `send` (recorded, paced, from this run's clients), others straight out.
+   */
+  asFetch(defaults: Partial<SendOptions> = {}): typeof fetch {
+    return (async (input: string | URL | Request, init?: RequestInit) => {
+      const url = typeof input === 'string' || input instanceof URL ? String(input) : input.url;
+      if (!url.startsWith(this.baseUrl)) return this.fetchImpl(input, init);
+      const headers: Record<string, string> = {};
+      new Headers(init?.headers).forEach((value, name) => {
+        headers[name] = value;
+      });
+      const raw = init?.body;
+      const body = raw === undefined || raw === null ? '' : typeof raw === 'string' ? raw : raw instanceof URLSearchParams ? raw.toString() : Buffer.from(await new Response(raw).arrayBuffer()).toString('utf8');
+      const exchange = await this.send({ ...defaults, method: init?.method ?? 'GET', target: url.slice(this.baseUrl.length) || '/', headers, body });
+      const out = new Headers();
+      for (const [name, value] of Object.entries(exchange.responseHeaders)) if (name !== 'set-cookie') out.set(name, value);
+      for (const cookie of exchange.setCookies ?? []) out.append('set-cookie', cookie);
+      const nullBody = [204, 205, 304].includes(exchange.status);
+      return new Response(nullBody ? null : exchange.responseBody, { status: exchange.status, headers: out });
+    }) as typeof fetch;
+  }
+
+  /** The client for a public request that names none: the current one, or the next whose window is open. */
+  private rotatingClient(rateClass: string | undefined, cost: number): string | undefined {
+    const shared = this.clients.shared();
+    if (shared.length === 0) return undefined;
+    const now = Date.now();
+    const resume = (a: string) => this.resumeAt(`ip:${a}`, rateClass, cost);
+    let best = this.rotation;
+    for (let i = 0; i < shared.length; i++) {
+      const index = (this.rotation + i) % shared.length;
+      if (resume(shared[index]!) <= now) {
+        best = index;
+        break;
+      }
+      if (resume(shared[index]!) < resume(shared[best]!)) best = index;
+    }
+    this.rotation = best;
+    return shared[best];
+  }
+
+  private resumeAt(caller: string, rateClass: string | undefined, cost = 1): number {
     let latest = 0;
-    for (const [key, at] of this.pause) if (key.startsWith(`${caller}|`)) latest = Math.max(latest, at);
+    const applies = (key: string) => (rateClass !== undefined ? key === `${caller}|${rateClass}` : key.startsWith(`${caller}|`));
+    for (const [key, at] of this.pause) if (applies(key)) latest = Math.max(latest, at);
+    // A request that costs more than the window has left waits for the reset too.
+    for (const [key, w] of this.windows) if (applies(key) && w.remaining < cost && w.resetAt > Date.now()) latest = Math.max(latest, w.resetAt);
     return latest;
   }
+}
+
+function headerOf(headers: Record<string, string>, name: string): string | undefined {
+  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
+  return undefined;
 }
 
 function headersObject(headers: Headers): Record<string, string> {
@@ -195,5 +280,5 @@ export function describeExchange(e: Exchange): string {
     .map(([k, v]) => `  ${k}: ${v}`)
     .join('\n');
   const body = e.responseBody.length > 600 ? `${e.responseBody.slice(0, 600)}…` : e.responseBody;
-  return `> ${e.method} ${e.url}\n${reqHeaders}${e.requestBody ? `\n\n  ${e.requestBody.slice(0, 600)}` : ''}\n< ${e.status}\n${resHeaders}\n\n  ${body}`;
+  return `> ${e.method} ${e.url}${e.client ? ` (sent from ${e.client})` : ''}\n${reqHeaders}${e.requestBody ? `\n\n  ${e.requestBody.slice(0, 600)}` : ''}\n< ${e.status}\n${resHeaders}\n\n  ${body}`;
 }

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Faults } from '../server/faults.ts';
+import { ClientPool } from './clients.ts';
 import { ConfigError, type AdminClient, type Context, type Family, type Need } from './context.ts';
 import { ALL_FAMILIES } from './families/index.ts';
 import { MOCK_FAMILIES } from './families/mock.ts';
@@ -35,6 +36,8 @@ export interface ConformanceOptions {
   families?: Family[];
   /** `mock`: a Prism mock of one document (`npm run mock`): only the mock families, no protocol checks. */
   target?: 'deployment' | 'mock';
+  /** Exhaust a public rate limit to see the 429 (default: only against the reference server). */
+  provokeRateLimit?: boolean;
 }
 
 function adminClient(baseUrl: string, token: string): AdminClient {
@@ -72,7 +75,16 @@ const FAST_LIMITS = { search: 100_000, write: 100_000, reporting: 100_000 };
 
 export async function runConformance(o: ConformanceOptions): Promise<{ results: CheckResult[]; seconds: number; families: Family[]; exchanges: Exchange[] }> {
   const log = o.log ?? (() => {});
-  const http = new HttpRecorder(o.baseUrl, globalThis.fetch, log);
+  const options = { ...o.options };
+  if (o.reference && !options.oauthUser) {
+    // The reference server seeds its documented sandbox user (README) unless told otherwise.
+    const { DEFAULT_SANDBOX_USER } = await import('../server/config.ts');
+    options.oauthUser = DEFAULT_SANDBOX_USER.email;
+    options.oauthPassword = DEFAULT_SANDBOX_USER.password;
+  }
+  const clients = o.target === 'mock' ? ClientPool.single() : await ClientPool.forBaseUrl(o.baseUrl);
+  if (clients.size > 0) log(`  the deployment is on loopback: public requests come from ${clients.size} client addresses (127.0.0.2-254), each with its own rate-limit window`);
+  const http = new HttpRecorder(o.baseUrl, globalThis.fetch, log, clients);
   const admin = o.adminToken ? adminClient(o.adminBaseUrl ?? o.baseUrl, o.adminToken) : undefined;
   let main: (Credentials & { partnerId?: string }) | undefined = o.credentials;
   const ctx: Context = {
@@ -91,23 +103,29 @@ export async function runConformance(o: ConformanceOptions): Promise<{ results: 
     },
     writesAllowed: !o.live,
     log,
-    options: o.options ?? {},
+    options,
+    provokeRateLimit: o.provokeRateLimit ?? o.reference === true,
   };
   const available = new Set<Need>();
   if (admin) available.add('admin');
   if (admin || o.credentials) available.add('credentials');
   if (!o.live) available.add('writes');
   if (!o.live) available.add('webhook-receiver');
-  if (o.options?.oauthUser || o.reference) available.add('oauth-user');
+  if (options.oauthUser && options.oauthPassword) available.add('oauth-user');
   const selection = { only: o.only ?? [], skip: o.skip ?? [], surface: o.surface ?? 'all' };
   const families = selectFamilies(o.families ?? (o.target === 'mock' ? MOCK_FAMILIES : ALL_FAMILIES), selection);
   const started = performance.now();
-  const results = await runFamilies(ctx, families, {
-    ...selection,
-    available,
-    ...(o.onFamily ? { onFamily: o.onFamily } : {}),
-    ...(o.onResult ? { onResult: o.onResult } : {}),
-  });
+  let results: CheckResult[];
+  try {
+    results = await runFamilies(ctx, families, {
+      ...selection,
+      available,
+      ...(o.onFamily ? { onFamily: o.onFamily } : {}),
+      ...(o.onResult ? { onResult: o.onResult } : {}),
+    });
+  } finally {
+    clients.close();
+  }
   return { results, seconds: (performance.now() - started) / 1000, families, exchanges: http.exchanges };
 }
 
@@ -129,7 +147,7 @@ export async function startReferenceServer(faults?: Faults): Promise<{ url: stri
       masterKey: randomBytes(32),
       sandboxInventorySize: 2000,
       validateResponses: true,
-      publicBaseUrl: 'http://127.0.0.1',
+      publicBaseUrl: undefined,
       webhookBackoffScale: 0.001,
       webhookTimeoutMs: 5000,
     },

@@ -79,8 +79,8 @@ export class SpecIndex {
   }
 
   /** Every ErrorCode value and its status (x-status-of-code). */
-  errorStatuses(): Record<string, number> {
-    const schemas = (this.documents.partner.components as Json).schemas as Record<string, Json>;
+  errorStatuses(api: 'partner' | 'public' = 'partner'): Record<string, number> {
+    const schemas = (this.documents[api].components as Json).schemas as Record<string, Json>;
     return (schemas.ErrorCode as Json)['x-status-of-code'] as Record<string, number>;
   }
 

@@ -19,6 +19,13 @@ export interface paths {
          *     registration prices. A token that is sent but invalid or expired is refused with 401
          *     `invalid_token` rather than silently masked.
          *
+         *     The query must name a registrable domain (`label.tld`, no subdomain) on a TLD the service
+         *     offers (those of GET `/api/tlds/{tld}/metadata`); anything else is 400 `validation_error`.
+         *     Availability is that of the **sandbox environment's inventory**: a listed domain is `listed`
+         *     at its buy-now price, a sold one `taken`, and any other name `unregistered` at the TLD's
+         *     registration price (GET `/api/pricing/tld`). The siblings of an IDN label (`xn--`) are
+         *     limited to the TLDs whose registry takes IDNs (`idn_supported`).
+         *
          *     Also the `search_domain` batch operation and MCP tool.
          */
         post: operations["searchDomain"];
@@ -43,6 +50,14 @@ export interface paths {
          *     for registries without RDAP), in RFC 9083 member names plus convenience members. A domain
          *     with no registration record (it is free to register) is 404 `not_found`. Contact data the
          *     registry redacts stays redacted (`registrant: null`).
+         *
+         *     Domains of the **sandbox environment's inventory** (listed or sold) answer sandbox
+         *     registration data, derived from the inventory row alone, so it is the same on every run.
+         *     Other names are looked up in the registry's RDAP service (found through the IANA DNS
+         *     bootstrap file, RFC 9224) only when the deployment turns RDAP lookups on (off by default);
+         *     otherwise, like a name the registry has no record of, they are 404 `not_found`. A registry
+         *     service that cannot be reached, answers an error status or sends something that is not an
+         *     RFC 9083 domain object is 500 `internal_error`, the message naming the service and the fault.
          *
          *     Also the `whois_lookup` batch operation and MCP tool.
          */
@@ -110,7 +125,8 @@ export interface paths {
         /**
          * List marketplace listings
          * @description Domains for sale at a fixed buy-now price, filtered and sorted, one page at a time. Listing
-         *     prices are public (never masked).
+         *     prices are public (never masked). The listings are those of the **sandbox environment's
+         *     inventory**; sold domains are not listed.
          *
          *     **Paging.** Two styles, freely combined: offset paging (`limit`, `offset`; `page.total` is the
          *     size of the filtered set) and cursor paging (send back `page.next_cursor` with the same filters
@@ -152,8 +168,9 @@ export interface paths {
          *     malformed: more than 20 operations, two with the same `id`, or an entry missing `id`, `op` or
          *     `params`.
          *
-         *     **Rate limit.** Each entry counts as one call against the client's 60 per minute (the batch
-         *     request itself is not counted again). When the quota runs out part-way, the remaining entries
+         *     **Rate limit.** Each entry counts as one call against the client's 60 per minute, and the
+         *     batch request itself is not counted on top: the request's own count covers its first entry,
+         *     so a batch of n entries costs n calls. When the quota runs out part-way, the remaining entries
          *     answer 429 `rate_limited`; the response headers report the quota after the whole batch.
          *     The bearer token, when sent, applies to every entry (it unmasks `search_domain` prices);
          *     an invalid token fails the whole request with 401 `invalid_token`.
@@ -184,6 +201,17 @@ export interface paths {
          *     Results are per domain and independent: a domain that is not in the caller's account fails
          *     alone with `not_found` (whether it is unknown or someone else's is not revealed), and the
          *     others still run. The request is one call against the rate limit.
+         *
+         *     **Sandbox.** The seeded sign-in user (see the README) owns 25 domains from the first start:
+         *     `harborlightbakery.com`, `quietpinestudio.com`, `northwindcycles.com`,
+         *     `copperkettlecafe.com`, `bluefernlabs.io`, `tidewatermaps.io`, `sparrowledger.io`,
+         *     `lanternpress.net`, `stonebridgeguild.net`, `maplecrestfarm.org`, `openorchard.org`,
+         *     `brightquarry.co`, `velvetcompass.co`, `kiteandkeel.dev`, `pixelmeadow.dev`,
+         *     `saltmarshradio.app`, `emberfieldgames.app`, `wildthymekitchen.com`,
+         *     `granitepeakgear.com`, `silverbirchhomes.com`, `cobaltharbor.net`, `riverstonetrust.org`,
+         *     `foxgloveflorist.co`, `sandbox-expired.com` (expired a week before the first start, still
+         *     renewable) and `sandbox-redemption.com` (in its redemption period: every operation fails
+         *     with `invalid_state`). The others expire between 1 and 24 months after the first start.
          */
         post: operations["runBulkDomainOperation"];
         delete?: never;
@@ -704,8 +732,10 @@ export interface paths {
          *     - **Code exchange.** The code is single-use and lives 60 seconds; `redirect_uri` must be the
          *       authorization request's and the S256 hash of `code_verifier` its `code_challenge`. A code
          *       used twice, expired, issued to another client or failing PKCE is `invalid_grant`. When a
-         *       valid code is replayed, the tokens already issued from it are revoked as well (an invalid
-         *       replay revokes nothing).
+         *       valid code is replayed (same client, `redirect_uri` and `code_verifier`; recognised for a day),
+         *       the tokens already issued from it are revoked as well; an invalid replay (wrong verifier,
+         *       redirect URI or client) revokes nothing, so a stolen code alone cannot revoke anyone's
+         *       tokens. A failed exchange does not use the code up.
          *     - **Refresh.** Refresh tokens live 30 days and rotate on every use: the answer carries a new
          *       refresh token and the presented one stops working. Presenting an already-rotated refresh
          *       token is `invalid_grant` and revokes its whole grant (every access and refresh token
@@ -747,24 +777,44 @@ export interface paths {
          * Send an MCP message (Streamable HTTP, stateless)
          * @description The MCP endpoint: Streamable HTTP in stateless mode. Each POST carries one JSON-RPC 2.0
          *     message and is handled on its own; no session is kept and no `Mcp-Session-Id` is issued (one
-         *     sent is ignored). Protocol revisions `2026-07-28` and `2025-11-25` are served: `initialize`
-         *     negotiates one, later requests name it in `MCP-Protocol-Version`.
+         *     sent is ignored). Protocol revisions `2026-07-28` and `2025-11-25` are served, both by the
+         *     official TypeScript SDK:
+         *
+         *     - **2025-11-25** clients open with `initialize` (answered with `protocolVersion`
+         *       `2025-11-25`: `initialize` never selects `2026-07-28`, which has no handshake), send
+         *       `notifications/initialized`, and name the revision in `MCP-Protocol-Version` afterwards.
+         *     - **2026-07-28** clients carry the per-request `_meta` envelope on every request
+         *       (`io.modelcontextprotocol/protocolVersion`, `io.modelcontextprotocol/clientInfo`,
+         *       `io.modelcontextprotocol/clientCapabilities`) together with the `MCP-Protocol-Version`
+         *       and `Mcp-Method` headers (and `Mcp-Name` on `tools/call`), and may probe first with
+         *       `server/discover`. A header that disagrees with the body, a `2026-07-28` header without
+         *       the envelope, or an envelope naming a revision not served is 400 `validation_error` (its
+         *       message lists the revisions served).
+         *
+         *     Answers:
          *
          *     - A **request** is answered 200 with its JSON-RPC response: `application/json` when `Accept`
-         *       lists it, else (`Accept: text/event-stream` only) one SSE `message` event carrying the same
-         *       response, after which the stream ends. Protocol errors (unknown method, invalid params) are
-         *       JSON-RPC `error` members in a 200; a tool that fails answers `result.isError: true` with the
-         *       `Error` body in `structuredContent`.
+         *       lists it (or `*\/*`, or is absent), else (`Accept: text/event-stream` only) one SSE
+         *       `message` event carrying the same response, after which the stream ends. Protocol errors
+         *       (unknown method -32601, unknown tool or malformed params -32602) are JSON-RPC `error`
+         *       members in a 200; a tool that fails, including on invalid arguments, answers
+         *       `result.isError: true` with the `Error` body in `structuredContent` (`validation_error`
+         *       with `details` paths under `/arguments`, or the REST call's own error such as
+         *       `not_found`).
          *     - A **notification** is accepted with 202 and no body.
          *     - HTTP-level failures use the `Error` body: 400 `validation_error` (not a single JSON-RPC
-         *       request or notification, a JSON array, an unsupported `MCP-Protocol-Version`), 401
-         *       `invalid_token`, 403 `forbidden` (disallowed `Origin`), 413, 415, 429.
+         *       request or notification, a JSON array, an unsupported `MCP-Protocol-Version`, the era
+         *       mismatches above), 401 `invalid_token`, 403 `forbidden` (disallowed `Origin`), 413, 415,
+         *       429.
          *
          *     **Tools.** `search_domain`, `whois_lookup`, `tld_registration_price`, `tld_requirements`,
          *     with the same inputs and answers as the batch operations of the same names (`x-mcp-tools`
          *     names each tool's input and output schema; `McpToolCallParams` and `McpToolCallResult` type
-         *     `tools/call`). A bearer token is optional; when sent it must be valid (else 401
-         *     `invalid_token`), and it reaches `search_domain`, which then returns real prices.
+         *     `tools/call`). `tools/list` gives each tool's `inputSchema` (closed, as the params schema)
+         *     and `outputSchema` (open, as every response body). A successful call's `content` holds a
+         *     one-line summary and then `structuredContent` as JSON text. A bearer token is optional;
+         *     when sent it must be valid (else 401 `invalid_token`) and bound to `<base>` or
+         *     `<base>/mcp`, and it reaches `search_domain`, which then returns real prices.
          */
         post: operations["postMcpMessage"];
         /**
@@ -1241,17 +1291,26 @@ export interface components {
             results: components["schemas"]["BatchResult"][];
         };
         /**
-         * @description `renew`: renew each domain for `params.years` (billed to the owner's account at the TLD's
-         *     renew price; nothing is charged in sandbox). `set_nameservers`: replace the delegation with
-         *     `params.nameservers`. `lock` / `unlock`: set or clear the registrar transfer lock (no
-         *     params). `set_auto_renew`: turn automatic renewal on or off (`params.enabled`).
+         * @description `renew`: renew each domain for `params.years`, added to its current expiry in calendar
+         *     years (29 February becomes 28 February in a common year); billed to the owner's account at
+         *     the TLD's renew price, nothing is charged in sandbox. `set_nameservers`: replace the
+         *     delegation with `params.nameservers`. `lock` / `unlock`: set or clear the registrar
+         *     transfer lock (no params). `set_auto_renew`: turn automatic renewal on or off
+         *     (`params.enabled`). Every operation is idempotent in effect except `renew`.
+         *
+         *     An expired domain can still be renewed (from its old expiry) for 30 days; after that it
+         *     is in its redemption period and every operation on it fails with `invalid_state`.
          * @example set_nameservers
          * @enum {string}
          */
         BulkOperationName: "renew" | "set_nameservers" | "lock" | "unlock" | "set_auto_renew";
         /** renew */
         RenewParams: {
-            /** @description Years to add; a domain whose expiry would then pass the TLD's maximum term fails alone with `validation_error`. */
+            /**
+             * @description Years to add. A domain whose new expiry would be more than the TLD's maximum term
+             *     (`term_years.max` of its TLD metadata, e.g. 5 for `co`) from today
+             *     fails alone with `validation_error`.
+             */
             years: number;
         };
         /** set_nameservers */
@@ -1283,8 +1342,11 @@ export interface components {
          * @description The outcome for one domain. Domains are processed independently; one failing does not
          *     undo or stop the others. A domain that is not in the caller's account (unknown, or owned by
          *     someone else: deliberately indistinguishable) fails with `not_found`; other failures use
-         *     `validation_error` (e.g. a renewal past the TLD's maximum term) or `invalid_state` (e.g.
-         *     a domain in its redemption period).
+         *     `validation_error` (e.g. a renewal past the TLD's maximum term), `invalid_state` (e.g.
+         *     a domain in its redemption period) or, rarely, `conflict` (the domain kept being changed
+         *     by concurrent requests while this one tried to apply its change; nothing was written,
+         *     retry it). A domain is never half-changed: its new state is written at once or not at
+         *     all.
          */
         BulkDomainResult: {
             domain: components["schemas"]["DomainName"];
@@ -2362,9 +2424,12 @@ export interface components {
          */
         McpProtocolVersion: "2026-07-28" | "2025-11-25";
         /**
-         * @description Sent by browsers. When present it must be one of the server's allowed origins (its own
-         *     origin plus the configured list), else 403 `forbidden` (DNS-rebinding protection of the
-         *     Streamable HTTP transport). Requests without `Origin` (non-browser clients) are accepted.
+         * @description Sent by browsers. When present it must be one of the server's allowed origins: its own
+         *     origin (that of its public base URL), a loopback origin (`localhost`, `127.0.0.1` or
+         *     `[::1]`, any port), or one of the deployment's configured origins; anything else,
+         *     including `null`, is 403 `forbidden` (DNS-rebinding protection of the Streamable HTTP
+         *     transport; the request's `Host` is not trusted for this). Requests without `Origin`
+         *     (non-browser clients) are accepted.
          * @example https://app.example.com
          */
         Origin: string;
@@ -3525,7 +3590,7 @@ export interface operations {
                  */
                 scope?: string;
                 /**
-                 * @description RFC 8707 resource indicator; binds the tokens' audience. `<base>` (default) or `<base>/mcp`.
+                 * @description RFC 8707 resource indicator; binds the tokens' audience. `<base>` (default; `<base>/`, the form URL parsers give an origin, means the same) or `<base>/mcp`.
                  * @example https://api.example.com/mcp
                  */
                 resource?: string;
@@ -3545,7 +3610,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    /** @description The CSRF cookie the form's `csrf_token` is checked against (`HttpOnly`, `SameSite=Lax`, `Secure` outside loopback). */
+                    /** @description The CSRF cookie the form's `csrf_token` is checked against (`Path=/oauth`, `HttpOnly`, `SameSite=Lax`, `Secure` whenever the service is served over https). A browser that already holds one keeps its value, so several open sign-in pages all work. */
                     "Set-Cookie": string;
                     [name: string]: unknown;
                 };
@@ -3725,12 +3790,26 @@ export interface operations {
                  */
                 "MCP-Protocol-Version"?: components["parameters"]["McpProtocolVersion"];
                 /**
-                 * @description Sent by browsers. When present it must be one of the server's allowed origins (its own
-                 *     origin plus the configured list), else 403 `forbidden` (DNS-rebinding protection of the
-                 *     Streamable HTTP transport). Requests without `Origin` (non-browser clients) are accepted.
+                 * @description Sent by browsers. When present it must be one of the server's allowed origins: its own
+                 *     origin (that of its public base URL), a loopback origin (`localhost`, `127.0.0.1` or
+                 *     `[::1]`, any port), or one of the deployment's configured origins; anything else,
+                 *     including `null`, is 403 `forbidden` (DNS-rebinding protection of the Streamable HTTP
+                 *     transport; the request's `Host` is not trusted for this). Requests without `Origin`
+                 *     (non-browser clients) are accepted.
                  * @example https://app.example.com
                  */
                 Origin?: components["parameters"]["Origin"];
+                /**
+                 * @description Revision `2026-07-28` only, where it is required: the body's `method`, repeated so
+                 *     intermediaries can route without reading the body. Must equal the body's `method`.
+                 * @example tools/call
+                 */
+                "Mcp-Method"?: string;
+                /**
+                 * @description Revision `2026-07-28` only, required on `tools/call`: the tool's `name` from the body.
+                 * @example search_domain
+                 */
+                "Mcp-Name"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3756,7 +3835,7 @@ export interface operations {
                     "application/json": components["schemas"]["JsonRpcResponse"];
                     /**
                      * @example event: message
-                     *     data: {"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2026-07-28","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"domain-sales","version":"1.0.0"}}}
+                     *     data: {"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":false}},"serverInfo":{"name":"domain-sales","version":"1.0.0"}},"jsonrpc":"2.0","id":1}
                      */
                     "text/event-stream": string;
                 };

@@ -14,13 +14,17 @@ import { requestId } from './http/request-id.ts';
 import { partnerRouter } from './partner/router.ts';
 import { brokerageProgressRouter } from './public/brokerage-progress.ts';
 import { hostedPagesRouter } from './public/checkout.ts';
+import type { PublicDeps } from './public-api/context.ts';
+import { publicModules } from './public-api/modules.ts';
+import { publicRouter } from './public-api/router.ts';
+import { publicBase } from './partner/checkout.ts';
 import { derivedKey } from './security/secret-box.ts';
 import type { Store } from './store/index.ts';
 
 export const GENERATED_DIR = join(fileURLToPath(import.meta.url), '../../generated');
 
 export interface AppDeps {
-  config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'> & Partial<Pick<Config, 'publicBaseUrl'>>;
+  config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'> & Partial<Pick<Config, 'publicBaseUrl' | 'rdapLookup' | 'mcpAllowedOrigins'>>;
   store: Store;
   clock: Clock;
   /** Told when a change has queued webhook deliveries. */
@@ -64,12 +68,39 @@ export function createApp(deps: AppDeps): Express {
     });
   }
 
-  // The two contract documents, unauthenticated (DECISIONS §7).
-  app.get('/openapi.json', (_req, res) => void res.json(documents.public));
-  app.get('/api/partner/v1/openapi.json', (_req, res) => void res.json(documents.partner));
+  const hostedPages = hostedPagesRouter(partnerDeps);
+  const brokerageProgress = brokerageProgressRouter(partnerDeps);
+  const publicDeps: PublicDeps = {
+    store: deps.store,
+    clock: deps.clock,
+    faults,
+    keys: { cursors: derivedKey(deps.config.masterKey, 'public-cursors'), oauth: derivedKey(deps.config.masterKey, 'oauth') },
+    baseUrl: (req) => publicBase(partnerDeps, req),
+    log,
+    ...(deps.config.rdapLookup ? { rdapLookup: true } : {}),
+    ...(deps.config.mcpAllowedOrigins?.length ? { mcpAllowedOrigins: deps.config.mcpAllowedOrigins } : {}),
+  };
+  const modules = publicModules(publicDeps);
+  const publicSurface = publicRouter(
+    publicDeps,
+    {
+      document: documents.public,
+      validateResponses,
+      handlers: modules.handlers,
+      accessTokens: modules.accessTokens,
+      selfValidating: {
+        ...modules.selfValidating,
+        getCheckoutPage: hostedPages,
+        payCheckout: hostedPages,
+        cancelCheckout: hostedPages,
+        followReferralLink: hostedPages,
+        getBrokerageProgress: brokerageProgress,
+      },
+    },
+  );
 
-  app.use(brokerageProgressRouter(partnerDeps));
-  app.use(hostedPagesRouter(partnerDeps));
+  // The partner document lives under the partner prefix but is public (DECISIONS §7).
+  app.get('/api/partner/v1/openapi.json', publicSurface);
   app.use('/api/partner', partnerRouter(partnerDeps, { document: documents.partner, validateResponses }));
   if (deps.config.adminToken) {
     app.use(
@@ -82,6 +113,7 @@ export function createApp(deps: AppDeps): Express {
       }),
     );
   }
+  app.use(publicSurface);
   app.use((req, _res, next) => next(new ApiError('not_found', `No operation at ${req.method} ${req.path}`)));
   app.use(errorHandler(log, faults));
   return app;

@@ -18,13 +18,28 @@ export interface Config {
   sandboxInventorySize: number;
   /** Validate responses against the spec (on by default; production may switch it off). */
   validateResponses: boolean;
-  /** The base address partners and buyers see, for URLs the service hands out. */
-  publicBaseUrl: string;
+  /**
+   * The base address partners, buyers and OAuth clients see (URLs the service hands out, the
+   * OAuth issuer). Absent: each request's own origin, which is right for a server reached directly.
+   */
+  publicBaseUrl: string | undefined;
   /** Scales the webhook retry schedule (1 = the documented schedule; tests use ~0.001). */
   webhookBackoffScale: number;
   /** Per-attempt webhook timeout, ms (5 s by DECISIONS §5). */
   webhookTimeoutMs: number;
+  /** The seeded sign-in user of the OAuth pages (created or updated at start); absent: DEFAULT_SANDBOX_USER. */
+  sandboxUser?: { email: string; password: string };
+  /**
+   * WHOIS for names outside the inventory through the real RDAP client (IANA bootstrap shipped
+   * in server/rdap/); off by default: the sandbox answers from its own data and needs no network.
+   */
+  rdapLookup?: boolean;
+  /** Browser origins allowed at /mcp besides the deployment's own and loopback (MCP_ALLOWED_ORIGINS, comma-separated). */
+  mcpAllowedOrigins?: string[];
 }
+
+/** The documented sandbox sign-in user (README), used when SANDBOX_USER_EMAIL / _PASSWORD are unset. */
+export const DEFAULT_SANDBOX_USER = { email: 'sandbox@example.com', password: 'sandbox-password' } as const;
 
 const bool = (v: string | undefined, fallback: boolean) => (v === undefined ? fallback : !/^(0|false|no|off)$/i.test(v));
 const int = (v: string | undefined, fallback: number, name: string) => {
@@ -65,8 +80,14 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey: loadMasterKey(env, dataDir),
     sandboxInventorySize: int(env.SANDBOX_INVENTORY_SIZE, 10_000, 'SANDBOX_INVENTORY_SIZE'),
     validateResponses: bool(env.VALIDATE_RESPONSES, true),
-    publicBaseUrl: (env.PUBLIC_BASE_URL ?? `http://${host}:${port}`).replace(/\/+$/, ''),
+    publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
     webhookBackoffScale: Number(env.WEBHOOK_BACKOFF_SCALE ?? '1'),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 5000, 'WEBHOOK_TIMEOUT_MS'),
+    rdapLookup: bool(env.RDAP_LOOKUP, false),
+    mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim().replace(/\/+$/, ''))
+      .filter(Boolean),
+    sandboxUser: { email: env.SANDBOX_USER_EMAIL || DEFAULT_SANDBOX_USER.email, password: env.SANDBOX_USER_PASSWORD || DEFAULT_SANDBOX_USER.password },
   };
 }

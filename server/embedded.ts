@@ -4,10 +4,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
+import { seedUserDomains } from './bulk/seed.ts';
 import { systemClock, type Clock } from './clock.ts';
-import type { Config } from './config.ts';
+import { DEFAULT_SANDBOX_USER, type Config } from './config.ts';
 import type { Faults } from './faults.ts';
 import { generateInventory } from './inventory/generate.ts';
+import { ensureSandboxUser } from './oauth/index.ts';
 import { runScheduledSettlement } from './partner/settlement-run.ts';
 import { secretBox } from './security/secret-box.ts';
 import { openDatabase } from './store/database.ts';
@@ -32,6 +34,9 @@ export interface StartOptions {
 
 export async function startServer({ config, clock = systemClock, log = (l) => console.log(l), faults }: StartOptions): Promise<RunningServer> {
   const store = createStore(await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }), secretBox(config.masterKey));
+  const sandboxUser = await ensureSandboxUser(store, config.sandboxUser ?? DEFAULT_SANDBOX_USER, clock.now());
+  // The sandbox user's own domains, for the bulk operations (server/bulk/seed.ts; added once).
+  await seedUserDomains(store, sandboxUser.userId, clock.now());
   if (await store.inventory.isEmpty('sandbox')) {
     const started = Date.now();
     await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: config.sandboxInventorySize, seed: 1 }));

@@ -36,6 +36,14 @@ export function operationOf(ctx: Context, exchange: Exchange): { api: Api; op: S
   return undefined;
 }
 
+/** Which surface an exchange belongs to: its operation's document, else partner for /api/partner and /api/admin paths. */
+export function surfaceOf(ctx: Context, exchange: Exchange): Api {
+  const found = operationOf(ctx, exchange);
+  if (found) return found.api;
+  const path = concretePath(ctx, exchange);
+  return path.startsWith('/api/partner/') || path.startsWith('/api/admin/') ? 'partner' : 'public';
+}
+
 /** Follows `$ref`s inside one document. */
 export function resolveRef(doc: Json, node: Json): Json {
   let current = node;

@@ -1,4 +1,4 @@
-// Every check family, in the order they run (the schema family last).
+// Every check family, in the order they run (the schema families last).
 import type { Family } from '../context.ts';
 import { canonicalQueryFamily, clockSkewFamily, nonceReplayFamily } from './protocol.ts';
 import { idempotencyFamily } from './idempotency.ts';
@@ -7,5 +7,28 @@ import { errorCodesFamily } from './errors.ts';
 import { headersFamily } from './headers.ts';
 import { webhooksFamily } from './webhooks.ts';
 import { schemaFamily } from './schema.ts';
+import { listingsFamily } from './listings.ts';
+import { publicErrorsFamily } from './public-errors.ts';
+import { publicHeadersFamily } from './public-headers.ts';
+import { oauthFamily } from './oauth.ts';
+import { mcpFamily } from './mcp.ts';
+import { publicSchemaFamily } from './public-schema.ts';
 
-export const ALL_FAMILIES: Family[] = [canonicalQueryFamily, clockSkewFamily, nonceReplayFamily, idempotencyFamily, paginationFamily, errorCodesFamily, headersFamily, webhooksFamily, schemaFamily];
+export const ALL_FAMILIES: Family[] = [
+  canonicalQueryFamily,
+  clockSkewFamily,
+  nonceReplayFamily,
+  idempotencyFamily,
+  paginationFamily,
+  errorCodesFamily,
+  headersFamily,
+  webhooksFamily,
+  schemaFamily,
+  listingsFamily,
+  publicErrorsFamily,
+  oauthFamily,
+  mcpFamily,
+  // After the others: it reviews every public answer they caused.
+  publicHeadersFamily,
+  publicSchemaFamily,
+];

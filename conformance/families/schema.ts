@@ -10,7 +10,7 @@ import { encodeComponent } from '../../client/protocol/index.ts';
 import { CheckFailure, property, type Context, type Family } from '../context.ts';
 import { describeExchange, jsonOf, type Credentials, type Exchange } from '../http.ts';
 import type { SpecOperation } from '../spec.ts';
-import { concretePath, deprecationProblems, escapePointer, finalPointer, nodeAt, operationOf, rateLimitProblems, resolveRef, type Api } from './headers.ts';
+import { concretePath, deprecationProblems, escapePointer, finalPointer, nodeAt, operationOf, rateLimitProblems, resolveRef, surfaceOf, type Api } from './headers.ts';
 
 type Json = Record<string, unknown>;
 const ERROR_POINTER = '/components/schemas/Error';
@@ -119,7 +119,9 @@ export function reviewExchange(ctx: Context, exchange: Exchange): Review {
   if (status >= 400 && exchange.method !== 'HEAD') {
     // OAuth's token and registration errors have their own documented shapes; the rest is Error.
     const documentedIsError = !schemaPointer || finalPointer(doc, schemaPointer) === ERROR_POINTER;
-    if (documentedIsError) {
+    // A documented page (text/html beside the JSON Error) is a valid answer for a browser.
+    const documentedPage = !isJson && media !== undefined && mediaTypes.some((t) => !/json/.test(t) && mediaMatches(t, media));
+    if (documentedIsError && !documentedPage) {
       if (!parsed) {
         if (!hasBody) problems.push(`a ${status} with an empty body; every 4xx/5xx carries the Error body`);
         else if (!isJson) problems.push(`a ${status} with Content-Type ${media ?? 'none'}; every 4xx/5xx carries the JSON Error body`);
@@ -233,6 +235,8 @@ function synthesize(doc: Json, pointer: string, depth = 0): unknown {
   if (schema.properties && depth < 6) {
     const out: Json = {};
     for (const name of (schema.required as string[] | undefined) ?? []) out[name] = synthesize(doc, `${ptr}/properties/${escapePointer(name)}`, depth + 1);
+    // A member without an example of its own: the object's example is whole where the parts are not.
+    if (Object.values(out).some((v) => v === undefined) && example !== null && typeof example === 'object') return example;
     return out;
   }
   return example;
@@ -262,7 +266,7 @@ export interface Target {
   candidates: Candidate[];
 }
 
-const REMOVE = Symbol.for('conformance.remove');
+export const REMOVE = Symbol.for('conformance.remove');
 const ROOT_NOT_OBJECT = 'the body is JSON but not an object';
 const WRONG_TYPE: Record<string, unknown[]> = {
   integer: ['250000', true, 1.5, {}, [1]],
@@ -372,10 +376,9 @@ function bodyCandidates(ctx: Context, api: Api, operation: string, pointer: stri
   for (const b of scalarBreakers(schema, value, false)) add(b.mutation, b.arbitrary);
 }
 
-export function buildTargets(ctx: Context): Target[] {
+export function buildTargets(ctx: Context, api: Api = 'partner', include: (operationId: string) => boolean = () => true): Target[] {
   const targets: Target[] = [];
-  for (const op of ctx.spec.operations.filter((o) => o.api === 'partner')) {
-    const api: Api = 'partner';
+  for (const op of ctx.spec.operations.filter((o) => o.api === api && include(o.operationId))) {
     const doc = ctx.spec.documents[api];
     if (op.method !== 'GET' && !ctx.writesAllowed) continue;
     const params = paramsOf(ctx, api, op);
@@ -444,7 +447,7 @@ interface Sent {
 }
 
 /** The request of a target with one member broken; undefined when the "broken" value still validates. */
-function brokenRequest(ctx: Context, t: Target, c: Candidate, value: unknown): Sent | undefined {
+export function brokenRequest(ctx: Context, t: Target, c: Candidate, value: unknown): Sent | undefined {
   const doc = ctx.spec.documents[t.api];
   const values = new Map<string, unknown>();
   for (const p of t.params) if (p.required) values.set(`${p.in}:${p.name}`, p.in === 'header' && p.name.toLowerCase() === 'idempotency-key' ? randomUUID() : p.example);
@@ -598,29 +601,38 @@ export const schemaFamily: Family = {
     {
       name: 'every exchange of the run: documented status, Content-Type, body schema, required headers, Error code of that status',
       async run(ctx) {
-        const groups = new Map<string, Group>();
-        const exercised = new Set<string>();
-        let reviewed = 0;
-        for (const exchange of ctx.http.exchanges) {
-          reviewed++;
-          const found = operationOf(ctx, exchange);
-          if (found) exercised.add(`${found.api} ${found.op.operationId}`);
-          const { key, problems } = reviewExchange(ctx, exchange);
-          if (problems.length === 0) continue;
-          const group = groups.get(key) ?? { key, count: 0, problems: new Map<string, number>(), examples: [] };
-          group.count++;
-          for (const p of new Set(problems.map(normalise))) group.problems.set(p, (group.problems.get(p) ?? 0) + 1);
-          if (group.examples.length < 2) group.examples.push(exchange);
-          groups.set(key, group);
-        }
-        const partnerOps = ctx.spec.operations.filter((o) => o.api === 'partner');
-        const missing = partnerOps.filter((o) => !exercised.has(`partner ${o.operationId}`)).map((o) => o.operationId);
-        ctx.log(`  reviewed ${reviewed} exchanges; partner operations exercised: ${partnerOps.length - missing.length} of ${partnerOps.length}${missing.length ? ` (not: ${missing.join(', ')})` : ''}`);
-        if (groups.size > 0) {
-          const sorted = [...groups.values()].sort((a, b) => b.count - a.count);
-          throw new CheckFailure(groupedReport(sorted, reviewed));
-        }
+        reviewSurface(ctx, 'partner');
       },
     },
   ],
 };
+
+/**
+ * Reviews every exchange of the run on one surface against its document; fails with the
+ * problems grouped by operation and status. Logs which operations the run exercised.
+ */
+export function reviewSurface(ctx: Context, api: Api): void {
+  const groups = new Map<string, Group>();
+  const exercised = new Set<string>();
+  let reviewed = 0;
+  for (const exchange of ctx.http.exchanges) {
+    if (surfaceOf(ctx, exchange) !== api) continue;
+    reviewed++;
+    const found = operationOf(ctx, exchange);
+    if (found) exercised.add(`${found.api} ${found.op.operationId}`);
+    const { key, problems } = reviewExchange(ctx, exchange);
+    if (problems.length === 0) continue;
+    const group = groups.get(key) ?? { key, count: 0, problems: new Map<string, number>(), examples: [] };
+    group.count++;
+    for (const p of new Set(problems.map(normalise))) group.problems.set(p, (group.problems.get(p) ?? 0) + 1);
+    if (group.examples.length < 2) group.examples.push(exchange);
+    groups.set(key, group);
+  }
+  const ops = ctx.spec.operations.filter((o) => o.api === api);
+  const missing = ops.filter((o) => !exercised.has(`${api} ${o.operationId}`)).map((o) => o.operationId);
+  ctx.log(`  reviewed ${reviewed} ${api} exchanges; ${api} operations exercised: ${ops.length - missing.length} of ${ops.length}${missing.length ? ` (not: ${missing.join(', ')})` : ''}`);
+  if (groups.size > 0) {
+    const sorted = [...groups.values()].sort((a, b) => b.count - a.count);
+    throw new CheckFailure(groupedReport(sorted, reviewed));
+  }
+}

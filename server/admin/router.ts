@@ -10,7 +10,7 @@ import { applyBrokerageAction } from './brokerage.ts';
 import { ApiError } from '../http/errors.ts';
 import { matchOperation } from '../http/operation-guard.ts';
 import { OperationTable } from '../http/operations.ts';
-import { jsonBody } from '../http/raw-body.ts';
+import { bodyReadError, jsonBody } from '../http/raw-body.ts';
 import { openApiValidator } from '../http/validator.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import { applyMove } from '../partner/order-moves.ts';
@@ -176,7 +176,7 @@ export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Rou
   };
 
   const router = express.Router();
-  router.use(bearerAuth(options.adminToken), matchOperation(table), (_req, res, next) => next(res.locals.unmatched), jsonBody(), ...openApiValidator(options.document, { validateResponses: options.validateResponses }), (req, res, next) => {
+  router.use(bodyReadError(), bearerAuth(options.adminToken), matchOperation(table), (_req, res, next) => next(res.locals.unmatched), jsonBody(), ...openApiValidator(options.document, { validateResponses: options.validateResponses }), (req, res, next) => {
     const handler = res.locals.operation ? handlers[res.locals.operation.operationId] : undefined;
     if (!handler) return next(new ApiError('not_found', `${req.method} ${req.path} is not available on this server yet`));
     return handler(req, res, next);

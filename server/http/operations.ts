@@ -11,12 +11,22 @@ export interface OperationFacts {
   scopes: string[];
   rateLimit: string | undefined;
   deprecated: boolean;
+  /** `x-deprecation` of a deprecated operation: when it was deprecated, its sunset, its notice. */
+  deprecation?: Deprecation;
+}
+
+export interface Deprecation {
+  /** ms */
+  at: number;
+  /** ms */
+  sunset: number;
+  link: string;
 }
 
 export type OperationMatch = { kind: 'found'; operation: OperationFacts; params: Record<string, string> } | { kind: 'method-not-allowed'; allowed: string[] } | { kind: 'not-found' };
 
 type Document = {
-  paths?: Record<string, Record<string, { operationId?: string; 'x-scopes'?: string[]; 'x-rate-limit'?: string; deprecated?: boolean }>>;
+  paths?: Record<string, Record<string, { operationId?: string; 'x-scopes'?: string[]; 'x-rate-limit'?: string; deprecated?: boolean; 'x-deprecation'?: unknown }>>;
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -53,6 +63,7 @@ export class OperationTable {
           scopes: op['x-scopes'] ?? [],
           rateLimit: op['x-rate-limit'],
           deprecated: op.deprecated === true,
+          ...(op.deprecated === true ? { deprecation: deprecationOf(op['x-deprecation'], `${method.toUpperCase()} ${path}`) } : {}),
         });
       }
       this.routes.push({ regex: new RegExp(`^${pattern}$`), names, byMethod });
@@ -88,4 +99,20 @@ function safeDecode(segment: string): string {
   } catch {
     return segment;
   }
+}
+
+/**
+ * A deprecated operation must say when (DECISIONS §2): `x-deprecation: { deprecated_at, sunset,
+ * link }`, the sunset at least 90 days after the deprecation. A document that breaks this is
+ * refused at start-up rather than served with made-up dates.
+ */
+function deprecationOf(value: unknown, name: string): Deprecation {
+  const v = (value ?? {}) as { deprecated_at?: unknown; sunset?: unknown; link?: unknown };
+  const at = typeof v.deprecated_at === 'string' ? Date.parse(v.deprecated_at) : NaN;
+  const sunset = typeof v.sunset === 'string' ? Date.parse(v.sunset) : NaN;
+  if (Number.isNaN(at) || Number.isNaN(sunset) || typeof v.link !== 'string') {
+    throw new TypeError(`${name} is deprecated but its x-deprecation lacks deprecated_at, sunset or link`);
+  }
+  if (sunset < at + 90 * 86_400_000) throw new TypeError(`${name}: the sunset must be at least 90 days after the deprecation`);
+  return { at, sunset, link: v.link };
 }

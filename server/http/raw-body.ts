@@ -12,16 +12,32 @@ declare module 'express-serve-static-core' {
   }
 }
 
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** Why the body could not be read (over the limit, aborted); raised by `bodyReadError()`. */
+    bodyError?: unknown;
+  }
+}
+
+/**
+ * Reads the body as bytes. A failure (413 over the limit, say) is kept, not raised: each surface
+ * raises it where its answers are complete, so a public 413 still carries the rate-limit headers.
+ */
 export function rawBody(): RequestHandler {
   const read = express.raw({ type: () => true, limit: BODY_LIMIT_BYTES });
   return (req, res, next) => {
     read(req, res, (err?: unknown) => {
-      if (err) return next(err);
-      req.rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      if (err) res.locals.bodyError = err;
+      req.rawBody = !err && Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
       req.body = undefined;
       next();
     });
   };
+}
+
+/** Raises a body-read failure kept by `rawBody()`. */
+export function bodyReadError(): RequestHandler {
+  return (_req, res, next) => next(res.locals.bodyError);
 }
 
 /** Parses the raw body as JSON for the validator and the handlers; malformed JSON is a validation_error. */

@@ -7,8 +7,9 @@ export function openApiValidator(document: Record<string, unknown>, options: { v
   // The validator annotates the document it is given; each instance gets its own copy.
   const copy = structuredClone(document);
   allowReservedQueryCharacters(copy);
+  absoluteOAuthUrls(copy);
   const apiSpec = copy as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
-  return OpenApiValidator.middleware({
+  return [strictIntegerQuery(document), ...(OpenApiValidator.middleware({
     apiSpec,
     // Parameters are text and always coerced by the validator; a JSON body is typed, so
     // `"expected_price": "250000"` or `true` is a validation_error, never silently converted.
@@ -18,7 +19,52 @@ export function openApiValidator(document: Record<string, unknown>, options: { v
     validateFormats: true,
     ignoreUndocumented: false,
     $refParser: { mode: 'bundle' },
-  }) as RequestHandler[];
+  }) as RequestHandler[])];
+}
+
+/**
+ * The validator coerces query text to the parameter's type the way JavaScript does, so
+ * `limit=1e2`, `limit=0x10` or `limit= 7` would pass as integers. An integer parameter is written
+ * in decimal digits (RFC 8259 §6 grammar, no fraction or exponent); anything else is refused here
+ * with the validator's own 400, before it can be coerced.
+ */
+function strictIntegerQuery(document: Record<string, unknown>): RequestHandler {
+  const byOperation = integerQueryParameters(document);
+  return (req, res, next) => {
+    const names = byOperation.get(res.locals.operation?.operationId ?? '');
+    if (!names) return next();
+    const errors: Array<{ path: string; message: string }> = [];
+    for (const name of names) {
+      const value = req.query[name];
+      for (const v of Array.isArray(value) ? value : [value]) {
+        if (typeof v === 'string' && !/^-?(0|[1-9]\d*)$/.test(v)) errors.push({ path: `.query.${name}`, message: 'must be an integer in decimal digits' });
+      }
+    }
+    if (errors.length === 0) return next();
+    next(Object.assign(new Error('Bad request'), { status: 400, errors }));
+  };
+}
+
+type ParameterObject = { $ref?: string; in?: string; name?: string; schema?: { type?: unknown; $ref?: string } };
+
+function integerQueryParameters(document: Record<string, unknown>): Map<string, string[]> {
+  const components = (document.components ?? {}) as { parameters?: Record<string, ParameterObject>; schemas?: Record<string, { type?: unknown }> };
+  const resolve = (p: ParameterObject): ParameterObject => (p.$ref ? (components.parameters?.[p.$ref.split('/').pop() ?? ''] ?? {}) : p);
+  const isInteger = (schema: ParameterObject['schema']): boolean => {
+    const s = schema?.$ref ? components.schemas?.[schema.$ref.split('/').pop() ?? ''] : schema;
+    return s?.type === 'integer' || (Array.isArray(s?.type) && s.type.includes('integer'));
+  };
+  const out = new Map<string, string[]>();
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
+    const shared = ((item.parameters as ParameterObject[] | undefined) ?? []).map(resolve);
+    for (const op of Object.values(item)) {
+      if (!op || typeof op !== 'object' || !('operationId' in op)) continue;
+      const own = (((op as { parameters?: ParameterObject[] }).parameters ?? []) as ParameterObject[]).map(resolve);
+      const names = [...shared, ...own].filter((p) => p.in === 'query' && isInteger(p.schema)).map((p) => p.name as string);
+      if (names.length) out.set(String((op as { operationId: unknown }).operationId), names);
+    }
+  }
+  return out;
 }
 
 /**
@@ -42,6 +88,23 @@ function allowReservedQueryCharacters(document: Record<string, unknown>): void {
     for (const op of Object.values(item)) {
       if (op && typeof op === 'object' && Array.isArray((op as { parameters?: unknown }).parameters)) {
         for (const parameter of (op as { parameters: unknown[] }).parameters) mark(parameter);
+      }
+    }
+  }
+}
+
+/**
+ * The public document gives its OAuth endpoints as references relative to the server (one
+ * document for every deployment); the validator's meta-schema insists on absolute URIs there.
+ * It never uses them (security is ours), so its copy gets them resolved against a placeholder.
+ */
+function absoluteOAuthUrls(document: Record<string, unknown>): void {
+  const schemes = ((document.components ?? {}) as { securitySchemes?: Record<string, { flows?: Record<string, Record<string, unknown>> }> }).securitySchemes ?? {};
+  for (const scheme of Object.values(schemes)) {
+    for (const flow of Object.values(scheme.flows ?? {})) {
+      for (const field of ['authorizationUrl', 'tokenUrl', 'refreshUrl']) {
+        const value = flow[field];
+        if (typeof value === 'string') flow[field] = new URL(value, 'https://deployment.invalid').href;
       }
     }
   }

@@ -2,12 +2,13 @@
 // Paths live only in the spec; the router dispatches on the operation it matched there.
 import express, { type RequestHandler, type Router } from 'express';
 import { rateLimitClasses } from '../domain/rate-limit.ts';
+import { deprecationHeaders } from '../http/deprecation.ts';
 import { ApiError } from '../http/errors.ts';
 import { operationsRequiringIdempotencyKey, requireIdempotencyKey } from '../http/idempotency-key.ts';
 import { matchOperation, partnerPermissions, partnerRateLimit } from '../http/operation-guard.ts';
 import { OperationTable } from '../http/operations.ts';
 import { partnerAuth } from '../http/partner-auth.ts';
-import { jsonBody } from '../http/raw-body.ts';
+import { bodyReadError, jsonBody } from '../http/raw-body.ts';
 import { openApiValidator } from '../http/validator.ts';
 import { createBrokerageCase, getBrokerageCase, getBrokerageEligibility, listBrokerageCases } from './brokerage.ts';
 import { createCheckoutSession } from './checkout.ts';
@@ -28,8 +29,10 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
   const handlers: Record<string, RequestHandler> = handlersByOperationId(deps);
   const router = express.Router();
   router.use(
+    bodyReadError(),
     partnerAuth({ credentials: deps.store.credentials, replayGuard: deps.store.replayGuard, clock: deps.clock, ...(deps.faults ? { faults: deps.faults } : {}) }),
     matchOperation(table),
+    deprecationHeaders(),
     partnerRateLimit({ classes: rateLimitClasses(options.document), replayGuard: deps.store.replayGuard, clock: deps.clock }),
     partnerPermissions(),
     requireIdempotencyKey(operationsRequiringIdempotencyKey(options.document)),

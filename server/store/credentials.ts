@@ -24,6 +24,9 @@ export interface Partner {
   createdAt: number;
 }
 
+/** Bound on the opened-secret cache (oldest dropped first). */
+const OPENED_SECRETS_KEPT = 10_000;
+
 export function credentialRepository(db: Kysely<Database>, box: SecretBox) {
   const toPartner = (row: Database['partners']): Partner => ({
     id: row.id,
@@ -31,6 +34,19 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox) {
     clockOffsetMs: row.clock_offset_ms,
     createdAt: row.created_at,
   });
+  // Every signed request opens its credential's secret. A sealed value always opens to the same
+  // secret, so opened secrets are kept by their ciphertext: nothing can go stale (a rotated
+  // secret is a new ciphertext), and an AES-GCM decryption (a third of a lookup's cost) is saved.
+  const opened = new Map<string, string>();
+  const open = (sealed: string): string => {
+    let secret = opened.get(sealed);
+    if (secret === undefined) {
+      secret = box.open(sealed);
+      if (opened.size >= OPENED_SECRETS_KEPT) opened.delete(opened.keys().next().value as string);
+      opened.set(sealed, secret);
+    }
+    return secret;
+  };
   return {
     async findCredential(keyId: string): Promise<Credential | undefined> {
       const row = await db.selectFrom('credentials').selectAll().where('key_id', '=', keyId).executeTakeFirst();
@@ -39,7 +55,7 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox) {
         keyId: row.key_id,
         partnerId: row.partner_id,
         environment: row.environment,
-        secret: box.open(row.secret_enc),
+        secret: open(row.secret_enc),
         scopes: JSON.parse(row.scopes) as string[],
         affiliate: row.affiliate === 1,
         approved: row.approved === 1,

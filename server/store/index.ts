@@ -9,11 +9,13 @@ import type { OpenedDatabase } from './database.ts';
 import { eventRepository } from './events.ts';
 import { idempotencyRepository } from './idempotency.ts';
 import { inventoryRepository, type InventoryChange, type InventoryListener } from './inventory.ts';
+import { oauthRepository } from './oauth.ts';
 import { orderRepository } from './orders.ts';
 import { referralRepository } from './referral.ts';
 import { replayGuardRepository } from './replay-guard.ts';
 import type { Database } from './schema.ts';
 import { settlementRepository } from './settlements.ts';
+import { userDomainRepository } from './user-domains.ts';
 
 export function repositories(db: Kysely<Database>, box: SecretBox, onInventoryChange?: InventoryListener) {
   return {
@@ -27,6 +29,8 @@ export function repositories(db: Kysely<Database>, box: SecretBox, onInventoryCh
     referral: referralRepository(db),
     brokerage: brokerageRepository(db),
     settlements: settlementRepository(db),
+    userDomains: userDomainRepository(db),
+    oauth: oauthRepository(db),
   };
 }
 
@@ -66,6 +70,7 @@ export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
     async purge(now) {
       await repos.replayGuard.purge(now);
       await repos.idempotency.purge(now);
+      await repos.oauth.purge(now);
     },
     close: () => opened.close(),
   };

@@ -28,6 +28,24 @@ export type InventoryListener = (change: InventoryChange) => void;
 /** What the search index needs of a listed row. */
 export type ListedRow = Pick<InventoryRecord, 'domain' | 'label' | 'tld' | 'category' | 'price_cents' | 'currency'>;
 
+/** Orders of the public marketplace listings; ties are broken by domain, so each order is total. */
+export type ListingSort = 'domain' | 'price_asc' | 'price_desc' | 'newest';
+
+/** Filters of the public marketplace listings; all optional, combined with AND. */
+export interface ListingFilter {
+  tld?: string | undefined;
+  minPrice?: number | undefined;
+  maxPrice?: number | undefined;
+  /** Lowercase text the domain must contain. */
+  contains?: string | undefined;
+}
+
+/** A row's place in a listing order: its domain and, except for `domain`, the price or listed_at it is sorted by. */
+export interface ListingKey {
+  domain: string;
+  value?: number | undefined;
+}
+
 const LISTED_PAGE = 5_000;
 
 export interface ReplaceResult {
@@ -240,6 +258,40 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
       }
     },
 
+    /**
+     * Listed rows matching `filter` in `sort` order: those after `page.after` (keyset), else
+     * from `page.offset`; at most `page.limit`.
+     */
+    async listings(
+      environment: Environment,
+      filter: ListingFilter,
+      sort: ListingSort,
+      page: { after?: ListingKey | undefined; offset?: number | undefined; limit: number },
+    ): Promise<InventoryRecord[]> {
+      const where = listingConditions(environment, filter);
+      if (page.after) where.push(afterKey(sort, page.after));
+      let query = db
+        .selectFrom('inventory')
+        .selectAll()
+        .where(sql<boolean>`${sql.join(where, sql` and `)}`)
+        .orderBy(listingOrder(sort))
+        .limit(Math.floor(page.limit));
+      if (!page.after && page.offset) query = query.offset(Math.floor(page.offset));
+      return (await query.execute()).map(toRecord);
+    },
+
+    /** How many listed rows match `filter`, and how many of them sort at or before `upTo` (0 without it). */
+    async countListings(environment: Environment, filter: ListingFilter, sort: ListingSort, upTo?: ListingKey): Promise<{ total: number; upTo: number }> {
+      const where = listingConditions(environment, filter);
+      const before = upTo ? sql<number>`sum(case when ${afterKey(sort, upTo)} then 0 else 1 end)` : sql<number>`0`;
+      const row = await db
+        .selectFrom('inventory')
+        .select([sql<number | string | bigint>`count(*)`.as('total'), sql<number | string | bigint | null>`${before}`.as('up_to')])
+        .where(sql<boolean>`${sql.join(where, sql` and `)}`)
+        .executeTakeFirstOrThrow();
+      return { total: Number(row.total), upTo: Number(row.up_to ?? 0) };
+    },
+
     /** Listed → sold; false when the domain was not listed (absent or already sold). */
     async markSold(environment: Environment, domain: string): Promise<boolean> {
       const changed = await setStatus(environment, domain, 'listed', 'sold');
@@ -254,6 +306,43 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
       return changed;
     },
   };
+
+  function listingConditions(environment: Environment, filter: ListingFilter): RawBuilder<unknown>[] {
+    const where: RawBuilder<unknown>[] = [sql`environment = ${environment}`, sql`status = ${'listed'}`];
+    if (filter.tld !== undefined) where.push(sql`tld = ${filter.tld}`);
+    if (filter.minPrice !== undefined) where.push(sql`price_cents >= ${filter.minPrice}`);
+    if (filter.maxPrice !== undefined) where.push(sql`price_cents <= ${filter.maxPrice}`);
+    if (filter.contains) where.push(sql`domain like ${`%${filter.contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape ${sql.lit('\\')}`);
+    return where;
+  }
+
+  /** Rows strictly after `key` in `sort` order (the order is total, so "not after" is "at or before"). */
+  function afterKey(sort: ListingSort, key: ListingKey): RawBuilder<unknown> {
+    const v = key.value ?? 0;
+    switch (sort) {
+      case 'domain':
+        return sql`${byDomain} > ${key.domain}`;
+      case 'price_asc':
+        return sql`(price_cents > ${v} or (price_cents = ${v} and ${byDomain} > ${key.domain}))`;
+      case 'price_desc':
+        return sql`(price_cents < ${v} or (price_cents = ${v} and ${byDomain} > ${key.domain}))`;
+      case 'newest':
+        return sql`(listed_at < ${v} or (listed_at = ${v} and ${byDomain} > ${key.domain}))`;
+    }
+  }
+
+  function listingOrder(sort: ListingSort): RawBuilder<unknown> {
+    switch (sort) {
+      case 'domain':
+        return sql`${byDomain} asc`;
+      case 'price_asc':
+        return sql`price_cents asc, ${byDomain} asc`;
+      case 'price_desc':
+        return sql`price_cents desc, ${byDomain} asc`;
+      case 'newest':
+        return sql`listed_at desc, ${byDomain} asc`;
+    }
+  }
 
   async function setStatus(environment: Environment, domain: string, from: InventoryStatus, to: InventoryStatus): Promise<boolean> {
     const result = await db

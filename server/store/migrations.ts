@@ -5,6 +5,9 @@ import { partnerCore } from './migrations/001_partner_core.ts';
 import { settlement } from './migrations/002_settlement.ts';
 import { checkoutReferral } from './migrations/003_checkout_referral.ts';
 import { brokerage } from './migrations/004_brokerage.ts';
+import { oauth } from './migrations/005_oauth.ts';
+import { userDomains } from './migrations/006_user_domains.ts';
+import { listingIndex } from './migrations/007_listing_index.ts';
 import type { Dialect } from './migrations/types.ts';
 
 export type { Dialect };
@@ -19,6 +22,9 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '002_settlement': settlement(dialect),
     '003_checkout_referral': checkoutReferral(dialect),
     '004_brokerage': brokerage(dialect),
+    '005_oauth': oauth(dialect),
+    '006_user_domains': userDomains(dialect),
+    '007_listing_index': listingIndex(dialect),
   };
 }
 

@@ -30,4 +30,16 @@ describe('npm run conformance (no --base-url)', () => {
     expect(report.checks.every((c) => c.status === 'passed')).toBe(true);
     expect(await readFile(junit, 'utf8')).toContain('<testsuites name="conformance"');
   }, 180_000);
+
+  it('passes --surface all (partner and public families, OAuth with the seeded sandbox user, MCP) with none failed or skipped', async () => {
+    const { stdout } = await run(join(ROOT, 'node_modules/.bin/tsx'), ['conformance/cli.ts', '--seed', '20261123', '--surface', 'all'], {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+      env: { ...process.env, ADMIN_TOKEN: '', SANDBOX_USER_EMAIL: '', SANDBOX_USER_PASSWORD: '' },
+    }).catch((err: { stdout?: string; code?: number }) => {
+      throw new Error(`conformance exited ${err.code}:\n${(err.stdout ?? '').slice(-6000)}`);
+    });
+    expect(stdout).toMatch(/conformance: \d+ passed, 0 failed, 0 skipped/);
+    for (const family of ['public-pagination', 'public-error-codes', 'oauth', 'mcp', 'public-headers', 'public-schema']) expect(stdout).toMatch(new RegExp(`^${family} +[1-9]\\d* +0 +0$`, 'm'));
+  }, 180_000);
 });

@@ -1,0 +1,95 @@
+// Every public answer of the run against the public document (DECISIONS §2): documented status,
+// Content-Type, body schema, required headers, the Error code of that status (the same review the
+// schema family applies to the partner surface). Runs last, after a sweep that sends the
+// documented example request of every public read once (none may answer a 5xx).
+import fc from 'fast-check';
+import { CheckFailure, property, type Context, type Family } from '../context.ts';
+import { jsonOf, type Exchange } from '../http.ts';
+import { exampleRequest } from './mock.ts';
+import { brokenRequest, buildTargets, REMOVE, reviewSurface } from './schema.ts';
+
+/** The anonymous JSON reads of the REST API (their tags in the public document). */
+const REST_TAGS = new Set(['Search', 'WHOIS', 'TLDs', 'Marketplace', 'Batch']);
+
+function restOperations(ctx: Context): Set<string> {
+  const out = new Set<string>();
+  for (const item of Object.values((ctx.spec.documents.public.paths ?? {}) as Record<string, Record<string, { operationId?: string; tags?: string[] }>>)) {
+    for (const op of Object.values(item)) if (op?.operationId && op.tags?.some((t) => REST_TAGS.has(t))) out.add(op.operationId);
+  }
+  return out;
+}
+
+export const publicSchemaFamily: Family = {
+  name: 'public-schema',
+  surface: 'public',
+  description: 'Every public answer of the run matches the public document (status, media type, body, headers, Error codes); a sweep of every public read',
+  needs: [],
+  last: true,
+  checks: [
+    {
+      name: 'sweep: the example request of every public read answers without a server error',
+      async run(ctx) {
+        const doc = ctx.spec.documents.public;
+        const reads = ctx.spec.operations.filter((o) => o.api === 'public' && o.method === 'GET' && !o.deprecated);
+        const failures: Exchange[] = [];
+        const statuses = new Map<number, number>();
+        for (const op of reads) {
+          const request = exampleRequest(doc, 'public', op);
+          // The example bearer token of a protected read is no token of this deployment.
+          delete request.headers.authorization;
+          const exchange = await ctx.http.send({ target: request.target, headers: request.headers, operation: { method: op.method, path: op.path }, rateClass: op.rateClass ?? 'public' });
+          statuses.set(exchange.status, (statuses.get(exchange.status) ?? 0) + 1);
+          if (exchange.status >= 500) failures.push(exchange);
+        }
+        ctx.log(`  swept ${reads.length} public reads: ${[...statuses].map(([s, n]) => `${s}×${n}`).join(', ')}`);
+        if (failures.length > 0) {
+          const lines = failures.map((e) => `  ${e.method} ${e.url.slice(ctx.http.baseUrl.length)} → ${e.status} ${String((jsonOf(e) as { code?: unknown } | undefined)?.code ?? '')}`);
+          throw new CheckFailure(`${failures.length} example reads answered with a server error:\n${lines.join('\n')}`, failures.slice(0, 2));
+        }
+      },
+    },
+    {
+      name: 'schema-derived invalid inputs to the REST reads (one member broken) are refused with 400 validation_error and details, never a 5xx',
+      async run(ctx) {
+        const targets = buildTargets(ctx, 'public', (id) => restOperations(ctx).has(id));
+        if (targets.length === 0) throw new CheckFailure('no public REST operation with parameters or a body was found in the public document', []);
+        const byOperation = new Map(targets.map((t) => [`${t.op.method} ${t.op.path}`, t]));
+        const arbitrary = fc.constantFrom(...targets).chain((t) =>
+          fc.constantFrom(...t.candidates).chain((c) => c.arbitrary.map((value) => ({ operation: c.operation, location: c.location, member: c.member, mutation: c.mutation, value, code: c.code }))),
+        );
+        await property(
+          ctx,
+          arbitrary,
+          async (input) => {
+            const t = byOperation.get(input.operation)!;
+            const c = t.candidates.find((x) => x.location === input.location && x.member === input.member && x.mutation === input.mutation)!;
+            const sent = brokenRequest(ctx, t, c, input.value);
+            fc.pre(sent !== undefined);
+            const exchange = await ctx.http.send({
+              method: t.op.method,
+              target: sent!.target,
+              headers: sent!.headers,
+              ...(sent!.body !== undefined ? { body: sent!.body } : {}),
+              operation: { method: t.op.method, path: t.op.path },
+              rateClass: t.op.rateClass ?? 'public',
+              deliberate: true,
+            });
+            const body = jsonOf(exchange) as { code?: unknown; details?: unknown } | undefined;
+            const what = `${input.operation} with ${input.location === 'body' ? `body member "${input.member || '(the body)'}"` : `${input.location} parameter "${input.member}"`} ${input.mutation}${input.value === REMOVE ? '' : ` (${JSON.stringify(input.value)?.slice(0, 80)})`}`;
+            if (exchange.status !== 400 || body?.code !== 'validation_error') {
+              throw new CheckFailure(`${what}: expected 400 validation_error, got ${exchange.status} ${String(body?.code ?? '(no Error body)')}${exchange.status >= 500 ? ' (a server error on an input the contract refuses)' : ''}`, [exchange]);
+            }
+            if (!Array.isArray(body.details) || body.details.length === 0) throw new CheckFailure(`${what}: the validation_error has no details naming the failing member`, [exchange]);
+          },
+          Math.max(ctx.fc.numRuns, 25),
+        );
+      },
+    },
+    {
+      name: 'every public exchange of the run: documented status, Content-Type, body schema, required headers, Error code of that status',
+      async run(ctx) {
+        reviewSurface(ctx, 'public');
+      },
+    },
+  ],
+};

@@ -1,0 +1,133 @@
+// npm run bench [-- --quick] [-- --duration 10 --rounds 3 --connections 10 --out bench/results.json
+//                 --only availability,orders,pages,webhooks --strict]
+// Starts everything itself (servers in child processes, Prism, bare node:http, PostgreSQL in a
+// fresh database when DATABASE_URL is set), prints one table with the ratios and writes JSON.
+// Absolute numbers drift with the machine; the ratios are taken within each round.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchAvailability, type AvailabilityResult } from './availability.ts';
+import { ROOT } from './lib/processes.ts';
+import { formatNumber, renderTable } from './lib/table.ts';
+import { benchPages, type PagesResult } from './pages.ts';
+import { benchWebhooks, type WebhooksResult } from './webhooks.ts';
+import { benchWrites, type WriteFigures } from './writes.ts';
+
+const SECTIONS = ['availability', 'orders', 'pages', 'webhooks'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** The targets of issue #10. */
+export const TARGETS = { vsPrism: 1.5, vsBare: 0.15, p99Ms: 10, pageCost: 1.5 };
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    duration: { type: 'string' },
+    rounds: { type: 'string' },
+    connections: { type: 'string', default: '10' },
+    depth: { type: 'string', default: '10000' },
+    events: { type: 'string' },
+    out: { type: 'string', default: join(ROOT, 'bench', 'results.json') },
+    only: { type: 'string' },
+    strict: { type: 'boolean', default: false },
+    profile: { type: 'string' },
+  },
+});
+
+const quick = values.quick ?? false;
+const duration = Number(values.duration ?? (quick ? 3 : 10));
+const rounds = Number(values.rounds ?? (quick ? 2 : 3));
+const connections = Number(values.connections);
+const only = new Set<Section>((values.only ? values.only.split(',') : SECTIONS).map((s) => {
+  if (!SECTIONS.includes(s as Section)) throw new Error(`--only: unknown section "${s}" (one of ${SECTIONS.join(', ')})`);
+  return s as Section;
+}));
+const log = (line: string) => console.error(line);
+
+const results: {
+  startedAt: string;
+  machine: { cpus: number; model: string | undefined; node: string; loadavgBefore: number[]; loadavgAfter?: number[] };
+  settings: { duration: number; rounds: number; connections: number };
+  availability?: AvailabilityResult;
+  orders?: { sqlite: WriteFigures; postgres: WriteFigures | 'skipped' };
+  pages?: PagesResult;
+  webhooks?: WebhooksResult;
+  targets?: Record<string, { value: number; target: string; met: boolean }>;
+} = {
+  startedAt: new Date().toISOString(),
+  machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavgBefore: loadavg() },
+  settings: { duration, rounds, connections },
+};
+
+if (only.has('availability')) results.availability = await benchAvailability({ duration, rounds, connections, log, profileDir: values.profile });
+if (only.has('orders')) results.orders = await benchWrites({ duration, rounds: Math.min(rounds, 2), connections, log });
+if (only.has('pages')) results.pages = await benchPages({ duration, rounds, connections, depth: Number(values.depth), log });
+if (only.has('webhooks')) results.webhooks = await benchWebhooks({ events: Number(values.events ?? (quick ? 1000 : 5000)), log });
+results.machine.loadavgAfter = loadavg();
+
+const rows: Array<Array<string | number>> = [];
+const targets: NonNullable<typeof results.targets> = {};
+const a = results.availability;
+if (a) {
+  const ratioTo = (key: string) => (key === 'production' ? '1.00x' : `${formatNumber((a.targets.production?.rps ?? NaN) / (a.targets[key]?.rps ?? NaN))}x`);
+  for (const [key, t] of Object.entries(a.targets)) {
+    rows.push([`GET /availability: ${t.label}`, t.rps, t.p50, t.p99, Math.round(t.cpuMicrosPerRequest), t.unexpected, key === 'production' ? '' : `production ${ratioTo(key)} this`]);
+  }
+  targets.production_vs_prism = { value: a.ratios.production_vs_prism?.median ?? NaN, target: `>= ${TARGETS.vsPrism}`, met: (a.ratios.production_vs_prism?.median ?? 0) >= TARGETS.vsPrism };
+  targets.production_vs_bare = { value: a.ratios.production_vs_bare?.median ?? NaN, target: `>= ${TARGETS.vsBare}`, met: (a.ratios.production_vs_bare?.median ?? 0) >= TARGETS.vsBare };
+  const cpu = a.ratios.production_vs_prism_cpu?.median ?? NaN;
+  targets.production_vs_prism_cpu = { value: cpu, target: `>= ${TARGETS.vsPrism} (server CPU per answer, inverted; informative)`, met: cpu >= TARGETS.vsPrism };
+  const cpuBare = a.ratios.production_vs_bare_cpu?.median ?? NaN;
+  targets.production_vs_bare_cpu = { value: cpuBare, target: `>= ${TARGETS.vsBare} (server CPU per answer, inverted; informative)`, met: cpuBare >= TARGETS.vsBare };
+  const p99 = a.targets.production?.p99 ?? NaN;
+  targets.production_p99_ms = { value: p99, target: `<= ${TARGETS.p99Ms} ms at ${connections} connections`, met: p99 <= TARGETS.p99Ms };
+}
+const o = results.orders;
+if (o) {
+  for (const w of [o.sqlite, o.postgres]) {
+    if (w === 'skipped') rows.push(['POST /orders, PostgreSQL', 'SKIPPED', '', '', '', '', 'DATABASE_URL not set']);
+    else
+      rows.push([
+        `POST /orders (fresh keys), ${w.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}: writes/s`,
+        w.writesPerSecond,
+        w.p50,
+        w.p99,
+        Math.round(w.cpuMicrosPerRequest),
+        w.unexpected,
+        `${w.ordersInStore} orders stored for ${w.created} answers 201 (+ requests in flight at each run's end)`,
+      ]);
+  }
+}
+const p = results.pages;
+if (p) {
+  rows.push([`GET /orders?limit=${p.pageSize}, depth 1`, p.first.rps, p.first.p50, p.first.p99, Math.round(p.first.cpuMicrosPerRequest), '', `${p.orders.toLocaleString('en-US')} orders seeded`]);
+  rows.push([
+    `GET /orders?limit=${p.pageSize}, depth ${p.depth.toLocaleString('en-US')}`,
+    p.deep.rps,
+    p.deep.p50,
+    p.deep.p99,
+    Math.round(p.deep.cpuMicrosPerRequest),
+    p.unexpected,
+    `req/s depth 1 / depth ${p.depth}: ${formatNumber(p.costRatio)}x; CPU/req deep / first: ${formatNumber(p.cpuCostRatio)}x`,
+  ]);
+  targets.page_cost_ratio = { value: p.costRatio, target: `<= ${TARGETS.pageCost}`, met: p.costRatio <= TARGETS.pageCost && p.costRatio >= 1 / TARGETS.pageCost };
+}
+const h = results.webhooks;
+if (h) {
+  rows.push([`webhook dispatch to a local receiver: deliveries/s`, h.deliveriesPerSecond, '', '', '', h.badSignatures, `${h.events} events in ${formatNumber(h.seconds)} s (steady ${formatNumber(h.steadyDeliveriesPerSecond)}/s), ${h.duplicates} duplicates`]);
+}
+results.targets = targets;
+
+console.log(`\nDomain Sales benchmarks: ${results.machine.cpus} cores, Node ${results.machine.node}, ${connections} connections, ${duration} s x ${rounds} rounds, load average before ${results.machine.loadavgBefore.map((n) => n.toFixed(1)).join(' ')}\n`);
+console.log(renderTable(['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'errors', 'notes'], rows));
+if (Object.keys(targets).length > 0) {
+  console.log('\ntargets (median of per-round ratios):');
+  for (const [name, t] of Object.entries(targets)) console.log(`  ${t.met ? 'MET ' : 'MISS'}  ${name.padEnd(22)} ${formatNumber(t.value).padStart(7)}   ${t.target}`);
+}
+const out = resolve(values.out as string);
+mkdirSync(dirname(out), { recursive: true });
+writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+console.log(`\nresults: ${out}`);
+if (values.strict && Object.values(targets).some((t) => !t.met)) process.exit(1);
+process.exit(0);

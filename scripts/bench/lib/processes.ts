@@ -1,0 +1,92 @@
+// Child processes of the benchmarks and drills: the reference server (scripts/bench/serve.ts)
+// and the bare node:http server, each in a process of its own so that the load generator never
+// shares a core's event loop with what it measures.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(fileURLToPath(import.meta.url), '../../../..');
+export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
+
+export interface Child {
+  url: string;
+  child: ChildProcess;
+  /** Everything the child wrote on stderr (bounded), for a failure message. */
+  output(): string;
+  /** SIGTERM and wait for the exit. */
+  stop(): Promise<void>;
+  /** SIGKILL and wait for the exit: the crash of the drills. */
+  kill(): Promise<void>;
+}
+
+export interface ServerEnv {
+  dataDir?: string;
+  /** PostgreSQL (a fresh database per run: lib/postgres.ts); absent means SQLite in dataDir. */
+  databaseUrl?: string;
+  masterKey?: string;
+  validateResponses?: boolean;
+  inventorySize?: number;
+  backoffScale?: number;
+  webhookTimeoutMs?: number;
+  extra?: Record<string, string>;
+}
+
+/** `node --import tsx <script>`; resolves on the child's `READY <url>` line. */
+export function spawnReady(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, script)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString()).slice(-20_000);
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ended = () => child.exitCode !== null || child.signalCode !== null;
+  const signal = async (name: NodeJS.Signals) => {
+    if (!ended()) child.kill(name);
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const m = /READY (\S+)/.exec(stdout);
+      if (m) {
+        stdout = '';
+        resolve({ url: m[1] as string, child, output: () => stderr, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') });
+      }
+    });
+    child.once('exit', (code, sig) => reject(new Error(`${script} exited (${code ?? sig}) before it was ready:\n${stderr.slice(-3000)}`)));
+  });
+}
+
+export const tempDir = (label: string) => mkdtempSync(join(tmpdir(), `${label}-`));
+export const newMasterKey = () => randomBytes(32).toString('hex');
+
+/** A reference server child. */
+export function spawnServer(e: ServerEnv, nodeArgs: string[] = []): Promise<Child> {
+  const env: Record<string, string> = {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: e.dataDir ?? tempDir('srv'),
+    ADMIN_TOKEN,
+    MASTER_KEY: e.masterKey ?? newMasterKey(),
+    VALIDATE_RESPONSES: e.validateResponses === false ? 'false' : 'true',
+    SANDBOX_INVENTORY_SIZE: String(e.inventorySize ?? 2000),
+    WEBHOOK_BACKOFF_SCALE: String(e.backoffScale ?? 1),
+    WEBHOOK_TIMEOUT_MS: String(e.webhookTimeoutMs ?? 5000),
+    SERVE_QUIET: '1',
+    DATABASE_URL: e.databaseUrl ?? '',
+    ...e.extra,
+  };
+  return spawnReady('scripts/bench/serve.ts', env, nodeArgs);
+}
+
+export function spawnBare(body: string): Promise<Child> {
+  return spawnReady('scripts/bench/bare.ts', { BARE_BODY: body });
+}

@@ -1,0 +1,162 @@
+// POST /mcp: hands one JSON-RPC message to the SDK and writes its answer back through Express,
+// so the pipeline's headers (request id, rate limit) stay on the response and the SDK's own
+// HTTP-level rejections are turned into the contract's `Error` body. The SDK routes each
+// request to its era: 2026-07-28 requests carry the per-request `_meta` envelope, 2025-era
+// ones (the `initialize` handshake and everything after it) do not.
+import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
+import { toWebRequest } from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
+  isLegacyRequest,
+  WebStandardStreamableHTTPServerTransport,
+  type AuthInfo,
+  type McpHttpHandler,
+} from '@modelcontextprotocol/server';
+import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from 'express';
+import { ApiError } from '../http/errors.ts';
+import type { PublicDeps } from '../public-api/context.ts';
+import type { PublicReads } from '../public-api/reads-service.ts';
+import { originAllowed } from './origin.ts';
+import { buildMcpServer } from './server.ts';
+import type { ToolContext } from './tools.ts';
+
+export interface McpEndpointOptions {
+  /** Browser origins allowed besides the deployment's own and loopback ones. */
+  allowedOrigins?: readonly string[];
+}
+
+type ResponseShape = 'json' | 'sse';
+
+/**
+ * JSON whenever the client accepts it (or says nothing); one SSE event only for a client that
+ * accepts `text/event-stream` alone.
+ */
+export function responseShape(accept: string | undefined): ResponseShape {
+  if (!accept) return 'json';
+  const types = accept.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
+  if (types.some((t) => t === 'application/json' || t === 'application/*' || t === '*/*')) return 'json';
+  return types.includes('text/event-stream') ? 'sse' : 'json';
+}
+
+/** The tool context travels to the per-request server factory as the SDK's pass-through auth info. */
+const CONTEXT_KEY = 'domainSales/toolContext';
+
+function authInfoFor(ctx: ToolContext, token: string | undefined): AuthInfo {
+  return {
+    token: token ?? '',
+    clientId: ctx.viewer?.clientId ?? '',
+    scopes: ctx.viewer?.scopes ?? [],
+    extra: { [CONTEXT_KEY]: ctx },
+  };
+}
+
+function contextOf(authInfo: AuthInfo | undefined): ToolContext {
+  const ctx = authInfo?.extra?.[CONTEXT_KEY] as ToolContext | undefined;
+  if (!ctx) throw new Error('MCP request reached the server factory without its tool context');
+  return ctx;
+}
+
+/** The SDK's HTTP-level rejections (a JSON-RPC error with a 4xx/5xx status) as contract errors. */
+async function rejection(response: Response): Promise<ApiError> {
+  let message = `MCP request refused (HTTP ${response.status})`;
+  try {
+    const body = (await response.json()) as { error?: { message?: unknown; data?: { supported?: unknown } } };
+    if (typeof body.error?.message === 'string' && body.error.message) message = body.error.message;
+    // A client probing with a revision we do not serve needs the ones we do, to pick again.
+    const supported = body.error?.data?.supported;
+    if (Array.isArray(supported) && supported.length) message += ` (supported: ${supported.join(', ')})`;
+  } catch {
+    // Not JSON: the status alone has to do.
+  }
+  if (response.status === 413) return new ApiError('payload_too_large', message);
+  if (response.status === 415) return new ApiError('unsupported_media_type', message);
+  if (response.status === 405) return new ApiError('method_not_allowed', message, undefined, { Allow: 'POST' });
+  if (response.status >= 500) return new ApiError('internal_error', message);
+  return new ApiError('validation_error', message);
+}
+
+async function send(response: Response, res: ExpressResponse, done: () => void): Promise<void> {
+  if (response.status >= 400) {
+    done();
+    throw await rejection(response);
+  }
+  if (response.status === 202 || response.body === null) {
+    done();
+    res.status(response.status).end();
+    return;
+  }
+  const type = response.headers.get('content-type') ?? '';
+  if (type.startsWith('application/json')) {
+    const body: unknown = await response.json();
+    done();
+    res.status(response.status).json(body);
+    return;
+  }
+  // One SSE event and the end of the stream; headers first, then the bytes as they come.
+  res.status(response.status);
+  for (const name of ['content-type', 'cache-control', 'x-accel-buffering']) {
+    const value = response.headers.get(name);
+    if (value) res.setHeader(name, value);
+  }
+  const stream = Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>);
+  stream.on('close', done);
+  stream.pipe(res);
+}
+
+export function mcpPostHandler(deps: PublicDeps, reads: PublicReads, options: McpEndpointOptions = {}): RequestHandler {
+  const factory = ({ authInfo }: { authInfo?: AuthInfo }) => buildMcpServer(contextOf(authInfo));
+  const onerror = (err: Error) => deps.log('MCP request failed', err);
+  const modern: Record<ResponseShape, McpHttpHandler> = {
+    // 'auto' answers JSON: these tools emit nothing before their result, so nothing upgrades to SSE.
+    json: createMcpHandler(factory, { legacy: 'reject', responseMode: 'auto', onerror }),
+    sse: createMcpHandler(factory, { legacy: 'reject', responseMode: 'sse', onerror }),
+  };
+
+  return async (req: ExpressRequest, res: ExpressResponse) => {
+    const origin = req.get('origin');
+    if (origin !== undefined && !originAllowed(origin, deps.baseUrl(req), options.allowedOrigins ?? [])) {
+      throw new ApiError('forbidden', `Origin "${origin}" is not allowed`);
+    }
+    const shape = responseShape(req.get('accept'));
+    const ctx: ToolContext = {
+      reads,
+      viewer: res.locals.viewer,
+      requestId: typeof res.getHeader('x-request-id') === 'string' ? (res.getHeader('x-request-id') as string) : undefined,
+      log: deps.log,
+    };
+    const authInfo = authInfoFor(ctx, res.locals.viewer ? res.locals.bearerToken : undefined);
+    const request = await sdkRequest(req);
+    if (await isLegacyRequest(request, req.body)) {
+      // The 2025 era, stateless: a fresh server and transport for this one message.
+      const server = factory({ authInfo });
+      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: shape === 'json' });
+      await server.connect(transport);
+      const response = await transport.handleRequest(request, { parsedBody: req.body, authInfo });
+      await send(response, res, () => void server.close().catch(onerror));
+      return;
+    }
+    await send(await modern[shape].fetch(request, { parsedBody: req.body, authInfo }), res, () => {});
+  };
+}
+
+/**
+ * The web Request the SDK reads. The answer's shape was chosen from the client's own `Accept`
+ * already, so the SDK is told the client takes both (its 2025 transport refuses anything
+ * less), and a session id is dropped: none is ever issued, one sent is ignored.
+ */
+async function sdkRequest(req: ExpressRequest): Promise<Request> {
+  const original = await toWebRequest(req, req.body);
+  const headers = new Headers(original.headers);
+  headers.set('accept', 'application/json, text/event-stream');
+  headers.delete('mcp-session-id');
+  // The body is re-serialized from the parsed one, so the client's length no longer applies.
+  headers.delete('content-length');
+  return new Request(original.url, { method: original.method, headers, body: JSON.stringify(req.body) });
+}
+
+export function methodNotAllowed(): RequestHandler {
+  return () => {
+    throw new ApiError('method_not_allowed', 'This MCP server is stateless; it opens no SSE stream and keeps no session. Use POST /mcp', undefined, { Allow: 'POST' });
+  };
+}

@@ -1,0 +1,28 @@
+// The MCP surface: POST /mcp (Streamable HTTP, stateless), 405 for GET and DELETE /mcp, the
+// manifest and the Server Card. Tools answer through the same PublicReads as REST and batch.
+import type { Request, Response } from 'express';
+import type { HandlerMap, PublicDeps } from '../public-api/context.ts';
+import type { PublicReads } from '../public-api/reads-service.ts';
+import { mcpManifest, mcpServerCard, SERVER_CARD_MEDIA_TYPE } from './discovery.ts';
+import { mcpPostHandler, methodNotAllowed, type McpEndpointOptions } from './http.ts';
+
+export type { McpEndpointOptions };
+
+export function mcpHandlers(deps: PublicDeps, reads: PublicReads, options: McpEndpointOptions = {}): HandlerMap {
+  const manifest = (req: Request, res: Response) => void res.json(mcpManifest(deps.baseUrl(req)));
+  // res.json would set application/json; the card has its own media type.
+  const card = (req: Request, res: Response) => {
+    res.type(SERVER_CARD_MEDIA_TYPE);
+    res.json(mcpServerCard(deps.baseUrl(req)));
+  };
+  const refuse = methodNotAllowed();
+  return {
+    postMcpMessage: mcpPostHandler(deps, reads, options),
+    getMcpStream: refuse,
+    deleteMcpSession: refuse,
+    getMcpManifest: manifest,
+    getMcpManifestAlias: manifest,
+    getMcpServerCard: card,
+    getMcpServerCardWellKnown: card,
+  };
+}

@@ -1,0 +1,136 @@
+// GET and POST /oauth/authorize (getAuthorizePage, submitAuthorizeForm): the browser side of
+// the authorization code flow. Every authorization response carries `iss` (RFC 9207) and the
+// client's `state`; nothing is ever redirected to a URI that is not registered for the client.
+import type { Request, RequestHandler, Response } from 'express';
+import { ApiError } from '../http/errors.ts';
+import type { PublicDeps } from '../public-api/context.ts';
+import { CSRF_COOKIE, isCsrfToken, newCsrfToken, openAuthRequest, sealAuthRequest, type AuthRequest } from './auth-request.ts';
+import { checkAuthorizeRequest, requestedClientId, type ClientView } from './authorize-request.ts';
+import { consentPage, errorPage } from './authorize-page.ts';
+import { readClientMetadata } from './client-metadata.ts';
+import { isFormEncoded, readForm, single } from './form.ts';
+import { issueCode, type GrantDeps } from './grants.ts';
+import { withParams } from './redirect-uri.ts';
+import { parseScope } from './scopes.ts';
+import { authenticate } from './users.ts';
+
+const COOKIE_MAX_AGE_S = 3600;
+
+const wantsJson = (req: Request) => req.accepts(['text/html', 'application/json']) === 'application/json';
+
+function pageHeaders(res: Response): void {
+  res.setHeader('Cache-Control', 'no-store');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Vary', 'Accept');
+  // A consent page must never be framed (clickjacking); it needs nothing but its inline style.
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
+}
+
+/** A 400 page for a browser, or the Error body (thrown to the pipeline) for a JSON client. */
+function refusePage(req: Request, res: Response, err: ApiError, title: string): void {
+  if (wantsJson(req)) throw err;
+  res.status(err.status).type('html').send(errorPage(title, err.message));
+}
+
+function cookie(req: Request, name: string): string | undefined {
+  for (const part of (req.get('cookie') ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+async function findClient(deps: PublicDeps, clientId: string | undefined): Promise<(ClientView & { name: string }) | undefined> {
+  const row = clientId ? await deps.store.oauth.findClient(clientId) : undefined;
+  if (!row) return undefined;
+  const metadata = readClientMetadata(row.metadata);
+  return { clientId: row.client_id, redirectUris: metadata.redirect_uris, scope: metadata.scope, name: metadata.client_name };
+}
+
+/** How the user should recognise where they are sent: the host, or a native app's scheme. */
+function redirectTarget(uri: string): string {
+  const url = new URL(uri);
+  return url.host || url.protocol.slice(0, -1);
+}
+
+function consent(request: AuthRequest, clientName: string, authRequest: string, csrfToken: string, extra: { email?: string; error?: string } = {}): string {
+  const parsed = parseScope(request.scope);
+  return consentPage({ clientName, redirectTarget: redirectTarget(request.redirectUri), scopes: parsed.ok ? parsed.scopes : [], authRequest, csrfToken, ...extra });
+}
+
+export function authorizePage(deps: PublicDeps): RequestHandler {
+  return async (req, res) => {
+    pageHeaders(res);
+    const base = deps.baseUrl(req);
+    const query = req.query as Record<string, unknown>;
+    const client = await findClient(deps, requestedClientId(query));
+    const checked = checkAuthorizeRequest(query, base, client);
+    if (checked.kind === 'untrusted') {
+      return refusePage(req, res, new ApiError(checked.code, checked.message, [{ path: checked.path, message: checked.detail }]), 'This sign-in link is not valid');
+    }
+    if (checked.kind === 'redirect') {
+      res.redirect(302, withParams(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state, iss: base }));
+      return;
+    }
+    // One CSRF value per browser: another tab's page keeps working.
+    const existing = cookie(req, CSRF_COOKIE);
+    const csrf = isCsrfToken(existing) ? existing : newCsrfToken();
+    const secure = base.startsWith('https:') ? '; Secure' : '';
+    res.setHeader('Set-Cookie', `${CSRF_COOKIE}=${csrf}; Path=/oauth; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure}`);
+    const sealed = sealAuthRequest(deps.keys.oauth, checked.request, csrf, deps.clock.now());
+    res.status(200).type('html').send(consent(checked.request, client?.name ?? checked.request.clientId, sealed, csrf));
+  };
+}
+
+const FORM_EXPIRED = 'The form has expired or was not sent from this site; start the sign-in again';
+
+export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHandler {
+  return async (req, res) => {
+    pageHeaders(res);
+    const base = deps.baseUrl(req);
+    if (!isFormEncoded(req)) {
+      return refusePage(req, res, new ApiError('unsupported_media_type', 'Send the form as application/x-www-form-urlencoded'), 'Form not understood');
+    }
+    const form = readForm(req);
+    const authRequest = single(form, 'auth_request') ?? '';
+    const opened = openAuthRequest(deps.keys.oauth, authRequest, cookie(req, CSRF_COOKIE), single(form, 'csrf_token'), deps.clock.now());
+    if (!opened.ok) {
+      const detail =
+        opened.problem === 'csrf'
+          ? { path: '/body/csrf_token', message: 'does not match the CSRF cookie' }
+          : { path: '/body/auth_request', message: opened.problem === 'expired' ? 'is older than 10 minutes' : 'is malformed or tampered' };
+      return refusePage(req, res, new ApiError('validation_error', FORM_EXPIRED, [detail]), 'This sign-in form is no longer valid');
+    }
+    const request = opened.request;
+    const client = await findClient(deps, request.clientId);
+    if (!client) {
+      return refusePage(req, res, new ApiError('validation_error', FORM_EXPIRED, [{ path: '/body/auth_request', message: 'names an unknown client' }]), 'This sign-in form is no longer valid');
+    }
+    const back = (params: Record<string, string>) => res.redirect(303, withParams(request.redirectUri, { ...params, state: request.state, iss: base }));
+
+    const decision = single(form, 'decision');
+    if (decision === 'deny') return back({ error: 'access_denied', error_description: 'The user denied the request' });
+    if (decision !== 'approve') {
+      return refusePage(req, res, new ApiError('validation_error', 'decision must be approve or deny', [{ path: '/body/decision', message: 'must be approve or deny' }]), 'Form not understood');
+    }
+    const email = single(form, 'email');
+    const password = single(form, 'password');
+    const csrf = single(form, 'csrf_token') ?? '';
+    const userId = email && password ? await authenticate(deps.store, email, password) : undefined;
+    if (!userId) {
+      const error = email && password ? 'Wrong email or password.' : 'Enter your email and password to approve.';
+      res.status(200).type('html').send(consent(request, client.name, authRequest, csrf, { ...(email ? { email } : {}), error }));
+      return;
+    }
+    const code = await issueCode(grantDeps, {
+      clientId: request.clientId,
+      userId,
+      redirectUri: request.redirectUri,
+      codeChallenge: request.codeChallenge,
+      scope: request.scope,
+      resource: request.resource,
+    });
+    back({ code });
+  };
+}

@@ -1,0 +1,91 @@
+// Optional Idempotency-Key on the public POSTs (the IdempotencyKey parameter of the public
+// document): scoped per client (the token's grant, else the IP), same key and body replays the
+// stored answer byte for byte, another body or a request still executing is 409 `conflict`.
+// Runs after validation, so only answers of an executing operation are stored; 5xx are not.
+import { createHash } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+import type { Clock } from '../clock.ts';
+import { fingerprint } from '../domain/idempotency.ts';
+import { ApiError } from '../http/errors.ts';
+import type { IdempotencyRepository } from '../store/idempotency.ts';
+
+/** Operations of a bundled document that declare an `Idempotency-Key` header parameter. */
+export function operationsAcceptingIdempotencyKey(document: Record<string, unknown>): Set<string> {
+  const out = new Set<string>();
+  const paths = (document.paths ?? {}) as Record<string, Record<string, { operationId?: string; parameters?: Array<Record<string, unknown>> }>>;
+  const components = ((document.components ?? {}) as { parameters?: Record<string, Record<string, unknown>> }).parameters ?? {};
+  for (const item of Object.values(paths)) {
+    for (const op of Object.values(item)) {
+      for (const raw of op.parameters ?? []) {
+        const ref = typeof raw.$ref === 'string' ? raw.$ref.split('/').pop() : undefined;
+        const param = ref ? components[ref] : raw;
+        if (param?.in === 'header' && String(param.name).toLowerCase() === 'idempotency-key' && op.operationId) out.add(op.operationId);
+      }
+    }
+  }
+  return out;
+}
+
+/** Headers replayed with a stored answer (the rate-limit and request-id headers are the new request's own). */
+const REPLAYED_HEADERS = ['content-type', 'www-authenticate', 'cache-control'];
+
+export function publicIdempotency(deps: { idempotency: IdempotencyRepository; clock: Clock }, operationIds: ReadonlySet<string>): RequestHandler {
+  return async (req, res, next) => {
+    const operation = res.locals.operation;
+    const key = req.get('idempotency-key');
+    if (!operation || key === undefined || !operationIds.has(operation.operationId)) return next();
+    try {
+      const scope = `public:${res.locals.viewer ? `grant:${res.locals.viewer.grantId}` : `ip:${req.socket.remoteAddress ?? 'unknown'}`}`;
+      // The path is part of the fingerprint: one key names one logical call, not one body.
+      const print = createHash('sha256').update(`${operation.method} ${req.originalUrl}\n${fingerprint(req.rawBody)}`).digest('hex');
+      const now = deps.clock.now();
+      const claim = await deps.idempotency.claim(scope, key, print, now);
+      if (!claim.claimed) {
+        const existing = claim.existing;
+        if (existing.fingerprint !== print) {
+          throw new ApiError('conflict', 'This Idempotency-Key was already used with another request; use a new key for a new call');
+        }
+        if (existing.state !== 'done' || existing.status_code === null || existing.body === null) {
+          throw new ApiError('conflict', 'A request with this Idempotency-Key is still executing; retry shortly', undefined, { 'Retry-After': '1' });
+        }
+        const headers = JSON.parse(existing.headers ?? '{}') as Record<string, string>;
+        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+        res.setHeader('Idempotent-Replayed', 'true');
+        res.status(existing.status_code).send(existing.body);
+        return;
+      }
+      recordAnswer(res, (status, body, headers) => (status < 500 ? deps.idempotency.complete(scope, key, status, body, headers) : deps.idempotency.release(scope, key)));
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
+
+/**
+ * Stores what is sent before it goes out, so a retry that arrives the moment the first answer
+ * does already finds it (res.json ends in res.send). A connection closed before any answer
+ * releases the claim.
+ */
+function recordAnswer(res: Response, store: (status: number, body: string, headers: Record<string, string>) => Promise<unknown>): void {
+  const send = res.send.bind(res);
+  let recorded = false;
+  res.send = (chunk?: unknown) => {
+    if (recorded) return send(chunk);
+    recorded = true;
+    const body = Buffer.isBuffer(chunk) ? chunk.toString('utf8') : typeof chunk === 'string' ? chunk : JSON.stringify(chunk);
+    const headers: Record<string, string> = {};
+    for (const name of REPLAYED_HEADERS) {
+      const value = res.getHeader(name);
+      if (typeof value === 'string') headers[name] = value;
+    }
+    if (typeof chunk === 'object' && chunk !== null && !Buffer.isBuffer(chunk) && !headers['content-type']) headers['content-type'] = 'application/json; charset=utf-8';
+    void store(res.statusCode, body, headers)
+      .catch(() => undefined)
+      .finally(() => send(chunk));
+    return res;
+  };
+  res.on('close', () => {
+    if (!recorded) void store(500, '', {}).catch(() => undefined);
+  });
+}

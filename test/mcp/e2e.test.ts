@@ -1,0 +1,124 @@
+// The MCP endpoint of the whole reference server (pipeline, real reads, real OAuth tokens),
+// through the official SDK client in both protocol eras. Responses are validated against the
+// public document by the server itself (response validation is on by default).
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signIn, startTestServer, type TestServer } from '../bulk/support.ts';
+
+let server: TestServer;
+let pricingToken: string;
+let listed: string;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  pricingToken = await signIn(server.url, 'pricing:read', `${server.url}/mcp`);
+  const page = (await (await fetch(`${server.url}/api/market/listings?limit=1`)).json()) as { data: Array<{ domain: string; price: number }> };
+  listed = page.data[0]?.domain as string;
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function connect(era: 'legacy' | 'modern', token?: string): Promise<Client> {
+  const client = new Client({ name: 'e2e', version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: 'auto' } } : {});
+  const headers = token ? { authorization: `Bearer ${token}` } : undefined;
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), headers ? { requestInit: { headers } } : {}));
+  return client;
+}
+
+describe.each(['legacy', 'modern'] as const)('%s client against the real server', (era) => {
+  it('negotiates, lists the tools and calls each one', async () => {
+    const client = await connect(era);
+    try {
+      expect(client.getNegotiatedProtocolVersion()).toBe(era === 'modern' ? '2026-07-28' : '2025-11-25');
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(['search_domain', 'tld_registration_price', 'tld_requirements', 'whois_lookup']);
+      expect(tools.every((t) => t.outputSchema !== undefined)).toBe(true);
+
+      const search = await client.callTool({ name: 'search_domain', arguments: { q: listed } });
+      expect(search.isError).toBe(false);
+      expect(search.structuredContent).toMatchObject({ query: listed, result: { domain: listed, status: 'listed', price: null, price_masked: true } });
+
+      const whois = await client.callTool({ name: 'whois_lookup', arguments: { domain: listed } });
+      expect(whois.isError).toBe(false);
+      expect(whois.structuredContent).toMatchObject({ objectClassName: 'domain', domain: listed });
+
+      const price = await client.callTool({ name: 'tld_registration_price', arguments: { tld: 'com', op: 'register' } });
+      expect(price.structuredContent).toMatchObject({ tld: 'com', currency: 'USD', action: 'register' });
+      expect(typeof (price.structuredContent as { price: unknown }).price).toBe('number');
+
+      const meta = await client.callTool({ name: 'tld_requirements', arguments: { tld: 'io' } });
+      expect(meta.structuredContent).toMatchObject({ tld: 'io' });
+
+      const unknownTld = await client.callTool({ name: 'tld_requirements', arguments: { tld: 'notatld' } });
+      expect(unknownTld.isError).toBe(true);
+      expect(unknownTld.structuredContent).toMatchObject({ code: 'not_found' });
+      expect((unknownTld.structuredContent as { request_id?: string }).request_id).toMatch(/^req_/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a pricing:read token sent over HTTP unmasks search_domain prices', async () => {
+    const client = await connect(era, pricingToken);
+    try {
+      const search = await client.callTool({ name: 'search_domain', arguments: { q: listed } });
+      const result = (search.structuredContent as { result: { price: number | null; price_masked: boolean } }).result;
+      expect(result.price_masked).toBe(false);
+      expect(result.price).toBeGreaterThan(0);
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('HTTP edges through the pipeline', () => {
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+
+  it('an invalid token is 401 invalid_token with the /mcp resource metadata', async () => {
+    const res = await post(initialize, { authorization: 'Bearer at_bogus' });
+    expect(res.status).toBe(401);
+    expect(((await res.json()) as { code: string }).code).toBe('invalid_token');
+    expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
+  });
+
+  it('a disallowed Origin is 403 forbidden; the server’s own origin is fine', async () => {
+    const evil = await post(initialize, { origin: 'https://evil.example.net' });
+    expect(evil.status).toBe(403);
+    expect(((await evil.json()) as { code: string }).code).toBe('forbidden');
+    expect((await post(initialize, { origin: server.url })).status).toBe(200);
+  });
+
+  it('GET and DELETE /mcp are 405 with Allow: POST and rate-limit headers', async () => {
+    for (const method of ['GET', 'DELETE']) {
+      const res = await fetch(`${server.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+      expect(res.status, method).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.headers.get('ratelimit-policy')).toBeTruthy();
+      expect(((await res.json()) as { code: string }).code).toBe('method_not_allowed');
+    }
+  });
+
+  it('a JSON-RPC batch (an array) and an unknown MCP-Protocol-Version are 400', async () => {
+    expect((await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }])).status).toBe(400);
+    const old = await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-protocol-version': '2024-11-05' });
+    expect(old.status).toBe(400);
+    expect(((await old.json()) as { code: string }).code).toBe('validation_error');
+  });
+
+  it('a notification is 202 with no body', async () => {
+    const res = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(res.status).toBe(202);
+    expect(await res.text()).toBe('');
+  });
+
+  it('the discovery documents are served with this deployment’s URLs', async () => {
+    const manifest = (await (await fetch(`${server.url}/.well-known/mcp.json`)).json()) as { endpoint: string };
+    expect(manifest.endpoint).toBe(`${server.url}/mcp`);
+    const card = await fetch(`${server.url}/mcp/server-card`);
+    expect(card.headers.get('content-type')).toMatch(/^application\/mcp-server-card\+json/);
+    expect(((await card.json()) as { remotes: Array<{ url: string }> }).remotes[0]?.url).toBe(`${server.url}/mcp`);
+  });
+});

@@ -1,0 +1,219 @@
+// POST /mcp through the official SDK client, both protocol eras, against the MCP handlers behind
+// a stand-in pipeline and a fake PublicReads (the end-to-end file runs the real server).
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fakeReads, GOOD_TOKEN, REAL_PRICE, startMiniServer, type MiniServer } from './support.ts';
+
+const { reads, calls } = fakeReads();
+let server: MiniServer;
+
+beforeAll(async () => {
+  server = await startMiniServer(reads);
+});
+afterAll(async () => {
+  await server.close();
+});
+
+type Era = 'legacy' | 'modern';
+
+async function connect(era: Era, token?: string): Promise<Client> {
+  const client = new Client({ name: 'mcp-test', version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {});
+  await client.connect(transport);
+  return client;
+}
+
+describe.each<[Era, string]>([
+  ['legacy', '2025-11-25'],
+  ['modern', '2026-07-28'],
+])('the %s era (%s)', (era, version) => {
+  let client: Client;
+  beforeAll(async () => {
+    client = await connect(era);
+  });
+  afterAll(async () => {
+    await client.close();
+  });
+
+  it('negotiates the revision and names the server', () => {
+    expect(client.getNegotiatedProtocolVersion()).toBe(version);
+    expect(client.getServerVersion()?.name).toBe('domain-sales');
+  });
+
+  it('lists the four tools with input and output schemas', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['search_domain', 'tld_registration_price', 'tld_requirements', 'whois_lookup']);
+    for (const tool of tools) {
+      expect(tool.description, tool.name).toBeTruthy();
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.inputSchema.additionalProperties, `${tool.name} input is closed`).toBe(false);
+      expect(tool.outputSchema?.type, `${tool.name} has an output schema`).toBe('object');
+      expect(tool.annotations?.readOnlyHint).toBe(true);
+    }
+    const search = tools.find((t) => t.name === 'search_domain');
+    expect(search?.inputSchema.required).toEqual(['q']);
+    expect(search?.outputSchema?.required).toEqual(['query', 'result', 'alternatives']);
+  });
+
+  it('search_domain answers the REST body with masked prices and no token', async () => {
+    const result = await client.callTool({ name: 'search_domain', arguments: { q: 'bestcoffeebeans.com' } });
+    expect(result.isError).toBe(false);
+    const body = result.structuredContent as { result: { price: number | null; price_masked: boolean }; query: string };
+    expect(body.query).toBe('bestcoffeebeans.com');
+    expect(body.result).toMatchObject({ price: null, price_masked: true });
+    const texts = (result.content as Array<{ type: string; text: string }>).map((c) => c.text);
+    expect(texts[0]).toContain('price hidden');
+    expect(JSON.parse(texts[1] as string)).toEqual(body);
+    expect(calls.at(-1)).toMatchObject({ method: 'searchDomain', viewer: undefined });
+  });
+
+  it('whois_lookup, tld_registration_price and tld_requirements call their reads', async () => {
+    const whois = await client.callTool({ name: 'whois_lookup', arguments: { domain: 'example.com' } });
+    expect(whois.structuredContent).toMatchObject({ domain: 'example.com', registrar: 'Example Registrar, Inc.' });
+    const price = await client.callTool({ name: 'tld_registration_price', arguments: { tld: 'com', op: 'renew' } });
+    expect(price.structuredContent).toMatchObject({ tld: 'com', action: 'renew', price: 1299 });
+    // The tool's `op` is the read's `action`.
+    expect(calls.at(-1)).toEqual({ method: 'tldPrice', input: { tld: 'com', action: 'renew' } });
+    const all = await client.callTool({ name: 'tld_registration_price', arguments: { tld: 'com' } });
+    expect(Object.keys((all.structuredContent as { prices: object }).prices).sort()).toEqual(['register', 'renew', 'restore', 'transfer']);
+    const meta = await client.callTool({ name: 'tld_requirements', arguments: { tld: 'io' } });
+    expect(meta.isError).toBe(false);
+    expect(meta.structuredContent).toMatchObject({ tld: 'io', type: 'country-code', term_years: { min: 1, max: 10 } });
+  });
+
+  it('a failed read is a tool error carrying the REST Error body', async () => {
+    const result = await client.callTool({ name: 'whois_lookup', arguments: { domain: 'unregistered-example.com' } });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ code: 'not_found', message: 'No registration record for "unregistered-example.com"', request_id: 'req_test_1' });
+    expect((result.content as Array<{ text: string }>)[0]?.text).toContain('not_found');
+  });
+
+  it('an unexpected failure is an internal_error tool result, logged, without its details', async () => {
+    const result = await client.callTool({ name: 'tld_requirements', arguments: { tld: 'boom' } });
+    expect(result.isError).toBe(true);
+    expect(result.structuredContent).toMatchObject({ code: 'internal_error' });
+    expect(JSON.stringify(result)).not.toContain('database on fire');
+    expect(server.logged.some((line) => line.includes('database on fire'))).toBe(true);
+  });
+
+  it('bad arguments are a validation_error tool result with details, never a protocol error', async () => {
+    const blank = await client.callTool({ name: 'search_domain', arguments: { q: '' } });
+    expect(blank.isError).toBe(true);
+    expect(blank.structuredContent).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/q' }] });
+    const extra = await client.callTool({ name: 'tld_requirements', arguments: { tld: 'io', verbose: true } });
+    expect(extra.structuredContent).toMatchObject({ code: 'validation_error' });
+    const badTld = await client.callTool({ name: 'tld_registration_price', arguments: { tld: '.COM' } });
+    expect(badTld.structuredContent).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/tld' }] });
+    const badOp = await client.callTool({ name: 'tld_registration_price', arguments: { tld: 'com', op: 'buy' } });
+    expect(badOp.structuredContent).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/op' }] });
+    const missing = await client.callTool({ name: 'whois_lookup', arguments: {} });
+    expect(missing.structuredContent).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/domain' }] });
+  });
+
+  it('an unknown tool is a JSON-RPC invalid-params error', async () => {
+    await expect(client.callTool({ name: 'buy_domain', arguments: {} })).rejects.toThrow(/buy_domain/);
+  });
+
+  it('a bearer token reaches search_domain and unmasks the price', async () => {
+    const signedIn = await connect(era, GOOD_TOKEN);
+    try {
+      const result = await signedIn.callTool({ name: 'search_domain', arguments: { q: 'bestcoffeebeans' } });
+      expect(result.structuredContent).toMatchObject({ query: 'bestcoffeebeans.com', result: { price: REAL_PRICE, price_masked: false } });
+      expect(calls.at(-1)?.viewer?.userId).toBe('usr_1');
+      expect((result.content as Array<{ text: string }>)[0]?.text).toContain('$2899.00');
+    } finally {
+      await signedIn.close();
+    }
+  });
+});
+
+describe('HTTP edges of POST /mcp', () => {
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: JSON.stringify(body) });
+  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+
+  it('answers a request as JSON with no session id', async () => {
+    const res = await post(initialize);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.headers.get('mcp-session-id')).toBeNull();
+    expect(res.headers.get('x-request-id')).toBe('req_test_1');
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'domain-sales' } } });
+  });
+
+  it('ignores a session id sent by the client', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 9, method: 'tools/list' }, { 'mcp-session-id': 'stale-session', 'mcp-protocol-version': '2025-11-25' });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+  });
+
+  it('answers one SSE event to a client that accepts only text/event-stream', async () => {
+    const res = await post(initialize, { accept: 'text/event-stream' });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const text = await res.text();
+    const data = text.split('\n').find((line) => line.startsWith('data: '));
+    expect(JSON.parse((data as string).slice(6))).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25' } });
+  });
+
+  it('answers a 2026-07-28 request as one SSE event too, when only text/event-stream is accepted', async () => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const res = await post(
+      { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'tld_requirements', arguments: { tld: 'io' }, _meta: envelope } },
+      { accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'tld_requirements' },
+    );
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const data = (await res.text()).split('\n').filter((line) => line.startsWith('data: '));
+    expect(data).toHaveLength(1);
+    expect(JSON.parse((data[0] as string).slice(6))).toMatchObject({ id: 12, result: { isError: false, structuredContent: { tld: 'io' } } });
+  });
+
+  it('accepts a notification with 202 and no body', async () => {
+    const res = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    expect(res.status).toBe(202);
+    expect(await res.text()).toBe('');
+  });
+
+  it('answers an unknown method with a JSON-RPC error in a 200', async () => {
+    const res = await post({ jsonrpc: '2.0', id: 4, method: 'resources/list' }, { 'mcp-protocol-version': '2025-11-25' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id: 4, error: { code: -32601 } });
+  });
+
+  it('refuses a disallowed Origin with 403 forbidden and lets allowed ones through', async () => {
+    const evil = await post(initialize, { origin: 'https://evil.example.net' });
+    expect(evil.status).toBe(403);
+    expect(await evil.json()).toMatchObject({ code: 'forbidden', message: 'Origin "https://evil.example.net" is not allowed' });
+    for (const origin of [server.url, 'http://localhost:5173']) {
+      const ok = await post(initialize, { origin });
+      expect(ok.status, origin).toBe(200);
+    }
+    const nullOrigin = await post(initialize, { origin: 'null' });
+    expect(nullOrigin.status).toBe(403);
+  });
+
+  it('answers a modern request naming a revision it does not serve with 400 and the supported ones', async () => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2027-01-01',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const res = await post({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: envelope } }, { 'mcp-method': 'tools/list' });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { code: string; message: string };
+    expect(body.code).toBe('validation_error');
+    expect(body.message).toContain('2026-07-28');
+  });
+
+  it.each(['GET', 'DELETE'])('%s /mcp is 405 with Allow: POST', async (method) => {
+    const res = await fetch(`${server.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(await res.json()).toMatchObject({ code: 'method_not_allowed' });
+  });
+});
