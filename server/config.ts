@@ -36,6 +36,8 @@ export interface Config {
   rdapLookup?: boolean;
   /** Browser origins allowed at /mcp besides the deployment's own and loopback (MCP_ALLOWED_ORIGINS, comma-separated). */
   mcpAllowedOrigins?: string[];
+  /** SQLite durability (SQLITE_SYNCHRONOUS): `full` (default) survives power loss, `normal` only process crashes. */
+  sqliteSynchronous?: 'full' | 'normal';
 }
 
 /** The documented sandbox sign-in user (README), used when SANDBOX_USER_EMAIL / _PASSWORD are unset. */
@@ -67,6 +69,12 @@ function loadMasterKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
   return key;
 }
 
+function sqliteSynchronous(value: string | undefined): 'full' | 'normal' {
+  if (value === undefined || value === '' || /^full$/i.test(value)) return 'full';
+  if (/^normal$/i.test(value)) return 'normal';
+  throw new Error(`SQLITE_SYNCHRONOUS must be full or normal, got "${value}"`);
+}
+
 export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.DATA_DIR ?? './data';
   const port = int(env.PORT, 8080, 'PORT');
@@ -84,6 +92,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     webhookBackoffScale: Number(env.WEBHOOK_BACKOFF_SCALE ?? '1'),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 5000, 'WEBHOOK_TIMEOUT_MS'),
     rdapLookup: bool(env.RDAP_LOOKUP, false),
+    sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
     mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? '')
       .split(',')
       .map((o) => o.trim().replace(/\/+$/, ''))

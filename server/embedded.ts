@@ -33,7 +33,7 @@ export interface StartOptions {
 }
 
 export async function startServer({ config, clock = systemClock, log = (l) => console.log(l), faults }: StartOptions): Promise<RunningServer> {
-  const store = createStore(await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }), secretBox(config.masterKey));
+  const store = createStore(await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.sqliteSynchronous ? { sqliteSynchronous: config.sqliteSynchronous } : {}) }), secretBox(config.masterKey));
   const sandboxUser = await ensureSandboxUser(store, config.sandboxUser ?? DEFAULT_SANDBOX_USER, clock.now());
   // The sandbox user's own domains, for the bulk operations (server/bulk/seed.ts; added once).
   await seedUserDomains(store, sandboxUser.userId, clock.now());

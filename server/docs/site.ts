@@ -73,14 +73,14 @@ const STYLE = [
 
 /**
  * The shared page shell, plus what a docs page needs in its head: the link to its Markdown twin.
- * Unlike the hosted pages (checkout links, progress tokens), docs are meant to be found, so the
- * shell's noindex is dropped here.
+ * Unlike the hosted pages (checkout links, progress tokens), docs are meant to be found.
  */
 export function docsHtml(title: string, markdownPath: string, body: string): string {
   const nav = `<nav aria-label="Documentation"><a href="/docs">Developer docs</a><a href="${escapeHtml(markdownPath)}" type="text/markdown">Markdown version</a></nav>`;
-  return htmlPage(`${title} · ${SITE_NAME} docs`, STYLE, `${nav}\n${body}`)
-    .replace('<meta name="robots" content="noindex, nofollow">\n', '')
-    .replace('</head>', `<link rel="alternate" type="text/markdown" href="${escapeHtml(markdownPath)}">\n</head>`);
+  return htmlPage(`${title} · ${SITE_NAME} docs`, STYLE, `${nav}\n${body}`, {
+    indexable: true,
+    head: `<link rel="alternate" type="text/markdown" href="${escapeHtml(markdownPath)}">`,
+  });
 }
 
 function indexMarkdown(entries: readonly { slug: string; title: string; summary: string; kind: string }[]): string {

@@ -110,7 +110,7 @@ export function brokerageRepository(base: Kysely<Database>) {
       if (filters.from !== undefined) q = q.where('created_at', '>=', filters.from);
       if (filters.to !== undefined) q = q.where('created_at', '<', filters.to);
       if (after) {
-        q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('case_id', '<', after.caseId)])]));
+        q = q.where((eb) => eb(eb.refTuple('created_at', 'case_id'), '<', eb.tuple(after.createdAt, after.caseId)));
       }
       return q.orderBy('created_at', 'desc').orderBy('case_id', 'desc').limit(limit).execute();
     },

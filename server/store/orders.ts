@@ -96,7 +96,7 @@ export function orderRepository(db: Kysely<Database>) {
       if (filters.to !== undefined) q = q.where('created_at', '<', filters.to);
       if (after) {
         q = q.where((eb) =>
-          eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('public_id', '<', after.publicId)])]),
+          eb(eb.refTuple('created_at', 'public_id'), '<', eb.tuple(after.createdAt, after.publicId)),
         );
       }
       return q.orderBy('created_at', 'desc').orderBy('public_id', 'desc').limit(limit).execute();

@@ -47,7 +47,7 @@ export function referralRepository(db: Kysely<Database>) {
       let q = db.selectFrom('referral_links').selectAll().where('partner_id', '=', partnerId);
       if (type) q = q.where('type', '=', type as LinkRow['type']);
       if (after) {
-        q = q.where((eb) => eb.or([eb('created_at', '<', after.createdAt), eb.and([eb('created_at', '=', after.createdAt), eb('link_id', '<', after.linkId)])]));
+        q = q.where((eb) => eb(eb.refTuple('created_at', 'link_id'), '<', eb.tuple(after.createdAt, after.linkId)));
       }
       return q.orderBy('created_at', 'desc').orderBy('link_id', 'desc').limit(limit).execute();
     },
@@ -122,7 +122,7 @@ export function referralRepository(db: Kysely<Database>) {
       let q = db.selectFrom('referral_sales').selectAll().where('partner_id', '=', partnerId);
       if (window.from !== undefined) q = q.where('sold_at', '>=', window.from);
       if (window.to !== undefined) q = q.where('sold_at', '<', window.to);
-      if (after) q = q.where((eb) => eb.or([eb('sold_at', '<', after.soldAt), eb.and([eb('sold_at', '=', after.soldAt), eb('public_id', '<', after.publicId)])]));
+      if (after) q = q.where((eb) => eb(eb.refTuple('sold_at', 'public_id'), '<', eb.tuple(after.soldAt, after.publicId)));
       return q.orderBy('sold_at', 'desc').orderBy('public_id', 'desc').limit(limit).execute();
     },
 
@@ -222,7 +222,7 @@ export function referralRepository(db: Kysely<Database>) {
       if (window.to !== undefined) base = base.where('paid_at', '<', window.to);
       const total = await base.select(sql<number | null>`cast(sum(amount_cents) as bigint)`.as('t')).executeTakeFirst();
       let q = base.selectAll();
-      if (after) q = q.where((eb) => eb.or([eb('paid_at', '<', after.paidAt), eb.and([eb('paid_at', '=', after.paidAt), eb('payout_id', '<', after.payoutId)])]));
+      if (after) q = q.where((eb) => eb(eb.refTuple('paid_at', 'payout_id'), '<', eb.tuple(after.paidAt, after.payoutId)));
       const rows = await q.orderBy('paid_at', 'desc').orderBy('payout_id', 'desc').limit(limit).execute();
       return { rows, totalCents: Number(total?.t ?? 0) };
     },

@@ -148,7 +148,7 @@ export function settlementRepository(db: Kysely<Database>) {
       if (filters.to !== undefined) q = q.where('period_end', '<', filters.to);
       if (after) {
         q = q.where((eb) =>
-          eb.or([eb('period_end', '<', after.periodEnd), eb.and([eb('period_end', '=', after.periodEnd), eb('statement_id', '<', after.statementId)])]),
+          eb(eb.refTuple('period_end', 'statement_id'), '<', eb.tuple(after.periodEnd, after.statementId)),
         );
       }
       return withOrders(await q.orderBy('period_end', 'desc').orderBy('statement_id', 'desc').limit(limit).execute());
@@ -169,7 +169,7 @@ export function settlementRepository(db: Kysely<Database>) {
       if (filters.from !== undefined) q = q.where('paid_at', '>=', filters.from);
       if (filters.to !== undefined) q = q.where('paid_at', '<', filters.to);
       if (after) {
-        q = q.where((eb) => eb.or([eb('paid_at', '<', after.paidAt), eb.and([eb('paid_at', '=', after.paidAt), eb('payout_id', '<', after.payoutId)])]));
+        q = q.where((eb) => eb(eb.refTuple('paid_at', 'payout_id'), '<', eb.tuple(after.paidAt, after.payoutId)));
       }
       return q.orderBy('paid_at', 'desc').orderBy('payout_id', 'desc').limit(limit).execute();
     },
@@ -191,7 +191,7 @@ export function settlementRepository(db: Kysely<Database>) {
       if (filters.to !== undefined) q = q.where('orders.created_at', '<', filters.to);
       if (after) {
         q = q.where((eb) =>
-          eb.or([eb('orders.created_at', '<', after.createdAt), eb.and([eb('orders.created_at', '=', after.createdAt), eb('orders.public_id', '<', after.publicId)])]),
+          eb(eb.refTuple('orders.created_at', 'orders.public_id'), '<', eb.tuple(after.createdAt, after.publicId)),
         );
       }
       q = q.orderBy('orders.created_at', 'desc').orderBy('orders.public_id', 'desc');

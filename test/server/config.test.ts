@@ -1,0 +1,38 @@
+// The settings added with the public surface are read from the environment as documented.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { configFromEnv } from '../../server/config.ts';
+import { openDatabase } from '../../server/store/database.ts';
+import { sql } from 'kysely';
+
+const env = (extra: Record<string, string>) => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'config-')), ...extra });
+
+describe('configuration', () => {
+  it('reads SQLITE_SYNCHRONOUS (default full) and refuses other values', () => {
+    expect(configFromEnv(env({})).sqliteSynchronous).toBe('full');
+    expect(configFromEnv(env({ SQLITE_SYNCHRONOUS: 'NORMAL' })).sqliteSynchronous).toBe('normal');
+    expect(() => configFromEnv(env({ SQLITE_SYNCHRONOUS: 'off' }))).toThrow(/SQLITE_SYNCHRONOUS/);
+  });
+
+  it('opens SQLite with the chosen synchronous level', async () => {
+    for (const [level, expected] of [['full', 2], ['normal', 1]] as const) {
+      const opened = await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'sync-')), sqliteSynchronous: level });
+      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(opened.db);
+      expect(rows[0]?.synchronous, level).toBe(expected);
+      await opened.close();
+    }
+  });
+
+  it('reads PUBLIC_BASE_URL only when set, MCP_ALLOWED_ORIGINS as a list, RDAP_LOOKUP as a flag', () => {
+    const plain = configFromEnv(env({}));
+    expect(plain.publicBaseUrl).toBeUndefined();
+    expect(plain.rdapLookup).toBe(false);
+    expect(plain.mcpAllowedOrigins).toEqual([]);
+    const set = configFromEnv(env({ PUBLIC_BASE_URL: 'https://api.example.com/', MCP_ALLOWED_ORIGINS: 'https://a.example, https://b.example/', RDAP_LOOKUP: 'true' }));
+    expect(set.publicBaseUrl).toBe('https://api.example.com');
+    expect(set.mcpAllowedOrigins).toEqual(['https://a.example', 'https://b.example']);
+    expect(set.rdapLookup).toBe(true);
+  });
+});
