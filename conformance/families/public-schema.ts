@@ -2,11 +2,10 @@
 // Content-Type, body schema, required headers, the Error code of that status (the same review the
 // schema family applies to the partner surface). Runs last, after a sweep that sends the
 // documented example request of every public read once (none may answer a 5xx).
-import fc from 'fast-check';
-import { CheckFailure, property, type Context, type Family } from '../context.ts';
+import { CheckFailure, type Context, type Family } from '../context.ts';
 import { jsonOf, type Exchange } from '../http.ts';
 import { exampleRequest } from './mock.ts';
-import { brokenRequest, buildTargets, REMOVE, reviewSurface } from './schema.ts';
+import { buildTargets, checkBrokenInputs, reviewSurface } from './schema.ts';
 
 /** The anonymous JSON reads of the REST API (their tags in the public document). */
 const REST_TAGS = new Set(['Search', 'WHOIS', 'TLDs', 'Marketplace', 'Batch']);
@@ -53,36 +52,19 @@ export const publicSchemaFamily: Family = {
       async run(ctx) {
         const targets = buildTargets(ctx, 'public', (id) => restOperations(ctx).has(id));
         if (targets.length === 0) throw new CheckFailure('no public REST operation with parameters or a body was found in the public document', []);
-        const byOperation = new Map(targets.map((t) => [`${t.op.method} ${t.op.path}`, t]));
-        const arbitrary = fc.constantFrom(...targets).chain((t) =>
-          fc.constantFrom(...t.candidates).chain((c) => c.arbitrary.map((value) => ({ operation: c.operation, location: c.location, member: c.member, mutation: c.mutation, value, code: c.code }))),
-        );
-        await property(
-          ctx,
-          arbitrary,
-          async (input) => {
-            const t = byOperation.get(input.operation)!;
-            const c = t.candidates.find((x) => x.location === input.location && x.member === input.member && x.mutation === input.mutation)!;
-            const sent = brokenRequest(ctx, t, c, input.value);
-            fc.pre(sent !== undefined);
-            const exchange = await ctx.http.send({
+        await checkBrokenInputs(ctx, targets, {
+          runs: Math.max(ctx.fc.numRuns, 25),
+          send: (t, sent) =>
+            ctx.http.send({
               method: t.op.method,
-              target: sent!.target,
-              headers: sent!.headers,
-              ...(sent!.body !== undefined ? { body: sent!.body } : {}),
+              target: sent.target,
+              headers: sent.headers,
+              ...(sent.body !== undefined ? { body: sent.body } : {}),
               operation: { method: t.op.method, path: t.op.path },
               rateClass: t.op.rateClass ?? 'public',
               deliberate: true,
-            });
-            const body = jsonOf(exchange) as { code?: unknown; details?: unknown } | undefined;
-            const what = `${input.operation} with ${input.location === 'body' ? `body member "${input.member || '(the body)'}"` : `${input.location} parameter "${input.member}"`} ${input.mutation}${input.value === REMOVE ? '' : ` (${JSON.stringify(input.value)?.slice(0, 80)})`}`;
-            if (exchange.status !== 400 || body?.code !== 'validation_error') {
-              throw new CheckFailure(`${what}: expected 400 validation_error, got ${exchange.status} ${String(body?.code ?? '(no Error body)')}${exchange.status >= 500 ? ' (a server error on an input the contract refuses)' : ''}`, [exchange]);
-            }
-            if (!Array.isArray(body.details) || body.details.length === 0) throw new CheckFailure(`${what}: the validation_error has no details naming the failing member`, [exchange]);
-          },
-          Math.max(ctx.fc.numRuns, 25),
-        );
+            }),
+        });
       },
     },
     {

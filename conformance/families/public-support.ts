@@ -5,6 +5,7 @@ import { CheckFailure, CheckSkipped, type Context } from '../context.ts';
 import { jsonOf, type Exchange, type SendOptions } from '../http.ts';
 import type { SpecOperation } from '../spec.ts';
 import { obtainTokens, type Tokens } from '../oauth-flow.ts';
+import { expectCode } from './errors.ts';
 
 export interface PublicRequest {
   /** Query string without `?`, or pairs (encoded with encodeURIComponent). */
@@ -73,19 +74,11 @@ export function okJson<T>(exchange: Exchange, why: string, status = 200): T {
 
 /**
  * Fails unless the exchange is the public contract's answer for `code`: its status by the public
- * `x-status-of-code`, an Error body with that code and a non-empty message, and `request_id`
- * equal to the X-Request-Id header.
+ * `x-status-of-code`, an Error body with that code and a non-empty message, and `request_id`, when
+ * present, equal to the X-Request-Id header.
  */
 export function expectPublicCode(ctx: Context, exchange: Exchange, code: string, why: string): void {
-  const status = ctx.spec.errorStatuses('public')[code];
-  if (status === undefined) throw new Error(`the public ErrorCode has no code ${code}`);
-  const body = jsonOf(exchange) as { code?: unknown; message?: unknown; request_id?: unknown } | undefined;
-  const got = `${exchange.status} ${typeof body?.code === 'string' ? body.code : '(no Error body)'}`;
-  if (exchange.status !== status || body?.code !== code) throw new CheckFailure(`${why}: expected ${status} ${code}, got ${got}`, [exchange]);
-  if (typeof body.message !== 'string' || body.message.trim() === '') throw new CheckFailure(`${why}: the ${code} answer has no (non-empty) message`, [exchange]);
-  const header = exchange.responseHeaders['x-request-id'];
-  if (!header) throw new CheckFailure(`${why}: the ${code} answer has no X-Request-Id header`, [exchange]);
-  if (body.request_id !== undefined && body.request_id !== header) throw new CheckFailure(`${why}: the ${code} body's request_id ${JSON.stringify(body.request_id)} differs from the X-Request-Id header "${header}"`, [exchange]);
+  expectCode(ctx, exchange, code, why, 'public');
 }
 
 /** The auth-params of a `Bearer` challenge (RFC 6750 §3), or undefined when there is none. */

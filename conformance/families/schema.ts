@@ -266,7 +266,7 @@ export interface Target {
   candidates: Candidate[];
 }
 
-export const REMOVE = Symbol.for('conformance.remove');
+const REMOVE = Symbol.for('conformance.remove');
 const ROOT_NOT_OBJECT = 'the body is JSON but not an object';
 const WRONG_TYPE: Record<string, unknown[]> = {
   integer: ['250000', true, 1.5, {}, [1]],
@@ -447,7 +447,7 @@ interface Sent {
 }
 
 /** The request of a target with one member broken; undefined when the "broken" value still validates. */
-export function brokenRequest(ctx: Context, t: Target, c: Candidate, value: unknown): Sent | undefined {
+function brokenRequest(ctx: Context, t: Target, c: Candidate, value: unknown): Sent | undefined {
   const doc = ctx.spec.documents[t.api];
   const values = new Map<string, unknown>();
   for (const p of t.params) if (p.required) values.set(`${p.in}:${p.name}`, p.in === 'header' && p.name.toLowerCase() === 'idempotency-key' ? randomUUID() : p.example);
@@ -493,6 +493,46 @@ async function listedDomain(ctx: Context, credentials: Credentials): Promise<str
   const hits = (jsonOf(exchange) as { results?: Array<{ domain?: unknown; available?: unknown }> } | undefined)?.results ?? [];
   const hit = hits.find((r) => r.available === true && typeof r.domain === 'string');
   return typeof hit?.domain === 'string' ? hit.domain : 'bestcoffeebeans.com';
+}
+
+/**
+ * The property behind both surfaces' invalid-input checks: a target operation with one member of
+ * a well-formed request broken is refused with 400 and the candidate's code (with details for a
+ * validation_error), never a 5xx. `send` delivers the request as the surface needs (signed or not).
+ */
+export async function checkBrokenInputs(
+  ctx: Context,
+  targets: Target[],
+  o: { runs: number; send: (t: Target, sent: Sent) => Promise<Exchange>; unjudged?: (exchange: Exchange, operation: string) => boolean },
+): Promise<void> {
+  const byOperation = new Map(targets.map((t) => [`${t.op.method} ${t.op.path}`, t]));
+  const arbitrary = fc.constantFrom(...targets).chain((t) =>
+    fc.constantFrom(...t.candidates).chain((c) => c.arbitrary.map((value) => ({ operation: c.operation, location: c.location, member: c.member, mutation: c.mutation, value, code: c.code }))),
+  );
+  await property(
+    ctx,
+    arbitrary,
+    async (input) => {
+      const t = byOperation.get(input.operation)!;
+      const c = t.candidates.find((x) => x.location === input.location && x.member === input.member && x.mutation === input.mutation)!;
+      const sent = brokenRequest(ctx, t, c, input.value);
+      fc.pre(sent !== undefined);
+      const exchange = await o.send(t, sent!);
+      if (o.unjudged?.(exchange, input.operation)) fc.pre(false);
+      const body = jsonOf(exchange) as { code?: unknown; details?: unknown } | undefined;
+      const what = `${input.operation} with ${input.location === 'body' ? `body member "${input.member || '(the body)'}"` : `${input.location} parameter "${input.member}"`} ${input.mutation}${input.value === REMOVE ? '' : ` (${JSON.stringify(input.value)?.slice(0, 80)})`}`;
+      if (exchange.status !== 400 || body?.code !== input.code) {
+        throw new CheckFailure(
+          `${what}: expected 400 ${input.code}, got ${exchange.status} ${String(body?.code ?? '(no Error body)')}${exchange.status >= 500 ? ' (a server error on an input the contract refuses)' : ''}`,
+          [exchange],
+        );
+      }
+      if (input.code === 'validation_error' && (!Array.isArray(body.details) || body.details.length === 0)) {
+        throw new CheckFailure(`${what}: the validation_error has no details naming the failing member`, [exchange]);
+      }
+    },
+    o.runs,
+  );
 }
 
 export const schemaFamily: Family = {
@@ -553,48 +593,27 @@ export const schemaFamily: Family = {
         const credentials = await ctx.credentials();
         // The suite mints its own credential with every scope; a given one may lack some.
         const everyScope = (credentials as { partnerId?: string }).partnerId !== undefined;
-        const targets = buildTargets(ctx);
         const forbidden = new Set<string>();
-        const arbitrary = fc.constantFrom(...targets).chain((t) =>
-          fc.constantFrom(...t.candidates).chain((c) => c.arbitrary.map((value) => ({ operation: c.operation, location: c.location, member: c.member, mutation: c.mutation, value, code: c.code }))),
-        );
-        const byOperation = new Map(targets.map((t) => [`${t.op.method} ${t.op.path}`, t]));
-        await property(
-          ctx,
-          arbitrary,
-          async (input) => {
-            const t = byOperation.get(input.operation)!;
-            const c = t.candidates.find((x) => x.location === input.location && x.member === input.member && x.mutation === input.mutation)!;
-            const sent = brokenRequest(ctx, t, c, input.value);
-            fc.pre(sent !== undefined);
-            const exchange = await ctx.http.signed({
+        await checkBrokenInputs(ctx, buildTargets(ctx), {
+          runs: Math.max(ctx.fc.numRuns * 2, 40),
+          send: (t, sent) =>
+            ctx.http.signed({
               method: t.op.method,
-              target: sent!.target,
-              headers: sent!.headers,
-              ...(sent!.body !== undefined ? { body: sent!.body } : {}),
+              target: sent.target,
+              headers: sent.headers,
+              ...(sent.body !== undefined ? { body: sent.body } : {}),
               credentials,
               operation: opTemplate(t.op),
               ...(t.op.rateClass ? { rateClass: t.op.rateClass } : {}),
               deliberate: true,
-            });
-            const body = jsonOf(exchange) as { code?: unknown; details?: unknown } | undefined;
-            if (exchange.status === 403 && body?.code === 'forbidden' && !everyScope) {
-              forbidden.add(input.operation);
-              fc.pre(false);
-            }
-            const what = `${input.operation} with ${input.location === 'body' ? `body member "${input.member || '(the body)'}"` : `${input.location} parameter "${input.member}"`} ${input.mutation}${input.value === REMOVE ? '' : ` (${JSON.stringify(input.value)?.slice(0, 80)})`}`;
-            if (exchange.status !== 400 || body?.code !== input.code) {
-              throw new CheckFailure(
-                `${what}: expected 400 ${input.code}, got ${exchange.status} ${String(body?.code ?? '(no Error body)')}${exchange.status >= 500 ? ' (a server error on an input the contract refuses)' : ''}`,
-                [exchange],
-              );
-            }
-            if (input.code === 'validation_error' && (!Array.isArray(body.details) || body.details.length === 0)) {
-              throw new CheckFailure(`${what}: the validation_error has no details naming the failing member`, [exchange]);
-            }
+            }),
+          // A credential lacking a scope may be refused first; such a sample is not judged.
+          unjudged: (exchange, operation) => {
+            const refused = exchange.status === 403 && (jsonOf(exchange) as { code?: unknown } | undefined)?.code === 'forbidden' && !everyScope;
+            if (refused) forbidden.add(operation);
+            return refused;
           },
-          Math.max(ctx.fc.numRuns * 2, 40),
-        );
+        });
         if (forbidden.size > 0) ctx.log(`  not judged (the credential may not call them): ${[...forbidden].join(', ')}`);
       },
     },

@@ -3,6 +3,8 @@
 // a missing required member, an oversized string, a value outside an enum, a bad format or
 // pattern, junk JSON, the wrong content type. Pure: a seeded random source in, requests out.
 
+import { mulberry32 } from '../../server/inventory/generate.ts';
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 type Schema = Record<string, unknown>;
 
@@ -27,17 +29,8 @@ export interface FuzzRequest {
 
 export type Random = () => number;
 
-/** mulberry32: small, seeded, good enough to spread the mutations. */
-export function seededRandom(seed: number): Random {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Seeded, so a fuzz run can be replayed: the inventory generator's mulberry32. */
+export const seededRandom: (seed: number) => Random = mulberry32;
 
 const pick = <T>(random: Random, xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
 

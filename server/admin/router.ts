@@ -8,7 +8,7 @@ import { rfc3339 } from '../domain/rfc3339.ts';
 import { OPERATOR_ACTIONS, type OperatorAction } from '../domain/order-state.ts';
 import { applyBrokerageAction } from './brokerage.ts';
 import { ApiError } from '../http/errors.ts';
-import { matchOperation } from '../http/operation-guard.ts';
+import { dispatchByOperationId, matchOperation } from '../http/operation-guard.ts';
 import { OperationTable } from '../http/operations.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
 import { openApiValidator } from '../http/validator.ts';
@@ -176,10 +176,6 @@ export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Rou
   };
 
   const router = express.Router();
-  router.use(bodyReadError(), bearerAuth(options.adminToken), matchOperation(table), (_req, res, next) => next(res.locals.unmatched), jsonBody(), ...openApiValidator(options.document, { validateResponses: options.validateResponses }), (req, res, next) => {
-    const handler = res.locals.operation ? handlers[res.locals.operation.operationId] : undefined;
-    if (!handler) return next(new ApiError('not_found', `${req.method} ${req.path} is not available on this server yet`));
-    return handler(req, res, next);
-  });
+  router.use(bodyReadError(), bearerAuth(options.adminToken), matchOperation(table), (_req, res, next) => next(res.locals.unmatched), jsonBody(), ...openApiValidator(options.document, { validateResponses: options.validateResponses }), dispatchByOperationId(handlers));
   return router;
 }

@@ -13,8 +13,11 @@ export function requireIdempotencyKey(operationIds: ReadonlySet<string>): Reques
   };
 }
 
-/** Operations of a bundled document that declare a required Idempotency-Key header parameter. */
-export function operationsRequiringIdempotencyKey(document: Record<string, unknown>): Set<string> {
+/**
+ * Operations of a bundled document that declare an Idempotency-Key header parameter; with
+ * `required`, only those where the parameter is required (POST /orders).
+ */
+export function operationsWithIdempotencyKey(document: Record<string, unknown>, options: { required: boolean }): Set<string> {
   const out = new Set<string>();
   const paths = (document.paths ?? {}) as Record<string, Record<string, { operationId?: string; parameters?: Array<Record<string, unknown>> }>>;
   const components = ((document.components ?? {}) as { parameters?: Record<string, Record<string, unknown>> }).parameters ?? {};
@@ -23,9 +26,8 @@ export function operationsRequiringIdempotencyKey(document: Record<string, unkno
       for (const raw of op.parameters ?? []) {
         const ref = typeof raw.$ref === 'string' ? raw.$ref.split('/').pop() : undefined;
         const param = ref ? components[ref] : raw;
-        if (param?.in === 'header' && String(param.name).toLowerCase() === 'idempotency-key' && param.required === true && op.operationId) {
-          out.add(op.operationId);
-        }
+        const isKey = param?.in === 'header' && String(param.name).toLowerCase() === 'idempotency-key';
+        if (isKey && (!options.required || param.required === true) && op.operationId) out.add(op.operationId);
       }
     }
   }

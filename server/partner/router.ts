@@ -3,9 +3,8 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { rateLimitClasses } from '../domain/rate-limit.ts';
 import { deprecationHeaders } from '../http/deprecation.ts';
-import { ApiError } from '../http/errors.ts';
-import { operationsRequiringIdempotencyKey, requireIdempotencyKey } from '../http/idempotency-key.ts';
-import { matchOperation, partnerPermissions, partnerRateLimit } from '../http/operation-guard.ts';
+import { operationsWithIdempotencyKey, requireIdempotencyKey } from '../http/idempotency-key.ts';
+import { dispatchByOperationId, matchOperation, partnerPermissions, partnerRateLimit } from '../http/operation-guard.ts';
 import { OperationTable } from '../http/operations.ts';
 import { partnerAuth } from '../http/partner-auth.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
@@ -35,20 +34,10 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
     deprecationHeaders(),
     partnerRateLimit({ classes: rateLimitClasses(options.document), replayGuard: deps.store.replayGuard, clock: deps.clock }),
     partnerPermissions(),
-    requireIdempotencyKey(operationsRequiringIdempotencyKey(options.document)),
+    requireIdempotencyKey(operationsWithIdempotencyKey(options.document, { required: true })),
     jsonBody(),
     ...openApiValidator(options.document, { validateResponses: options.validateResponses }),
-    (req, res, next) => {
-      const operation = res.locals.operation;
-      const handler = operation ? handlers[operation.operationId] : undefined;
-      if (!handler) {
-        // A documented operation without a handler is the server's shortcoming: the documented
-        // 500 (a 404 is not among the operation's answers, and the response validator would turn
-        // it into Express's HTML error page).
-        return next(new ApiError('internal_error', `${operation?.method ?? req.method} ${operation?.path ?? req.path} is not available on this server yet`));
-      }
-      return handler(req, res, next);
-    },
+    dispatchByOperationId(handlers),
   );
   return router;
 }

@@ -9,23 +9,6 @@ import { fingerprint } from '../domain/idempotency.ts';
 import { ApiError } from '../http/errors.ts';
 import type { IdempotencyRepository } from '../store/idempotency.ts';
 
-/** Operations of a bundled document that declare an `Idempotency-Key` header parameter. */
-export function operationsAcceptingIdempotencyKey(document: Record<string, unknown>): Set<string> {
-  const out = new Set<string>();
-  const paths = (document.paths ?? {}) as Record<string, Record<string, { operationId?: string; parameters?: Array<Record<string, unknown>> }>>;
-  const components = ((document.components ?? {}) as { parameters?: Record<string, Record<string, unknown>> }).parameters ?? {};
-  for (const item of Object.values(paths)) {
-    for (const op of Object.values(item)) {
-      for (const raw of op.parameters ?? []) {
-        const ref = typeof raw.$ref === 'string' ? raw.$ref.split('/').pop() : undefined;
-        const param = ref ? components[ref] : raw;
-        if (param?.in === 'header' && String(param.name).toLowerCase() === 'idempotency-key' && op.operationId) out.add(op.operationId);
-      }
-    }
-  }
-  return out;
-}
-
 /** Headers replayed with a stored answer (the rate-limit and request-id headers are the new request's own). */
 const REPLAYED_HEADERS = ['content-type', 'www-authenticate', 'cache-control'];
 

@@ -6,8 +6,8 @@
 import express, { type Request, type RequestHandler, type Router } from 'express';
 import { rateLimitClasses } from '../domain/rate-limit.ts';
 import { deprecationHeaders } from '../http/deprecation.ts';
-import { ApiError } from '../http/errors.ts';
-import { matchOperation } from '../http/operation-guard.ts';
+import { operationsWithIdempotencyKey } from '../http/idempotency-key.ts';
+import { dispatchByOperationId, matchOperation } from '../http/operation-guard.ts';
 import { OperationTable } from '../http/operations.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
 import { openApiValidator } from '../http/validator.ts';
@@ -15,7 +15,7 @@ import { enforceBearer, resolveBearer, tokenPolicy, type SecurityRequirement, ty
 import type { AccessTokenVerifier, HandlerMap, PublicDeps } from './context.ts';
 import { errorShapes, publicErrorHandler } from './error-format.ts';
 import { formBody } from './form-body.ts';
-import { operationsAcceptingIdempotencyKey, publicIdempotency } from './idempotency.ts';
+import { publicIdempotency } from './idempotency.ts';
 import { publicRateLimit } from './rate-limit.ts';
 
 export interface PublicRouterOptions {
@@ -69,15 +69,8 @@ export function publicRouter(deps: PublicDeps, options: PublicRouterOptions): Ro
     bodyReadError(),
     enforceBearer(bearer),
     unlessSelfValidating(jsonBody(), formBody(), ...validator),
-    publicIdempotency({ idempotency: deps.store.idempotency, clock: deps.clock }, operationsAcceptingIdempotencyKey(options.document)),
-    (req, res, next) => {
-      const operation = res.locals.operation;
-      const handler = operation ? handlers[operation.operationId] : undefined;
-      if (!handler) {
-        return next(new ApiError('internal_error', `${operation?.method ?? req.method} ${operation?.path ?? req.path} is not available on this server yet`));
-      }
-      return handler(req, res, next);
-    },
+    publicIdempotency({ idempotency: deps.store.idempotency, clock: deps.clock }, operationsWithIdempotencyKey(options.document, { required: false })),
+    dispatchByOperationId(handlers),
   );
   router.use(publicErrorHandler(errorShapes(options.document), deps.log, deps.faults));
   return router;
