@@ -1,12 +1,14 @@
 // The signed partner GET /availability through the whole pipeline, in the production profile
 // (requests validated) and the sandbox profile (responses validated too), beside Prism's static
-// mock of the same operation and a bare node:http server answering the same JSON. Runs alternate
+// mock of the same operation, the server's own stack alone (Express 5 and express-openapi-validator
+// answering the same JSON: the ceiling of any server built on it) and a bare node:http server
+// answering the same JSON. Runs alternate
 // (the order rotates every round) and ratios are taken within a round, so drift of the shared
 // machine shows as spread instead of skewing one target.
 import { mint, signFor, signedRequest, type Credential } from './lib/partner.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
 import { startQuietPrism } from './lib/prism.ts';
-import { newMasterKey, spawnBare, spawnServer, tempDir, type Child } from './lib/processes.ts';
+import { newMasterKey, spawnBare, spawnFloor, spawnServer, tempDir, type Child } from './lib/processes.ts';
 import { listedInventory, openServerStore } from './lib/store.ts';
 import { median } from './lib/table.ts';
 
@@ -67,14 +69,15 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
     const target = `${PATH}?domain=${domain}`;
     const answer = await signedRequest(production.url, prodCredential, 'GET', target);
     if (answer.status !== 200) throw new Error(`GET ${target}: ${answer.status} ${answer.text}`);
-    const bare = await spawnBare(answer.text);
-    children.push(bare);
+    const [bare, floor] = await Promise.all([spawnBare(answer.text), spawnFloor(answer.text)]);
+    children.push(bare, floor);
     // Prism checks only that the security headers are present; any credential will do.
     const anyCredential: Credential = { keyId: 'pk_test_bench', secret: 'sk_test_bench', partnerId: 'none' };
     const targets: Target[] = [
       { key: 'production', label: 'reference server, production profile (VALIDATE_RESPONSES=false)', child: production, credential: prodCredential, signed: true },
       { key: 'sandbox', label: 'reference server, sandbox profile (responses validated)', child: sandbox, credential: sandboxCredential, signed: true },
       { key: 'prism', label: 'Prism static mock (-v error)', child: prism, credential: anyCredential, signed: true },
+      { key: 'floor', label: 'Express 5 + express-openapi-validator alone, same JSON (the stack’s ceiling)', child: floor, credential: anyCredential, signed: true },
       { key: 'bare', label: 'bare node:http, same JSON', child: bare, credential: anyCredential, signed: true },
       { key: 'bare_static', label: 'bare node:http, one static request (load-generator ceiling)', child: bare, credential: anyCredential, signed: false },
     ];
@@ -131,6 +134,8 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
         production_vs_bare: ratio('production', 'bare'),
         sandbox_vs_prism: ratio('sandbox', 'prism'),
         sandbox_vs_production: ratio('sandbox', 'production'),
+        floor_vs_prism: ratio('floor', 'prism'),
+        production_vs_floor: ratio('production', 'floor'),
         // Server CPU per answer, inverted: capacity on a quiet core, robust to the machine's load.
         production_vs_prism_cpu: cpuRatio('prism', 'production'),
         production_vs_bare_cpu: cpuRatio('bare', 'production'),

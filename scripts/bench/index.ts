@@ -53,7 +53,8 @@ const results: {
   orders?: { sqlite: WriteFigures; postgres: WriteFigures | 'skipped' };
   pages?: PagesResult;
   webhooks?: WebhooksResult;
-  targets?: Record<string, { value: number; target: string; met: boolean }>;
+  /** `informative` figures put the targets in context; they are never met or missed. */
+  targets?: Record<string, { value: number; target: string; met: boolean; informative?: boolean }>;
 } = {
   startedAt: new Date().toISOString(),
   machine: { cpus: cpus().length, model: cpus()[0]?.model, node: process.version, loadavgBefore: loadavg() },
@@ -77,9 +78,14 @@ if (a) {
   targets.production_vs_prism = { value: a.ratios.production_vs_prism?.median ?? NaN, target: `>= ${TARGETS.vsPrism}`, met: (a.ratios.production_vs_prism?.median ?? 0) >= TARGETS.vsPrism };
   targets.production_vs_bare = { value: a.ratios.production_vs_bare?.median ?? NaN, target: `>= ${TARGETS.vsBare}`, met: (a.ratios.production_vs_bare?.median ?? 0) >= TARGETS.vsBare };
   const cpu = a.ratios.production_vs_prism_cpu?.median ?? NaN;
-  targets.production_vs_prism_cpu = { value: cpu, target: `>= ${TARGETS.vsPrism} (server CPU per answer, inverted; informative)`, met: cpu >= TARGETS.vsPrism };
+  targets.production_vs_prism_cpu = { value: cpu, target: `>= ${TARGETS.vsPrism} (server CPU per answer, inverted; informative)`, met: cpu >= TARGETS.vsPrism, informative: true };
   const cpuBare = a.ratios.production_vs_bare_cpu?.median ?? NaN;
-  targets.production_vs_bare_cpu = { value: cpuBare, target: `>= ${TARGETS.vsBare} (server CPU per answer, inverted; informative)`, met: cpuBare >= TARGETS.vsBare };
+  targets.production_vs_bare_cpu = { value: cpuBare, target: `>= ${TARGETS.vsBare} (server CPU per answer, inverted; informative)`, met: cpuBare >= TARGETS.vsBare, informative: true };
+  // Not targets: how far the stack alone gets, and how much of it the partner protocol keeps.
+  const floor = a.ratios.floor_vs_prism?.median ?? NaN;
+  targets.stack_floor_vs_prism = { value: floor, target: 'Express 5 + express-openapi-validator alone vs Prism (informative)', met: floor >= TARGETS.vsPrism, informative: true };
+  const kept = a.ratios.production_vs_floor?.median ?? NaN;
+  targets.production_vs_floor = { value: kept, target: 'the reference server vs its stack alone (informative)', met: true, informative: true };
   const p99 = a.targets.production?.p99 ?? NaN;
   targets.production_p99_ms = { value: p99, target: `<= ${TARGETS.p99Ms} ms at ${connections} connections`, met: p99 <= TARGETS.p99Ms };
 }
@@ -123,11 +129,11 @@ console.log(`\nDomain Sales benchmarks: ${results.machine.cpus} cores, Node ${re
 console.log(renderTable(['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'errors', 'notes'], rows));
 if (Object.keys(targets).length > 0) {
   console.log('\ntargets (median of per-round ratios):');
-  for (const [name, t] of Object.entries(targets)) console.log(`  ${t.met ? 'MET ' : 'MISS'}  ${name.padEnd(22)} ${formatNumber(t.value).padStart(7)}   ${t.target}`);
+  for (const [name, t] of Object.entries(targets)) console.log(`  ${t.informative ? 'INFO' : t.met ? 'MET ' : 'MISS'}  ${name.padEnd(22)} ${formatNumber(t.value).padStart(7)}   ${t.target}`);
 }
 const out = resolve(values.out as string);
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\nresults: ${out}`);
-if (values.strict && Object.values(targets).some((t) => !t.met)) process.exit(1);
+if (values.strict && Object.values(targets).some((t) => !t.informative && !t.met)) process.exit(1);
 process.exit(0);

@@ -1,6 +1,7 @@
-// After authentication: find the operation in the spec, count the request against its
-// rate-limit class, then check the scopes it declares (x-scopes) and the credential's standing.
-// Rate-limit headers are set from here on, so every answer to an identified caller has them.
+// Around authentication: find the operation in the spec (before it, for the rate-limit class
+// whose count authentication takes with the nonce), decide the rate limit, then check the scopes
+// it declares (x-scopes) and the credential's standing. Rate-limit headers are set from there on,
+// so every answer to an identified caller has them.
 import type { RequestHandler } from 'express';
 import type { Clock } from '../clock.ts';
 import { decideRateLimit, rateLimitHeaders, type RateLimitClass } from '../domain/rate-limit.ts';
@@ -41,8 +42,19 @@ declare module 'express-serve-static-core' {
   }
 }
 
+export type RateLimitClasses = Readonly<Record<string, RateLimitClass>>;
+
+/** The rate-limit class of an operation (x-rate-limit); unknown paths count as other reads. */
+export function rateLimitClassOf(classes: RateLimitClasses, operation: OperationFacts | undefined): RateLimitClass & { name: string } {
+  const name = operation?.rateLimit ?? FALLBACK_CLASS;
+  const cls = classes[name];
+  if (!cls) throw new Error(`Unknown rate-limit class "${name}"`);
+  return { ...cls, name };
+}
+
 export interface RateLimitDeps {
-  classes: Record<string, RateLimitClass>;
+  classes: RateLimitClasses;
+  /** Counts a request that authentication did not count (a replay let through by a test fault). */
   replayGuard: Pick<ReplayGuardRepository, 'hit'>;
   clock: Clock;
 }
@@ -52,12 +64,11 @@ export function partnerRateLimit(deps: RateLimitDeps): RequestHandler {
     try {
       const credential = res.locals.credential;
       if (!credential) throw new Error('partnerRateLimit needs an authenticated credential');
-      const className = res.locals.operation?.rateLimit ?? FALLBACK_CLASS;
-      const cls = deps.classes[className];
-      if (!cls) throw new Error(`Unknown rate-limit class "${className}"`);
+      const cls = rateLimitClassOf(deps.classes, res.locals.operation);
+      const className = cls.name;
       const limit = credential.rateLimits[className as keyof typeof credential.rateLimits] ?? cls.quota;
       const now = deps.clock.now();
-      const { count, windowStart } = await deps.replayGuard.hit(`${credential.keyId}:${className}`, now, cls.windowSeconds * 1000);
+      const { count, windowStart } = res.locals.counted ?? (await deps.replayGuard.hit(`${credential.keyId}:${className}`, now, cls.windowSeconds * 1000));
       const decision = decideRateLimit({ limit, windowSeconds: cls.windowSeconds, now, count: count - 1, windowStart: count === 1 ? undefined : windowStart });
       const headers = rateLimitHeaders(className, { limit, windowSeconds: cls.windowSeconds }, decision);
       for (const [name, value] of Object.entries(headers)) if (name !== 'Retry-After') res.setHeader(name, value);

@@ -1,6 +1,9 @@
 // Signed authentication of the partner surface, exactly in the order DECISIONS §1 fixes:
 // malformed query → missing_credentials → missing_signature_headers → invalid_timestamp →
-// invalid_signature → replay_detected. The nonce is recorded only after the signature verifies.
+// invalid_signature → replay_detected. The nonce is recorded only after the signature verifies,
+// and in the same write the request is counted against its rate-limit class (a replay is not):
+// every signed request then waits for one durable commit, not two. The rate-limit step decides.
+// The operation must have been matched (matchOperation) for its class.
 import type { Request, RequestHandler } from 'express';
 import {
   HEADER_KEY_ID,
@@ -18,8 +21,9 @@ import {
 import type { Clock } from '../clock.ts';
 import { NO_FAULTS, signatureOverRawQuery, type Faults } from '../faults.ts';
 import type { Credential, CredentialRepository } from '../store/credentials.ts';
-import type { ReplayGuardRepository } from '../store/replay-guard.ts';
+import type { Counted, ReplayGuardRepository } from '../store/replay-guard.ts';
 import { ApiError } from './errors.ts';
+import { rateLimitClassOf, type RateLimitClasses } from './operation-guard.ts';
 
 /** A nonce is remembered until its timestamp is more than 300 s in the past, plus a margin for clock steps. */
 const NONCE_RETENTION_MS = (300 + 60) * 1000;
@@ -30,12 +34,16 @@ const BAD_SIGNATURE = 'Signature does not match the canonical request (or the ke
 declare module 'express-serve-static-core' {
   interface Locals {
     credential?: Credential;
+    /** This request's count in its rate-limit window, taken with its nonce. */
+    counted?: Counted;
   }
 }
 
 export interface PartnerAuthDeps {
   credentials: Pick<CredentialRepository, 'findCredential'>;
-  replayGuard: Pick<ReplayGuardRepository, 'recordNonce'>;
+  replayGuard: Pick<ReplayGuardRepository, 'admit'>;
+  /** The rate-limit classes of the document (x-rate-limit). */
+  classes: RateLimitClasses;
   /** The signature clock: real time, never a partner's test clock. */
   clock: Clock;
   faults?: Faults;
@@ -107,10 +115,15 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
             signature === signatureOverRawQuery({ secret: credential.secret, method, path, query, timestamp, nonce, body: req.rawBody })));
       if (!genuine || !credential) throw new ApiError('invalid_signature', BAD_SIGNATURE);
 
-      const fresh = await deps.replayGuard.recordNonce(keyId, nonce, Number(timestamp) * 1000 + NONCE_RETENTION_MS, now);
-      if (!fresh && !faults.has('accept-replays')) throw new ApiError('replay_detected', `${HEADER_NONCE} has already been used with this key id`);
+      const { name, windowSeconds } = rateLimitClassOf(deps.classes, res.locals.operation);
+      const admission = await deps.replayGuard.admit(
+        { keyId, nonce, expiresAt: Number(timestamp) * 1000 + NONCE_RETENTION_MS, bucket: `${keyId}:${name}`, windowMs: windowSeconds * 1000 },
+        now,
+      );
+      if (!admission.fresh && !faults.has('accept-replays')) throw new ApiError('replay_detected', `${HEADER_NONCE} has already been used with this key id`);
 
       res.locals.credential = credential;
+      if (admission.fresh) res.locals.counted = { count: admission.count, windowStart: admission.windowStart };
       next();
     } catch (err) {
       next(err);

@@ -26,13 +26,14 @@ export interface PartnerRouterOptions {
 export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions): Router {
   const table = new OperationTable(options.document);
   const handlers: Record<string, RequestHandler> = handlersByOperationId(deps);
+  const classes = rateLimitClasses(options.document);
   const router = express.Router();
   router.use(
     bodyReadError(),
-    partnerAuth({ credentials: deps.store.credentials, replayGuard: deps.store.replayGuard, clock: deps.clock, ...(deps.faults ? { faults: deps.faults } : {}) }),
     matchOperation(table),
+    partnerAuth({ credentials: deps.store.credentials, replayGuard: deps.store.replayGuard, classes, clock: deps.clock, ...(deps.faults ? { faults: deps.faults } : {}) }),
     deprecationHeaders(),
-    partnerRateLimit({ classes: rateLimitClasses(options.document), replayGuard: deps.store.replayGuard, clock: deps.clock }),
+    partnerRateLimit({ classes, replayGuard: deps.store.replayGuard, clock: deps.clock }),
     partnerPermissions(),
     requireIdempotencyKey(operationsWithIdempotencyKey(options.document, { required: true })),
     jsonBody(),

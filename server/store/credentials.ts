@@ -1,6 +1,8 @@
 // Partners and their credentials. Secrets are sealed at rest and opened only to verify a request.
 import type { Kysely } from 'kysely';
 import type { SecretBox } from '../security/secret-box.ts';
+import type { DirectSqlite } from './direct.ts';
+import { prepared } from './prepared.ts';
 import type { Database, Environment } from './schema.ts';
 
 export type RateLimitOverrides = Partial<Record<'search' | 'write' | 'reporting', number>>;
@@ -27,7 +29,7 @@ export interface Partner {
 /** Bound on the opened-secret cache (oldest dropped first). */
 const OPENED_SECRETS_KEPT = 10_000;
 
-export function credentialRepository(db: Kysely<Database>, box: SecretBox) {
+export function credentialRepository(db: Kysely<Database>, box: SecretBox, direct?: DirectSqlite) {
   const toPartner = (row: Database['partners']): Partner => ({
     id: row.id,
     environment: row.environment,
@@ -47,9 +49,11 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox) {
     }
     return secret;
   };
+  // Every signed request reads its credential.
+  const credentialByKeyId = prepared(db, direct, 1, (q, keyId: string) => q.selectFrom('credentials').selectAll().where('key_id', '=', keyId));
   return {
     async findCredential(keyId: string): Promise<Credential | undefined> {
-      const row = await db.selectFrom('credentials').selectAll().where('key_id', '=', keyId).executeTakeFirst();
+      const [row] = await credentialByKeyId(keyId);
       if (!row) return undefined;
       return {
         keyId: row.key_id,

@@ -5,12 +5,15 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
+import { directSqlite, type DirectSqlite } from './direct.ts';
 import { migrate, type Dialect } from './migrations.ts';
 import type { Database } from './schema.ts';
 
 export interface OpenedDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** Embedded SQLite in a file: the hot path's synchronous access beside Kysely (direct.ts). */
+  direct?: DirectSqlite;
   close(): Promise<void>;
 }
 
@@ -22,6 +25,8 @@ export interface DatabaseOptions {
   filename?: string;
   /** SQLite only: `full` (default) survives power loss; `normal` only process crashes. */
   sqliteSynchronous?: 'full' | 'normal';
+  /** SQLite only: how the commits of `direct` are flushed to disk (tests observe it). */
+  flush?: (fd: number) => Promise<void>;
   /** PostgreSQL pool size. */
   poolSize?: number;
   /**
@@ -67,10 +72,22 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
   sqlite.pragma('foreign_keys = ON');
   // FULL (SQLite's default) syncs every commit to disk, so an answered order survives a power
   // loss; NORMAL is safe against process crashes only, and measurably faster (bench/README.md).
-  sqlite.pragma(`synchronous = ${options.sqliteSynchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const synchronous = options.sqliteSynchronous ?? 'full';
+  sqlite.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
+  const cached = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   await migrate(db as unknown as Kysely<unknown>, 'sqlite');
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  // An in-memory database has no log to flush and is only for tests: it keeps the plain path.
+  const direct = filename === ':memory:' ? undefined : directSqlite(sqlite, cached.prepare, { filename, synchronous, ...(options.flush ? { flush: options.flush } : {}) });
+  return {
+    db,
+    dialect: 'sqlite',
+    ...(direct ? { direct } : {}),
+    async close() {
+      direct?.close();
+      await db.destroy();
+    },
+  };
 }
 
 /** Two instances starting together must not both run the migrations. */

@@ -6,6 +6,7 @@ import { brokerageRepository } from './brokerage.ts';
 import { checkoutRepository } from './checkout.ts';
 import { credentialRepository } from './credentials.ts';
 import type { OpenedDatabase } from './database.ts';
+import type { DirectSqlite } from './direct.ts';
 import { eventRepository } from './events.ts';
 import { idempotencyRepository } from './idempotency.ts';
 import { inventoryRepository, type InventoryChange, type InventoryListener } from './inventory.ts';
@@ -17,12 +18,13 @@ import type { Database } from './schema.ts';
 import { settlementRepository } from './settlements.ts';
 import { userDomainRepository } from './user-domains.ts';
 
-export function repositories(db: Kysely<Database>, box: SecretBox, onInventoryChange?: InventoryListener) {
+/** `direct` only for the database itself, never inside a transaction (store/direct.ts). */
+export function repositories(db: Kysely<Database>, box: SecretBox, onInventoryChange?: InventoryListener, direct?: DirectSqlite) {
   return {
-    credentials: credentialRepository(db, box),
-    replayGuard: replayGuardRepository(db),
-    inventory: inventoryRepository(db, onInventoryChange),
-    orders: orderRepository(db),
+    credentials: credentialRepository(db, box, direct),
+    replayGuard: replayGuardRepository(db, direct),
+    inventory: inventoryRepository(db, onInventoryChange, direct),
+    orders: orderRepository(db, direct),
     events: eventRepository(db, box),
     idempotency: idempotencyRepository(db),
     checkout: checkoutRepository(db),
@@ -51,7 +53,7 @@ export interface Store extends Repositories {
 export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
   const listeners = new Set<InventoryListener>();
   const publish = (change: InventoryChange) => listeners.forEach((listener) => listener(change));
-  const repos = repositories(opened.db, box, publish);
+  const repos = repositories(opened.db, box, publish, opened.direct);
   return {
     ...repos,
     dialect: opened.dialect,

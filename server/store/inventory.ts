@@ -4,6 +4,8 @@ import { sql, type Kysely, type RawBuilder } from 'kysely';
 import { segmentLabel } from '../inventory/segment.ts';
 import type { InventoryRecord, InventoryRow, InventorySearchHit, InventoryStatus } from '../inventory/types.ts';
 import type { Database, Environment } from './schema.ts';
+import type { DirectSqlite } from './direct.ts';
+import { prepared } from './prepared.ts';
 
 export type { InventoryRecord, InventoryRow, InventorySearchHit, InventoryStatus } from '../inventory/types.ts';
 
@@ -132,11 +134,13 @@ function normalise(relevance: number, tokenCount: number): number {
 }
 
 /** `notify` hears of every change this repository makes (the store defers a transaction's to its commit). */
-export function inventoryRepository(db: Kysely<Database>, notify: InventoryListener = () => {}) {
+export function inventoryRepository(db: Kysely<Database>, notify: InventoryListener = () => {}, direct?: DirectSqlite) {
   // Ties are broken by domain, and PostgreSQL compares text by the database's collation (which
   // may skip punctuation); "C" is byte order, the same as SQLite's, whatever the collation.
   const onPostgres = db.selectFrom('inventory').select('domain').where('domain', '=', '').compile().sql.includes('$1');
   const byDomain: RawBuilder<string> = onPostgres ? sql<string>`domain collate "C"` : sql<string>`domain`;
+  // Availability, pricing and every order read one listing.
+  const listing = prepared(db, direct, 2, (q, environment: Environment, domain: string) => q.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain));
 
   return {
     /**
@@ -203,7 +207,7 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
 
     /** The row, listed or sold; undefined when the environment never had the domain. */
     async find(environment: Environment, domain: string): Promise<InventoryRecord | undefined> {
-      const row = await db.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain).executeTakeFirst();
+      const [row] = await listing(environment, domain);
       return row ? toRecord(row) : undefined;
     },
 

@@ -1,6 +1,8 @@
 // Quotes (reservations), orders and their timelines. Every method takes the executor it runs on,
 // so a caller can put a state change and its events in one transaction.
 import { sql, type Kysely } from 'kysely';
+import type { DirectSqlite } from './direct.ts';
+import { prepared } from './prepared.ts';
 import type { Database, Environment, OrdersTable } from './schema.ts';
 
 export type OrderRow = OrdersTable;
@@ -16,7 +18,20 @@ export interface OrderFilters {
   to?: number | undefined;
 }
 
-export function orderRepository(db: Kysely<Database>) {
+export function orderRepository(db: Kysely<Database>, direct?: DirectSqlite) {
+  // Every availability answer asks for it.
+  const liveQuoteOfOther = prepared(db, direct, 4, (q, environment: Environment, domain: string, partnerId: string, now: number) =>
+    q
+      .selectFrom('quotes')
+      .innerJoin('partners', 'partners.id', 'quotes.partner_id')
+      .selectAll('quotes')
+      .where('quotes.environment', '=', environment)
+      .where('quotes.domain', '=', domain)
+      .where('quotes.partner_id', '!=', partnerId)
+      .where(sql<boolean>`quotes.expires_at > ${now} + partners.clock_offset_ms`)
+      .orderBy('quotes.expires_at', 'desc')
+      .limit(1),
+  );
   return {
     /**
      * Records a quote's reservation. The same partner quoting the same domain twice within one
@@ -31,16 +46,8 @@ export function orderRepository(db: Kysely<Database>) {
      * partner's business time, so it is compared with that partner's clock.
      */
     async reservationByOther(environment: Environment, domain: string, partnerId: string, now: number): Promise<Database['quotes'] | undefined> {
-      return db
-        .selectFrom('quotes')
-        .innerJoin('partners', 'partners.id', 'quotes.partner_id')
-        .selectAll('quotes')
-        .where('quotes.environment', '=', environment)
-        .where('quotes.domain', '=', domain)
-        .where('quotes.partner_id', '!=', partnerId)
-        .where(sql<boolean>`quotes.expires_at > ${now} + partners.clock_offset_ms`)
-        .orderBy('quotes.expires_at', 'desc')
-        .executeTakeFirst();
+      const [quote] = await liveQuoteOfOther(environment, domain, partnerId, now);
+      return quote;
     },
 
     async findQuote(quoteId: string): Promise<Database['quotes'] | undefined> {

@@ -6,8 +6,10 @@
 // then written in one transaction, one multi-row statement per table. The database still decides
 // every outcome (so instances sharing it still agree), but a commit is paid per batch instead of
 // per request, which on SQLite is most of a write's cost (about 80 µs alone, 20 µs in a batch of
-// ten).
-import { sql, type Kysely } from 'kysely';
+// ten). On embedded SQLite the batch runs on the connection directly and its flush to disk
+// happens off the event loop (direct.ts); each request is answered once its write is on disk.
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import type { DirectSqlite } from './direct.ts';
 import type { Database } from './schema.ts';
 
 /** Rows per statement: far below both dialects' bound-parameter limits (4 parameters a row). */
@@ -26,72 +28,67 @@ interface HitJob {
   bucket: string;
   now: number;
   windowMs: number;
-  resolve(result: { count: number; windowStart: number }): void;
+  resolve(result: Counted): void;
   reject(err: unknown): void;
 }
 
+/** A request counted in its window: its count (this request included) and the window's start. */
+export interface Counted {
+  count: number;
+  windowStart: number;
+}
+
+/** A signed request's admission: its nonce is fresh and it is counted, or it is a replay and is not. */
+export type Admission = ({ fresh: true } & Counted) | { fresh: false };
+
 type Settle = () => void;
+
+/**
+ * The statements of some requests: yields each statement and receives its rows, so a later
+ * statement can depend on an earlier one's outcome in the same transaction; returns how to answer
+ * the requests, called only once the transaction is durable. A generator, so one plan runs both
+ * synchronously on embedded SQLite (direct.ts) and awaiting each statement through Kysely.
+ */
+type Plan = Generator<CompiledQuery, Settle, unknown[]>;
 
 /** Whether the stored window has ended at the incoming row's time (its window_start is `now`). */
 const windowEnded = sql<boolean>`rate_counters.window_start + (excluded.expires_at - excluded.window_start) <= excluded.window_start`;
 
-export function replayGuardRepository(db: Kysely<Database>) {
+const pairOf = (j: { keyId: string; nonce: string }) => `${j.keyId}\n${j.nonce}`;
+
+export function replayGuardRepository(db: Kysely<Database>, direct?: DirectSqlite) {
   /**
-   * Inserts the nonces (distinct pairs) in one statement; returns the pairs that were fresh. A
-   * row whose retention has passed (expires_at before the oldest `now` of the batch) is reclaimed,
-   * since such a request already fails the timestamp check.
+   * Inserts the nonces (distinct pairs) in one statement; gives the pairs that were fresh. A row
+   * whose retention has passed (expires_at before the oldest `now` of the batch) is reclaimed,
+   * since such a request already fails the timestamp check. The first request with a pair
+   * decides it; a later one in the same batch is its replay, so `isFresh` answers per request.
    */
-  async function writeNonces(executor: Kysely<Database>, jobs: NonceJob[]): Promise<Set<string>> {
-    const now = Math.min(...jobs.map((j) => j.now));
-    const rows = await executor
+  function* insertNonces(jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>): Generator<CompiledQuery, (job: object) => boolean, unknown[]> {
+    const first = new Map<string, object>();
+    for (const j of jobs) if (!first.has(pairOf(j))) first.set(pairOf(j), j);
+    const distinct = [...first.values()] as typeof jobs;
+    const now = Math.min(...distinct.map((j) => j.now));
+    const rows = (yield db
       .insertInto('nonces')
-      .values(jobs.map((j) => ({ key_id: j.keyId, nonce: j.nonce, expires_at: j.expiresAt })))
+      .values(distinct.map((j) => ({ key_id: j.keyId, nonce: j.nonce, expires_at: j.expiresAt })))
       .onConflict((oc) => oc.columns(['key_id', 'nonce']).doUpdateSet({ expires_at: (eb) => eb.ref('excluded.expires_at') }).where('nonces.expires_at', '<', now))
       .returning(['key_id', 'nonce'])
-      .execute();
-    return new Set(rows.map((r) => `${r.key_id}\n${r.nonce}`));
-  }
-
-  /**
-   * Counts `hits` requests in each bucket's current window, opening a new window when the stored
-   * one has ended, in one statement (atomic on both dialects); buckets must be distinct. Returns
-   * each bucket's count including these requests, and its window's start.
-   */
-  async function writeHits(executor: Kysely<Database>, groups: Array<{ bucket: string; now: number; windowMs: number; hits: number }>) {
-    const rows = await executor
-      .insertInto('rate_counters')
-      .values(groups.map((g) => ({ bucket: g.bucket, count: g.hits, window_start: g.now, expires_at: g.now + g.windowMs })))
-      .onConflict((oc) =>
-        oc.column('bucket').doUpdateSet({
-          count: sql<number>`CASE WHEN ${windowEnded} THEN excluded.count ELSE rate_counters.count + excluded.count END`,
-          window_start: sql<number>`CASE WHEN ${windowEnded} THEN excluded.window_start ELSE rate_counters.window_start END`,
-          expires_at: sql<number>`CASE WHEN ${windowEnded} THEN excluded.expires_at ELSE rate_counters.expires_at END`,
-        }),
-      )
-      .returning(['bucket', 'count', 'window_start'])
-      .execute();
-    return new Map(rows.map((r) => [r.bucket, { count: Number(r.count), windowStart: Number(r.window_start) }]));
-  }
-
-  // The run functions write and return how to settle their requests; the caller settles them
-  // once the batch's transaction has committed, never before.
-  async function runNonces(executor: Kysely<Database>, jobs: NonceJob[]): Promise<Settle> {
-    // The first request with a pair decides it; a later one in the same batch is its replay.
-    const first = new Map<string, NonceJob>();
-    for (const j of jobs) if (!first.has(`${j.keyId}\n${j.nonce}`)) first.set(`${j.keyId}\n${j.nonce}`, j);
-    const fresh = await writeNonces(executor, [...first.values()]);
-    return () => {
-      for (const j of jobs) {
-        const key = `${j.keyId}\n${j.nonce}`;
-        j.resolve(first.get(key) === j && fresh.has(key));
-      }
+      .compile()) as Array<{ key_id: string; nonce: string }>;
+    const fresh = new Set(rows.map((r) => pairOf({ keyId: r.key_id, nonce: r.nonce })));
+    return (job) => {
+      const key = pairOf(job as { keyId: string; nonce: string });
+      return first.get(key) === job && fresh.has(key);
     };
   }
 
-  async function runHits(executor: Kysely<Database>, jobs: HitJob[]): Promise<Settle> {
-    // Requests of one bucket at one instant share a row (counted n at once); a bucket seen at
-    // several instants is written once per instant, in arrival order, one layer per statement.
-    const groups = new Map<string, Array<{ now: number; windowMs: number; jobs: HitJob[] }>>();
+  /**
+   * Counts the requests in their buckets' current windows, opening a new window when the stored
+   * one has ended (atomic on both dialects). Requests of one bucket at one instant share a row
+   * (counted n at once); a bucket seen at several instants is written once per instant, in
+   * arrival order, one layer per statement. Gives each request its count.
+   */
+  function* countHits(jobs: ReadonlyArray<Omit<HitJob, 'resolve' | 'reject'>>): Generator<CompiledQuery, (job: object) => Counted, unknown[]> {
+    const groups = new Map<string, Array<{ now: number; windowMs: number; jobs: object[] }>>();
     for (const j of jobs) {
       const list = groups.get(j.bucket) ?? [];
       const last = list[list.length - 1];
@@ -99,34 +96,111 @@ export function replayGuardRepository(db: Kysely<Database>) {
       else list.push({ now: j.now, windowMs: j.windowMs, jobs: [j] });
       groups.set(j.bucket, list);
     }
-    const settled: Array<() => void> = [];
+    const counted = new Map<object, Counted>();
     for (let layer = 0; ; layer++) {
       const rows = [...groups].flatMap(([bucket, list]) => {
         const group = list[layer];
-        return group ? [{ bucket, now: group.now, windowMs: group.windowMs, jobs: group.jobs }] : [];
+        return group ? [{ bucket, ...group }] : [];
       });
       if (rows.length === 0) break;
-      const counted = await writeHits(executor, rows.map((r) => ({ bucket: r.bucket, now: r.now, windowMs: r.windowMs, hits: r.jobs.length })));
+      const written = (yield db
+        .insertInto('rate_counters')
+        .values(rows.map((g) => ({ bucket: g.bucket, count: g.jobs.length, window_start: g.now, expires_at: g.now + g.windowMs })))
+        .onConflict((oc) =>
+          oc.column('bucket').doUpdateSet({
+            count: sql<number>`CASE WHEN ${windowEnded} THEN excluded.count ELSE rate_counters.count + excluded.count END`,
+            window_start: sql<number>`CASE WHEN ${windowEnded} THEN excluded.window_start ELSE rate_counters.window_start END`,
+            expires_at: sql<number>`CASE WHEN ${windowEnded} THEN excluded.expires_at ELSE rate_counters.expires_at END`,
+          }),
+        )
+        .returning(['bucket', 'count', 'window_start'])
+        .compile()) as Array<{ bucket: string; count: number | string; window_start: number | string }>;
+      const byBucket = new Map(written.map((r) => [r.bucket, r]));
       for (const r of rows) {
-        const result = counted.get(r.bucket);
+        const result = byBucket.get(r.bucket);
         if (!result) throw new Error(`rate counter ${r.bucket} was not written`);
         // The n requests are the last n counted, in arrival order.
-        r.jobs.forEach((j, i) => settled.push(() => j.resolve({ count: result.count - r.jobs.length + i + 1, windowStart: result.windowStart })));
+        const count = Number(result.count);
+        r.jobs.forEach((j, k) => counted.set(j, { count: count - r.jobs.length + k + 1, windowStart: Number(result.window_start) }));
       }
     }
-    return () => settled.forEach((settle) => settle());
+    return (job) => counted.get(job) as Counted;
+  }
+
+  function* nonces(jobs: NonceJob[]): Plan {
+    const isFresh = yield* insertNonces(jobs);
+    return () => jobs.forEach((j) => j.resolve(isFresh(j)));
+  }
+
+  function* hits(jobs: HitJob[]): Plan {
+    const countOf = yield* countHits(jobs);
+    return () => jobs.forEach((j) => j.resolve(countOf(j)));
+  }
+
+  /** Nonces first; only requests whose nonce was fresh are counted (a replay spends no quota). */
+  function* admissions(jobs: AdmissionJob[]): Plan {
+    const isFresh = yield* insertNonces(jobs);
+    const admitted = jobs.filter(isFresh);
+    const countOf = admitted.length > 0 ? yield* countHits(admitted) : () => undefined;
+    return () => jobs.forEach((j) => j.resolve(isFresh(j) ? { fresh: true, ...(countOf(j) as Counted) } : { fresh: false }));
+  }
+
+  /** Runs the plans in one transaction (inside the caller's, when `db` is one) and, once durable, settles them. */
+  async function run(plans: Plan[], jobs: ReadonlyArray<{ reject(err: unknown): void }>): Promise<void> {
+    try {
+      const settles = await execute(function* () {
+        const out: Settle[] = [];
+        for (const plan of plans) out.push(yield* plan);
+        return out;
+      });
+      settles.forEach((settle) => settle());
+    } catch (err) {
+      // A request already answered keeps its answer (a promise settles once).
+      for (const j of jobs) j.reject(err);
+    }
+  }
+
+  async function execute<T>(plan: () => Generator<CompiledQuery, T, unknown[]>): Promise<T> {
+    const now = direct?.transaction((exec) => {
+      const steps = plan();
+      let step = steps.next();
+      while (!step.done) step = steps.next(exec(step.value));
+      return step.value;
+    });
+    if (now) {
+      await now.durable;
+      return now.result;
+    }
+    const awaiting = async (executor: Kysely<Database>) => {
+      const steps = plan();
+      let step = steps.next();
+      while (!step.done) step = steps.next((await executor.executeQuery(step.value)).rows as unknown[]);
+      return step.value;
+    };
+    return db.isTransaction ? awaiting(db) : db.transaction().execute(awaiting);
   }
 
   // Inside a transaction there is no batching: the caller's transaction is the unit.
-  const batcher = db.isTransaction ? undefined : writeBatcher(db, runNonces, runHits);
+  const batcher = db.isTransaction
+    ? undefined
+    : writeBatcher((batch) =>
+        run(
+          [
+            ...(batch.nonces.length ? [nonces(batch.nonces)] : []),
+            ...(batch.hits.length ? [hits(batch.hits)] : []),
+            ...(batch.admissions.length ? [admissions(batch.admissions)] : []),
+          ],
+          [...batch.nonces, ...batch.hits, ...batch.admissions],
+        ),
+      );
 
   return {
     /** Records a nonce for a key id; false when it is already tracked (a replay). */
     recordNonce(keyId: string, nonce: string, expiresAt: number, now: number): Promise<boolean> {
       return new Promise((resolve, reject) => {
         const job = { keyId, nonce, expiresAt, now, resolve, reject };
-        if (batcher) batcher.nonce(job);
-        else runNonces(db, [job]).then((settle) => settle(), reject);
+        if (batcher) batcher.add('nonces', job);
+        else void run([nonces([job])], [job]);
       });
     },
 
@@ -134,11 +208,23 @@ export function replayGuardRepository(db: Kysely<Database>) {
      * Counts one request in the caller's current window, opening a new window when the stored one
      * has ended. Returns the count including this request and the window's start.
      */
-    hit(bucket: string, now: number, windowMs: number): Promise<{ count: number; windowStart: number }> {
+    hit(bucket: string, now: number, windowMs: number): Promise<Counted> {
       return new Promise((resolve, reject) => {
         const job = { bucket, now, windowMs, resolve, reject };
-        if (batcher) batcher.hit(job);
-        else runHits(db, [job]).then((settle) => settle(), reject);
+        if (batcher) batcher.add('hits', job);
+        else void run([hits([job])], [job]);
+      });
+    },
+
+    /**
+     * A signed request's nonce and rate-limit count in one write: `recordNonce`, then, only for a
+     * fresh nonce, `hit`. One durable commit per request instead of two.
+     */
+    admit(request: { keyId: string; nonce: string; expiresAt: number; bucket: string; windowMs: number }, now: number): Promise<Admission> {
+      return new Promise((resolve, reject) => {
+        const job = { ...request, now, resolve, reject };
+        if (batcher) batcher.add('admissions', job);
+        else void run([admissions([job])], [job]);
       });
     },
 
@@ -150,50 +236,37 @@ export function replayGuardRepository(db: Kysely<Database>) {
   };
 }
 
-/**
- * Queues nonce and hit writes for one turn of the event loop (setImmediate runs once the
- * requests that arrived together have all reached this point), then writes them in one
- * transaction; a lone write skips the transaction. A failed batch fails each of its requests.
- */
-function writeBatcher(
-  db: Kysely<Database>,
-  runNonces: (executor: Kysely<Database>, jobs: NonceJob[]) => Promise<Settle>,
-  runHits: (executor: Kysely<Database>, jobs: HitJob[]) => Promise<Settle>,
-) {
-  let nonces: NonceJob[] = [];
-  let hits: HitJob[] = [];
-  let scheduled = false;
+interface AdmissionJob extends Omit<NonceJob, 'resolve'>, Omit<HitJob, 'resolve' | 'reject'> {
+  resolve(admission: Admission): void;
+}
 
-  const flush = async () => {
+interface Batch {
+  nonces: NonceJob[];
+  hits: HitJob[];
+  admissions: AdmissionJob[];
+}
+
+/**
+ * Queues writes for one turn of the event loop (setImmediate runs once the requests that arrived
+ * together have all reached this point), then writes them together, at most MAX_BATCH of a kind.
+ */
+function writeBatcher(write: (batch: Batch) => Promise<void>) {
+  const queued: Batch = { nonces: [], hits: [], admissions: [] };
+  let scheduled = false;
+  const flush = () => {
     scheduled = false;
-    const n = nonces.splice(0, MAX_BATCH);
-    const h = hits.splice(0, MAX_BATCH);
-    if (nonces.length > 0 || hits.length > 0) schedule();
-    const jobs: Array<NonceJob | HitJob> = [...n, ...h];
-    let settles: Settle[];
-    try {
-      if (jobs.length === 1) settles = [await (n.length === 1 ? runNonces(db, n) : runHits(db, h))];
-      else {
-        settles = await db.transaction().execute(async (trx) => [...(n.length > 0 ? [await runNonces(trx, n)] : []), ...(h.length > 0 ? [await runHits(trx, h)] : [])]);
-      }
-    } catch (err) {
-      for (const j of jobs) j.reject(err);
-      return;
-    }
-    settles.forEach((settle) => settle());
+    const batch: Batch = { nonces: queued.nonces.splice(0, MAX_BATCH), hits: queued.hits.splice(0, MAX_BATCH), admissions: queued.admissions.splice(0, MAX_BATCH) };
+    if (queued.nonces.length + queued.hits.length + queued.admissions.length > 0) schedule();
+    void write(batch);
   };
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(() => void flush());
+    setImmediate(flush);
   };
   return {
-    nonce(job: NonceJob) {
-      nonces.push(job);
-      schedule();
-    },
-    hit(job: HitJob) {
-      hits.push(job);
+    add<K extends keyof Batch>(kind: K, job: Batch[K][number]) {
+      (queued[kind] as Array<Batch[K][number]>).push(job);
       schedule();
     },
   };

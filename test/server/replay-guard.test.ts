@@ -1,6 +1,10 @@
 // The group-committed nonce and rate-limit writes (server/store/replay-guard.ts): requests that
 // arrive together share a transaction, yet each gets exactly the answer it would get alone.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CompiledQuery } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
@@ -9,7 +13,9 @@ import { postgresUrl } from './harness.ts';
 
 const pg = postgresUrl();
 const dialects: Array<[string, () => Promise<Store>]> = [
-  ['sqlite', async () => createStore(await openDatabase({ filename: ':memory:' }), secretBox(randomBytes(32)))],
+  ['sqlite in memory (through Kysely)', async () => createStore(await openDatabase({ filename: ':memory:' }), secretBox(randomBytes(32)))],
+  // A file: the hot path runs on the connection directly and flushes off the event loop (store/direct.ts).
+  ['sqlite in a file (direct)', async () => createStore(await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'guard-')) }), secretBox(randomBytes(32)))],
   ...(pg
     ? ([['postgres', async () => createStore(await openDatabase({ databaseUrl: pg, schema: `t_${randomBytes(6).toString('hex')}` }), secretBox(randomBytes(32)))]] as Array<
         [string, () => Promise<Store>]
@@ -72,6 +78,34 @@ describe.each(dialects)('replay guard on %s', (_name, open) => {
     expect(later).toEqual({ count: 2, windowStart: now + 60_000 });
   });
 
+  it('admit: a fresh nonce is counted in its bucket; a replay is refused and spends no quota', async () => {
+    store = await open();
+    const now = 1_700_000_000_000;
+    const request = (nonce: string, bucket = 'pk_a:search') => ({ keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket, windowMs: 60_000 });
+    // One batch: two fresh requests, one replay of the first, one request of another class.
+    const answers = await Promise.all([
+      store.replayGuard.admit(request('n-1'), now),
+      store.replayGuard.admit(request('n-2'), now),
+      store.replayGuard.admit(request('n-1'), now),
+      store.replayGuard.admit(request('n-3', 'pk_a:write'), now),
+    ]);
+    expect(answers).toEqual([
+      { fresh: true, count: 1, windowStart: now },
+      { fresh: true, count: 2, windowStart: now },
+      { fresh: false },
+      { fresh: true, count: 1, windowStart: now },
+    ]);
+    // A later replay (another batch) is refused too, and the next fresh request is the third counted.
+    expect(await store.replayGuard.admit(request('n-2'), now + 10)).toEqual({ fresh: false });
+    expect(await store.replayGuard.admit(request('n-4'), now + 10)).toEqual({ fresh: true, count: 3, windowStart: now });
+    // Plain hits and admissions share the bucket's count.
+    expect(await store.replayGuard.hit('pk_a:search', now + 20, 60_000)).toEqual({ count: 4, windowStart: now });
+    // A nonce recorded by recordNonce is a replay for admit, and the other way round.
+    expect(await store.replayGuard.recordNonce('pk_a', 'n-5', now + 360_000, now)).toBe(true);
+    expect(await store.replayGuard.admit(request('n-5'), now + 30)).toEqual({ fresh: false });
+    expect(await store.replayGuard.recordNonce('pk_a', 'n-4', now + 360_000, now)).toBe(false);
+  });
+
   it('inside a transaction the writes are the transaction’s own (rolled back with it)', async () => {
     store = await open();
     const now = Date.now();
@@ -82,5 +116,41 @@ describe.each(dialects)('replay guard on %s', (_name, open) => {
       }),
     ).rejects.toThrow('roll back');
     expect(await store.replayGuard.recordNonce('pk_a', 'in-tx', now + 360_000, now)).toBe(true);
+  });
+});
+
+describe('replay guard on a SQLite file: answers wait for the flush to disk', () => {
+  it('no request is answered before its commit is flushed, and a failed flush fails the batch', async () => {
+    const flushes: Array<{ release(): void; fail(err: Error): void }> = [];
+    const opened = await openDatabase({
+      dataDir: mkdtempSync(join(tmpdir(), 'guard-flush-')),
+      flush: () => new Promise<void>((release, fail) => flushes.push({ release, fail })),
+    });
+    const store = createStore(opened, secretBox(randomBytes(32)));
+    try {
+      const now = Date.now();
+      let settled = 0;
+      const answers = ['a', 'b', 'c'].map((nonce) => store.replayGuard.admit({ keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000 }, now).finally(() => settled++));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Written (another request already sees the nonces as used), but nobody answered yet.
+      expect(flushes).toHaveLength(1);
+      expect(settled).toBe(0);
+      const replay = store.replayGuard.recordNonce('pk_a', 'a', now + 360_000, now);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      flushes[0]?.release();
+      expect((await Promise.all(answers)).map((a) => a.fresh)).toEqual([true, true, true]);
+      flushes[1]?.release();
+      expect(await replay).toBe(false);
+
+      const lost = store.replayGuard.recordNonce('pk_a', 'd', now + 360_000, now);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      flushes[2]?.fail(new Error('disk gone'));
+      await expect(lost).rejects.toThrow('disk gone');
+      // The connection is back to flushing every other commit itself (synchronous = FULL = 2).
+      expect(await opened.db.executeQuery(CompiledQuery.raw('PRAGMA synchronous')).then((r) => r.rows)).toEqual([{ synchronous: 2 }]);
+    } finally {
+      flushes.forEach((f) => f.release());
+      await store.close();
+    }
   });
 });

@@ -87,6 +87,11 @@ export function spawnServer(e: ServerEnv, nodeArgs: string[] = []): Promise<Chil
   return spawnReady('scripts/bench/serve.ts', env, nodeArgs);
 }
 
+/** Express 5 + express-openapi-validator answering the same JSON (scripts/bench/floor.ts). */
+export function spawnFloor(body: string): Promise<Child> {
+  return spawnReady('scripts/bench/floor.ts', { BARE_BODY: body });
+}
+
 export function spawnBare(body: string): Promise<Child> {
   return spawnReady('scripts/bench/bare.ts', { BARE_BODY: body });
 }
