@@ -161,15 +161,15 @@ export function replayGuardRepository(db: Kysely<Database>, direct?: DirectSqlit
   }
 
   async function execute<T>(plan: () => Generator<CompiledQuery, T, unknown[]>): Promise<T> {
-    const now = direct?.transaction((exec) => {
+    const committed = direct?.transaction((exec) => {
       const steps = plan();
       let step = steps.next();
       while (!step.done) step = steps.next(exec(step.value));
       return step.value;
     });
-    if (now) {
-      await now.durable;
-      return now.result;
+    if (committed) {
+      await committed.durable;
+      return committed.result;
     }
     const awaiting = async (executor: Kysely<Database>) => {
       const steps = plan();
