@@ -37,7 +37,8 @@ export async function soakDrill(o: DrillOptions & { minutes: number }): Promise<
       const samples: Array<{ t: number; rssMb: number; nonces: number; rateCounters: number }> = [];
       const started = Date.now();
       const sample = async () => {
-        const n = await store.db.selectFrom('nonces').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        // SQLite logs its nonces (the server indexes the log in memory, so the log bounds both).
+        const n = await store.db.selectFrom(store.dialect === 'sqlite' ? 'nonce_log' : 'nonces').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
         const r = await store.db.selectFrom('rate_counters').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
         samples.push({ t: Math.round((Date.now() - started) / 1000), rssMb: Math.round(rssMegabytes(server.child.pid) * 10) / 10, nonces: Number(n.n), rateCounters: Number(r.n) });
       };

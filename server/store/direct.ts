@@ -65,7 +65,9 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
     },
     transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T) {
       if (sqlite.inTransaction) return undefined;
-      const inOneTransaction = sqlite.transaction((): T => work(exec));
+      // IMMEDIATE: the work may read before it writes (replay-guard.ts), so it holds the write
+      // lock from the start; nothing another process commits can slip in between.
+      const inOneTransaction = sqlite.transaction((): T => work(exec)).immediate;
       if (options.synchronous === 'normal') return { result: inOneTransaction(), durable: Promise.resolve() };
       relaxed();
       let result: T;

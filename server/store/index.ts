@@ -13,16 +13,20 @@ import { inventoryRepository, type InventoryChange, type InventoryListener } fro
 import { oauthRepository } from './oauth.ts';
 import { orderRepository } from './orders.ts';
 import { referralRepository } from './referral.ts';
+import { nonceLedger, type NonceLedger } from './nonce-ledger.ts';
 import { replayGuardRepository } from './replay-guard.ts';
 import type { Database } from './schema.ts';
 import { settlementRepository } from './settlements.ts';
 import { userDomainRepository } from './user-domains.ts';
 
-/** `direct` only for the database itself, never inside a transaction (store/direct.ts). */
-export function repositories(db: Kysely<Database>, box: SecretBox, onInventoryChange?: InventoryListener, direct?: DirectSqlite) {
+/**
+ * `direct` only for the database itself, never inside a transaction (store/direct.ts); `ledger`,
+ * on SQLite, is the database's one nonce ledger, shared by its transactions (store/nonce-ledger.ts).
+ */
+export function repositories(db: Kysely<Database>, box: SecretBox, onInventoryChange?: InventoryListener, direct?: DirectSqlite, ledger?: NonceLedger) {
   return {
     credentials: credentialRepository(db, box, direct),
-    replayGuard: replayGuardRepository(db, direct),
+    replayGuard: replayGuardRepository(db, { ...(direct ? { direct } : {}), ...(ledger ? { ledger } : {}) }),
     inventory: inventoryRepository(db, onInventoryChange, direct),
     orders: orderRepository(db, direct),
     events: eventRepository(db, box),
@@ -53,7 +57,8 @@ export interface Store extends Repositories {
 export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
   const listeners = new Set<InventoryListener>();
   const publish = (change: InventoryChange) => listeners.forEach((listener) => listener(change));
-  const repos = repositories(opened.db, box, publish, opened.direct);
+  const ledger = opened.dialect === 'sqlite' ? nonceLedger() : undefined;
+  const repos = repositories(opened.db, box, publish, opened.direct, ledger);
   return {
     ...repos,
     dialect: opened.dialect,
@@ -61,7 +66,7 @@ export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
     // A transaction's inventory changes are told once it commits, and never if it rolls back.
     async transaction(work) {
       const changes: InventoryChange[] = [];
-      const result = await opened.db.transaction().execute((trx) => work(repositories(trx, box, (change) => changes.push(change))));
+      const result = await opened.db.transaction().execute((trx) => work(repositories(trx, box, (change) => changes.push(change), undefined, ledger)));
       changes.forEach(publish);
       return result;
     },

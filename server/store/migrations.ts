@@ -8,6 +8,7 @@ import { brokerage } from './migrations/004_brokerage.ts';
 import { oauth } from './migrations/005_oauth.ts';
 import { userDomains } from './migrations/006_user_domains.ts';
 import { listingIndex } from './migrations/007_listing_index.ts';
+import { nonceLog } from './migrations/008_nonce_log.ts';
 import type { Dialect } from './migrations/types.ts';
 
 export type { Dialect };
@@ -16,7 +17,7 @@ export type { Dialect };
  * Every migration, in order. A feature adds its tables in a file of its own under migrations/
  * and one line here; a migration that has run is never edited.
  */
-function migrations(dialect: Dialect): Record<string, Migration> {
+export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     '001_partner_core': partnerCore(dialect),
     '002_settlement': settlement(dialect),
@@ -25,6 +26,7 @@ function migrations(dialect: Dialect): Record<string, Migration> {
     '005_oauth': oauth(dialect),
     '006_user_domains': userDomains(dialect),
     '007_listing_index': listingIndex(dialect),
+    '008_nonce_log': nonceLog(dialect),
   };
 }
 

@@ -9,32 +9,37 @@ const placeholder = (i: number) => `\u0000prepared-argument-${i}\u0000`;
 
 export type Prepared<A extends unknown[], R> = (...args: A) => Promise<R[]>;
 
+/** A query built once: `bind` gives it with new arguments, without building it again. */
+export type Template<A extends unknown[], R> = (args: A) => CompiledQuery<R>;
+
 /**
  * `build` must put every argument into the query as a bound value (a `where` operand, a value
- * in `sql```), never into its text; that is checked when the query is first built, and
- * `arity` is how many arguments it takes.
+ * in `sql```), never into its text; that is checked when the query is built, and `arity` is
+ * how many arguments it takes.
  */
+export function template<A extends unknown[], R>(arity: number, build: (...args: A) => { compile(): CompiledQuery<R> }): Template<A, R> {
+  const names = Array.from({ length: arity }, (_, i) => placeholder(i));
+  const compiled = build(...(names as unknown as A)).compile();
+  if (compiled.sql.includes('\u0000')) throw new TypeError(`prepared query puts an argument into its SQL text: ${compiled.sql}`);
+  const slots = compiled.parameters.map((p) => names.indexOf(p as string));
+  names.forEach((_, i) => {
+    if (!slots.includes(i)) throw new TypeError(`prepared query does not bind argument ${i}: ${compiled.sql}`);
+  });
+  const constants = compiled.parameters;
+  const text = compiled.sql;
+  return (args) => CompiledQuery.raw(text, slots.map((slot, k) => (slot >= 0 ? args[slot] : constants[k]))) as CompiledQuery<R>;
+}
+
 export function prepared<A extends unknown[], R>(
   db: Kysely<Database>,
   direct: DirectSqlite | undefined,
   arity: A['length'],
   build: (db: Kysely<Database>, ...args: A) => { compile(): CompiledQuery<R> },
 ): Prepared<A, R> {
-  let template: { sql: string; bind: (args: A) => unknown[] } | undefined;
-  const compile = () => {
-    const names = Array.from({ length: arity }, (_, i) => placeholder(i));
-    const compiled = build(db, ...(names as unknown as A)).compile();
-    if (compiled.sql.includes('\u0000')) throw new TypeError(`prepared query puts an argument into its SQL text: ${compiled.sql}`);
-    const slots = compiled.parameters.map((p) => names.indexOf(p as string));
-    names.forEach((_, i) => {
-      if (!slots.includes(i)) throw new TypeError(`prepared query does not bind argument ${i}: ${compiled.sql}`);
-    });
-    const constants = compiled.parameters;
-    return { sql: compiled.sql, bind: (args: A) => slots.map((slot, k) => (slot >= 0 ? args[slot] : constants[k])) };
-  };
+  let bind: Template<A, R> | undefined;
   return async (...args: A) => {
-    template ??= compile();
-    const query = CompiledQuery.raw(template.sql, template.bind(args)) as CompiledQuery<R>;
+    bind ??= template<A, R>(arity, (...names) => build(db, ...names));
+    const query = bind(args);
     return direct?.run(query) ?? (await db.executeQuery(query)).rows;
   };
 }

@@ -8,8 +8,13 @@
 // per request, which on SQLite is most of a write's cost (about 80 µs alone, 20 µs in a batch of
 // ten). On embedded SQLite the batch runs on the connection directly and its flush to disk
 // happens off the event loop (direct.ts); each request is answered once its write is on disk.
+// SQLite keeps its nonces in an append-only log indexed in memory (nonce-ledger.ts), since a
+// unique index on random nonces costs a commit one written page per nonce; PostgreSQL decides
+// through its table's unique key.
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { DirectSqlite } from './direct.ts';
+import { pairKey, type NonceLedger, type NonceLogRow } from './nonce-ledger.ts';
+import { template, type Template } from './prepared.ts';
 import type { Database } from './schema.ts';
 
 /** Rows per statement: far below both dialects' bound-parameter limits (4 parameters a row). */
@@ -54,9 +59,52 @@ type Plan = Generator<CompiledQuery, Settle, unknown[]>;
 /** Whether the stored window has ended at the incoming row's time (its window_start is `now`). */
 const windowEnded = sql<boolean>`rate_counters.window_start + (excluded.expires_at - excluded.window_start) <= excluded.window_start`;
 
-const pairOf = (j: { keyId: string; nonce: string }) => `${j.keyId}\n${j.nonce}`;
+const pairOf = (j: { keyId: string; nonce: string }) => pairKey(j.keyId, j.nonce);
 
-export function replayGuardRepository(db: Kysely<Database>, direct?: DirectSqlite) {
+export interface ReplayGuardOptions {
+  /** Embedded SQLite in a file: the database itself, never a transaction (direct.ts). */
+  direct?: DirectSqlite;
+  /** SQLite: its nonces are logged and indexed in memory, one ledger per database (nonce-ledger.ts). */
+  ledger?: NonceLedger;
+}
+
+export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuardOptions = {}) {
+  const { direct, ledger } = options;
+  // Both statements are built once per row count: building them with Kysely on every batch cost
+  // as much as running them. Arguments: the rows' values in order, then (nonces) the batch's `now`.
+  const insertNoncesQuery = perRowCount((n) =>
+    template<unknown[], { key_id: string; nonce: string }>(3 * n + 1, (...a) =>
+      db
+        .insertInto('nonces')
+        .values(Array.from({ length: n }, (_, i) => ({ key_id: a[3 * i] as string, nonce: a[3 * i + 1] as string, expires_at: a[3 * i + 2] as number })))
+        .onConflict((oc) => oc.columns(['key_id', 'nonce']).doUpdateSet({ expires_at: (eb) => eb.ref('excluded.expires_at') }).where('nonces.expires_at', '<', a[3 * n] as number))
+        .returning(['key_id', 'nonce']),
+    ),
+  );
+  const nonceLogAfter = template<[number, number], NonceLogRow>(2, (after, now) =>
+    db.selectFrom('nonce_log').select(['seq', 'key_id', 'nonce', 'expires_at']).where('seq', '>', after).where('expires_at', '>=', now),
+  );
+  const appendNoncesQuery = perRowCount((n) =>
+    template<unknown[], never>(3 * n, (...a) =>
+      db.insertInto('nonce_log').values(Array.from({ length: n }, (_, i) => ({ key_id: a[3 * i] as string, nonce: a[3 * i + 1] as string, expires_at: a[3 * i + 2] as number }))),
+    ),
+  );
+  const countHitsQuery = perRowCount((n) =>
+    template<unknown[], { bucket: string; count: number | string; window_start: number | string }>(4 * n, (...a) =>
+      db
+        .insertInto('rate_counters')
+        .values(Array.from({ length: n }, (_, i) => ({ bucket: a[4 * i] as string, count: a[4 * i + 1] as number, window_start: a[4 * i + 2] as number, expires_at: a[4 * i + 3] as number })))
+        .onConflict((oc) =>
+          oc.column('bucket').doUpdateSet({
+            count: sql<number>`CASE WHEN ${windowEnded} THEN excluded.count ELSE rate_counters.count + excluded.count END`,
+            window_start: sql<number>`CASE WHEN ${windowEnded} THEN excluded.window_start ELSE rate_counters.window_start END`,
+            expires_at: sql<number>`CASE WHEN ${windowEnded} THEN excluded.expires_at ELSE rate_counters.expires_at END`,
+          }),
+        )
+        .returning(['bucket', 'count', 'window_start']),
+    ),
+  );
+
   /**
    * Inserts the nonces (distinct pairs) in one statement; gives the pairs that were fresh. A row
    * whose retention has passed (expires_at before the oldest `now` of the batch) is reclaimed,
@@ -68,18 +116,37 @@ export function replayGuardRepository(db: Kysely<Database>, direct?: DirectSqlit
     for (const j of jobs) if (!first.has(pairOf(j))) first.set(pairOf(j), j);
     const distinct = [...first.values()] as typeof jobs;
     const now = Math.min(...distinct.map((j) => j.now));
-    const rows = (yield db
-      .insertInto('nonces')
-      .values(distinct.map((j) => ({ key_id: j.keyId, nonce: j.nonce, expires_at: j.expiresAt })))
-      .onConflict((oc) => oc.columns(['key_id', 'nonce']).doUpdateSet({ expires_at: (eb) => eb.ref('excluded.expires_at') }).where('nonces.expires_at', '<', now))
-      .returning(['key_id', 'nonce'])
-      .compile()) as Array<{ key_id: string; nonce: string }>;
+    const args: unknown[] = distinct.flatMap((j) => [j.keyId, j.nonce, j.expiresAt]);
+    args.push(now);
+    const rows = (yield insertNoncesQuery(distinct.length)(args)) as Array<{ key_id: string; nonce: string }>;
     const fresh = new Set(rows.map((r) => pairOf({ keyId: r.key_id, nonce: r.nonce })));
     return (job) => {
       const key = pairOf(job as { keyId: string; nonce: string });
       return first.get(key) === job && fresh.has(key);
     };
   }
+
+  /**
+   * SQLite: the same decision against the ledger. Reads the log past what the ledger has learned
+   * (in the write transaction, so nothing can be committed meanwhile), then appends the fresh
+   * pairs. Inside a caller's transaction the rows read may include that transaction's own, not
+   * yet committed: they count for this decision but are not learned, since it may roll back.
+   */
+  function* logNonces(jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>, known: NonceLedger): Generator<CompiledQuery, (job: object) => boolean, unknown[]> {
+    const first = new Map<string, (typeof jobs)[number]>();
+    for (const j of jobs) if (!first.has(pairOf(j))) first.set(pairOf(j), j);
+    const now = Math.min(...jobs.map((j) => j.now));
+    const tail = (yield nonceLogAfter([known.after, now])) as NonceLogRow[];
+    const uncommitted = new Map<string, number>();
+    if (db.isTransaction) for (const r of tail) uncommitted.set(pairKey(r.key_id, r.nonce), Number(r.expires_at));
+    else known.learn(tail);
+    const fresh = [...first].filter(([pair]) => !known.used(pair, now) && !((uncommitted.get(pair) ?? -Infinity) >= now)).map(([, j]) => j);
+    if (fresh.length > 0) yield appendNoncesQuery(fresh.length)(fresh.flatMap((j) => [j.keyId, j.nonce, j.expiresAt]));
+    const admitted = new Set<object>(fresh);
+    return (job) => admitted.has(job);
+  }
+
+  const decideNonces = (jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>) => (ledger ? logNonces(jobs, ledger) : insertNonces(jobs));
 
   /**
    * Counts the requests in their buckets' current windows, opening a new window when the stored
@@ -103,18 +170,8 @@ export function replayGuardRepository(db: Kysely<Database>, direct?: DirectSqlit
         return group ? [{ bucket, ...group }] : [];
       });
       if (rows.length === 0) break;
-      const written = (yield db
-        .insertInto('rate_counters')
-        .values(rows.map((g) => ({ bucket: g.bucket, count: g.jobs.length, window_start: g.now, expires_at: g.now + g.windowMs })))
-        .onConflict((oc) =>
-          oc.column('bucket').doUpdateSet({
-            count: sql<number>`CASE WHEN ${windowEnded} THEN excluded.count ELSE rate_counters.count + excluded.count END`,
-            window_start: sql<number>`CASE WHEN ${windowEnded} THEN excluded.window_start ELSE rate_counters.window_start END`,
-            expires_at: sql<number>`CASE WHEN ${windowEnded} THEN excluded.expires_at ELSE rate_counters.expires_at END`,
-          }),
-        )
-        .returning(['bucket', 'count', 'window_start'])
-        .compile()) as Array<{ bucket: string; count: number | string; window_start: number | string }>;
+      const args = rows.flatMap((g) => [g.bucket, g.jobs.length, g.now, g.now + g.windowMs]);
+      const written = (yield countHitsQuery(rows.length)(args)) as Array<{ bucket: string; count: number | string; window_start: number | string }>;
       const byBucket = new Map(written.map((r) => [r.bucket, r]));
       for (const r of rows) {
         const result = byBucket.get(r.bucket);
@@ -128,7 +185,7 @@ export function replayGuardRepository(db: Kysely<Database>, direct?: DirectSqlit
   }
 
   function* nonces(jobs: NonceJob[]): Plan {
-    const isFresh = yield* insertNonces(jobs);
+    const isFresh = yield* decideNonces(jobs);
     return () => jobs.forEach((j) => j.resolve(isFresh(j)));
   }
 
@@ -139,7 +196,7 @@ export function replayGuardRepository(db: Kysely<Database>, direct?: DirectSqlit
 
   /** Nonces first; only requests whose nonce was fresh are counted (a replay spends no quota). */
   function* admissions(jobs: AdmissionJob[]): Plan {
-    const isFresh = yield* insertNonces(jobs);
+    const isFresh = yield* decideNonces(jobs);
     const admitted = jobs.filter(isFresh);
     const countOf = admitted.length > 0 ? yield* countHits(admitted) : () => undefined;
     return () => jobs.forEach((j) => j.resolve(isFresh(j) ? { fresh: true, ...(countOf(j) as Counted) } : { fresh: false }));
@@ -177,7 +234,21 @@ export function replayGuardRepository(db: Kysely<Database>, direct?: DirectSqlit
       while (!step.done) step = steps.next((await executor.executeQuery(step.value)).rows as unknown[]);
       return step.value;
     };
-    return db.isTransaction ? awaiting(db) : db.transaction().execute(awaiting);
+    if (db.isTransaction) return awaiting(db);
+    if (!ledger) return db.transaction().execute(awaiting);
+    // SQLite reads the log before it writes, so the transaction takes the write lock first: a
+    // deferred one could see another process commit between the read and the write.
+    return db.connection().execute(async (connection) => {
+      await sql`begin immediate`.execute(connection);
+      try {
+        const result = await awaiting(connection);
+        await sql`commit`.execute(connection);
+        return result;
+      } catch (err) {
+        await sql`rollback`.execute(connection).catch(() => undefined);
+        throw err;
+      }
+    });
   }
 
   // Inside a transaction there is no batching: the caller's transaction is the unit.
@@ -230,9 +301,28 @@ export function replayGuardRepository(db: Kysely<Database>, direct?: DirectSqlit
 
     /** Forgets what can no longer matter; keeps both tables bounded under steady load. */
     async purge(now: number): Promise<void> {
-      await db.deleteFrom('nonces').where('expires_at', '<', now).execute();
+      if (ledger) {
+        // The newest row stays whatever its age: the next row's seq must be higher than every
+        // seq a ledger has learned, and SQLite gives max(rowid) + 1.
+        await db
+          .deleteFrom('nonce_log')
+          .where('expires_at', '<', now)
+          .where('seq', '<', (eb) => eb.selectFrom('nonce_log').select((e) => e.fn.max('seq').as('newest')))
+          .execute();
+        if (!db.isTransaction) ledger.forget(now);
+      } else await db.deleteFrom('nonces').where('expires_at', '<', now).execute();
       await db.deleteFrom('rate_counters').where('expires_at', '<', now).execute();
     },
+  };
+}
+
+/** One template per row count, built on first use (at most MAX_BATCH of them). */
+function perRowCount<R>(build: (rows: number) => Template<unknown[], R>): (rows: number) => Template<unknown[], R> {
+  const built = new Map<number, Template<unknown[], R>>();
+  return (rows) => {
+    let bind = built.get(rows);
+    if (!bind) built.set(rows, (bind = build(rows)));
+    return bind;
   };
 }
 

@@ -26,7 +26,16 @@ export interface CredentialsTable {
   created_at: number;
 }
 
+/** PostgreSQL only; SQLite logs its nonces in `nonce_log` (migrations/008_nonce_log.ts). */
 export interface NoncesTable {
+  key_id: string;
+  nonce: string;
+  expires_at: number;
+}
+
+/** SQLite only: append-only, indexed in memory (store/nonce-ledger.ts). */
+export interface NonceLogTable {
+  seq: Generated<number>;
   key_id: string;
   nonce: string;
   expires_at: number;
@@ -192,6 +201,7 @@ export interface Database {
   partners: PartnersTable;
   credentials: CredentialsTable;
   nonces: NoncesTable;
+  nonce_log: NonceLogTable;
   rate_counters: RateCountersTable;
   inventory: InventoryTable;
   quotes: QuotesTable;

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
@@ -151,6 +151,69 @@ describe('replay guard on a SQLite file: answers wait for the flush to disk', ()
     } finally {
       flushes.forEach((f) => f.release());
       await store.close();
+    }
+  });
+});
+
+describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledger.ts)', () => {
+  const openAt = async (dataDir: string) => createStore(await openDatabase({ dataDir }), secretBox(randomBytes(32)));
+  const admit = (store: Store, nonce: string, now: number, retentionMs = 360_000) =>
+    store.replayGuard.admit({ keyId: 'pk_a', nonce, expiresAt: now + retentionMs, bucket: 'pk_a:search', windowMs: 60_000 }, now);
+
+  it('a nonce used before a restart is still a replay after it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-restart-'));
+    const now = Date.now();
+    const before = await openAt(dataDir);
+    expect((await admit(before, 'n-1', now)).fresh).toBe(true);
+    await before.close();
+    const after = await openAt(dataDir);
+    try {
+      expect(await admit(after, 'n-1', now + 1000)).toEqual({ fresh: false });
+      expect((await admit(after, 'n-2', now + 1000)).fresh).toBe(true);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('after a purge that empties the log of expired rows, a nonce logged through one connection is still learned by another', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-purge-'));
+    const a = await openAt(dataDir);
+    const b = await openAt(dataDir);
+    try {
+      const now = Date.now();
+      expect((await admit(a, 'short-1', now, 1000)).fresh).toBe(true);
+      expect((await admit(a, 'short-2', now, 1000)).fresh).toBe(true);
+      // Both rows have expired; the purge keeps the newest, so the next row's seq is still higher
+      // than anything `a` has learned.
+      await a.purge(now + 5000);
+      const rows = await a.db.selectFrom('nonce_log').select('nonce').execute();
+      expect(rows.map((r) => r.nonce)).toEqual(['short-2']);
+      expect((await admit(b, 'later', now + 6000)).fresh).toBe(true);
+      expect(await admit(a, 'later', now + 6000)).toEqual({ fresh: false });
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
+  it('the upgrade carries live nonces from the old nonces table into the log (and the downgrade back)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-upgrade-'));
+    const now = Date.now();
+    const opened = await openDatabase({ dataDir });
+    const store = createStore(opened, secretBox(randomBytes(32)));
+    expect((await admit(store, 'logged', now)).fresh).toBe(true);
+    const { Migrator } = await import('kysely');
+    const { migrations } = await import('../../server/store/migrations.ts');
+    const migrator = new Migrator({ db: opened.db, provider: { getMigrations: async () => migrations('sqlite') } });
+    expect((await migrator.migrateTo('007_listing_index')).error).toBeUndefined();
+    await sql`insert into nonces (key_id, nonce, expires_at) values ('pk_a', 'from-old-table', ${now + 360_000})`.execute(opened.db);
+    await store.close();
+    const upgraded = await openAt(dataDir);
+    try {
+      expect(await admit(upgraded, 'from-old-table', now + 1000)).toEqual({ fresh: false });
+      expect(await admit(upgraded, 'logged', now + 1000)).toEqual({ fresh: false });
+    } finally {
+      await upgraded.close();
     }
   });
 });
