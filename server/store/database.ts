@@ -6,6 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import { directSqlite, type DirectSqlite } from './direct.ts';
+import { inlineLimits } from './inline-limits.ts';
 import { migrate, type Dialect } from './migrations.ts';
 import type { Database } from './schema.ts';
 
@@ -75,7 +76,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
   const synchronous = options.sqliteSynchronous ?? 'full';
   sqlite.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   const cached = withStatementCache(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins: [inlineLimits] });
   await migrate(db as unknown as Kysely<unknown>, 'sqlite');
   // An in-memory database has no log to flush and is only for tests: it keeps the plain path.
   const direct = filename === ':memory:' ? undefined : directSqlite(sqlite, cached.prepare, { filename, synchronous, ...(options.flush ? { flush: options.flush } : {}) });

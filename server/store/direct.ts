@@ -58,6 +58,33 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
   const relaxed = () => sqlite.exec('PRAGMA synchronous = NORMAL');
   const strict = () => sqlite.exec('PRAGMA synchronous = FULL');
   let wal: number | undefined;
+  // One flush at a time, each covering every commit made before it started: a commit made while
+  // a flush runs waits for the next one, which it shares with every other commit made meanwhile.
+  // Flushing per commit instead had several fdatasyncs of one file queued in the thread pool,
+  // where they serialise anyway and each costs CPU the answers need.
+  let running: Promise<void> | undefined;
+  let queued: Promise<void> | undefined;
+  const startFlush = (): Promise<void> => {
+    // The log exists once anything has been committed; the connection keeps it (same inode)
+    // until it closes, so the descriptor is opened once.
+    wal ??= openSync(`${options.filename}-wal`, 'r');
+    const flushing = flush(wal).finally(() => {
+      if (running === flushing) running = undefined;
+    });
+    running = flushing;
+    return flushing;
+  };
+  const flushed = (): Promise<void> => {
+    if (queued) return queued;
+    if (!running) return startFlush();
+    queued = running
+      .catch(() => undefined)
+      .then(() => {
+        queued = undefined;
+        return startFlush();
+      });
+    return queued;
+  };
   return {
     run<R>(query: CompiledQuery<R>): R[] | undefined {
       if (sqlite.inTransaction) return undefined;
@@ -76,10 +103,7 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
       } finally {
         strict();
       }
-      // The log exists once anything has been committed; the connection keeps it (same inode)
-      // until it closes, so the descriptor is opened once.
-      wal ??= openSync(`${options.filename}-wal`, 'r');
-      return { result, durable: flush(wal) };
+      return { result, durable: flushed() };
     },
     close() {
       if (wal !== undefined) closeSync(wal);

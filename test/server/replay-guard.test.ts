@@ -155,6 +155,40 @@ describe('replay guard on a SQLite file: answers wait for the flush to disk', ()
   });
 });
 
+describe('replay guard on a SQLite file: one flush at a time', () => {
+  it('commits made while a flush runs share the next flush, and none is answered before it', async () => {
+    const flushes: Array<{ release(): void }> = [];
+    const opened = await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'guard-coalesce-')), flush: () => new Promise<void>((release) => flushes.push({ release })) });
+    const store = createStore(opened, secretBox(randomBytes(32)));
+    const tick = () => new Promise((resolve) => setTimeout(resolve, 30));
+    try {
+      const now = Date.now();
+      const admit = (nonce: string) => store.replayGuard.admit({ keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000 }, now);
+      const answered: string[] = [];
+      const first = admit('1').then(() => answered.push('1'));
+      await tick();
+      // Two more batches commit while the first flush runs (one turn of the event loop apart).
+      const second = admit('2').then(() => answered.push('2'));
+      await tick();
+      const third = admit('3').then(() => answered.push('3'));
+      await tick();
+      expect(flushes).toHaveLength(1);
+      flushes[0]?.release();
+      await first;
+      await tick();
+      expect(answered).toEqual(['1']);
+      expect(flushes).toHaveLength(2);
+      flushes[1]?.release();
+      await Promise.all([second, third]);
+      expect(answered.sort()).toEqual(['1', '2', '3']);
+      expect(flushes).toHaveLength(2);
+    } finally {
+      flushes.forEach((f) => f.release());
+      await store.close();
+    }
+  });
+});
+
 describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledger.ts)', () => {
   const openAt = async (dataDir: string) => createStore(await openDatabase({ dataDir }), secretBox(randomBytes(32)));
   const admit = (store: Store, nonce: string, now: number, retentionMs = 360_000) =>
