@@ -114,7 +114,10 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
   function* insertNonces(jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>): Generator<CompiledQuery, (job: object) => boolean, unknown[]> {
     const first = new Map<string, object>();
     for (const j of jobs) if (!first.has(pairOf(j))) first.set(pairOf(j), j);
-    const distinct = [...first.values()] as typeof jobs;
+    // In one order on every instance: PostgreSQL locks each inserted key until commit, and two
+    // instances inserting {a, b} and {b, a} would each wait for the other (a deadlock, one of
+    // them failed). The counters below are sorted for the same reason.
+    const distinct = [...first.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, j]) => j) as typeof jobs;
     const now = Math.min(...distinct.map((j) => j.now));
     const args: unknown[] = distinct.flatMap((j) => [j.keyId, j.nonce, j.expiresAt]);
     args.push(now);
@@ -165,7 +168,7 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
     }
     const counted = new Map<object, Counted>();
     for (let layer = 0; ; layer++) {
-      const rows = [...groups].flatMap(([bucket, list]) => {
+      const rows = [...groups].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).flatMap(([bucket, list]) => {
         const group = list[layer];
         return group ? [{ bucket, ...group }] : [];
       });

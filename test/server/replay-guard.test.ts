@@ -251,3 +251,24 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
     }
   });
 });
+
+describe.runIf(pg)('replay guard on PostgreSQL: two instances deciding the same nonces at once', () => {
+  it('never deadlock, whatever order their batches hold the nonces in, and each nonce is fresh once', async () => {
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const a = createStore(await openDatabase({ databaseUrl: pg as string, schema }), secretBox(randomBytes(32)));
+    const b = createStore(await openDatabase({ databaseUrl: pg as string, schema }), secretBox(randomBytes(32)));
+    try {
+      const now = Date.now();
+      for (let round = 0; round < 10; round++) {
+        const nonces = Array.from({ length: 50 }, (_, i) => `r${round}-n${String(i).padStart(2, '0')}`);
+        const admit = (store: Store, nonce: string) => store.replayGuard.admit({ keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000 }, now);
+        // One batch each (queued in one turn), holding the nonces in opposite orders.
+        const answers = await Promise.all([...nonces.map((n) => admit(a, n)), ...[...nonces].reverse().map((n) => admit(b, n))]);
+        expect(answers.filter((x) => x.fresh)).toHaveLength(50);
+      }
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  }, 60_000);
+});
