@@ -57,6 +57,10 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
   // prepared statement would not switch it reliably.
   const relaxed = () => sqlite.exec('PRAGMA synchronous = NORMAL');
   const strict = () => sqlite.exec('PRAGMA synchronous = FULL');
+  // IMMEDIATE: the work may read before it writes (replay-guard.ts), so it holds the write lock
+  // from the start; nothing another process commits can slip in between. Built once: better-sqlite3
+  // passes the call's argument through.
+  const inOneTransaction = sqlite.transaction((work: (run: typeof exec) => unknown) => work(exec)).immediate;
   let wal: number | undefined;
   // One flush at a time, each covering every commit made before it started: a commit made while
   // a flush runs waits for the next one, which it shares with every other commit made meanwhile.
@@ -92,14 +96,11 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
     },
     transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T) {
       if (sqlite.inTransaction) return undefined;
-      // IMMEDIATE: the work may read before it writes (replay-guard.ts), so it holds the write
-      // lock from the start; nothing another process commits can slip in between.
-      const inOneTransaction = sqlite.transaction((): T => work(exec)).immediate;
-      if (options.synchronous === 'normal') return { result: inOneTransaction(), durable: Promise.resolve() };
+      if (options.synchronous === 'normal') return { result: inOneTransaction(work) as T, durable: Promise.resolve() };
       relaxed();
       let result: T;
       try {
-        result = inOneTransaction();
+        result = inOneTransaction(work) as T;
       } finally {
         strict();
       }

@@ -61,6 +61,20 @@ const windowEnded = sql<boolean>`rate_counters.window_start + (excluded.expires_
 
 const pairOf = (j: { keyId: string; nonce: string }) => pairKey(j.keyId, j.nonce);
 
+/** The first job of each pair, by pair: a later one in the same batch is its replay. */
+function firstOfEachPair<J extends { keyId: string; nonce: string }>(jobs: readonly J[]): Map<string, J> {
+  const first = new Map<string, J>();
+  for (const j of jobs) if (!first.has(pairOf(j))) first.set(pairOf(j), j);
+  return first;
+}
+
+/** Sorts [key, value] entries by key (a total order every instance shares). */
+const byKey = ([x]: [string, unknown], [y]: [string, unknown]) => (x < y ? -1 : x > y ? 1 : 0);
+
+/** A nonce's three bound values, in the order of `nonceRows`. */
+const nonceValues = (j: { keyId: string; nonce: string; expiresAt: number }) => [j.keyId, j.nonce, j.expiresAt];
+const nonceRows = (a: unknown[], n: number) => Array.from({ length: n }, (_, i) => ({ key_id: a[3 * i] as string, nonce: a[3 * i + 1] as string, expires_at: a[3 * i + 2] as number }));
+
 export interface ReplayGuardOptions {
   /** Embedded SQLite in a file: the database itself, never a transaction (direct.ts). */
   direct?: DirectSqlite;
@@ -76,7 +90,7 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
     template<unknown[], { key_id: string; nonce: string }>(3 * n + 1, (...a) =>
       db
         .insertInto('nonces')
-        .values(Array.from({ length: n }, (_, i) => ({ key_id: a[3 * i] as string, nonce: a[3 * i + 1] as string, expires_at: a[3 * i + 2] as number })))
+        .values(nonceRows(a, n))
         .onConflict((oc) => oc.columns(['key_id', 'nonce']).doUpdateSet({ expires_at: (eb) => eb.ref('excluded.expires_at') }).where('nonces.expires_at', '<', a[3 * n] as number))
         .returning(['key_id', 'nonce']),
     ),
@@ -86,7 +100,7 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
   );
   const appendNoncesQuery = perRowCount((n) =>
     template<unknown[], never>(3 * n, (...a) =>
-      db.insertInto('nonce_log').values(Array.from({ length: n }, (_, i) => ({ key_id: a[3 * i] as string, nonce: a[3 * i + 1] as string, expires_at: a[3 * i + 2] as number }))),
+      db.insertInto('nonce_log').values(nonceRows(a, n)),
     ),
   );
   const countHitsQuery = perRowCount((n) =>
@@ -112,15 +126,13 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
    * decides it; a later one in the same batch is its replay, so `isFresh` answers per request.
    */
   function* insertNonces(jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>): Generator<CompiledQuery, (job: object) => boolean, unknown[]> {
-    const first = new Map<string, object>();
-    for (const j of jobs) if (!first.has(pairOf(j))) first.set(pairOf(j), j);
+    const first = firstOfEachPair(jobs);
     // In one order on every instance: PostgreSQL locks each inserted key until commit, and two
     // instances inserting {a, b} and {b, a} would each wait for the other (a deadlock, one of
     // them failed). The counters below are sorted for the same reason.
-    const distinct = [...first.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).map(([, j]) => j) as typeof jobs;
+    const distinct = [...first].sort(byKey).map(([, j]) => j);
     const now = Math.min(...distinct.map((j) => j.now));
-    const args: unknown[] = distinct.flatMap((j) => [j.keyId, j.nonce, j.expiresAt]);
-    args.push(now);
+    const args: unknown[] = [...distinct.flatMap(nonceValues), now];
     const rows = (yield insertNoncesQuery(distinct.length)(args)) as Array<{ key_id: string; nonce: string }>;
     const fresh = new Set(rows.map((r) => pairOf({ keyId: r.key_id, nonce: r.nonce })));
     return (job) => {
@@ -136,15 +148,14 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
    * yet committed: they count for this decision but are not learned, since it may roll back.
    */
   function* logNonces(jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>, known: NonceLedger): Generator<CompiledQuery, (job: object) => boolean, unknown[]> {
-    const first = new Map<string, (typeof jobs)[number]>();
-    for (const j of jobs) if (!first.has(pairOf(j))) first.set(pairOf(j), j);
+    const first = firstOfEachPair(jobs);
     const now = Math.min(...jobs.map((j) => j.now));
     const tail = (yield nonceLogAfter([known.after, now])) as NonceLogRow[];
     const uncommitted = new Map<string, number>();
     if (db.isTransaction) for (const r of tail) uncommitted.set(pairKey(r.key_id, r.nonce), Number(r.expires_at));
     else known.learn(tail);
     const fresh = [...first].filter(([pair]) => !known.used(pair, now) && !((uncommitted.get(pair) ?? -Infinity) >= now)).map(([, j]) => j);
-    if (fresh.length > 0) yield appendNoncesQuery(fresh.length)(fresh.flatMap((j) => [j.keyId, j.nonce, j.expiresAt]));
+    if (fresh.length > 0) yield appendNoncesQuery(fresh.length)(fresh.flatMap(nonceValues));
     const admitted = new Set<object>(fresh);
     return (job) => admitted.has(job);
   }
@@ -168,7 +179,7 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
     }
     const counted = new Map<object, Counted>();
     for (let layer = 0; ; layer++) {
-      const rows = [...groups].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)).flatMap(([bucket, list]) => {
+      const rows = [...groups].sort(byKey).flatMap(([bucket, list]) => {
         const group = list[layer];
         return group ? [{ bucket, ...group }] : [];
       });

@@ -4,11 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CompiledQuery, sql } from 'kysely';
+import { CompiledQuery, Migrator, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
+import { migrations } from '../../server/store/migrations.ts';
 import { postgresUrl } from './harness.ts';
 
 const pg = postgresUrl();
@@ -236,8 +237,6 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
     const opened = await openDatabase({ dataDir });
     const store = createStore(opened, secretBox(randomBytes(32)));
     expect((await admit(store, 'logged', now)).fresh).toBe(true);
-    const { Migrator } = await import('kysely');
-    const { migrations } = await import('../../server/store/migrations.ts');
     const migrator = new Migrator({ db: opened.db, provider: { getMigrations: async () => migrations('sqlite') } });
     expect((await migrator.migrateTo('007_listing_index')).error).toBeUndefined();
     await sql`insert into nonces (key_id, nonce, expires_at) values ('pk_a', 'from-old-table', ${now + 360_000})`.execute(opened.db);
