@@ -115,6 +115,16 @@ function absoluteOAuthUrls(document: Record<string, unknown>): void {
 type PathToRegexp = (path: unknown, options?: Record<string, unknown>) => unknown;
 
 /**
+ * The options as text. The validator passes `{ sensitive, strict }` (its app's routing settings)
+ * for every path it tries, so that shape is keyed without serialising it each time.
+ */
+function optionsKey(options: Record<string, unknown> | undefined): string {
+  if (options === undefined) return '{}';
+  for (const name in options) if (name !== 'sensitive' && name !== 'strict') return JSON.stringify(options);
+  return `${String(options.sensitive)}/${String(options.strict)}`;
+}
+
+/**
  * To find a request's operation, express-openapi-validator (5.x, middlewares/openapi.metadata.js)
  * compiles every documented path with path-to-regexp, on every request, until one matches: about
  * 4 µs a path here, so 80 µs for a path late in the document's sorted order. Compiling is a pure
@@ -131,7 +141,7 @@ export function keepCompiledRoutes(): { compiled: number } {
   const keeping: PathToRegexp & { kept?: Map<string, unknown> } = (path, options) => {
     // Only a path given as text is kept: the validator's routes, a bounded set.
     if (typeof path !== 'string') return compile(path, options);
-    const key = `${JSON.stringify(options ?? {})} ${path}`;
+    const key = `${optionsKey(options)} ${path}`;
     let compiled = kept.get(key);
     if (compiled === undefined) kept.set(key, (compiled = compile(path, options)));
     return compiled;

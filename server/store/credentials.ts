@@ -49,8 +49,8 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
     }
     return secret;
   };
-  // Every signed request reads its credential.
-  const credentialByKeyId = prepared(db, direct, 1, (q, keyId: string) => q.selectFrom('credentials').selectAll().where('key_id', '=', keyId));
+  // Every signed request reads its credential; credentials change rarely.
+  const credentialByKeyId = prepared(db, direct, 1, (q, keyId: string) => q.selectFrom('credentials').selectAll().where('key_id', '=', keyId), { keptFrom: 'credentials' });
   return {
     async findCredential(keyId: string): Promise<Credential | undefined> {
       const [row] = await credentialByKeyId(keyId);

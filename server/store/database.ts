@@ -79,7 +79,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins: [inlineLimits] });
   await migrate(db as unknown as Kysely<unknown>, 'sqlite');
   // An in-memory database has no log to flush and is only for tests: it keeps the plain path.
-  const direct = filename === ':memory:' ? undefined : directSqlite(sqlite, cached.prepare, { filename, synchronous, ...(options.flush ? { flush: options.flush } : {}) });
+  const direct = filename === ':memory:' ? undefined : directSqlite(sqlite, cached.prepare, { filename, synchronous, watched: KEPT_TABLES, ...(options.flush ? { flush: options.flush } : {}) });
   return {
     db,
     dialect: 'sqlite',
@@ -102,6 +102,9 @@ async function migrateWithLock(db: Kysely<Database>, dialect: Dialect, schema?: 
     }
   });
 }
+
+/** Tables whose hot reads are kept in memory until they change (row-cache.ts). */
+const KEPT_TABLES = ['credentials', 'inventory'];
 
 /** Distinct SQL texts kept prepared; multi-row inserts vary with their row count, so it is bounded. */
 const STATEMENT_CACHE_SIZE = 500;

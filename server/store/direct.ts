@@ -6,6 +6,7 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
+import { rowCache } from './row-cache.ts';
 
 export interface DirectSqlite {
   /**
@@ -15,6 +16,11 @@ export interface DirectSqlite {
    */
   run<R>(query: CompiledQuery<R>): R[] | undefined;
   /**
+   * `run` for a read of `table` (one of `watched`), answered from memory while nothing in the
+   * table has changed (row-cache.ts). Its rows are frozen and shared: read them, never change them.
+   */
+  read<R>(table: string, query: CompiledQuery<R>): readonly R[] | undefined;
+  /**
    * Runs `work` in one transaction; `work` runs its statements through `exec`, synchronously, so
    * nothing else can use the connection meanwhile. The commit does not wait for the disk:
    * `durable` settles once it is on disk, so a caller answers only after that, exactly as with a
@@ -22,6 +28,11 @@ export interface DirectSqlite {
    * `undefined` when a transaction holds the connection (as for `run`).
    */
   transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T): { result: T; durable: Promise<void> } | undefined;
+  /**
+   * The flush to disk now running, if any. A commit made before it ends is durable only after the
+   * next flush, so a caller with writes to make may as well wait for it and commit them together.
+   */
+  flushing(): Promise<void> | undefined;
   close(): void;
 }
 
@@ -30,6 +41,8 @@ export interface DirectOptions {
   filename: string;
   /** The connection's durability: `full` flushes every commit to disk before it counts. */
   synchronous: 'full' | 'normal';
+  /** Tables whose reads `read` may answer from memory. */
+  watched?: readonly string[];
   /** Flushes a file to disk (default: fdatasync in libuv's thread pool). Tests inject one. */
   flush?: (fd: number) => Promise<void>;
 }
@@ -89,11 +102,11 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
       });
     return queued;
   };
+  const rows = rowCache(sqlite, options.watched ?? []);
+  const run = <R>(query: CompiledQuery<R>): R[] | undefined => (sqlite.inTransaction ? undefined : (exec(query) as R[]));
   return {
-    run<R>(query: CompiledQuery<R>): R[] | undefined {
-      if (sqlite.inTransaction) return undefined;
-      return exec(query) as R[];
-    },
+    run,
+    read: (table, query) => rows.read(table, `${query.sql}\u0000${JSON.stringify(query.parameters)}`, () => run(query)),
     transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T) {
       if (sqlite.inTransaction) return undefined;
       if (options.synchronous === 'normal') return { result: inOneTransaction(work) as T, durable: Promise.resolve() };
@@ -106,6 +119,7 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
       }
       return { result, durable: flushed() };
     },
+    flushing: () => running,
     close() {
       if (wal !== undefined) closeSync(wal);
       wal = undefined;

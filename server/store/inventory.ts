@@ -140,7 +140,7 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
   const onPostgres = db.selectFrom('inventory').select('domain').where('domain', '=', '').compile().sql.includes('$1');
   const byDomain: RawBuilder<string> = onPostgres ? sql<string>`domain collate "C"` : sql<string>`domain`;
   // Availability, pricing and every order read one listing.
-  const listing = prepared(db, direct, 2, (q, environment: Environment, domain: string) => q.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain));
+  const listing = prepared(db, direct, 2, (q, environment: Environment, domain: string) => q.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain), { keptFrom: 'inventory' });
 
   return {
     /**

@@ -7,7 +7,7 @@ import type { Database } from './schema.ts';
 /** Stands for argument `i` while the query is built; never a value a caller could send. */
 const placeholder = (i: number) => `\u0000prepared-argument-${i}\u0000`;
 
-export type Prepared<A extends unknown[], R> = (...args: A) => Promise<R[]>;
+export type Prepared<A extends unknown[], R> = (...args: A) => Promise<readonly R[]>;
 
 /** A query built once: `bind` gives it with new arguments, without building it again. */
 export type Template<A extends unknown[], R> = (args: A) => CompiledQuery<R>;
@@ -30,16 +30,22 @@ export function template<A extends unknown[], R>(arity: number, build: (...args:
   return (args) => CompiledQuery.raw(text, slots.map((slot, k) => (slot >= 0 ? args[slot] : constants[k]))) as CompiledQuery<R>;
 }
 
+/**
+ * `keptFrom`: the one table the query reads, when its rows may be kept in memory on embedded
+ * SQLite until that table changes (direct.ts `read`). Rows are then shared: callers only read them.
+ */
 export function prepared<A extends unknown[], R>(
   db: Kysely<Database>,
   direct: DirectSqlite | undefined,
   arity: A['length'],
   build: (db: Kysely<Database>, ...args: A) => { compile(): CompiledQuery<R> },
+  options: { keptFrom?: string } = {},
 ): Prepared<A, R> {
   let bind: Template<A, R> | undefined;
+  const table = options.keptFrom;
   return async (...args: A) => {
     bind ??= template<A, R>(arity, (...names) => build(db, ...names));
     const query = bind(args);
-    return direct?.run(query) ?? (await db.executeQuery(query)).rows;
+    return (table === undefined ? direct?.run(query) : direct?.read(table, query)) ?? (await db.executeQuery(query)).rows;
   };
 }

@@ -277,6 +277,7 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
           ],
           [...batch.nonces, ...batch.hits, ...batch.admissions],
         ),
+        () => direct?.flushing(),
       );
 
   return {
@@ -354,10 +355,14 @@ interface Batch {
  * Queues writes for one turn of the event loop (setImmediate runs once the requests that arrived
  * together have all reached this point), then writes them together, at most MAX_BATCH of a kind.
  */
-function writeBatcher(write: (batch: Batch) => Promise<void>) {
+function writeBatcher(write: (batch: Batch) => Promise<void>, busy: () => Promise<void> | undefined = () => undefined) {
   const queued: Batch = { nonces: [], hits: [], admissions: [] };
   let scheduled = false;
   const flush = () => {
+    // While the disk is busy, a commit now would be answered only after the next flush anyway:
+    // the writes wait for it and are committed together, so one commit serves more requests.
+    const running = busy();
+    if (running) return void running.then(flush, flush);
     scheduled = false;
     const batch: Batch = { nonces: queued.nonces.splice(0, MAX_BATCH), hits: queued.hits.splice(0, MAX_BATCH), admissions: queued.admissions.splice(0, MAX_BATCH) };
     if (queued.nonces.length + queued.hits.length + queued.admissions.length > 0) schedule();

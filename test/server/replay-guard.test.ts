@@ -5,6 +5,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompiledQuery, Migrator, sql } from 'kysely';
+import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
@@ -157,9 +158,19 @@ describe('replay guard on a SQLite file: answers wait for the flush to disk', ()
 });
 
 describe('replay guard on a SQLite file: one flush at a time', () => {
-  it('commits made while a flush runs share the next flush, and none is answered before it', async () => {
+  it('writes made while a flush runs wait for it, are committed together and share the next flush', async () => {
     const flushes: Array<{ release(): void }> = [];
-    const opened = await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'guard-coalesce-')), flush: () => new Promise<void>((release) => flushes.push({ release })) });
+    const dataDir = mkdtempSync(join(tmpdir(), 'guard-coalesce-'));
+    const opened = await openDatabase({ dataDir, flush: () => new Promise<void>((release) => flushes.push({ release })) });
+    // What another connection sees committed.
+    const committed = () => {
+      const other = new BetterSqlite3(join(dataDir, 'service.sqlite'), { readonly: true });
+      try {
+        return other.prepare('select nonce from nonce_log order by seq').pluck().all() as string[];
+      } finally {
+        other.close();
+      }
+    };
     const store = createStore(opened, secretBox(randomBytes(32)));
     const tick = () => new Promise((resolve) => setTimeout(resolve, 30));
     try {
@@ -174,11 +185,13 @@ describe('replay guard on a SQLite file: one flush at a time', () => {
       const third = admit('3').then(() => answered.push('3'));
       await tick();
       expect(flushes).toHaveLength(1);
+      expect(committed()).toEqual(['1']);
       flushes[0]?.release();
       await first;
       await tick();
       expect(answered).toEqual(['1']);
       expect(flushes).toHaveLength(2);
+      expect(committed()).toEqual(['1', '2', '3']);
       flushes[1]?.release();
       await Promise.all([second, third]);
       expect(answered.sort()).toEqual(['1', '2', '3']);
