@@ -22,6 +22,7 @@ import type { Clock } from '../clock.ts';
 import { NO_FAULTS, signatureOverRawQuery, type Faults } from '../faults.ts';
 import type { Credential, CredentialRepository } from '../store/credentials.ts';
 import type { Counted, ReplayGuardRepository } from '../store/replay-guard.ts';
+import type { ReadMark } from '../store/row-cache.ts';
 import { ApiError } from './errors.ts';
 import { rateLimitClassOf, type RateLimitClasses } from './operation-guard.ts';
 
@@ -36,6 +37,8 @@ declare module 'express-serve-static-core' {
     credential?: Credential;
     /** This request's count in its rate-limit window, taken with its nonce. */
     counted?: Counted;
+    /** When the request arrived, for reads of rows kept in memory (store/row-cache.ts). */
+    readMark?: ReadMark;
   }
 }
 
@@ -44,6 +47,8 @@ export interface PartnerAuthDeps {
   replayGuard: Pick<ReplayGuardRepository, 'admit'>;
   /** The rate-limit classes of the document (x-rate-limit). */
   classes: RateLimitClasses;
+  /** The store's mark of now (store/row-cache.ts); absent where nothing is kept in memory. */
+  readMark?: () => ReadMark | undefined;
   /** The signature clock: real time, never a partner's test clock. */
   clock: Clock;
   faults?: Faults;
@@ -70,6 +75,9 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
   const faults = deps.faults ?? NO_FAULTS;
   return async (req, res, next) => {
     try {
+      // Taken first: the request's reads may rely on a check of the store made after this.
+      const since = deps.readMark?.();
+      res.locals.readMark = since;
       const { path, query } = splitRequestTarget(req.originalUrl);
       try {
         canonicalQuery(query);
@@ -106,7 +114,7 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
         throw new ApiError('invalid_signature', `${HEADER_NONCE} must be 1 to 128 printable ASCII characters`);
       }
 
-      const credential = await deps.credentials.findCredential(keyId);
+      const credential = await deps.credentials.findCredential(keyId, since);
       const method = req.method.toUpperCase();
       const genuine =
         credential !== undefined &&

@@ -6,6 +6,7 @@ import type { RequestHandler } from 'express';
 
 export function openApiValidator(document: Record<string, unknown>, options: { validateResponses: boolean }): RequestHandler[] {
   keepCompiledRoutes();
+  keepRouteLookups();
   // The validator annotates the document it is given; each instance gets its own copy.
   const copy = structuredClone(document);
   allowReservedQueryCharacters(copy);
@@ -113,6 +114,56 @@ function absoluteOAuthUrls(document: Record<string, unknown>): void {
 }
 
 type PathToRegexp = (path: unknown, options?: Record<string, unknown>) => unknown;
+
+type Next = (err?: unknown) => void;
+type Middleware = (req: Record<string, unknown> & { method: string; baseUrl: string; originalUrl: string }, res: unknown, next: Next) => unknown;
+type ApplyMetadata = ((context: unknown, responseApiDoc: unknown) => Middleware) & { keeping?: true };
+
+/** Route lookups kept per validator instance (the oldest dropped first): bounded whatever paths requests name. */
+const LOOKUPS_KEPT = 1000;
+
+/**
+ * The validator's metadata step (5.x, middlewares/openapi.metadata.js) finds a request's
+ * operation by listing every documented path and trying them in turn, on every request: about a
+ * twentieth of a signed GET's CPU. What it finds depends only on the method and the path (its
+ * app's routing settings are fixed), so the outcome of a match (`req.openapi`, which it also
+ * sets as `req.params`) is kept per method, mount point and path, and given again as a copy. A
+ * request it refuses (404, 405) or ignores is never kept: it runs the step itself every time.
+ */
+export function keepRouteLookups(): void {
+  const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+  const module = fromValidator('./middlewares/openapi.metadata.js') as { applyOpenApiMetadata: ApplyMetadata };
+  if (module.applyOpenApiMetadata.keeping) return;
+  const apply = module.applyOpenApiMetadata;
+  const keeping: ApplyMetadata = (context, responseApiDoc) => {
+    const lookup = apply(context, responseApiDoc);
+    const kept = new Map<string, Record<string, unknown>>();
+    return (req, res, next) => {
+      const path = req.originalUrl;
+      const query = path.indexOf('?');
+      const key = `${req.method} ${req.baseUrl} ${query === -1 ? path : path.slice(0, query)}`;
+      const found = kept.get(key);
+      if (found) {
+        const openapi = { ...found, pathParams: { ...(found.pathParams as object) } };
+        req.openapi = openapi;
+        req.params = openapi.pathParams;
+        return next();
+      }
+      // Another validator (the other surface's) may have matched the request before this one.
+      const before = req.openapi;
+      return lookup(req, res, (err) => {
+        const openapi = req.openapi as Record<string, unknown> | undefined;
+        if (err === undefined && openapi && openapi !== before && typeof openapi.pathParams === 'object') {
+          if (kept.size >= LOOKUPS_KEPT) kept.delete(kept.keys().next().value as string);
+          kept.set(key, { ...openapi, pathParams: { ...(openapi.pathParams as object) } });
+        }
+        next(err);
+      });
+    };
+  };
+  keeping.keeping = true;
+  module.applyOpenApiMetadata = keeping;
+}
 
 /**
  * The options as text. The validator passes `{ sensitive, strict }` (its app's routing settings)

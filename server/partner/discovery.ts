@@ -6,6 +6,7 @@ import { UNCATEGORISED } from '../inventory/words.ts';
 import { ApiError } from '../http/errors.ts';
 import { domainSearch } from '../search/index.ts';
 import type { Credential } from '../store/credentials.ts';
+import type { ReadMark } from '../store/row-cache.ts';
 import { callerOf, queryString, type PartnerDeps } from './context.ts';
 
 type Schemas = components['schemas'];
@@ -13,8 +14,8 @@ type Schemas = components['schemas'];
 const categoryOrNull = (category: string) => (category === UNCATEGORISED ? null : category);
 
 /** Listed, unsold and not held by another partner's live quote (`now`: real time, ms). */
-async function availability(deps: PartnerDeps, viewer: { environment: Credential['environment']; partnerId: string; now: number }, domain: string) {
-  const listing = await deps.store.inventory.find(viewer.environment, domain);
+async function availability(deps: PartnerDeps, viewer: { environment: Credential['environment']; partnerId: string; now: number; since: ReadMark | undefined }, domain: string) {
+  const listing = await deps.store.inventory.find(viewer.environment, domain, viewer.since);
   if (!listing || listing.status !== 'listed') return { listing: undefined, available: false };
   const reserved = await deps.store.orders.reservationByOther(viewer.environment, domain, viewer.partnerId, viewer.now);
   return { listing, available: reserved === undefined };
@@ -27,7 +28,7 @@ async function availability(deps: PartnerDeps, viewer: { environment: Credential
 function viewerOf(deps: PartnerDeps, res: Response) {
   const credential = res.locals.credential;
   if (!credential) throw new Error('route reached without an authenticated credential');
-  return { environment: credential.environment, partnerId: credential.partnerId, now: deps.clock.now() };
+  return { environment: credential.environment, partnerId: credential.partnerId, now: deps.clock.now(), since: res.locals.readMark };
 }
 
 export function searchDomains(deps: PartnerDeps): RequestHandler {
@@ -88,7 +89,7 @@ export function getPricing(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
     const domain = queryString(req, 'domain') ?? '';
-    const listing = await deps.store.inventory.find(caller.credential.environment, domain);
+    const listing = await deps.store.inventory.find(caller.credential.environment, domain, res.locals.readMark);
     if (!listing || listing.status !== 'listed') throw new ApiError('not_found', `Domain "${domain}" is not listed`);
     const body: Schemas['Pricing'] = { domain, price_cents: listing.price_cents, floor_cents: listing.floor_cents, currency: listing.currency };
     res.json(body);

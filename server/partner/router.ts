@@ -31,7 +31,7 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
   router.use(
     bodyReadError(),
     matchOperation(table),
-    partnerAuth({ credentials: deps.store.credentials, replayGuard: deps.store.replayGuard, classes, clock: deps.clock, ...(deps.faults ? { faults: deps.faults } : {}) }),
+    partnerAuth({ credentials: deps.store.credentials, replayGuard: deps.store.replayGuard, classes, clock: deps.clock, readMark: deps.store.readMark, ...(deps.faults ? { faults: deps.faults } : {}) }),
     deprecationHeaders(),
     partnerRateLimit({ classes, replayGuard: deps.store.replayGuard, clock: deps.clock }),
     partnerPermissions(),

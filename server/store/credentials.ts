@@ -2,7 +2,8 @@
 import type { Kysely } from 'kysely';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { DirectSqlite } from './direct.ts';
-import { prepared } from './prepared.ts';
+import { keptRead } from './prepared.ts';
+import type { ReadMark } from './row-cache.ts';
 import type { Database, Environment } from './schema.ts';
 
 export type RateLimitOverrides = Partial<Record<'search' | 'write' | 'reporting', number>>;
@@ -50,10 +51,11 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
     return secret;
   };
   // Every signed request reads its credential; credentials change rarely.
-  const credentialByKeyId = prepared(db, direct, 1, (q, keyId: string) => q.selectFrom('credentials').selectAll().where('key_id', '=', keyId), { keptFrom: 'credentials' });
+  const credentialByKeyId = keptRead(db, direct, 'credentials', 1, (q, keyId: string) => q.selectFrom('credentials').selectAll().where('key_id', '=', keyId));
   return {
-    async findCredential(keyId: string): Promise<Credential | undefined> {
-      const [row] = await credentialByKeyId(keyId);
+    /** `since`: the request's mark (row-cache.ts), when it has one. */
+    async findCredential(keyId: string, since?: ReadMark): Promise<Credential | undefined> {
+      const [row] = await credentialByKeyId(since, keyId);
       if (!row) return undefined;
       return {
         keyId: row.key_id,

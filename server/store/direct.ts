@@ -6,7 +6,7 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
-import { rowCache } from './row-cache.ts';
+import { rowCache, type ReadMark } from './row-cache.ts';
 
 export interface DirectSqlite {
   /**
@@ -19,7 +19,9 @@ export interface DirectSqlite {
    * `run` for a read of `table` (one of `watched`), answered from memory while nothing in the
    * table has changed (row-cache.ts). Its rows are frozen and shared: read them, never change them.
    */
-  read<R>(table: string, query: CompiledQuery<R>): readonly R[] | undefined;
+  read<R>(table: string, query: CompiledQuery<R>, since?: ReadMark): readonly R[] | undefined;
+  /** Now, as a mark for `read` (row-cache.ts). */
+  mark(): ReadMark;
   /**
    * Runs `work` in one transaction; `work` runs its statements through `exec`, synchronously, so
    * nothing else can use the connection meanwhile. The commit does not wait for the disk:
@@ -106,7 +108,8 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
   const run = <R>(query: CompiledQuery<R>): R[] | undefined => (sqlite.inTransaction ? undefined : (exec(query) as R[]));
   return {
     run,
-    read: (table, query) => rows.read(table, `${query.sql}\u0000${JSON.stringify(query.parameters)}`, () => run(query)),
+    read: (table, query, since) => rows.read(table, `${query.sql}\u0000${JSON.stringify(query.parameters)}`, () => run(query), since),
+    mark: () => rows.mark(),
     transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T) {
       if (sqlite.inTransaction) return undefined;
       if (options.synchronous === 'normal') return { result: inOneTransaction(work) as T, durable: Promise.resolve() };

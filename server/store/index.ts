@@ -16,6 +16,7 @@ import { referralRepository } from './referral.ts';
 import { nonceLedger, type NonceLedger } from './nonce-ledger.ts';
 import { replayGuardRepository } from './replay-guard.ts';
 import type { Database } from './schema.ts';
+import type { ReadMark } from './row-cache.ts';
 import { settlementRepository } from './settlements.ts';
 import { userDomainRepository } from './user-domains.ts';
 
@@ -49,6 +50,8 @@ export interface Store extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Deletes expired nonces, rate-limit windows and idempotency records. */
   purge(now: number): Promise<void>;
+  /** Now, as a mark for reads of rows kept in memory (row-cache.ts); undefined where none are. */
+  readMark(): ReadMark | undefined;
   /** Hears every committed change to the listed inventory (the search index); returns the unsubscribe. */
   onInventoryChange(listener: InventoryListener): () => void;
   close(): Promise<void>;
@@ -70,6 +73,7 @@ export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
       changes.forEach(publish);
       return result;
     },
+    readMark: () => opened.direct?.mark(),
     onInventoryChange(listener) {
       listeners.add(listener);
       return () => void listeners.delete(listener);

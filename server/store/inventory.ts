@@ -5,7 +5,8 @@ import { segmentLabel } from '../inventory/segment.ts';
 import type { InventoryRecord, InventoryRow, InventorySearchHit, InventoryStatus } from '../inventory/types.ts';
 import type { Database, Environment } from './schema.ts';
 import type { DirectSqlite } from './direct.ts';
-import { prepared } from './prepared.ts';
+import { keptRead } from './prepared.ts';
+import type { ReadMark } from './row-cache.ts';
 
 export type { InventoryRecord, InventoryRow, InventorySearchHit, InventoryStatus } from '../inventory/types.ts';
 
@@ -140,7 +141,7 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
   const onPostgres = db.selectFrom('inventory').select('domain').where('domain', '=', '').compile().sql.includes('$1');
   const byDomain: RawBuilder<string> = onPostgres ? sql<string>`domain collate "C"` : sql<string>`domain`;
   // Availability, pricing and every order read one listing.
-  const listing = prepared(db, direct, 2, (q, environment: Environment, domain: string) => q.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain), { keptFrom: 'inventory' });
+  const listing = keptRead(db, direct, 'inventory', 2, (q, environment: Environment, domain: string) => q.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain));
 
   return {
     /**
@@ -205,9 +206,12 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
       return row === undefined;
     },
 
-    /** The row, listed or sold; undefined when the environment never had the domain. */
-    async find(environment: Environment, domain: string): Promise<InventoryRecord | undefined> {
-      const [row] = await listing(environment, domain);
+    /**
+     * The row, listed or sold; undefined when the environment never had the domain. `since`: the
+     * request's mark (row-cache.ts), when it has one.
+     */
+    async find(environment: Environment, domain: string, since?: ReadMark): Promise<InventoryRecord | undefined> {
+      const [row] = await listing(since, environment, domain);
       return row ? toRecord(row) : undefined;
     },
 

@@ -2,6 +2,7 @@
 // directly on the embedded SQLite connection when it is free (direct.ts), else through Kysely.
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DirectSqlite } from './direct.ts';
+import type { ReadMark } from './row-cache.ts';
 import type { Database } from './schema.ts';
 
 /** Stands for argument `i` while the query is built; never a value a caller could send. */
@@ -30,22 +31,38 @@ export function template<A extends unknown[], R>(arity: number, build: (...args:
   return (args) => CompiledQuery.raw(text, slots.map((slot, k) => (slot >= 0 ? args[slot] : constants[k]))) as CompiledQuery<R>;
 }
 
-/**
- * `keptFrom`: the one table the query reads, when its rows may be kept in memory on embedded
- * SQLite until that table changes (direct.ts `read`). Rows are then shared: callers only read them.
- */
 export function prepared<A extends unknown[], R>(
   db: Kysely<Database>,
   direct: DirectSqlite | undefined,
   arity: A['length'],
   build: (db: Kysely<Database>, ...args: A) => { compile(): CompiledQuery<R> },
-  options: { keptFrom?: string } = {},
 ): Prepared<A, R> {
   let bind: Template<A, R> | undefined;
-  const table = options.keptFrom;
   return async (...args: A) => {
     bind ??= template<A, R>(arity, (...names) => build(db, ...names));
     const query = bind(args);
-    return (table === undefined ? direct?.run(query) : direct?.read(table, query)) ?? (await db.executeQuery(query)).rows;
+    return direct?.run(query) ?? (await db.executeQuery(query)).rows;
+  };
+}
+
+/** A prepared read whose rows may come from memory; `since` is the request's mark (row-cache.ts). */
+export type KeptRead<A extends unknown[], R> = (since: ReadMark | undefined, ...args: A) => Promise<readonly R[]>;
+
+/**
+ * `prepared` for a query of one table whose rows, on embedded SQLite, are kept in memory until
+ * that table changes (direct.ts `read`). Rows are then shared: callers only read them.
+ */
+export function keptRead<A extends unknown[], R>(
+  db: Kysely<Database>,
+  direct: DirectSqlite | undefined,
+  table: string,
+  arity: A['length'],
+  build: (db: Kysely<Database>, ...args: A) => { compile(): CompiledQuery<R> },
+): KeptRead<A, R> {
+  let bind: Template<A, R> | undefined;
+  return async (since, ...args) => {
+    bind ??= template<A, R>(arity, (...names) => build(db, ...names));
+    const query = bind(args);
+    return direct?.read(table, query, since) ?? (await db.executeQuery(query)).rows;
   };
 }

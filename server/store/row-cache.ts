@@ -11,15 +11,26 @@
 //   use; it does not move for this connection's own commits, which the triggers cover.
 // Rows are kept only when read outside a transaction, so they are always committed rows: a change
 // inside a transaction drops them at once, and nothing can keep new ones until it has ended.
+//
+// Reading the version costs about as much as a read itself, so a request may share one: given
+// the mark taken when the request arrived, a read skips the version when it was read after that
+// mark. Every commit that ended before the request arrived is then seen; one that ends later is
+// concurrent with the request, which may come first (as it would had its read run earlier).
 import type BetterSqlite3 from 'better-sqlite3';
 
+/** A moment in this connection's sequence of version checks (`mark`). */
+export type ReadMark = number;
+
 export interface RowCache {
+  /** Now, as a mark: a read given it may rely on a version check made after this moment. */
+  mark(): ReadMark;
   /**
    * The rows `load` gives for `key` in `table`, kept while nothing in `table` changes. `load` runs
    * the read on the connection, or gives undefined when it cannot run now (a transaction holds
-   * the connection); then nothing is kept or served. Kept rows are frozen and shared.
+   * the connection); then nothing is kept or served. Kept rows are frozen and shared. `since`:
+   * the mark taken when the request arrived; without it the version is read every time.
    */
-  read<R>(table: string, key: string, load: () => R[] | undefined): R[] | undefined;
+  read<R>(table: string, key: string, load: () => R[] | undefined, since?: ReadMark): R[] | undefined;
 }
 
 /** Keys kept per table (the oldest dropped first): bounds memory whatever keys requests name. */
@@ -43,15 +54,20 @@ export function rowCache(sqlite: BetterSqlite3.Database, tables: readonly string
   }
   const dataVersion = sqlite.prepare('pragma data_version').pluck();
   let seen: unknown = dataVersion.get();
+  let checks = 0;
   return {
-    read<R>(table: string, key: string, load: () => R[] | undefined): R[] | undefined {
+    mark: () => checks,
+    read<R>(table: string, key: string, load: () => R[] | undefined, since?: ReadMark): R[] | undefined {
       const rows = kept.get(table);
       if (!rows) throw new TypeError(`table ${table} is not watched`);
       if (sqlite.inTransaction) return undefined;
-      const version = dataVersion.get();
-      if (version !== seen) {
-        seen = version;
-        for (const t of tables) drop(t);
+      if (since === undefined || checks <= since) {
+        const version = dataVersion.get();
+        checks++;
+        if (version !== seen) {
+          seen = version;
+          for (const t of tables) drop(t);
+        }
       }
       const hit = rows.get(key);
       if (hit) return hit as R[];

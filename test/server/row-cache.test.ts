@@ -83,6 +83,22 @@ describe('row cache', () => {
     expect(f.loads()).toBe(before + 1);
   });
 
+  it('a request shares a version check made after it arrived, and always sees what was committed before', () => {
+    const f = fixture();
+    const other = new BetterSqlite3(f.file);
+    opened.push(f.sqlite, other);
+    const read = (since: number) => f.cache.read<Row>('things', 'a', () => f.sqlite.prepare('select id, v from things where id = ?').all('a') as Row[], since);
+    other.prepare('update things set v = 2 where id = ?').run('a');
+    const arrived = f.cache.mark();
+    // Committed before the request arrived: its first read checks and sees it.
+    expect(read(arrived)).toEqual([{ id: 'a', v: 2 }]);
+    // Committed after: the request may be ordered first, and its later reads share that check.
+    other.prepare('update things set v = 3 where id = ?').run('a');
+    expect(read(arrived)).toEqual([{ id: 'a', v: 2 }]);
+    // A request arriving now checks again.
+    expect(read(f.cache.mark())).toEqual([{ id: 'a', v: 3 }]);
+  });
+
   it('serves and keeps nothing inside a transaction, and a rolled-back change leaves the committed row', () => {
     const f = fixture();
     opened.push(f.sqlite);

@@ -2,6 +2,7 @@
 // paths kept (server/http/validator.ts): every path still finds its own operation, and a lookup
 // compiles nothing new once each path has been compiled.
 import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,8 +22,21 @@ describe('the validator’s route lookup with compiled paths kept', () => {
       const openapi = (req as { openapi?: { openApiRoute?: string; pathParams?: Record<string, string> } }).openapi;
       return { route: openapi?.openApiRoute ?? null, params: { ...openapi?.pathParams } };
     };
-    app.use((req, res) => void res.json(matched(req)));
-    app.use((err: { status?: number }, req: express.Request, res: express.Response, _next: express.NextFunction) => void res.status(200).json({ ...matched(req), status: err.status }));
+    // A handler that changes its request's params must not change another request's.
+    const mutate = (req: express.Request) => {
+      const openapi = (req as { openapi?: { pathParams?: Record<string, string> } }).openapi;
+      if (req.originalUrl.includes('mutate=1') && openapi?.pathParams) openapi.pathParams.public_id = 'changed';
+    };
+    app.use((req, res) => {
+      const answer = matched(req);
+      mutate(req);
+      res.json(answer);
+    });
+    app.use((err: { status?: number }, req: express.Request, res: express.Response, _next: express.NextFunction) => {
+      const answer = { ...matched(req), status: err.status };
+      mutate(req);
+      res.status(200).json(answer);
+    });
     server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -48,5 +62,36 @@ describe('the validator’s route lookup with compiled paths kept', () => {
     for (let i = 0; i < 5; i++) await get('/api/partner/v1/events');
     await get('/api/partner/v1/orders/ord_9');
     expect(keepCompiledRoutes().compiled).toBe(before);
+  });
+
+  it('a lookup already made is given again without trying the paths, as a copy per request', async () => {
+    // Counts the paths the validator tries from here on (it asks path-to-regexp for each).
+    const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+    const module = fromValidator('path-to-regexp') as { pathToRegexp: (...args: unknown[]) => unknown };
+    const compile = module.pathToRegexp;
+    let tried = 0;
+    module.pathToRegexp = (...args: unknown[]) => {
+      tried++;
+      return compile(...args);
+    };
+    try {
+      expect(await get('/api/partner/v1/orders/ord_kept?x=1')).toMatchObject({ route: '/api/partner/v1/orders/{public_id}', params: { public_id: 'ord_kept' } });
+      expect(tried).toBeGreaterThan(0);
+      tried = 0;
+      // Same method and path, another query: kept. The handler below mutates its params; the next
+      // request still gets the path's own.
+      expect(await get('/api/partner/v1/orders/ord_kept?x=2&mutate=1')).toMatchObject({ route: '/api/partner/v1/orders/{public_id}', params: { public_id: 'ord_kept' } });
+      expect(await get('/api/partner/v1/orders/ord_kept')).toMatchObject({ params: { public_id: 'ord_kept' } });
+      expect(tried).toBe(0);
+      // Another path is looked up afresh, and a refused one is never kept.
+      expect(await get('/api/partner/v1/orders/ord_other')).toMatchObject({ params: { public_id: 'ord_other' } });
+      expect(tried).toBeGreaterThan(0);
+      for (let i = 0; i < 2; i++) expect(await get('/api/partner/v1/nowhere')).toEqual({ route: null, params: {}, status: 404 });
+      tried = 0;
+      await get('/api/partner/v1/nowhere');
+      expect(tried).toBeGreaterThan(0);
+    } finally {
+      module.pathToRegexp = compile;
+    }
   });
 });
