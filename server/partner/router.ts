@@ -3,6 +3,7 @@
 import express, { type RequestHandler, type Router } from 'express';
 import { rateLimitClasses } from '../domain/rate-limit.ts';
 import { deprecationHeaders } from '../http/deprecation.ts';
+import { inOrder } from '../http/in-order.ts';
 import { operationsWithIdempotencyKey, requireIdempotencyKey } from '../http/idempotency-key.ts';
 import { dispatchByOperationId, matchOperation, partnerPermissions, partnerRateLimit } from '../http/operation-guard.ts';
 import { OperationTable } from '../http/operations.ts';
@@ -29,16 +30,18 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
   const classes = rateLimitClasses(options.document);
   const router = express.Router();
   router.use(
-    bodyReadError(),
-    matchOperation(table),
-    partnerAuth({ credentials: deps.store.credentials, replayGuard: deps.store.replayGuard, classes, clock: deps.clock, readMark: deps.store.readMark, ...(deps.faults ? { faults: deps.faults } : {}) }),
-    deprecationHeaders(),
-    partnerRateLimit({ classes, replayGuard: deps.store.replayGuard, clock: deps.clock }),
-    partnerPermissions(),
-    requireIdempotencyKey(operationsWithIdempotencyKey(options.document, { required: true })),
-    jsonBody(),
-    ...openApiValidator(options.document, { validateResponses: options.validateResponses }),
-    dispatchByOperationId(handlers),
+    inOrder(
+      bodyReadError(),
+      matchOperation(table),
+      partnerAuth({ credentials: deps.store.credentials, replayGuard: deps.store.replayGuard, classes, clock: deps.clock, readMark: deps.store.readMark, ...(deps.faults ? { faults: deps.faults } : {}) }),
+      deprecationHeaders(),
+      partnerRateLimit({ classes, replayGuard: deps.store.replayGuard, clock: deps.clock }),
+      partnerPermissions(),
+      requireIdempotencyKey(operationsWithIdempotencyKey(options.document, { required: true })),
+      jsonBody(),
+      ...openApiValidator(options.document, { validateResponses: options.validateResponses }),
+      dispatchByOperationId(handlers),
+    ),
   );
   return router;
 }

@@ -31,15 +31,17 @@ export function template<A extends unknown[], R>(arity: number, build: (...args:
   return (args) => CompiledQuery.raw(text, slots.map((slot, k) => (slot >= 0 ? args[slot] : constants[k]))) as CompiledQuery<R>;
 }
 
-export function prepared<A extends unknown[], R>(
-  db: Kysely<Database>,
-  direct: DirectSqlite | undefined,
-  arity: A['length'],
-  build: (db: Kysely<Database>, ...args: A) => { compile(): CompiledQuery<R> },
-): Prepared<A, R> {
+type Build<A extends unknown[], R> = (db: Kysely<Database>, ...args: A) => { compile(): CompiledQuery<R> };
+
+/** The query with the call's arguments, built by Kysely on the first call only. */
+function binder<A extends unknown[], R>(db: Kysely<Database>, arity: A['length'], build: Build<A, R>): Template<A, R> {
   let bind: Template<A, R> | undefined;
+  return (args) => (bind ??= template<A, R>(arity, (...names) => build(db, ...names)))(args);
+}
+
+export function prepared<A extends unknown[], R>(db: Kysely<Database>, direct: DirectSqlite | undefined, arity: A['length'], build: Build<A, R>): Prepared<A, R> {
+  const bind = binder(db, arity, build);
   return async (...args: A) => {
-    bind ??= template<A, R>(arity, (...names) => build(db, ...names));
     const query = bind(args);
     return direct?.run(query) ?? (await db.executeQuery(query)).rows;
   };
@@ -52,16 +54,9 @@ export type KeptRead<A extends unknown[], R> = (since: ReadMark | undefined, ...
  * `prepared` for a query of one table whose rows, on embedded SQLite, are kept in memory until
  * that table changes (direct.ts `read`). Rows are then shared: callers only read them.
  */
-export function keptRead<A extends unknown[], R>(
-  db: Kysely<Database>,
-  direct: DirectSqlite | undefined,
-  table: string,
-  arity: A['length'],
-  build: (db: Kysely<Database>, ...args: A) => { compile(): CompiledQuery<R> },
-): KeptRead<A, R> {
-  let bind: Template<A, R> | undefined;
+export function keptRead<A extends unknown[], R>(db: Kysely<Database>, direct: DirectSqlite | undefined, table: string, arity: A['length'], build: Build<A, R>): KeptRead<A, R> {
+  const bind = binder(db, arity, build);
   return async (since, ...args) => {
-    bind ??= template<A, R>(arity, (...names) => build(db, ...names));
     const query = bind(args);
     return direct?.read(table, query, since) ?? (await db.executeQuery(query)).rows;
   };
