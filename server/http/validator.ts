@@ -115,6 +115,9 @@ function absoluteOAuthUrls(document: Record<string, unknown>): void {
 
 type PathToRegexp = (path: unknown, options?: Record<string, unknown>) => unknown;
 
+/** `require` as express-openapi-validator itself resolves: its own modules and its own path-to-regexp. */
+export const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
+
 type Next = (err?: unknown) => void;
 type Middleware = (req: Record<string, unknown> & { method: string; baseUrl: string; originalUrl: string }, res: unknown, next: Next) => unknown;
 type ApplyMetadata = ((context: unknown, responseApiDoc: unknown) => Middleware) & { keeping?: true };
@@ -131,7 +134,6 @@ const LOOKUPS_KEPT = 1000;
  * request it refuses (404, 405) or ignores is never kept: it runs the step itself every time.
  */
 export function keepRouteLookups(): void {
-  const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
   const module = fromValidator('./middlewares/openapi.metadata.js') as { applyOpenApiMetadata: ApplyMetadata };
   if (module.applyOpenApiMetadata.keeping) return;
   const apply = module.applyOpenApiMetadata;
@@ -184,7 +186,6 @@ function optionsKey(options: Record<string, unknown> | undefined): string {
  * `keys`). Express's router uses `match` from that module and is not affected.
  */
 export function keepCompiledRoutes(): { compiled: number } {
-  const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
   const module = fromValidator('path-to-regexp') as { pathToRegexp: PathToRegexp & { kept?: Map<string, unknown> } };
   if (module.pathToRegexp.kept) return { compiled: module.pathToRegexp.kept.size };
   const compile = module.pathToRegexp;

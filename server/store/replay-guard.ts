@@ -64,7 +64,10 @@ const pairOf = (j: { keyId: string; nonce: string }) => pairKey(j.keyId, j.nonce
 /** The first job of each pair, by pair: a later one in the same batch is its replay. */
 function firstOfEachPair<J extends { keyId: string; nonce: string }>(jobs: readonly J[]): Map<string, J> {
   const first = new Map<string, J>();
-  for (const j of jobs) if (!first.has(pairOf(j))) first.set(pairOf(j), j);
+  for (const j of jobs) {
+    const pair = pairOf(j);
+    if (!first.has(pair)) first.set(pair, j);
+  }
   return first;
 }
 
@@ -178,8 +181,9 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
       groups.set(j.bucket, list);
     }
     const counted = new Map<object, Counted>();
+    const buckets = [...groups].sort(byKey);
     for (let layer = 0; ; layer++) {
-      const rows = [...groups].sort(byKey).flatMap(([bucket, list]) => {
+      const rows = buckets.flatMap(([bucket, list]) => {
         const group = list[layer];
         return group ? [{ bucket, ...group }] : [];
       });

@@ -2,13 +2,12 @@
 // paths kept (server/http/validator.ts): every path still finds its own operation, and a lookup
 // compiles nothing new once each path has been compiled.
 import { createServer, type Server } from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GENERATED_DIR } from '../../server/app.ts';
 import { loadDocument } from '../../server/http/operations.ts';
-import { keepCompiledRoutes, openApiValidator } from '../../server/http/validator.ts';
+import { fromValidator, keepCompiledRoutes, openApiValidator } from '../../server/http/validator.ts';
 
 describe('the validator’s route lookup with compiled paths kept', () => {
   let server: Server;
@@ -66,7 +65,6 @@ describe('the validator’s route lookup with compiled paths kept', () => {
 
   it('a lookup already made is given again without trying the paths, as a copy per request', async () => {
     // Counts the paths the validator tries from here on (it asks path-to-regexp for each).
-    const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
     const module = fromValidator('path-to-regexp') as { pathToRegexp: (...args: unknown[]) => unknown };
     const compile = module.pathToRegexp;
     let tried = 0;
