@@ -36,7 +36,7 @@ export interface Config {
   rdapLookup?: boolean;
   /** Browser origins allowed at /mcp besides the deployment's own and loopback (MCP_ALLOWED_ORIGINS, comma-separated). */
   mcpAllowedOrigins?: string[];
-  /** SQLite durability (SQLITE_SYNCHRONOUS): `full` (default) survives power loss, `normal` only process crashes. */
+  /** SQLite durability (SQLITE_SYNCHRONOUS): `full` (default) survives power loss (nonces and rate-limit counts: within 100 ms, direct.ts), `normal` only process crashes. */
   sqliteSynchronous?: 'full' | 'normal';
 }
 

@@ -24,10 +24,12 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** SQLite only: ':memory:' for tests. */
   filename?: string;
-  /** SQLite only: `full` (default) survives power loss; `normal` only process crashes. */
+  /** SQLite only: `full` (default) survives power loss (the deferred commits of `direct` once flushed); `normal` only process crashes. */
   sqliteSynchronous?: 'full' | 'normal';
-  /** SQLite only: how the commits of `direct` are flushed to disk (tests observe it). */
+  /** SQLite only: how the deferred commits of `direct` are flushed to disk (tests observe it). */
   flush?: (fd: number) => Promise<void>;
+  /** SQLite only: told when a deferred flush fails (default: the error log). */
+  onFlushError?: (err: unknown) => void;
   /** PostgreSQL pool size. */
   poolSize?: number;
   /**
@@ -79,7 +81,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins: [inlineLimits] });
   await migrate(db as unknown as Kysely<unknown>, 'sqlite');
   // An in-memory database has no log to flush and is only for tests: it keeps the plain path.
-  const direct = filename === ':memory:' ? undefined : directSqlite(sqlite, cached.prepare, { filename, synchronous, watched: KEPT_TABLES, ...(options.flush ? { flush: options.flush } : {}) });
+  const direct = filename === ':memory:' ? undefined : directSqlite(sqlite, cached.prepare, { filename, synchronous, watched: KEPT_TABLES, ...(options.flush ? { flush: options.flush } : {}), ...(options.onFlushError ? { onFlushError: options.onFlushError } : {}) });
   return {
     db,
     dialect: 'sqlite',

@@ -1,12 +1,20 @@
 // Synchronous access to the embedded SQLite connection beside Kysely, for the few statements that
 // every signed request runs (the credential, the nonce, the rate counter, the listing). Kysely
 // still writes all SQL; this only runs it without Kysely's per-query connection hand-over, and
-// group-commits the nonce and rate-limit writes without holding the event loop during the flush
-// to disk. PostgreSQL has none of this: its driver is asynchronous already.
-import { closeSync, fdatasync, openSync } from 'node:fs';
+// commits the nonce and rate-limit writes without waiting for the disk (they are flushed within
+// DEFERRED_FLUSH_MS, off the event loop). PostgreSQL has none of this: its driver is asynchronous
+// already, and the same writes use its asynchronous commit (replay-guard.ts).
+import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
 import { rowCache, type ReadMark } from './row-cache.ts';
+
+/**
+ * The longest a deferred commit waits for its flush to disk: the most a power loss can take back
+ * (a process crash takes back nothing: the commit is in the operating system's cache already).
+ * PostgreSQL's asynchronous commit has the same kind of bound (three times wal_writer_delay).
+ */
+export const DEFERRED_FLUSH_MS = 100;
 
 export interface DirectSqlite {
   /**
@@ -24,17 +32,14 @@ export interface DirectSqlite {
   mark(): ReadMark;
   /**
    * Runs `work` in one transaction; `work` runs its statements through `exec`, synchronously, so
-   * nothing else can use the connection meanwhile. The commit does not wait for the disk:
-   * `durable` settles once it is on disk, so a caller answers only after that, exactly as with a
-   * synchronous commit, while the event loop goes on serving other requests during the flush.
-   * `undefined` when a transaction holds the connection (as for `run`).
+   * nothing else can use the connection meanwhile. The commit is deferred: it is visible to every
+   * connection and survives a crash of this process at once, and is flushed to disk within
+   * DEFERRED_FLUSH_MS (with synchronous = FULL; NORMAL flushes only at checkpoints, as SQLite does).
+   * For writes that may be lost to a power loss: the nonces and rate-limit counts, never orders.
+   * `{ ran: false }` when a transaction holds the connection (as for `run`).
    */
-  transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T): { result: T; durable: Promise<void> } | undefined;
-  /**
-   * The flush to disk now running, if any. A commit made before it ends is durable only after the
-   * next flush, so a caller with writes to make may as well wait for it and commit them together.
-   */
-  flushing(): Promise<void> | undefined;
+  transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T): { ran: true; result: T } | { ran: false };
+  /** Flushes any deferred commit to disk now, synchronously, then lets the connection go. */
   close(): void;
 }
 
@@ -47,6 +52,8 @@ export interface DirectOptions {
   watched?: readonly string[];
   /** Flushes a file to disk (default: fdatasync in libuv's thread pool). Tests inject one. */
   flush?: (fd: number) => Promise<void>;
+  /** Told when a deferred flush fails (default: the error log); nobody waits for it to answer. */
+  onFlushError?: (err: unknown) => void;
 }
 
 const fdatasyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
@@ -65,44 +72,40 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
     return [];
   };
   // In WAL mode a commit appends to the log and, with synchronous=FULL, then flushes the log to
-  // disk (about 0.3 ms here), blocking the only thread. A commit made with synchronous=NORMAL
-  // skips that flush, and an fdatasync of the log from the thread pool then makes it exactly as
-  // durable, without blocking (SQLite syncs the log itself before every checkpoint in that mode).
-  // Run as text each time: SQLite applies this pragma when it compiles the statement, so a kept
-  // prepared statement would not switch it reliably.
+  // disk, blocking the only thread, and the answer waits for the disk (a millisecond or more on
+  // a virtual disk). A commit made with synchronous=NORMAL skips that flush; an fdatasync of the
+  // log from the thread pool, at most DEFERRED_FLUSH_MS later, then makes it as durable (SQLite
+  // syncs the log itself before every checkpoint in that mode, and a later FULL commit of the
+  // same log flushes it too). Run as text each time: SQLite applies this pragma when it compiles
+  // the statement, so a kept prepared statement would not switch it reliably.
   const relaxed = () => sqlite.exec('PRAGMA synchronous = NORMAL');
   const strict = () => sqlite.exec('PRAGMA synchronous = FULL');
   // IMMEDIATE: the work may read before it writes (replay-guard.ts), so it holds the write lock
   // from the start; nothing another process commits can slip in between. Built once: better-sqlite3
   // passes the call's argument through.
   const inOneTransaction = sqlite.transaction((work: (run: typeof exec) => unknown) => work(exec)).immediate;
+  const onFlushError = options.onFlushError ?? ((err: unknown) => console.error('SQLite: a deferred flush of the write-ahead log failed', err));
   let wal: number | undefined;
-  // One flush at a time, each covering every commit made before it started: a commit made while
-  // a flush runs waits for the next one, which it shares with every other commit made meanwhile.
-  // Flushing per commit instead had several fdatasyncs of one file queued in the thread pool,
-  // where they serialise anyway and each costs CPU the answers need.
+  // The log exists once anything has been committed; the connection keeps it (same inode) until
+  // it closes, so the descriptor is opened once.
+  const walFd = () => (wal ??= openSync(`${options.filename}-wal`, 'r'));
+  // One flush at a time, each covering every commit made before it started. `dirty`: a deferred
+  // commit not yet covered by a flush that has started.
+  let dirty = false;
+  let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
-  let queued: Promise<void> | undefined;
-  const startFlush = (): Promise<void> => {
-    // The log exists once anything has been committed; the connection keeps it (same inode)
-    // until it closes, so the descriptor is opened once.
-    wal ??= openSync(`${options.filename}-wal`, 'r');
-    const flushing = flush(wal).finally(() => {
-      if (running === flushing) running = undefined;
-    });
-    running = flushing;
-    return flushing;
-  };
-  const flushed = (): Promise<void> => {
-    if (queued) return queued;
-    if (!running) return startFlush();
-    queued = running
-      .catch(() => undefined)
-      .then(() => {
-        queued = undefined;
-        return startFlush();
-      });
-    return queued;
+  const flushSoon = () => {
+    if (timer || running) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      dirty = false;
+      running = flush(walFd())
+        .catch(onFlushError)
+        .finally(() => {
+          running = undefined;
+          if (dirty) flushSoon();
+        });
+    }, DEFERRED_FLUSH_MS);
   };
   const rows = rowCache(sqlite, options.watched ?? []);
   const run = <R>(query: CompiledQuery<R>): R[] | undefined => (sqlite.inTransaction ? undefined : (exec(query) as R[]));
@@ -111,8 +114,8 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
     read: (table, query, since) => rows.read(table, `${query.sql}\u0000${JSON.stringify(query.parameters)}`, () => run(query), since),
     mark: () => rows.mark(),
     transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T) {
-      if (sqlite.inTransaction) return undefined;
-      if (options.synchronous === 'normal') return { result: inOneTransaction(work) as T, durable: Promise.resolve() };
+      if (sqlite.inTransaction) return { ran: false };
+      if (options.synchronous === 'normal') return { ran: true, result: inOneTransaction(work) as T };
       relaxed();
       let result: T;
       try {
@@ -120,11 +123,23 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
       } finally {
         strict();
       }
-      return { result, durable: flushed() };
+      dirty = true;
+      flushSoon();
+      return { ran: true, result };
     },
-    flushing: () => running,
     close() {
-      if (wal !== undefined) closeSync(wal);
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      // A clean stop loses nothing: what a deferred flush would have written is written now.
+      if (dirty && wal === undefined) walFd();
+      if (wal !== undefined) {
+        if (dirty) fdatasyncSync(wal);
+        const fd = wal;
+        // A flush still running in the thread pool keeps its descriptor until it ends.
+        if (running) void running.finally(() => closeSync(fd));
+        else closeSync(fd);
+      }
+      dirty = false;
       wal = undefined;
     },
   };

@@ -6,8 +6,15 @@
 // then written in one transaction, one multi-row statement per table. The database still decides
 // every outcome (so instances sharing it still agree), but a commit is paid per batch instead of
 // per request, which on SQLite is most of a write's cost (about 80 µs alone, 20 µs in a batch of
-// ten). On embedded SQLite the batch runs on the connection directly and its flush to disk
-// happens off the event loop (direct.ts); each request is answered once its write is on disk.
+// ten).
+//
+// Their commits do not wait for the disk (the partner document's x-signing, nonce-store): once
+// committed, every instance sees them and a crash of the process loses nothing, but a power loss
+// may take back those of the last moments, on SQLite at most DEFERRED_FLUSH_MS (direct.ts), on
+// PostgreSQL what its asynchronous commit may (three times wal_writer_delay). Waiting for the
+// disk cost a signed GET a third of its throughput, for a guarantee that only a replay within
+// five minutes of a power loss would need. Orders, events and idempotency records are never
+// written here, and keep waiting for the disk.
 // SQLite keeps its nonces in an append-only log indexed in memory (nonce-ledger.ts), since a
 // unique index on random nonces costs a commit one written page per nonce; PostgreSQL decides
 // through its table's unique key.
@@ -242,10 +249,7 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
       while (!step.done) step = steps.next(exec(step.value));
       return step.value;
     });
-    if (committed) {
-      await committed.durable;
-      return committed.result;
-    }
+    if (committed?.ran) return committed.result;
     const awaiting = async (executor: Kysely<Database>) => {
       const steps = plan();
       let step = steps.next();
@@ -253,7 +257,14 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
       return step.value;
     };
     if (db.isTransaction) return awaiting(db);
-    if (!ledger) return db.transaction().execute(awaiting);
+    if (!ledger) {
+      // PostgreSQL's asynchronous commit, for this transaction only: visible to every session at
+      // once, on disk within three times wal_writer_delay.
+      return db.transaction().execute(async (trx) => {
+        await sql`set local synchronous_commit = off`.execute(trx);
+        return awaiting(trx);
+      });
+    }
     // SQLite reads the log before it writes, so the transaction takes the write lock first: a
     // deferred one could see another process commit between the read and the write.
     return db.connection().execute(async (connection) => {
@@ -281,7 +292,6 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
           ],
           [...batch.nonces, ...batch.hits, ...batch.admissions],
         ),
-        () => direct?.flushing(),
       );
 
   return {
@@ -359,14 +369,10 @@ interface Batch {
  * Queues writes for one turn of the event loop (setImmediate runs once the requests that arrived
  * together have all reached this point), then writes them together, at most MAX_BATCH of a kind.
  */
-function writeBatcher(write: (batch: Batch) => Promise<void>, busy: () => Promise<void> | undefined = () => undefined) {
+function writeBatcher(write: (batch: Batch) => Promise<void>) {
   const queued: Batch = { nonces: [], hits: [], admissions: [] };
   let scheduled = false;
   const flush = () => {
-    // While the disk is busy, a commit now would be answered only after the next flush anyway:
-    // the writes wait for it and are committed together, so one commit serves more requests.
-    const running = busy();
-    if (running) return void running.then(flush, flush);
     scheduled = false;
     const batch: Batch = { nonces: queued.nonces.splice(0, MAX_BATCH), hits: queued.hits.splice(0, MAX_BATCH), admissions: queued.admissions.splice(0, MAX_BATCH) };
     if (queued.nonces.length + queued.hits.length + queued.admissions.length > 0) schedule();

@@ -10,13 +10,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
+import { DEFERRED_FLUSH_MS } from '../../server/store/direct.ts';
 import { migrations } from '../../server/store/migrations.ts';
 import { postgresUrl } from './harness.ts';
 
 const pg = postgresUrl();
 const dialects: Array<[string, () => Promise<Store>]> = [
   ['sqlite in memory (through Kysely)', async () => createStore(await openDatabase({ filename: ':memory:' }), secretBox(randomBytes(32)))],
-  // A file: the hot path runs on the connection directly and flushes off the event loop (store/direct.ts).
+  // A file: the hot path runs on the connection directly, and its commits are flushed later (store/direct.ts).
   ['sqlite in a file (direct)', async () => createStore(await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'guard-')) }), secretBox(randomBytes(32)))],
   ...(pg
     ? ([['postgres', async () => createStore(await openDatabase({ databaseUrl: pg, schema: `t_${randomBytes(6).toString('hex')}` }), secretBox(randomBytes(32)))]] as Array<
@@ -121,48 +122,17 @@ describe.each(dialects)('replay guard on %s', (_name, open) => {
   });
 });
 
-describe('replay guard on a SQLite file: answers wait for the flush to disk', () => {
-  it('no request is answered before its commit is flushed, and a failed flush fails the batch', async () => {
+describe('replay guard on a SQLite file: commits are deferred, then flushed (store/direct.ts)', () => {
+  it('answers before the flush, flushes within DEFERRED_FLUSH_MS, one flush at a time, and a failed flush fails no answer', async () => {
     const flushes: Array<{ release(): void; fail(err: Error): void }> = [];
+    const failures: unknown[] = [];
+    const dataDir = mkdtempSync(join(tmpdir(), 'guard-flush-'));
     const opened = await openDatabase({
-      dataDir: mkdtempSync(join(tmpdir(), 'guard-flush-')),
+      dataDir,
       flush: () => new Promise<void>((release, fail) => flushes.push({ release, fail })),
+      onFlushError: (err) => failures.push(err),
     });
-    const store = createStore(opened, secretBox(randomBytes(32)));
-    try {
-      const now = Date.now();
-      let settled = 0;
-      const answers = ['a', 'b', 'c'].map((nonce) => store.replayGuard.admit({ keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000 }, now).finally(() => settled++));
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      // Written (another request already sees the nonces as used), but nobody answered yet.
-      expect(flushes).toHaveLength(1);
-      expect(settled).toBe(0);
-      const replay = store.replayGuard.recordNonce('pk_a', 'a', now + 360_000, now);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      flushes[0]?.release();
-      expect((await Promise.all(answers)).map((a) => a.fresh)).toEqual([true, true, true]);
-      flushes[1]?.release();
-      expect(await replay).toBe(false);
-
-      const lost = store.replayGuard.recordNonce('pk_a', 'd', now + 360_000, now);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      flushes[2]?.fail(new Error('disk gone'));
-      await expect(lost).rejects.toThrow('disk gone');
-      // The connection is back to flushing every other commit itself (synchronous = FULL = 2).
-      expect(await opened.db.executeQuery(CompiledQuery.raw('PRAGMA synchronous')).then((r) => r.rows)).toEqual([{ synchronous: 2 }]);
-    } finally {
-      flushes.forEach((f) => f.release());
-      await store.close();
-    }
-  });
-});
-
-describe('replay guard on a SQLite file: one flush at a time', () => {
-  it('writes made while a flush runs wait for it, are committed together and share the next flush', async () => {
-    const flushes: Array<{ release(): void }> = [];
-    const dataDir = mkdtempSync(join(tmpdir(), 'guard-coalesce-'));
-    const opened = await openDatabase({ dataDir, flush: () => new Promise<void>((release) => flushes.push({ release })) });
-    // What another connection sees committed.
+    // What another connection (another process) sees committed.
     const committed = () => {
       const other = new BetterSqlite3(join(dataDir, 'service.sqlite'), { readonly: true });
       try {
@@ -172,30 +142,41 @@ describe('replay guard on a SQLite file: one flush at a time', () => {
       }
     };
     const store = createStore(opened, secretBox(randomBytes(32)));
-    const tick = () => new Promise((resolve) => setTimeout(resolve, 30));
+    const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // An answer that waited for a flush never comes: nothing here releases one before it.
+    const answered = <T>(p: Promise<T>) => Promise.race([p, wait(DEFERRED_FLUSH_MS / 2).then(() => Promise.reject(new Error('the answer waited for the disk')))]);
     try {
       const now = Date.now();
       const admit = (nonce: string) => store.replayGuard.admit({ keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000 }, now);
-      const answered: string[] = [];
-      const first = admit('1').then(() => answered.push('1'));
-      await tick();
-      // Two more batches commit while the first flush runs (one turn of the event loop apart).
-      const second = admit('2').then(() => answered.push('2'));
-      await tick();
-      const third = admit('3').then(() => answered.push('3'));
-      await tick();
+      expect((await answered(Promise.all(['a', 'b', 'c'].map(admit)))).map((a) => a.fresh)).toEqual([true, true, true]);
+      expect(flushes).toHaveLength(0);
+      expect(committed()).toEqual(['a', 'b', 'c']);
+      expect(await answered(store.replayGuard.recordNonce('pk_a', 'a', now + 360_000, now))).toBe(false);
+
+      await wait(DEFERRED_FLUSH_MS + 50);
       expect(flushes).toHaveLength(1);
-      expect(committed()).toEqual(['1']);
+      // A commit made while that flush runs is answered at once and waits for the next flush,
+      // which starts only once this one has ended.
+      expect(await answered(admit('d'))).toMatchObject({ fresh: true });
+      await wait(DEFERRED_FLUSH_MS + 50);
+      expect(flushes).toHaveLength(1);
       flushes[0]?.release();
-      await first;
-      await tick();
-      expect(answered).toEqual(['1']);
+      await wait(DEFERRED_FLUSH_MS + 50);
       expect(flushes).toHaveLength(2);
-      expect(committed()).toEqual(['1', '2', '3']);
-      flushes[1]?.release();
-      await Promise.all([second, third]);
-      expect(answered.sort()).toEqual(['1', '2', '3']);
-      expect(flushes).toHaveLength(2);
+
+      // A failed flush is reported; the requests were answered long before and stay answered.
+      flushes[1]?.fail(new Error('disk gone'));
+      await wait(10);
+      expect(failures).toEqual([new Error('disk gone')]);
+      expect(await answered(admit('e'))).toMatchObject({ fresh: true });
+      await wait(DEFERRED_FLUSH_MS + 50);
+      expect(flushes).toHaveLength(3);
+      // Nothing is flushed while nothing was committed.
+      flushes[2]?.release();
+      await wait(DEFERRED_FLUSH_MS + 50);
+      expect(flushes).toHaveLength(3);
+      // The connection is back to flushing every other commit itself (synchronous = FULL = 2).
+      expect(await opened.db.executeQuery(CompiledQuery.raw('PRAGMA synchronous')).then((r) => r.rows)).toEqual([{ synchronous: 2 }]);
     } finally {
       flushes.forEach((f) => f.release());
       await store.close();
