@@ -1,13 +1,13 @@
 // Starts a complete reference server (store, sandbox inventory, webhook dispatcher, HTTP) and
 // hands back its address and a stop function. `npm start`, the conformance CLI's one-command
 // demo and the benchmarks all start the server through here.
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.ts';
 import { seedUserDomains } from './bulk/seed.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { DEFAULT_SANDBOX_USER, type Config } from './config.ts';
 import type { Faults } from './faults.ts';
+import { createExpressServer } from './http/express-server.ts';
 import { generateInventory } from './inventory/generate.ts';
 import { ensureSandboxUser } from './oauth/index.ts';
 import { runScheduledSettlement } from './partner/settlement-run.ts';
@@ -51,7 +51,7 @@ export async function startServer({ config, clock = systemClock, log = (l) => co
     ...(faults ? { faults } : {}),
   });
   const app = createApp({ config, store, clock, dispatcher, log: (m, err) => log(`${m}${err ? `: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` : ''}`), ...(faults ? { faults } : {}) });
-  const server = createServer(app);
+  const server = createExpressServer(app);
   // Slow clients are cut off instead of holding sockets: 10 s to send headers, 30 s in all.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;

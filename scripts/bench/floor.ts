@@ -2,10 +2,10 @@
 // document (requests validated, as in the production profile), answering GET /availability with
 // a fixed JSON body: no signature, no store, no rate limit. What the reference server adds to
 // this is the cost of the partner protocol itself. `READY <url>` on stdout once it listens.
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { GENERATED_DIR } from '../../server/app.ts';
+import { createExpressServer } from '../../server/http/express-server.ts';
 import { loadDocument } from '../../server/http/operations.ts';
 import { openApiValidator } from '../../server/http/validator.ts';
 
@@ -18,7 +18,8 @@ app.get('/api/partner/v1/availability', (_req, res) => void res.json(body));
 app.use((err: { status?: number; message?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
   res.status(err.status ?? 500).json({ code: 'error', message: err.message ?? 'error' });
 });
-const server = createServer(app);
+// Created as the reference server creates its own (server/http/express-server.ts).
+const server = createExpressServer(app);
 server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
 });
