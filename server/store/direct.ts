@@ -72,12 +72,12 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
     return [];
   };
   // In WAL mode a commit appends to the log and, with synchronous=FULL, then flushes the log to
-  // disk, blocking the only thread, and the answer waits for the disk (a millisecond or more on
-  // a virtual disk). A commit made with synchronous=NORMAL skips that flush; an fdatasync of the
-  // log from the thread pool, at most DEFERRED_FLUSH_MS later, then makes it as durable (SQLite
-  // syncs the log itself before every checkpoint in that mode, and a later FULL commit of the
-  // same log flushes it too). Run as text each time: SQLite applies this pragma when it compiles
-  // the statement, so a kept prepared statement would not switch it reliably.
+  // disk, blocking the only thread, and the answer waits for the disk. A commit made with
+  // synchronous=NORMAL skips that flush; an fdatasync of the log from the thread pool, at most
+  // DEFERRED_FLUSH_MS later, then makes it as durable (SQLite syncs the log itself before every
+  // checkpoint in that mode, and a later FULL commit of the same log flushes it too). Run as text
+  // each time: SQLite applies this pragma when it compiles the statement, so a kept prepared
+  // statement would not switch it reliably.
   const relaxed = () => sqlite.exec('PRAGMA synchronous = NORMAL');
   const strict = () => sqlite.exec('PRAGMA synchronous = FULL');
   // IMMEDIATE: the work may read before it writes (replay-guard.ts), so it holds the write lock

@@ -12,9 +12,9 @@
 // committed, every instance sees them and a crash of the process loses nothing, but a power loss
 // may take back those of the last moments, on SQLite at most DEFERRED_FLUSH_MS (direct.ts), on
 // PostgreSQL what its asynchronous commit may (three times wal_writer_delay). Waiting for the
-// disk cost a signed GET a third of its throughput, for a guarantee that only a replay within
-// five minutes of a power loss would need. Orders, events and idempotency records are never
-// written here, and keep waiting for the disk.
+// disk cost a signed GET about a fifth of its throughput (bench/README.md), for a guarantee that
+// only a replay within five minutes of a power loss would need. Orders, events and idempotency
+// records are never written here, and keep waiting for the disk.
 // SQLite keeps its nonces in an append-only log indexed in memory (nonce-ledger.ts), since a
 // unique index on random nonces costs a commit one written page per nonce; PostgreSQL decides
 // through its table's unique key.

@@ -143,38 +143,42 @@ describe('replay guard on a SQLite file: commits are deferred, then flushed (sto
     };
     const store = createStore(opened, secretBox(randomBytes(32)));
     const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    // An answer that waited for a flush never comes: nothing here releases one before it.
-    const answered = <T>(p: Promise<T>) => Promise.race([p, wait(DEFERRED_FLUSH_MS / 2).then(() => Promise.reject(new Error('the answer waited for the disk')))]);
+    // No flush is released before these answers: one that waited for the disk never comes.
+    const answered = <T>(p: Promise<T>) => Promise.race([p, wait(2_000).then(() => Promise.reject(new Error('the answer waited for the disk')))]);
+    /** Waits (up to 2 s, timers may run late on a busy machine) for the n-th flush to start. */
+    const flushStarted = async (n: number) => {
+      for (const deadline = Date.now() + 2_000; flushes.length < n && Date.now() < deadline; ) await wait(5);
+      return flushes.length;
+    };
+    /** The flushes started once a deferred flush would surely have started. */
+    const flushesAfterDeadline = async () => {
+      await wait(DEFERRED_FLUSH_MS + 50);
+      return flushes.length;
+    };
     try {
       const now = Date.now();
       const admit = (nonce: string) => store.replayGuard.admit({ keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000 }, now);
       expect((await answered(Promise.all(['a', 'b', 'c'].map(admit)))).map((a) => a.fresh)).toEqual([true, true, true]);
-      expect(flushes).toHaveLength(0);
       expect(committed()).toEqual(['a', 'b', 'c']);
       expect(await answered(store.replayGuard.recordNonce('pk_a', 'a', now + 360_000, now))).toBe(false);
+      expect(await flushStarted(1)).toBe(1);
 
-      await wait(DEFERRED_FLUSH_MS + 50);
-      expect(flushes).toHaveLength(1);
       // A commit made while that flush runs is answered at once and waits for the next flush,
       // which starts only once this one has ended.
       expect(await answered(admit('d'))).toMatchObject({ fresh: true });
-      await wait(DEFERRED_FLUSH_MS + 50);
-      expect(flushes).toHaveLength(1);
+      expect(await flushesAfterDeadline()).toBe(1);
       flushes[0]?.release();
-      await wait(DEFERRED_FLUSH_MS + 50);
-      expect(flushes).toHaveLength(2);
+      expect(await flushStarted(2)).toBe(2);
 
       // A failed flush is reported; the requests were answered long before and stay answered.
       flushes[1]?.fail(new Error('disk gone'));
       await wait(10);
       expect(failures).toEqual([new Error('disk gone')]);
       expect(await answered(admit('e'))).toMatchObject({ fresh: true });
-      await wait(DEFERRED_FLUSH_MS + 50);
-      expect(flushes).toHaveLength(3);
+      expect(await flushStarted(3)).toBe(3);
       // Nothing is flushed while nothing was committed.
       flushes[2]?.release();
-      await wait(DEFERRED_FLUSH_MS + 50);
-      expect(flushes).toHaveLength(3);
+      expect(await flushesAfterDeadline()).toBe(3);
       // The connection is back to flushing every other commit itself (synchronous = FULL = 2).
       expect(await opened.db.executeQuery(CompiledQuery.raw('PRAGMA synchronous')).then((r) => r.rows)).toEqual([{ synchronous: 2 }]);
     } finally {
