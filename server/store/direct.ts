@@ -131,16 +131,14 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
       if (timer) clearTimeout(timer);
       timer = undefined;
       // A clean stop loses nothing: what a deferred flush would have written is written now.
-      if (dirty && wal === undefined) walFd();
-      if (wal !== undefined) {
-        if (dirty) fdatasyncSync(wal);
-        const fd = wal;
-        // A flush still running in the thread pool keeps its descriptor until it ends.
-        if (running) void running.finally(() => closeSync(fd));
-        else closeSync(fd);
-      }
+      if (dirty) fdatasyncSync(walFd());
       dirty = false;
+      const fd = wal;
       wal = undefined;
+      // A flush still running in the thread pool keeps its descriptor until it ends.
+      if (fd === undefined) return;
+      if (running) void running.finally(() => closeSync(fd));
+      else closeSync(fd);
     },
   };
 }
