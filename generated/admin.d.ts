@@ -477,13 +477,14 @@ export interface components {
          *     | `session_expired` | 410 | A hosted checkout session is past its 7-day life. |
          *     | `payload_too_large` | 413 | Request body larger than 1 MiB. |
          *     | `unsupported_media_type` | 415 | Body sent with a content type the operation does not accept. |
+         *     | `misdirected_request` | 421 | The request's `Host` is not one the deployment answers for (`x-trusted-hosts`). |
          *     | `price_mismatch` | 422 | `expected_price` differs from the listing (or quoted) price. |
          *     | `quote_expired` | 422 | `quote_id` is past its 10-minute window. |
          *     | `rate_limited` | 429 | Rate limit exceeded; wait `Retry-After` seconds. |
          *     | `internal_error` | 500 | Unexpected error; retry with exponential back-off. |
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error";
+        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error";
         /** @description One failing member of a `validation_error`. */
         ErrorDetail: {
             /**

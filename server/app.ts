@@ -11,20 +11,20 @@ import { ApiError, errorHandler } from './http/errors.ts';
 import { loadDocument } from './http/operations.ts';
 import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
+import { hostTrust } from './http/trusted-host.ts';
 import { partnerRouter } from './partner/router.ts';
 import { brokerageProgressRouter } from './public/brokerage-progress.ts';
 import { hostedPagesRouter } from './public/checkout.ts';
 import type { PublicDeps } from './public-api/context.ts';
 import { publicModules } from './public-api/modules.ts';
 import { publicRouter } from './public-api/router.ts';
-import { publicBase } from './partner/checkout.ts';
 import { derivedKey } from './security/secret-box.ts';
 import type { Store } from './store/index.ts';
 
 export const GENERATED_DIR = join(fileURLToPath(import.meta.url), '../../generated');
 
 export interface AppDeps {
-  config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'> & Partial<Pick<Config, 'publicBaseUrl' | 'rdapLookup' | 'mcpAllowedOrigins'>>;
+  config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'> & Partial<Pick<Config, 'publicBaseUrl' | 'rdapLookup' | 'mcpAllowedOrigins' | 'host'>>;
   store: Store;
   clock: Clock;
   /** Told when a change has queued webhook deliveries. */
@@ -46,6 +46,7 @@ export function createApp(deps: AppDeps): Express {
   const faults = deps.faults ?? NO_FAULTS;
   // A deployment that mangles its answers has no response validation in front of them.
   const validateResponses = deps.config.validateResponses && !faults.has('remove-response-field');
+  const hosts = hostTrust({ publicBaseUrl: deps.config.publicBaseUrl, listenHost: deps.config.host });
   const partnerDeps = {
     store: deps.store,
     clock: deps.clock,
@@ -53,13 +54,14 @@ export function createApp(deps: AppDeps): Express {
     notifyOutbox: () => deps.dispatcher?.wake(),
     faults,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
-    ...(deps.config.publicBaseUrl ? { publicBaseUrl: deps.config.publicBaseUrl } : {}),
+    baseUrl: hosts.baseUrl,
   };
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(requestId(), rawBody());
+  // The Host check comes first: nothing may be answered, or echoed, for an untrusted host.
+  app.use(requestId(), hosts.middleware, rawBody());
   if (faults.has('remove-response-field')) {
     app.use((_req, res, next) => {
       const json = res.json.bind(res);
@@ -75,7 +77,7 @@ export function createApp(deps: AppDeps): Express {
     clock: deps.clock,
     faults,
     keys: { cursors: derivedKey(deps.config.masterKey, 'public-cursors'), oauth: derivedKey(deps.config.masterKey, 'oauth') },
-    baseUrl: (req) => publicBase(partnerDeps, req),
+    baseUrl: hosts.baseUrl,
     log,
     ...(deps.config.rdapLookup ? { rdapLookup: true } : {}),
     ...(deps.config.mcpAllowedOrigins?.length ? { mcpAllowedOrigins: deps.config.mcpAllowedOrigins } : {}),

@@ -30,6 +30,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   session_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  misdirected_request: 421,
   price_mismatch: 422,
   quote_expired: 422,
   rate_limited: 429,

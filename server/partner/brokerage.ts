@@ -29,14 +29,6 @@ const CASE_CURRENCY = 'USD';
 /** 256 bits: the token is the buyer's only credential for the progress page. */
 const newProgressToken = () => randomBytes(32).toString('base64url');
 
-/**
- * Where buyers reach the service. Without a configured public base URL (tests, a bare
- * createApp) the address the request came in on is the best guess.
- */
-export function publicBaseOf(deps: Pick<PartnerDeps, 'publicBaseUrl'>, req: Request): string {
-  return deps.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-}
-
 export const progressPath = (token: string) => `/brokerage/progress/${token}`;
 
 export function toCase(row: CaseRow, base: string): Schemas['BrokerageCase'] {
@@ -151,7 +143,7 @@ export function createBrokerageCase(deps: PartnerDeps): RequestHandler {
       await tx.brokerage.appendTimeline({ case_id: created.case_id, status: created.status, event_id: eventId, at, note: null });
       return created;
     });
-    res.status(201).json(toCase(row, publicBaseOf(deps, req)));
+    res.status(201).json(toCase(row, deps.baseUrl(req)));
   };
 }
 
@@ -166,7 +158,7 @@ export function getBrokerageCase(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
     const row = await ownCase(deps, caller, res.locals.pathParams?.case_id ?? '');
-    const body: Schemas['BrokerageCaseDetail'] = { ...toCase(row, publicBaseOf(deps, req)), timeline: toTimeline(await deps.store.brokerage.timeline(row.case_id)) };
+    const body: Schemas['BrokerageCaseDetail'] = { ...toCase(row, deps.baseUrl(req)), timeline: toTimeline(await deps.store.brokerage.timeline(row.case_id)) };
     res.json(body);
   };
 }
@@ -194,7 +186,7 @@ export function listBrokerageCases(deps: PartnerDeps): RequestHandler {
     const page = rows.slice(0, limit);
     const last = page.at(-1);
     const next_cursor = rows.length > limit && last ? encodeCursor(deps.keys.cursors, { scope, binding, position: [last.created_at, last.case_id] }) : null;
-    const base = publicBaseOf(deps, req);
+    const base = deps.baseUrl(req);
     const body: Schemas['BrokerageCaseList'] = { data: page.map((r) => toCase(r, base)), next_cursor };
     res.json(body);
   };

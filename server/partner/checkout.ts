@@ -1,6 +1,6 @@
 // Hosted checkout sessions (scope `embed`): the same price checks as POST /orders, then a session
 // the buyer pays on the hosted page (server/public/checkout.ts) within 7 days of business time.
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
 import { issueCheckoutToken, SESSION_VALIDITY_SECONDS } from '../domain/checkout.ts';
 import { quoteError, readQuote } from '../domain/quote-token.ts';
@@ -16,9 +16,6 @@ type Schemas = components['schemas'];
  * purpose label, so a quote id can never pass as a checkout token or the reverse.
  */
 export const checkoutKey = (deps: Pick<PartnerDeps, 'keys'>) => deps.keys.quotes;
-
-/** The configured public base URL, or the origin the request came in on. */
-export const publicBase = (deps: Pick<PartnerDeps, 'publicBaseUrl'>, req: Request) => (deps.publicBaseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`).replace(/\/+$/, '');
 
 export function createCheckoutSession(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
@@ -76,7 +73,7 @@ export function createCheckoutSession(deps: PartnerDeps): RequestHandler {
     const pt = issueCheckoutToken(checkoutKey(deps), { sessionId, partnerId: caller.partner.id, expiresAt });
     const body: Schemas['CheckoutSession'] = {
       session_id: sessionId,
-      checkout_url: `${publicBase(deps, req)}/checkout?pt=${pt}`,
+      checkout_url: `${deps.baseUrl(req)}/checkout?pt=${pt}`,
       domain,
       price_cents: price,
       currency: listing.currency,

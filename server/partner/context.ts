@@ -14,8 +14,8 @@ export interface PartnerDeps {
   notifyOutbox: () => void;
   /** Test-only breakage for the conformance suite's proof of power (server/faults.ts). */
   faults?: Faults;
-  /** Base of URLs handed to buyers (progress pages); absent: the request's own origin. */
-  publicBaseUrl?: string;
+  /** Base of the absolute URLs handed out (server/http/trusted-host.ts). */
+  baseUrl(req: Request): string;
 }
 
 export interface Caller {

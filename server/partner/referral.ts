@@ -8,7 +8,6 @@ import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError } from '../http/errors.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import type { LinkRow } from '../store/referral.ts';
-import { publicBase } from './checkout.ts';
 import { callerOf, parseInstant, queryInteger, queryString, type Caller, type PartnerDeps } from './context.ts';
 
 type Schemas = components['schemas'];
@@ -47,7 +46,7 @@ function toLink(deps: PartnerDeps, req: Request, row: LinkRow): Schemas['Link'] 
     type: row.type,
     domain: row.domain,
     product: row.product,
-    url: `${publicBase(deps, req)}/r/${row.code}`,
+    url: `${deps.baseUrl(req)}/r/${row.code}`,
     created_at: rfc3339(row.created_at),
   };
 }

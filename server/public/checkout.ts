@@ -9,7 +9,7 @@ import { initialState } from '../domain/order-state.ts';
 import { isWithinAttributionWindow, linkDestination, REFERRAL_COOKIE, ATTRIBUTION_WINDOW_MS } from '../domain/referral.ts';
 import { ApiError, type ErrorCode } from '../http/errors.ts';
 import { newId } from '../ids.ts';
-import { checkoutKey, publicBase } from '../partner/checkout.ts';
+import { checkoutKey } from '../partner/checkout.ts';
 import type { PartnerDeps } from '../partner/context.ts';
 import { writeOrderEvents } from '../partner/order-moves.ts';
 import { accrueCommission } from '../partner/referral-ledger.ts';
@@ -272,7 +272,7 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
     const loopback = ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(req.hostname);
     res.setHeader('Set-Cookie', `${REFERRAL_COOKIE}=${clickId}; Max-Age=${ATTRIBUTION_WINDOW_MS / 1000}; Path=/; HttpOnly; SameSite=Lax${loopback ? '' : '; Secure'}`);
     const q = req.originalUrl.indexOf('?');
-    res.redirect(302, linkDestination(publicBase(deps, req), link, q >= 0 ? req.originalUrl.slice(q + 1) : ''));
+    res.redirect(302, linkDestination(deps.baseUrl(req), link, q >= 0 ? req.originalUrl.slice(q + 1) : ''));
   });
 
   return router;

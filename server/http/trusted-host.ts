@@ -1,0 +1,90 @@
+// Which `Host` a request may name, and the base of every absolute URL the server hands out
+// (OAuth issuer, checkout, referral and progress links, document links, redirects).
+//
+// The rule is each document's "Hosts" paragraph (info.description) and the `misdirected_request`
+// row of ErrorCode: with PUBLIC_BASE_URL every absolute URL is built from it and `Host` is never
+// read; without it, the server answers only for loopback names and the address it was reached
+// on, so a name an attacker controls (DNS rebinding, a forged `Host`) is refused with 421 instead
+// of being echoed into redirects, issuers and links.
+import { isIP } from 'node:net';
+import type { Request, RequestHandler } from 'express';
+import { classifyAddress } from '../domain/address-class.ts';
+import { ApiError } from './errors.ts';
+
+export interface HostTrustOptions {
+  /** PUBLIC_BASE_URL without a trailing slash; when set, the only base. */
+  publicBaseUrl?: string | undefined;
+  /** The HOST the server listens on (a name or an address; a wildcard adds nothing). */
+  listenHost?: string | undefined;
+}
+
+export interface HostTrust {
+  /** Refuses a request whose `Host` is not trusted (421 `misdirected_request`). */
+  middleware: RequestHandler;
+  /** The base URL (`scheme://host[:port]`, no trailing slash) of absolute URLs for a request that passed the middleware. */
+  baseUrl(req: Request): string;
+}
+
+// A Host header is `host[:port]` (RFC 9110 §7.2): a registered name or an IP literal, nothing
+// else. Anything richer (userinfo, paths, spaces) is refused before it is looked at.
+const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?)(?::(\d{1,5}))?$/;
+
+const WILDCARDS = new Set(['', '0.0.0.0', '::', '[::]']);
+
+/** The host part of a Host header value, lowercased and without brackets; undefined when malformed. */
+export function hostOfHeader(value: string): string | undefined {
+  const match = HOST_HEADER.exec(value.toLowerCase());
+  if (!match) return undefined;
+  const port = match[2];
+  if (port !== undefined && Number(port) > 65535) return undefined;
+  const host = match[1] as string;
+  return host.startsWith('[') ? host.slice(1, -1) : host;
+}
+
+/** An IPv4-mapped IPv6 socket address (`::ffff:10.0.0.5`) names the IPv4 host. */
+function plainAddress(address: string | undefined): string | undefined {
+  return address?.toLowerCase().replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');
+}
+
+/**
+ * The trust rule without a public base URL: loopback names and addresses, the configured listen
+ * host, and the very address the connection arrived at (so `HOST=0.0.0.0` serves its own
+ * addresses without listing them). A name resolves to whatever its owner likes, so no other name
+ * is trusted.
+ */
+export function isTrustedHost(host: string, listenHost: string | undefined, localAddress: string | undefined): boolean {
+  if (host === 'localhost' || host.endsWith('.localhost')) return true; // RFC 6761 §6.3
+  if (isIP(host) !== 0 && classifyAddress(host) === 'loopback') return true;
+  const listen = listenHost?.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  if (listen !== undefined && !WILDCARDS.has(listen) && host === listen) return true;
+  return isIP(host) !== 0 && host === plainAddress(localAddress);
+}
+
+export function hostTrust(options: HostTrustOptions): HostTrust {
+  const configured = options.publicBaseUrl?.replace(/\/+$/, '');
+  if (configured !== undefined) {
+    // Behind a proxy `Host` may be any internal name: it is neither read nor checked.
+    return { middleware: (_req, _res, next) => next(), baseUrl: () => configured };
+  }
+  return {
+    middleware(req, _res, next) {
+      const header = req.headers.host;
+      // HTTP/1.0 may omit Host; the answer's URLs then name the socket's own address.
+      if (header === undefined) return next();
+      const host = hostOfHeader(header);
+      if (host !== undefined && isTrustedHost(host, options.listenHost, req.socket.localAddress)) return next();
+      next(
+        new ApiError(
+          'misdirected_request',
+          `This server does not answer for the host ${JSON.stringify(header.slice(0, 255))}: without PUBLIC_BASE_URL it answers only for loopback names and the address it listens on`,
+        ),
+      );
+    },
+    baseUrl(req) {
+      const header = req.headers.host;
+      if (header !== undefined) return `${req.protocol}://${header.toLowerCase()}`;
+      const address = plainAddress(req.socket.localAddress) ?? '127.0.0.1';
+      return `${req.protocol}://${isIP(address) === 6 ? `[${address}]` : address}:${req.socket.localPort ?? 80}`;
+    },
+  };
+}
