@@ -33,7 +33,7 @@ export function registerWebhook(deps: WebhookDeps): RequestHandler {
         if (environment === 'live') throw new ApiError('validation_error', `The host "${checked.hostname}" of url does not resolve`, [{ path: '/body/url', message: 'host does not resolve' }]);
       }
       for (const address of addresses) {
-        const verdict = checkResolvedAddress(address, environment);
+        const verdict = checkResolvedAddress(checked.hostname, address, environment);
         if (!verdict.ok) throw new ApiError('validation_error', verdict.message, [{ path: '/body/url', message: verdict.message }]);
       }
     }
