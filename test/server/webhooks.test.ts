@@ -52,7 +52,12 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
   let ticker: NodeJS.Timeout | undefined;
 
   beforeAll(async () => {
-    h = await startHarness({ databaseUrl, inventorySize: INVENTORY_SIZE });
+    // Names under .nxdomain.test do not resolve; every other name is 127.0.0.1.
+    const resolve = async (name: string) => {
+      if (name.endsWith('.nxdomain.test')) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+      return ['127.0.0.1'];
+    };
+    h = await startHarness({ databaseUrl, inventorySize: INVENTORY_SIZE, resolve });
   });
   afterEach(() => {
     if (ticker) clearInterval(ticker);
@@ -171,6 +176,26 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
     });
   });
 
+  describe('names that do not resolve (x-url-rules)', () => {
+    it('live refuses the name; sandbox accepts it and each attempt reports that it does not resolve', async () => {
+      const live = await h.mint({ environment: 'live', scopes: ['webhook'], approved: true });
+      const refused = await register(live, { url: 'https://hooks.nxdomain.test/in', secret: '0123456789abcdef' });
+      expectError(refused, 'validation_error');
+      expect(refused.body.message).toContain('hooks.nxdomain.test does not resolve');
+      expect(refused.body.details).toEqual([{ path: '/body/url', message: refused.body.message }]);
+
+      const cred = await h.mint({ rate_limits: HIGH });
+      const accepted = await register(cred, { url: 'http://hooks.nxdomain.test:9/in', secret: '0123456789abcdef' });
+      expect(accepted.status, accepted.text).toBe(200);
+      await createOrder(h, cred, await take(h, cred));
+      const delivery = await eventually(async () => {
+        const r = await signedRequest(h, cred, { path: WEBHOOKS });
+        return r.body.recent_deliveries?.[0]?.attempts >= 1 ? r.body.recent_deliveries[0] : undefined;
+      }, 5000, 'the first attempt');
+      expect(delivery).toMatchObject({ status: 'pending', last_error: 'hooks.nxdomain.test does not resolve (ENOTFOUND)' });
+    });
+  });
+
   describe('GET /api/partner/webhooks', () => {
     it('is 404 not_found before a registration', async () => {
       const cred = await h.mint({ rate_limits: HIGH });
@@ -195,7 +220,7 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
         return r.body.recent_deliveries[0]?.attempts === 1 ? r.body.recent_deliveries : undefined;
       }, 5000, 'the failed attempt recorded');
       expect(failing).toEqual([
-        { event_id: event.id, event_type: 'order.recorded', status: 'pending', attempts: 1, last_error: expect.stringContaining('HTTP 503'), next_attempt_at: expect.stringMatching(RFC3339_Z), delivered_at: null },
+        { event_id: event.id, event_type: 'order.recorded', status: 'pending', attempts: 1, last_error: 'the receiver answered HTTP 503', next_attempt_at: expect.stringMatching(RFC3339_Z), delivered_at: null },
       ]);
 
       keepTimeMoving();
