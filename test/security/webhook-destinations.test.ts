@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +18,7 @@ import { HEADERS, sign } from '../../client/protocol/index.ts';
 import { configFromEnv } from '../../server/config.ts';
 import { startServer, type RunningServer } from '../../server/embedded.ts';
 import { generateInventory } from '../../server/inventory/generate.ts';
+import { tcpListener, type TcpListener } from '../server/support/tcp-listener.ts';
 
 const ADMIN_TOKEN = 'security-admin-token-0123456789';
 const WEBHOOKS = '/api/partner/webhooks';
@@ -39,7 +40,7 @@ async function resolve(hostname: string): Promise<string[]> {
 
 let server: RunningServer;
 let dataDir: string;
-const listeners: Server[] = [];
+const closers: Array<() => Promise<void>> = [];
 const liveDomains = [...generateInventory({ size: 20, seed: 7 })];
 
 beforeAll(async () => {
@@ -61,10 +62,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  for (const l of listeners) {
-    if ('closeAllConnections' in l) (l as unknown as { closeAllConnections(): void }).closeAllConnections();
-    await new Promise<void>((r) => l.close(() => r()));
-  }
+  await Promise.all(closers.map((c) => c()));
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -120,21 +118,15 @@ async function deliveriesUntil(cred: Credential, pick: (deliveries: any[]) => bo
   }
 }
 
-/** A TCP listener on loopback that counts connections (TLS or not) and answers nothing. */
-async function tcpListener(): Promise<{ port: number; connections: () => number }> {
-  let n = 0;
-  const l = createTcpServer((socket) => {
-    n++;
-    socket.destroy();
-  });
-  await new Promise<void>((r) => l.listen(0, '127.0.0.1', r));
-  listeners.push(l);
-  return { port: (l.address() as AddressInfo).port, connections: () => n };
+async function loopbackListener(): Promise<TcpListener> {
+  const l = await tcpListener();
+  closers.push(() => l.close());
+  return l;
 }
 
 describe('DNS rebinding (finding 1): checked at every connection', () => {
   it('live: a name re-pointed to loopback after registration is never connected to; each attempt is refused and reported', async () => {
-    const loopback = await tcpListener();
+    const loopback = await loopbackListener();
     answers.set('rebind.example', ['93.184.216.34']);
     const live = await mint('live');
     const registered = await register(live, `https://rebind.example:${loopback.port}/hook`);
@@ -168,7 +160,10 @@ describe('DNS rebinding (finding 1): checked at every connection', () => {
       req.on('end', () => res.writeHead(200).end('ok'));
     });
     await new Promise<void>((r) => rx.listen(0, '127.0.0.1', r));
-    listeners.push(rx as unknown as Server);
+    closers.push(async () => {
+      rx.closeAllConnections();
+      await new Promise<void>((r) => rx.close(() => r()));
+    });
     const port = (rx.address() as AddressInfo).port;
 
     answers.set('dev.example', ['127.0.0.1']);

@@ -2,10 +2,11 @@
 // rule accepts, as resolved at that moment, or nowhere (partner document, PUT
 // /api/partner/webhooks "URL rules" and x-webhook-delivery destination-check and redirects).
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postEvent, type Attempt } from '../../../server/webhooks/post-event.ts';
 import type { Resolve } from '../../../server/webhooks/resolve.ts';
+import { tcpListener, type TcpListener } from '../support/tcp-listener.ts';
 
 const closers: Array<() => Promise<void>> = [];
 afterAll(async () => {
@@ -14,16 +15,10 @@ afterAll(async () => {
 
 const close = (server: { close(cb: () => void): unknown }) => () => new Promise<void>((resolve) => server.close(() => resolve()));
 
-/** A TCP listener on loopback that counts connections and answers nothing. */
-async function tcpListener(): Promise<{ port: number; connections: () => number }> {
-  let n = 0;
-  const server = createTcpServer((socket) => {
-    n++;
-    socket.destroy();
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  closers.push(close(server));
-  return { port: (server.address() as AddressInfo).port, connections: () => n };
+async function countingListener(): Promise<TcpListener> {
+  const l = await tcpListener();
+  closers.push(() => l.close());
+  return l;
 }
 
 /** An HTTP receiver on loopback answering `status` (and `headers`), recording what arrives. */
@@ -89,7 +84,7 @@ describe('postEvent', () => {
   });
 
   it('live: a name resolving to loopback is refused before any connection, with the reason', async () => {
-    const listener = await tcpListener();
+    const listener = await countingListener();
     const resolve = table({ 'rebind.partner.test': ['127.0.0.1'] });
     for (const scheme of ['http', 'https']) {
       const outcome = await postEvent(attempt({ url: `${scheme}://rebind.partner.test:${listener.port}/hook`, environment: 'live', resolve }));
@@ -100,7 +95,7 @@ describe('postEvent', () => {
   });
 
   it('a name with one forbidden address among public ones is refused whole', async () => {
-    const listener = await tcpListener();
+    const listener = await countingListener();
     const resolve = table({ 'mixed.partner.test': ['93.184.216.34', '::ffff:7f00:1', '127.0.0.1'] });
     const outcome = await postEvent(attempt({ url: `http://mixed.partner.test:${listener.port}/`, environment: 'sandbox', resolve: table({ 'mixed.partner.test': ['127.0.0.1', '10.0.0.8'] }) }));
     expect(outcome).toEqual({ reason: expect.stringContaining('10.0.0.8, a private address') });
@@ -110,7 +105,7 @@ describe('postEvent', () => {
   });
 
   it('a literal address is judged without a lookup: live loopback is refused, sandbox loopback delivered', async () => {
-    const listener = await tcpListener();
+    const listener = await countingListener();
     const resolve = table({});
     expect(await postEvent(attempt({ url: `https://127.0.0.1:${listener.port}/`, environment: 'live', resolve }))).toEqual({
       reason: expect.stringContaining('refused before connecting: 127.0.0.1 is a loopback address'),
@@ -123,7 +118,7 @@ describe('postEvent', () => {
   });
 
   it('sandbox: a metadata or private answer is refused too', async () => {
-    const listener = await tcpListener();
+    const listener = await countingListener();
     for (const address of ['169.254.169.254', '10.1.2.3', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1']) {
       const outcome = await postEvent(attempt({ url: `http://inward.partner.test:${listener.port}/`, environment: 'sandbox', resolve: table({ 'inward.partner.test': [address] }) }));
       expect(outcome, address).toEqual({ reason: expect.stringContaining(`resolves to ${address}`) });
@@ -160,9 +155,9 @@ describe('postEvent', () => {
   });
 
   it('a closed port is a failed attempt naming the error', async () => {
-    const listener = await tcpListener();
-    const port = listener.port;
-    await closers.pop()!();
+    const closed = await tcpListener();
+    const port = closed.port;
+    await closed.close();
     const outcome = await postEvent(attempt({ url: `http://127.0.0.1:${port}/`, environment: 'sandbox', resolve: table({}) }));
     expect(outcome).toEqual({ reason: expect.stringMatching(/^could not deliver: .*ECONNREFUSED/) });
   });
