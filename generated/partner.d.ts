@@ -548,7 +548,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * Read the webhook endpoint and its recent deliveries
+         * @description The registered endpoint (as PUT answers it) and its `recent_deliveries`: the 20 most recent
+         *     deliveries, newest first, each with its event, where it stands (`pending`, `delivered`,
+         *     `failed` after the last attempt), how many attempts were made, and `last_error`, why the
+         *     latest attempt failed. A destination refused at delivery time shows here, for example
+         *     `refused before connecting: hooks.example.net resolves to 127.0.0.1, a loopback address
+         *     (127.0.0.0/8: loopback, RFC 1122); live webhooks must reach a public address`, as does a
+         *     receiver's non-2xx answer (`the receiver answered HTTP 503`), a redirect (`the receiver
+         *     answered HTTP 302; redirects are not followed`), silence (`no answer within 5 s`) or a
+         *     connection failure. Missed events are replayed through GET `/events`. 404 `not_found` when no
+         *     endpoint is registered. Like registration, this path has no version segment.
+         */
+        get: operations["getWebhook"];
         /**
          * Register or update the webhook endpoint
          * @description Registers the delivery endpoint and its signing secret, or replaces them (one endpoint per
@@ -556,15 +569,43 @@ export interface paths {
          *     both cases; `created_at` is the first registration, `updated_at` the latest. This path has
          *     no version segment (`/api/partner/webhooks`), and that is the PATH line that is signed.
          *
-         *     **URL rules.** Live credentials need an `https` URL, and a URL that resolves to a loopback,
-         *     private, link-local or cloud-metadata address (for example `127.0.0.1`, `10.0.0.0/8`,
-         *     `169.254.169.254`, `[::1]`) is refused with 400 `validation_error`. Sandbox credentials
-         *     may use `http` and loopback addresses. `secret` is 16 to 256 characters.
+         *     **URL rules.** The same rules are applied when the URL is registered and again at every
+         *     delivery attempt, to the address actually connected to (see `x-url-rules`):
+         *
+         *     - Live credentials need an `https` URL whose host is a **public unicast** address: every
+         *       address its name resolves to must be public, and a name that does not resolve is refused.
+         *       Refused, for example: loopback (`127.0.0.1`, `[::1]`), private (`10.0.0.0/8`,
+         *       `172.16.0.0/12`, `192.168.0.0/16`, `fc00::/7`, the deprecated site-local `fec0::/10`),
+         *       link-local and cloud metadata (`169.254.169.254`, `fd00:ec2::254`), shared/CGNAT
+         *       (`100.64.0.0/10`), benchmarking (`198.18.0.0/15`), documentation (`192.0.2.0/24`,
+         *       `2001:db8::/32`, `3fff::/20`), the IETF protocol blocks `192.0.0.0/24` and `2001::/23`,
+         *       multicast, and every other block of the IANA IPv4 and IPv6 Special-Purpose Address
+         *       Registries that is not globally reachable, plus any IPv6 address outside `2000::/3`.
+         *       An IPv6 address carrying an IPv4 address is judged by what it carries: IPv4-mapped
+         *       (`::ffff:0:0/96`) is that IPv4 address; the NAT64 well-known prefix `64:ff9b::/96` and
+         *       6to4 `2002::/16` are public only when the IPv4 address inside is; the IPv4-compatible
+         *       (`::/96`), IPv4-translated (`::ffff:0:0:0/96`), local-use NAT64 (`64:ff9b:1::/48`) and
+         *       Teredo (`2001::/32`) forms are refused whatever they carry. So `[::7f00:1]`,
+         *       `[2002:7f00:1::1]` and `[::ffff:a9fe:a9fe]` are refused like `127.0.0.1` and
+         *       `169.254.169.254`.
+         *     - Sandbox credentials may also use `http` and loopback: the loopback address itself
+         *       (`127.0.0.0/8`, `[::1]`, `[::ffff:127.0.0.1]`, `localhost`), never loopback carried in a
+         *       translation or tunnel prefix. Everything else refused for live is refused for sandbox too.
+         *       A name that does not resolve is **accepted** in sandbox (your tunnel or DNS may not be up
+         *       yet); each delivery attempt resolves it again and applies the rules then.
+         *
+         *     A refused URL is 400 `validation_error` with a `details` entry at `/body/url` naming the
+         *     address and the registry block that refused it. `secret` is 16 to 256 characters.
          *
          *     **Deliveries** (see the `webhooks` section and `x-webhook-delivery`) are POSTs of the event
          *     JSON, signed with `X-Service-Signature`: the lowercase hex HMAC-SHA256 of the raw body keyed
          *     with `secret`, without a `v1=` prefix. Each attempt is signed with the secret registered at
-         *     the time of the attempt.
+         *     the time of the attempt. Each attempt opens its own connection: the host name is resolved,
+         *     every address checked against the rules above, and the connection made to a checked address,
+         *     in one step, so a name re-pointed after registration (DNS rebinding) reaches nothing it
+         *     should not. A destination refused at that moment, a redirect (never followed) and any other
+         *     failure count as a failed attempt, retried on the schedule, and the reason is shown by GET
+         *     `/api/partner/webhooks` in `recent_deliveries[].last_error`.
          */
         put: operations["registerWebhook"];
         post?: never;
@@ -1606,13 +1647,55 @@ export interface components {
             commission_cents: number;
             currency: components["schemas"]["Currency"];
         };
+        /**
+         * @description Opaque, unique event identifier (the same in deliveries and in the history). Used as `after_id`.
+         * @example evt_01JD9R2K8F3M6N9P4Q7S1T5V8X
+         */
+        EventId: string;
+        /**
+         * @description One event's delivery. A refused destination, a redirect, a non-2xx answer, silence past
+         *     5 s or a connection failure is a failed attempt: retried on the schedule of
+         *     `x-webhook-delivery`, with its reason in `last_error`, never dropped silently.
+         */
+        WebhookDelivery: {
+            event_id: components["schemas"]["EventId"];
+            event_type: components["schemas"]["EventType"];
+            /**
+             * @description `pending`: waiting for its first attempt or a retry; `delivered`: a 2xx answer; `failed`: the last attempt failed and no more are made.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @description Attempts made so far (`X-Service-Delivery-Attempt` of the latest). */
+            attempts: number;
+            /**
+             * @description Why the latest attempt failed; null before the first attempt and once delivered.
+             * @example refused before connecting: hooks.example.net resolves to 10.0.0.7, a private address (10.0.0.0/8: private use, RFC 1918); live webhooks must reach a public address
+             */
+            last_error: string | null;
+            /** @description When the next attempt is due; null unless `pending`. */
+            next_attempt_at: components["schemas"]["Timestamp"] | null;
+            /** @description When a receiver acknowledged it; null unless `delivered`. */
+            delivered_at: components["schemas"]["Timestamp"] | null;
+        };
+        /** @description The registered endpoint and where its most recent deliveries stand. */
+        WebhookStatus: {
+            /** Format: uri */
+            url: string;
+            /** @description True while deliveries are made to `url`; a PUT always (re)activates the endpoint. */
+            active: boolean;
+            created_at: components["schemas"]["Timestamp"];
+            updated_at: components["schemas"]["Timestamp"];
+            /** @description The 20 most recent deliveries, newest first. */
+            recent_deliveries: components["schemas"]["WebhookDelivery"][];
+        };
         /** @description The delivery endpoint and the secret that signs deliveries. */
         WebhookRegistrationRequest: {
             /**
              * Format: uri
-             * @description Delivery endpoint. Live credentials need `https`, and a URL resolving to a loopback,
-             *     private, link-local or cloud-metadata address is refused with 400 `validation_error`.
-             *     Sandbox credentials may use `http` and loopback addresses.
+             * @description Delivery endpoint. Live credentials need `https` and a host that is, or resolves only
+             *     to, public unicast addresses; sandbox credentials may also use `http` and loopback.
+             *     Anything else is refused with 400 `validation_error`. The rules (PUT
+             *     `/api/partner/webhooks`, `x-url-rules`) are applied again at every delivery attempt.
              * @example https://partner.example.net/hooks/domain-sales
              */
             url: string;
@@ -1631,11 +1714,6 @@ export interface components {
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
         };
-        /**
-         * @description Opaque, unique event identifier (the same in deliveries and in the history). Used as `after_id`.
-         * @example evt_01JD9R2K8F3M6N9P4Q7S1T5V8X
-         */
-        EventId: string;
         /**
          * @description Identifier of the partner the event belongs to (every credential of a partner shares it).
          * @example ptn_8XK2R7M4
@@ -1918,7 +1996,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The domain is not listed (or already sold), or the resource does not exist or belongs to another partner. */
+        /** @description The domain is not listed (or already sold), or the resource does not exist or belongs to another partner (for GET `/api/partner/webhooks`, no endpoint is registered). */
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3395,6 +3473,37 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["ReferralForbidden"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its recent deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookStatus"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -20,6 +20,7 @@ import { publicModules } from './public-api/modules.ts';
 import { publicRouter } from './public-api/router.ts';
 import { derivedKey } from './security/secret-box.ts';
 import type { Store } from './store/index.ts';
+import type { Resolve } from './webhooks/resolve.ts';
 
 export const GENERATED_DIR = join(fileURLToPath(import.meta.url), '../../generated');
 
@@ -30,7 +31,7 @@ export interface AppDeps {
   /** Told when a change has queued webhook deliveries. */
   dispatcher?: { wake(): void };
   /** Resolves webhook host names (tests inject one; default: the system resolver). */
-  resolve?: (hostname: string) => Promise<string[]>;
+  resolve?: Resolve;
   log?: (message: string, err?: unknown) => void;
   /** Test-only: break rules of the contract on purpose (server/faults.ts). */
   faults?: Faults;

@@ -15,6 +15,7 @@ import { secretBox } from './security/secret-box.ts';
 import { openDatabase } from './store/database.ts';
 import { createStore, type Store } from './store/index.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
+import type { Resolve } from './webhooks/resolve.ts';
 
 const MAINTENANCE_EVERY_MS = 60_000;
 
@@ -30,9 +31,14 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** Test-only (the conformance suite's proof of power). */
   faults?: Faults;
+  /**
+   * Test-only: resolves webhook host names, at registration and at every delivery attempt
+   * (the DNS-rebinding test re-points a name through it). Default: the system resolver.
+   */
+  resolve?: Resolve;
 }
 
-export async function startServer({ config, clock = systemClock, log = (l) => console.log(l), faults }: StartOptions): Promise<RunningServer> {
+export async function startServer({ config, clock = systemClock, log = (l) => console.log(l), faults, resolve }: StartOptions): Promise<RunningServer> {
   const store = createStore(await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.sqliteSynchronous ? { sqliteSynchronous: config.sqliteSynchronous } : {}) }), secretBox(config.masterKey));
   const sandboxUser = await ensureSandboxUser(store, config.sandboxUser ?? DEFAULT_SANDBOX_USER, clock.now());
   // The sandbox user's own domains, for the bulk operations (server/bulk/seed.ts; added once).
@@ -49,8 +55,9 @@ export async function startServer({ config, clock = systemClock, log = (l) => co
     timeoutMs: config.webhookTimeoutMs,
     log: (m) => log(m),
     ...(faults ? { faults } : {}),
+    ...(resolve ? { resolve } : {}),
   });
-  const app = createApp({ config, store, clock, dispatcher, log: (m, err) => log(`${m}${err ? `: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` : ''}`), ...(faults ? { faults } : {}) });
+  const app = createApp({ config, store, clock, dispatcher, log: (m, err) => log(`${m}${err ? `: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` : ''}`), ...(faults ? { faults } : {}), ...(resolve ? { resolve } : {}) });
   const server = createExpressServer(app);
   // Slow clients are cut off instead of holding sockets: 10 s to send headers, 30 s in all.
   server.headersTimeout = 10_000;

@@ -1,8 +1,8 @@
 import { isIP } from 'node:net';
-import { classifyAddress, type AddressClass } from './address-class.ts';
+import { describeAddress, type AddressClass, type AddressVerdict } from './address-class.ts';
 import type { Environment } from './environment.ts';
 
-export { classifyAddress, type AddressClass } from './address-class.ts';
+export { classifyAddress, describeAddress, type AddressClass, type AddressVerdict } from './address-class.ts';
 
 /** maxLength of WebhookRegistrationRequest.url. */
 export const WEBHOOK_URL_MAX_LENGTH = 2048;
@@ -33,13 +33,16 @@ function refuse(message: string): ValidationFailure {
 }
 
 /**
- * Which address classes an environment may deliver to. The spec relaxes exactly one thing for
- * sandbox, loopback, so that a developer can receive on their own machine; private, link-local
- * and metadata addresses stay refused there too, since a sandbox credential is easy to get and
- * must not become a way to probe the server's own network.
+ * Whether an environment may deliver to an address. The spec relaxes exactly one thing for
+ * sandbox, loopback, so that a developer can receive on their own machine: the loopback address
+ * itself (or IPv4-mapped, which is the same socket), never loopback carried in a translation or
+ * tunnel prefix, which a NAT64 gateway or relay would reach on its own loopback. Private,
+ * link-local and metadata addresses stay refused there too, since a sandbox credential is easy
+ * to get and must not become a way to probe the server's own network.
  */
-export function isAllowedAddressClass(cls: AddressClass, environment: Environment): boolean {
-  return cls === 'public' || (cls === 'loopback' && environment === 'sandbox');
+export function isAllowedAddress(verdict: AddressVerdict, environment: Environment): boolean {
+  if (verdict.class === 'public') return true;
+  return environment === 'sandbox' && verdict.class === 'loopback' && (verdict.embedded === undefined || verdict.embedded.form === 'mapped');
 }
 
 const DESCRIPTION: Record<AddressClass, string> = {
@@ -49,18 +52,44 @@ const DESCRIPTION: Record<AddressClass, string> = {
   'link-local': 'a link-local address',
   metadata: 'a cloud metadata address',
   unspecified: 'the unspecified address',
-  cgnat: 'a carrier-grade NAT address',
+  cgnat: 'a carrier-grade NAT (shared) address',
   multicast: 'a multicast address',
+  documentation: 'a documentation address',
+  benchmarking: 'a benchmarking address',
   reserved: 'a reserved address',
   invalid: 'not an IP address',
 };
 
-function addressRefusal(subject: string, cls: AddressClass, environment: Environment): ValidationFailure {
-  const allowed = environment === 'sandbox' ? 'public or loopback' : 'public';
-  return refuse(`${subject} ${DESCRIPTION[cls]}; ${environment} webhooks must reach a ${allowed} address`);
+/** "a loopback address (127.0.0.0/8: loopback, RFC 1122)", naming the registry entry that decided. */
+function predicate(verdict: AddressVerdict): string {
+  const { entry, embedded } = verdict;
+  const what = DESCRIPTION[verdict.class];
+  if (!entry) return what;
+  const where = `${entry.block}: ${entry.name}, ${entry.source}`;
+  return embedded ? `${what} (${embedded.ipv4} carried in ${where})` : `${what} (${where})`;
+}
+
+/**
+ * Why `ip` may not receive webhooks of `environment` ("a loopback address (…); live webhooks
+ * must reach a public address"), or undefined when it may. Registration and every delivery
+ * attempt apply this same rule.
+ */
+export function addressRefusal(ip: string, environment: Environment): string | undefined {
+  return verdictRefusal(describeAddress(ip), environment);
+}
+
+function verdictRefusal(verdict: AddressVerdict, environment: Environment): string | undefined {
+  if (isAllowedAddress(verdict, environment)) return undefined;
+  const rule =
+    environment === 'sandbox' && verdict.class === 'loopback'
+      ? 'sandbox webhooks may reach loopback only directly, not through a translation or tunnel prefix'
+      : `${environment} webhooks must reach a ${environment === 'sandbox' ? 'public or loopback' : 'public'} address`;
+  return `${predicate(verdict)}; ${rule}`;
 }
 
 // RFC 6761 reserves these names for loopback, so they are judged without asking DNS.
+const LOOPBACK_NAME: AddressVerdict = { class: 'loopback', entry: { block: 'localhost', name: 'loopback name', source: 'RFC 6761' } };
+
 function isLoopbackName(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, '');
   return name === 'localhost' || name.endsWith('.localhost');
@@ -69,8 +98,8 @@ function isLoopbackName(hostname: string): boolean {
 /**
  * The registration rules of PUT /api/partner/webhooks that need no network: syntax, scheme,
  * no credentials, and literal addresses. For a host name the caller resolves it and checks each
- * address with checkResolvedAddress (and, to defeat DNS rebinding, the address actually
- * connected to at delivery time).
+ * address with checkResolvedAddress; the dispatcher applies addressRefusal again to every address
+ * it connects to, so a name re-pointed after registration (DNS rebinding) gains nothing.
  */
 export function checkWebhookUrl(url: string, environment: Environment): WebhookUrlCheck {
   if (url.length > WEBHOOK_URL_MAX_LENGTH) return refuse(`url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`);
@@ -93,15 +122,14 @@ export function checkWebhookUrl(url: string, environment: Environment): WebhookU
   const hostname = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   if (hostname === '') return refuse('url must name a host');
   const literalIp = isIP(hostname) !== 0;
-  const cls: AddressClass | undefined = literalIp ? classifyAddress(hostname) : isLoopbackName(hostname) ? 'loopback' : undefined;
-  if (cls !== undefined && !isAllowedAddressClass(cls, environment)) {
-    return addressRefusal(`url host ${parsed.hostname} is`, cls, environment);
-  }
+  const verdict = literalIp ? describeAddress(hostname) : isLoopbackName(hostname) ? LOOPBACK_NAME : undefined;
+  const refusal = verdict && verdictRefusal(verdict, environment);
+  if (refusal) return refuse(`url host ${parsed.hostname} is ${refusal}`);
   return { ok: true, href: parsed.href, hostname, literalIp };
 }
 
 /** The rule for an address the caller resolved the URL's host name to. */
-export function checkResolvedAddress(ip: string, environment: Environment): { ok: true } | ValidationFailure {
-  const cls = classifyAddress(ip);
-  return isAllowedAddressClass(cls, environment) ? { ok: true } : addressRefusal(`url resolves to ${ip},`, cls, environment);
+export function checkResolvedAddress(hostname: string, ip: string, environment: Environment): { ok: true } | ValidationFailure {
+  const refusal = addressRefusal(ip, environment);
+  return refusal ? refuse(`url host ${hostname} resolves to ${ip}, ${refusal}`) : { ok: true };
 }

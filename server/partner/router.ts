@@ -17,7 +17,7 @@ import { getAvailability, getDomain, getPricing, searchDomains } from './discove
 import { createOrder, createQuote, createRefund, getOrder, listOrders } from './orders.ts';
 import { createLink, getReferralAnalytics, getReferralClicks, listCommissions, listLinks, listReferralPayouts, listReferralSales } from './referral.ts';
 import { listPayouts, listSettlements, listTransactions } from './settlements.ts';
-import { listEvents, registerWebhook, type WebhookDeps } from './webhooks.ts';
+import { getWebhook, listEvents, registerWebhook, type WebhookDeps } from './webhooks.ts';
 
 export interface PartnerRouterOptions {
   document: Record<string, unknown>;
@@ -58,6 +58,7 @@ function handlersByOperationId(deps: WebhookDeps): Record<string, RequestHandler
     getOrder: getOrder(deps),
     refundOrder: createRefund(deps),
     registerWebhook: registerWebhook(deps),
+    getWebhook: getWebhook(deps),
     listEvents: listEvents(deps),
     createCheckoutSession: createCheckoutSession(deps),
     createLink: createLink(deps),

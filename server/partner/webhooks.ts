@@ -1,21 +1,48 @@
-// Webhooks and events (scope `webhook`): registration of the delivery endpoint and the
-// replayable event history.
-import { lookup } from 'node:dns/promises';
+// Webhooks and events (scope `webhook`): registration of the delivery endpoint, where its
+// deliveries stand, and the replayable event history.
 import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { checkResolvedAddress, checkWebhookUrl } from '../domain/webhook-url.ts';
 import { ApiError } from '../http/errors.ts';
+import type { WebhookEndpoint } from '../store/events.ts';
+import { systemResolve, type Resolve } from '../webhooks/resolve.ts';
 import { callerOf, queryInteger, queryString, type PartnerDeps } from './context.ts';
 
 type Schemas = components['schemas'];
 
 export interface WebhookDeps extends PartnerDeps {
   /** Resolves a host name to its addresses (injected so tests need no DNS). */
-  resolve?: (hostname: string) => Promise<string[]>;
+  resolve?: Resolve;
 }
 
-const systemResolve = async (hostname: string) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+/** How many deliveries GET /api/partner/webhooks shows (WebhookStatus.recent_deliveries maxItems). */
+export const RECENT_DELIVERIES = 20;
+
+const urlError = (message: string) => new ApiError('validation_error', message, [{ path: '/body/url', message }]);
+
+/**
+ * Resolves the host name now, so an endpoint cannot be registered pointing into the service's
+ * own network. Live refuses a name that does not resolve; sandbox accepts it (a developer's
+ * tunnel or DNS may not be up yet) because every delivery attempt resolves and checks again.
+ */
+async function checkHostName(resolve: Resolve, hostname: string, environment: 'sandbox' | 'live'): Promise<void> {
+  let addresses: string[] = [];
+  try {
+    addresses = await resolve(hostname);
+  } catch {
+    addresses = [];
+  }
+  if (addresses.length === 0 && environment === 'live') throw urlError(`url host ${hostname} does not resolve; live webhooks need a name that resolves to a public address`);
+  for (const address of addresses) {
+    const verdict = checkResolvedAddress(hostname, address, environment);
+    if (!verdict.ok) throw urlError(verdict.message);
+  }
+}
+
+function registrationBody(endpoint: WebhookEndpoint): Schemas['WebhookRegistration'] {
+  return { url: endpoint.url, active: endpoint.active, created_at: rfc3339(endpoint.createdAt), updated_at: rfc3339(endpoint.updatedAt) };
+}
 
 export function registerWebhook(deps: WebhookDeps): RequestHandler {
   return async (req, res) => {
@@ -23,26 +50,30 @@ export function registerWebhook(deps: WebhookDeps): RequestHandler {
     const { url, secret } = req.body as Schemas['WebhookRegistrationRequest'];
     const environment = caller.credential.environment;
     const checked = checkWebhookUrl(url, environment);
-    if (!checked.ok) throw new ApiError('validation_error', checked.message, [{ path: '/body/url', message: checked.message }]);
-    if (!checked.literalIp) {
-      // A host name is resolved now, so a live endpoint cannot point into the service's own network.
-      let addresses: string[] = [];
-      try {
-        addresses = await (deps.resolve ?? systemResolve)(checked.hostname);
-      } catch {
-        if (environment === 'live') throw new ApiError('validation_error', `The host "${checked.hostname}" of url does not resolve`, [{ path: '/body/url', message: 'host does not resolve' }]);
-      }
-      for (const address of addresses) {
-        const verdict = checkResolvedAddress(address, environment);
-        if (!verdict.ok) throw new ApiError('validation_error', verdict.message, [{ path: '/body/url', message: verdict.message }]);
-      }
-    }
+    if (!checked.ok) throw urlError(checked.message);
+    if (!checked.literalIp) await checkHostName(deps.resolve ?? systemResolve, checked.hostname, environment);
     const endpoint = await deps.store.events.upsertEndpoint(caller.partner.id, checked.href, secret, caller.now);
-    const body: Schemas['WebhookRegistration'] = {
-      url: endpoint.url,
-      active: endpoint.active,
-      created_at: rfc3339(endpoint.createdAt),
-      updated_at: rfc3339(endpoint.updatedAt),
+    res.json(registrationBody(endpoint));
+  };
+}
+
+export function getWebhook(deps: PartnerDeps): RequestHandler {
+  return async (_req, res) => {
+    const caller = await callerOf(deps, res);
+    const endpoint = await deps.store.events.endpoint(caller.partner.id);
+    if (!endpoint) throw new ApiError('not_found', 'No webhook endpoint is registered; register one with PUT /api/partner/webhooks');
+    const deliveries = await deps.store.events.recentDeliveries(caller.partner.id, RECENT_DELIVERIES);
+    const body: Schemas['WebhookStatus'] = {
+      ...registrationBody(endpoint),
+      recent_deliveries: deliveries.map((d) => ({
+        event_id: d.eventId,
+        event_type: d.type as Schemas['EventType'],
+        status: d.status,
+        attempts: d.attempts,
+        last_error: d.lastError,
+        next_attempt_at: d.nextAttemptAt === null ? null : rfc3339(d.nextAttemptAt),
+        delivered_at: d.deliveredAt === null ? null : rfc3339(d.deliveredAt),
+      })),
     };
     res.json(body);
   };

@@ -31,6 +31,19 @@ export interface DueDelivery {
   type: string;
 }
 
+/** Where one delivery stands, as GET /api/partner/webhooks shows it. */
+export interface DeliveryRecord {
+  eventId: string;
+  type: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  /** Why the latest attempt failed; null once delivered. */
+  lastError: string | null;
+  /** Pending only. */
+  nextAttemptAt: number | null;
+  deliveredAt: number | null;
+}
+
 export function eventRepository(db: Kysely<Database>, box: SecretBox) {
   return {
     /** Appends an event; when `deliver` is set and the partner has an active endpoint, queues a delivery. */
@@ -124,6 +137,27 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox) {
         )
         .where('id', '=', outboxId)
         .execute();
+    },
+
+    /** A partner's most recent deliveries, newest first. */
+    async recentDeliveries(partnerId: string, limit: number): Promise<DeliveryRecord[]> {
+      const rows = await db
+        .selectFrom('outbox')
+        .innerJoin('events', 'events.id', 'outbox.event_id')
+        .select(['outbox.event_id as eventId', 'events.type as type', 'outbox.status as status', 'outbox.attempts as attempts', 'outbox.last_error as lastError', 'outbox.next_attempt_at as nextAttemptAt', 'outbox.delivered_at as deliveredAt'])
+        .where('outbox.partner_id', '=', partnerId)
+        .orderBy('outbox.id', 'desc')
+        .limit(limit)
+        .execute();
+      return rows.map((r) => ({
+        eventId: r.eventId,
+        type: r.type,
+        status: r.status,
+        attempts: Number(r.attempts),
+        lastError: r.lastError,
+        nextAttemptAt: r.status === 'pending' ? Number(r.nextAttemptAt) : null,
+        deliveredAt: r.deliveredAt === null ? null : Number(r.deliveredAt),
+      }));
     },
 
     async nextDueAt(): Promise<number | undefined> {

@@ -1,18 +1,23 @@
 // Delivers the outbox: signs each event with the partner's webhook secret, POSTs it with a
-// 5 s timeout, and reschedules failures on the documented back-off until they are marked failed.
-// Deliveries are claimed with a lease, so several instances (or a restarted one) share the work
-// and a crash mid-delivery only delays it.
+// 5 s timeout to an address vetted at connection time (post-event.ts), and reschedules failures
+// on the documented back-off until they are marked failed. A refused destination is a failed
+// attempt like any other, with its reason recorded for the partner to read (GET
+// /api/partner/webhooks). Deliveries are claimed with a lease, so several instances (or a
+// restarted one) share the work and a crash mid-delivery only delays it.
 import { HEADER_DELIVERY_ATTEMPT, HEADER_EVENT_ID, HEADER_EVENT_TYPE, HEADER_WEBHOOK_SIGNATURE, webhookSignature } from '../../client/protocol/index.ts';
 import type { Clock } from '../clock.ts';
 import type { Faults } from '../faults.ts';
 import { isDeliverySuccess, nextAttemptDelayMs } from '../domain/webhook-schedule.ts';
 import type { DueDelivery } from '../store/events.ts';
 import type { Store } from '../store/index.ts';
+import { postEvent } from './post-event.ts';
+import { systemResolve, type Resolve } from './resolve.ts';
 
 export interface DispatcherOptions {
   store: Store;
   clock: Clock;
-  fetch?: typeof globalThis.fetch;
+  /** Resolves receivers' host names at every attempt (tests inject one; default: the system resolver). */
+  resolve?: Resolve;
   /** Scales the retry schedule (tests run it in milliseconds). */
   backoffScale?: number;
   timeoutMs?: number;
@@ -36,7 +41,7 @@ export interface Dispatcher {
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const { store, clock } = options;
-  const send = options.fetch ?? globalThis.fetch;
+  const resolve = options.resolve ?? systemResolve;
   const timeoutMs = options.timeoutMs ?? 5000;
   const pollMs = options.pollMs ?? 1000;
   const log = options.log ?? (() => {});
@@ -53,32 +58,32 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       await store.events.markRetry(d.outboxId, attempt, undefined, 'no active webhook endpoint');
       return;
     }
-    let error: string;
-    try {
-      const response = await send(endpoint.url, {
-        method: 'POST',
-        body: d.body,
-        redirect: 'manual',
-        signal: AbortSignal.timeout(timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': 'domain-sales-webhooks/1',
-          // The fault signs like a request (v1= prefix), a mix-up receivers must refuse.
-          [HEADER_WEBHOOK_SIGNATURE]: (options.faults?.has('bad-webhook-signature') ? 'v1=' : '') + webhookSignature(endpoint.secret, d.body),
-          [HEADER_EVENT_ID]: d.eventId,
-          [HEADER_EVENT_TYPE]: d.type,
-          [HEADER_DELIVERY_ATTEMPT]: String(attempt),
-        },
-      });
-      await response.body?.cancel();
-      if (isDeliverySuccess(response.status)) {
-        await store.events.markDelivered(d.outboxId, attempt, clock.now());
-        return;
-      }
-      error = `HTTP ${response.status}`;
-    } catch (err) {
-      error = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+    const partner = await store.credentials.findPartner(d.partnerId);
+    if (!partner) {
+      await store.events.markRetry(d.outboxId, attempt, undefined, 'the partner no longer exists');
+      return;
     }
+    const outcome = await postEvent({
+      url: endpoint.url,
+      body: d.body,
+      environment: partner.environment,
+      resolve,
+      timeoutMs,
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'domain-sales-webhooks/1',
+        // The fault signs like a request (v1= prefix), a mix-up receivers must refuse.
+        [HEADER_WEBHOOK_SIGNATURE]: (options.faults?.has('bad-webhook-signature') ? 'v1=' : '') + webhookSignature(endpoint.secret, d.body),
+        [HEADER_EVENT_ID]: d.eventId,
+        [HEADER_EVENT_TYPE]: d.type,
+        [HEADER_DELIVERY_ATTEMPT]: String(attempt),
+      },
+    });
+    if ('status' in outcome && isDeliverySuccess(outcome.status)) {
+      await store.events.markDelivered(d.outboxId, attempt, clock.now());
+      return;
+    }
+    const error = 'reason' in outcome ? outcome.reason : `the receiver answered HTTP ${outcome.status}`;
     const delay = nextAttemptDelayMs(attempt, options.backoffScale ?? 1);
     await store.events.markRetry(d.outboxId, attempt, delay === undefined ? undefined : clock.now() + delay, error);
     log(`webhook ${d.eventId} attempt ${attempt} failed (${error})${delay === undefined ? '; giving up' : ''}`);

@@ -10,6 +10,7 @@ import {
   ADMIN_ORDER_ACTIONS,
   DECISIONS_ERROR_CODES,
   PARTNER_ERROR_CODES,
+  PARTNER_ADDED_OPERATIONS,
   PARTNER_OPERATIONS,
   PUBLIC_ERROR_CODES,
   PUBLIC_OPERATIONS,
@@ -145,13 +146,13 @@ describe('error codes', () => {
 describe('partner document', () => {
   const doc = docs.partner;
 
-  it('has exactly the 26 operations of the seed', () => {
+  it('has exactly the 26 operations of the seed, and the ones it adds', () => {
     const actual = operations(doc).map((o) => `${o.method} ${o.path}`).sort();
-    const expected = PARTNER_OPERATIONS.map(([m, p]) => `${m} ${p}`).sort();
+    const expected = [...PARTNER_OPERATIONS, ...PARTNER_ADDED_OPERATIONS].map(([m, p]) => `${m} ${p}`).sort();
     expect(actual).toEqual(expected);
   });
 
-  it.each(PARTNER_OPERATIONS)('%s %s needs scope %s, names its rate-limit class and has summary and tags', (method, path, scope) => {
+  it.each([...PARTNER_OPERATIONS, ...PARTNER_ADDED_OPERATIONS])('%s %s needs scope %s, names its rate-limit class and has summary and tags', (method, path, scope) => {
     const op = find(doc, method, path);
     expect(op).toBeDefined();
     expect(op?.['x-scopes']).toEqual([scope]);

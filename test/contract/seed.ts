@@ -34,6 +34,13 @@ export const PARTNER_OPERATIONS: ReadonlyArray<readonly [method: string, path: s
   ['get', `${V1}/events`, 'webhook'],
 ];
 
+/**
+ * Operations the contract adds to the seed's. GET /api/partner/webhooks is where a partner reads
+ * why deliveries fail, a refused destination included (DECISIONS §5 and §8: a refused delivery is
+ * a failed attempt with a reason the partner can see).
+ */
+export const PARTNER_ADDED_OPERATIONS: ReadonlyArray<readonly [method: string, path: string, scope: string]> = [['get', '/api/partner/webhooks', 'webhook']];
+
 /** Rate-limit class per partner operation (DECISIONS §2). */
 export function expectedRateClass(method: string, path: string): string {
   if (path.startsWith(`${V1}/domains/`) || path === `${V1}/availability` || path === `${V1}/pricing`) return 'search';

@@ -10,6 +10,7 @@ import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
 import { createDispatcher, type Dispatcher } from '../../server/webhooks/dispatcher.ts';
+import type { Resolve } from '../../server/webhooks/resolve.ts';
 
 export const ADMIN_TOKEN = 'admin-test-token-0123456789';
 
@@ -50,6 +51,8 @@ export interface HarnessOptions {
   realClock?: boolean;
   /** Start the webhook dispatcher (default true). */
   dispatch?: boolean;
+  /** Resolves webhook host names for registration and delivery (default: every name is 127.0.0.1). */
+  resolve?: Resolve;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -77,8 +80,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     }
   }
   const clock = options.shareWith?.clock ?? reuse?.clock ?? manualClock(Date.now());
-  const dispatcher = createDispatcher({ store, clock, backoffScale: 0.001, timeoutMs: 2000, pollMs: 20 });
-  const app = createApp({ config: { adminToken: ADMIN_TOKEN, masterKey, validateResponses: true }, store, clock, dispatcher, resolve: async () => ['127.0.0.1'], log: () => {} });
+  // Every name is 127.0.0.1, at registration and at each delivery attempt, unless a test says otherwise.
+  const resolve = options.resolve ?? (async () => ['127.0.0.1']);
+  const dispatcher = createDispatcher({ store, clock, backoffScale: 0.001, timeoutMs: 2000, pollMs: 20, resolve });
+  const app = createApp({ config: { adminToken: ADMIN_TOKEN, masterKey, validateResponses: true }, store, clock, dispatcher, resolve, log: () => {} });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   if (options.dispatch !== false) dispatcher.start();

@@ -12,6 +12,7 @@ import {
   createOrder,
   databases,
   domainSource,
+  eventually,
   expectError,
   expectRateLimitHeaders,
   INVENTORY_SIZE,
@@ -51,7 +52,12 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
   let ticker: NodeJS.Timeout | undefined;
 
   beforeAll(async () => {
-    h = await startHarness({ databaseUrl, inventorySize: INVENTORY_SIZE });
+    // Names under .nxdomain.test do not resolve; every other name is 127.0.0.1.
+    const resolve = async (name: string) => {
+      if (name.endsWith('.nxdomain.test')) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+      return ['127.0.0.1'];
+    };
+    h = await startHarness({ databaseUrl, inventorySize: INVENTORY_SIZE, resolve });
   });
   afterEach(() => {
     if (ticker) clearInterval(ticker);
@@ -167,6 +173,96 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
       }
       const ok = await register(live, { url: 'https://93.184.216.34/hook', secret: '0123456789abcdef' });
       expect(ok.status, ok.text).toBe(200);
+    });
+  });
+
+  describe('names that do not resolve (x-url-rules)', () => {
+    it('live refuses the name; sandbox accepts it and each attempt reports that it does not resolve', async () => {
+      const live = await h.mint({ environment: 'live', scopes: ['webhook'], approved: true });
+      const refused = await register(live, { url: 'https://hooks.nxdomain.test/in', secret: '0123456789abcdef' });
+      expectError(refused, 'validation_error');
+      expect(refused.body.message).toContain('hooks.nxdomain.test does not resolve');
+      expect(refused.body.details).toEqual([{ path: '/body/url', message: refused.body.message }]);
+
+      const cred = await h.mint({ rate_limits: HIGH });
+      const accepted = await register(cred, { url: 'http://hooks.nxdomain.test:9/in', secret: '0123456789abcdef' });
+      expect(accepted.status, accepted.text).toBe(200);
+      await createOrder(h, cred, await take(h, cred));
+      const delivery = await eventually(async () => {
+        const r = await signedRequest(h, cred, { path: WEBHOOKS });
+        return r.body.recent_deliveries?.[0]?.attempts >= 1 ? r.body.recent_deliveries[0] : undefined;
+      }, 5000, 'the first attempt');
+      expect(delivery).toMatchObject({ status: 'pending', last_error: 'hooks.nxdomain.test does not resolve (ENOTFOUND)' });
+    });
+  });
+
+  describe('GET /api/partner/webhooks', () => {
+    it('is 404 not_found before a registration', async () => {
+      const cred = await h.mint({ rate_limits: HIGH });
+      const r = await signedRequest(h, cred, { path: WEBHOOKS });
+      expectError(r, 'not_found');
+      expectRateLimitHeaders(r);
+    });
+
+    it('shows the registration and each delivery: a failed attempt with its reason, then delivered', async () => {
+      const { cred, rx } = await partnerWithReceiver();
+      const registered = await signedRequest(h, cred, { path: WEBHOOKS });
+      expect(registered.status, registered.text).toBe(200);
+      expectRateLimitHeaders(registered);
+      expect(registered.body).toEqual({ url: rx.url, active: true, created_at: expect.stringMatching(RFC3339_Z), updated_at: expect.stringMatching(RFC3339_Z), recent_deliveries: [] });
+
+      rx.respond((_d, n) => (n === 0 ? 503 : 200));
+      const order = await createOrder(h, cred, await take(h, cred));
+      await rx.waitFor((all) => all.length >= 1);
+      const [event] = await allEvents(cred);
+      const failing = await eventually(async () => {
+        const r = await signedRequest(h, cred, { path: WEBHOOKS });
+        return r.body.recent_deliveries[0]?.attempts === 1 ? r.body.recent_deliveries : undefined;
+      }, 5000, 'the failed attempt recorded');
+      expect(failing).toEqual([
+        { event_id: event.id, event_type: 'order.recorded', status: 'pending', attempts: 1, last_error: 'the receiver answered HTTP 503', next_attempt_at: expect.stringMatching(RFC3339_Z), delivered_at: null },
+      ]);
+
+      keepTimeMoving();
+      await rx.waitFor((all) => all.length >= 2);
+      const delivered = await eventually(async () => {
+        const r = await signedRequest(h, cred, { path: WEBHOOKS });
+        return r.body.recent_deliveries[0]?.status === 'delivered' ? r.body.recent_deliveries : undefined;
+      }, 5000, 'the delivery recorded');
+      expect(delivered).toEqual([{ event_id: event.id, event_type: 'order.recorded', status: 'delivered', attempts: 2, last_error: null, next_attempt_at: null, delivered_at: expect.stringMatching(RFC3339_Z) }]);
+      clearInterval(ticker);
+
+      // Newest first.
+      await admin(order.public_id, 'start-transfer');
+      const both = await eventually(async () => {
+        const r = await signedRequest(h, cred, { path: WEBHOOKS });
+        return r.body.recent_deliveries.length === 2 ? r.body.recent_deliveries : undefined;
+      }, 5000, 'two deliveries');
+      expect(both.map((d: { event_type: string }) => d.event_type)).toEqual(['order.transfer_started', 'order.recorded']);
+    });
+
+    it('shows another partner nothing of this one', async () => {
+      const a = await partnerWithReceiver();
+      await createOrder(h, a.cred, await take(h, a.cred));
+      await a.rx.waitFor((all) => all.length >= 1);
+      const b = await partnerWithReceiver();
+      const r = await signedRequest(h, b.cred, { path: WEBHOOKS });
+      expect(r.body.recent_deliveries).toEqual([]);
+    });
+
+    it('lists at most 20, the newest', async () => {
+      const { cred, rx } = await partnerWithReceiver();
+      const order = await createOrder(h, cred, await take(h, cred));
+      // Each hold / clear-hold pair delivers one event (order.manual_review_cleared).
+      for (let i = 0; i < 21; i++) {
+        await admin(order.public_id, 'hold');
+        await admin(order.public_id, 'clear-hold');
+      }
+      await rx.waitFor((all) => all.length >= 22, 10_000, '22 deliveries');
+      const r = await signedRequest(h, cred, { path: WEBHOOKS });
+      expect(r.body.recent_deliveries).toHaveLength(20);
+      const delivered = (await allEvents(cred)).filter((e) => DELIVERED_KINDS.includes(e.type)).map((e) => e.id);
+      expect(r.body.recent_deliveries.map((d: { event_id: string }) => d.event_id)).toEqual(delivered.slice(-20).reverse());
     });
   });
 
