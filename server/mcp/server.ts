@@ -14,6 +14,27 @@ const INSTRUCTIONS =
   'Domain availability, WHOIS/RDAP, TLD prices and TLD registration requirements. No sign-in is needed; ' +
   'a bearer token with pricing:read only unmasks the prices search_domain returns.';
 
+type JsonSchemaConverter = StandardSchemaWithJSON['~standard']['jsonSchema'];
+
+/**
+ * The tool schemas leave their dialect implicit (no `$schema`): 2025-11-25 and later read an
+ * unmarked schema as JSON Schema 2020-12, which is what these are, while older SDK clients
+ * (1.12, draft-07 validators) cannot compile a schema naming 2020-12 and then check nothing.
+ * Every keyword used here means the same in both dialects.
+ */
+function withoutDialect(convert: JsonSchemaConverter): JsonSchemaConverter {
+  const strip = (schema: Record<string, unknown>): Record<string, unknown> => {
+    const { $schema: _dialect, ...rest } = schema;
+    return rest;
+  };
+  return { input: (options) => strip(convert.input(options)), output: (options) => strip(convert.output(options)) };
+}
+
+/** A tool's input (`inputSchema`) or output (`outputSchema`) JSON Schema as tools/list gives it. */
+export function toolJsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  return withoutDialect(schema['~standard'].jsonSchema)[io]({ target: 'draft-2020-12' });
+}
+
 /**
  * Advertises `schema` in tools/list but lets every argument through to the tool, which checks
  * it itself: the SDK would answer bad arguments with a bare text error, while the contract
@@ -26,9 +47,15 @@ function advertised(schema: z.ZodType): StandardSchemaWithJSON {
       version: 1,
       vendor: standard.vendor,
       validate: (value: unknown) => ({ value }),
-      jsonSchema: standard.jsonSchema,
+      jsonSchema: withoutDialect(standard.jsonSchema),
     },
   };
+}
+
+/** `schema` as the tool's output: checked by the SDK as before, advertised without a dialect. */
+function output(schema: z.ZodType): StandardSchemaWithJSON {
+  const standard = schema['~standard'];
+  return { '~standard': { version: 1, vendor: standard.vendor, validate: standard.validate, jsonSchema: withoutDialect(standard.jsonSchema) } };
 }
 
 export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
@@ -65,7 +92,7 @@ export function buildMcpServer(ctx: ToolContext): McpServer {
         title: tool.title,
         description: tool.description,
         inputSchema: advertised(tool.input),
-        outputSchema: tool.output,
+        outputSchema: output(tool.output),
         annotations: tool.annotations,
       },
       async (args: unknown) => toCallToolResult(await tool.call(ctx, args)),
