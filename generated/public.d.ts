@@ -795,7 +795,9 @@ export interface paths {
          *       and `Mcp-Method` headers (and `Mcp-Name` on `tools/call`), and may probe first with
          *       `server/discover`. A header that disagrees with the body is 400 with JSON-RPC error
          *       `-32020`; an envelope or header naming a revision not served is 400 with `-32022`, whose
-         *       `data.supported` lists the revisions served.
+         *       `data.supported` lists the revisions served that way (those `server/discover` lists); a
+         *       method the revision removed (`initialize`, `ping`, ...) or this server does not offer is
+         *       404 with `-32601`.
          *
          *     Answers:
          *
@@ -813,7 +815,8 @@ export interface paths {
          *     - Every error answer is a **JSON-RPC error response** (`x-error-format: jsonrpc`; schema
          *       `McpError`) that also carries the `Error` body's members: 400 (`-32700` the
          *       body is not JSON; `-32600` not one JSON-RPC request or notification, a JSON array,
-         *       a member out of schema; `-32022`; `-32020`), 401 `invalid_token`, 403 `forbidden`
+         *       a member out of schema; `-32022`; `-32020`), 401 `invalid_token`, 404 (`-32601`,
+         *       2026-07-28 only), 403 `forbidden`
          *       (disallowed `Origin`), 413, 415, 429 (`-32000`) and 500 (`-32603`). A request naming a
          *       host this server does not answer for is refused earlier, with the 421 `Error` body every
          *       path gets (`x-trusted-hosts`).
@@ -2436,7 +2439,9 @@ export interface components {
          * @description The message could not be taken: not JSON (JSON-RPC `-32700` parse error), not one JSON-RPC
          *     request or notification, a JSON array (batch), a body member out of schema (`-32600`
          *     invalid request), an `MCP-Protocol-Version` this server does not serve (`-32022`, with
-         *     `error.data.supported` listing the revisions it does), or a `2026-07-28` request whose
+         *     `error.data.supported` listing the revisions the client can switch to: those from
+         *     `2026-07-28` on when the request carries the per-request `_meta` envelope, as
+         *     `server/discover` lists them, else all of them), or a `2026-07-28` request whose
          *     headers disagree with its body (`-32020`). `details` names each failing member.
          */
         McpBadRequest: {
@@ -2526,6 +2531,39 @@ export interface components {
                  *       "code": "forbidden",
                  *       "message": "Origin \"https://evil.example.net\" is not allowed",
                  *       "request_id": "req_01JD9Q4X7M2N8B5V3C7F"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpError"];
+            };
+        };
+        /**
+         * @description A `2026-07-28` request for a method that revision removed or this server does not offer
+         *     (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`, ...): 404 with
+         *     JSON-RPC `-32601` (method not found), as that revision's HTTP binding requires. 2025-era
+         *     requests for an unknown method get `-32601` in a 200 instead.
+         */
+        McpNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 5,
+                 *       "error": {
+                 *         "code": -32601,
+                 *         "message": "Method not found"
+                 *       },
+                 *       "code": "not_found",
+                 *       "message": "Method not found",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7N"
                  *     }
                  */
                 "application/json": components["schemas"]["McpError"];
@@ -4136,6 +4174,7 @@ export interface operations {
             400: components["responses"]["McpBadRequest"];
             401: components["responses"]["McpInvalidToken"];
             403: components["responses"]["McpForbidden"];
+            404: components["responses"]["McpNotFound"];
             413: components["responses"]["McpPayloadTooLarge"];
             415: components["responses"]["McpUnsupportedMediaType"];
             429: components["responses"]["McpRateLimited"];

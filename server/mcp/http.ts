@@ -64,6 +64,8 @@ function codeOfStatus(status: number): ErrorCode {
   if (status === 413) return 'payload_too_large';
   if (status === 415) return 'unsupported_media_type';
   if (status === 405) return 'method_not_allowed';
+  // 2026-07-28: a method the revision removed or the server does not offer is 404 with -32601.
+  if (status === 404) return 'not_found';
   if (status >= 500) return 'internal_error';
   return 'validation_error';
 }

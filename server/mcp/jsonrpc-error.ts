@@ -6,7 +6,7 @@ import type { Response } from 'express';
 import type { Faults } from '../faults.ts';
 import { ApiError, errorBody, sendErrorBody, type ErrorCode } from '../http/errors.ts';
 import { MALFORMED_JSON_DETAIL } from '../http/raw-body.ts';
-import { PROTOCOL_VERSIONS } from './protocol-versions.ts';
+import { ENVELOPE_VERSIONS, PROTOCOL_VERSIONS } from './protocol-versions.ts';
 
 // JSON-RPC 2.0 §5.1, and the MCP revisions' own codes (2026-07-28).
 export const PARSE_ERROR = -32700;
@@ -36,14 +36,30 @@ export class JsonRpcHttpError extends ApiError {
 const isMalformedJson = (err: ApiError) => err.details?.some((d) => d.path === MALFORMED_JSON_DETAIL.path && d.message === MALFORMED_JSON_DETAIL.message) ?? false;
 const namesProtocolVersion = (err: ApiError) => err.details?.some((d) => d.path.toLowerCase() === '/headers/mcp-protocol-version') ?? false;
 
+export interface FailedRequest {
+  /** The parsed body, when it was read. */
+  body: unknown;
+  /** The MCP-Protocol-Version header. */
+  protocolVersion: string | undefined;
+}
+
+/** Whether the message carries the 2026-era per-request envelope (`_meta` naming its revision). */
+function hasEnvelope(body: unknown): boolean {
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } } | null | undefined)?.params?._meta;
+  return typeof meta === 'object' && meta !== null && 'io.modelcontextprotocol/protocolVersion' in meta;
+}
+
 /** The JSON-RPC error of a refusal raised by the pipeline (body parser, validator, token, rate limit). */
-export function jsonRpcErrorOf(err: ApiError, requestedVersion: string | undefined): JsonRpcError {
+export function jsonRpcErrorOf(err: ApiError, request: FailedRequest): JsonRpcError {
   if (err instanceof JsonRpcHttpError) return err.rpc;
   if (err.status >= 500) return { code: INTERNAL_ERROR };
   if (err.code !== 'validation_error') return { code: SERVER_ERROR };
   if (isMalformedJson(err)) return { code: PARSE_ERROR };
   if (namesProtocolVersion(err)) {
-    return { code: UNSUPPORTED_PROTOCOL_VERSION, data: { supported: [...PROTOCOL_VERSIONS], ...(requestedVersion ? { requested: requestedVersion } : {}) } };
+    // A 2026-era client can switch only among the revisions server/discover lists; a 2025-era
+    // one may initialize again with any served revision.
+    const supported = hasEnvelope(request.body) ? ENVELOPE_VERSIONS : PROTOCOL_VERSIONS;
+    return { code: UNSUPPORTED_PROTOCOL_VERSION, data: { supported: [...supported], ...(request.protocolVersion ? { requested: request.protocolVersion } : {}) } };
   }
   return { code: INVALID_REQUEST };
 }
@@ -59,8 +75,8 @@ export function answeredId(rpc: JsonRpcError, body: unknown): string | number | 
   return typeof id === 'string' || (typeof id === 'number' && Number.isInteger(id)) ? id : null;
 }
 
-export function sendJsonRpcError(res: Response, err: ApiError, request: { body: unknown; protocolVersion: string | undefined }, faults: Faults): void {
-  const rpc = jsonRpcErrorOf(err, request.protocolVersion);
+export function sendJsonRpcError(res: Response, err: ApiError, request: FailedRequest, faults: Faults): void {
+  const rpc = jsonRpcErrorOf(err, request);
   const body = {
     jsonrpc: '2.0',
     id: answeredId(rpc, request.body),

@@ -16,3 +16,9 @@ function servedRevisions(): readonly string[] {
 }
 
 export const PROTOCOL_VERSIONS: readonly string[] = servedRevisions();
+
+/**
+ * The revisions a request of the 2026 era (the per-request `_meta` envelope, no `initialize`)
+ * can use: those from 2026-07-28 on, the ones `server/discover` lists.
+ */
+export const ENVELOPE_VERSIONS: readonly string[] = Object.freeze(PROTOCOL_VERSIONS.filter((v) => v >= '2026-07-28'));
