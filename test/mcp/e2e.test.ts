@@ -118,6 +118,10 @@ describe('HTTP edges through the pipeline', () => {
     const body = (await old.json()) as { code: string; id: unknown; error: { code: number; data: { supported: string[]; requested: string } } };
     expect(body).toMatchObject({ code: 'validation_error', id: 1, error: { code: -32022, data: { requested: '2024-11-05' } } });
     expect(body.error.data.supported).toEqual(['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
+    // A 2026-era request (the _meta envelope) is told the revisions it can switch to that way.
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2099-01-01', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const modern = await post({ jsonrpc: '2.0', id: 3, method: 'server/discover', params: { _meta: envelope } }, { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'server/discover' });
+    expect(await modern.json()).toMatchObject({ id: 3, error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2099-01-01' } } });
   });
 
   it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('initialize asking for %s through the pipeline is answered with that revision, and its header accepted', async (version) => {

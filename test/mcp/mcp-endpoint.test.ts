@@ -238,6 +238,19 @@ describe('HTTP edges of POST /mcp', () => {
     expect(body).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32020 }, code: 'validation_error' });
   });
 
+  it.each(['initialize', 'ping', 'resources/subscribe'])('a 2026-07-28 request for %s (removed in that revision) is 404 with JSON-RPC -32601', async (method) => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const res = await post({ jsonrpc: '2.0', id: 11, method, params: { _meta: envelope } }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method });
+    expect(res.status).toBe(404);
+    const body = await res.json();
+    expect(schemaErrors('McpError', body)).toBeNull();
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 11, error: { code: -32601 }, code: 'not_found' });
+  });
+
   it.each(['GET', 'DELETE'])('%s /mcp from an MCP client is 405 with Allow: POST and a JSON-RPC error', async (method) => {
     const res = await fetch(`${server.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(405);
