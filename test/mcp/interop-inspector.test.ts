@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, startTestServer, type TestServer } from '../bulk/support.ts';
-import { node22, ROOT, run, type RunResult } from './interop-support.ts';
+import { signIn, type TestServer } from '../bulk/support.ts';
+import { node22, ROOT, run, serverWithListing, type RunResult } from './interop-support.ts';
 
 interface ToolResult {
   isError?: boolean;
@@ -20,9 +20,7 @@ let server: TestServer;
 let listed: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  const page = (await (await fetch(`${server.url}/api/market/listings?limit=1`)).json()) as { data: Array<{ domain: string }> };
-  listed = page.data[0]?.domain as string;
+  ({ server, listed } = await serverWithListing());
 });
 afterAll(async () => {
   await server.close();

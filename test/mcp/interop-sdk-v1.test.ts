@@ -17,7 +17,8 @@ import * as v1_24types from 'mcp-sdk-v1-24/types.js';
 import * as v1_latest from 'mcp-sdk-v1-latest/client/index.js';
 import * as v1_latestHttp from 'mcp-sdk-v1-latest/client/streamableHttp.js';
 import * as v1_latestTypes from 'mcp-sdk-v1-latest/types.js';
-import { signIn, startTestServer, type TestServer } from '../bulk/support.ts';
+import { signIn, type TestServer } from '../bulk/support.ts';
+import { serverWithListing } from './interop-support.ts';
 
 interface ToolResult {
   isError?: boolean;
@@ -62,9 +63,7 @@ let server: TestServer;
 let listed: string;
 
 beforeAll(async () => {
-  server = await startTestServer();
-  const page = (await (await fetch(`${server.url}/api/market/listings?limit=1`)).json()) as { data: Array<{ domain: string }> };
-  listed = page.data[0]?.domain as string;
+  ({ server, listed } = await serverWithListing());
 });
 afterAll(async () => {
   await server.close();

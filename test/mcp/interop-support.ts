@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { configFromEnv } from '../../server/config.ts';
 import { startServer, type RunningServer } from '../../server/embedded.ts';
+import { startTestServer, type TestServer } from '../bulk/support.ts';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -60,4 +61,13 @@ export async function startInteropServer(speed = 1): Promise<InteropServer> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** The reference server with the sandbox user (for tokens) and the first domain it lists for sale. */
+export async function serverWithListing(): Promise<{ server: TestServer; listed: string }> {
+  const server = await startTestServer();
+  const page = (await (await fetch(`${server.url}/api/market/listings?limit=1`)).json()) as { data: Array<{ domain: string }> };
+  const listed = page.data[0]?.domain;
+  if (!listed) throw new Error('the sandbox lists no domain for sale');
+  return { server, listed };
 }
