@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signIn, type TestServer } from '../bulk/support.ts';
-import { node22, ROOT, run, serverWithListing, type RunResult } from './interop-support.ts';
+import { signIn } from '../bulk/support.ts';
+import { node22, ROOT, run, sharedServerWithListing, type RunResult } from './interop-support.ts';
 
 interface ToolResult {
   isError?: boolean;
@@ -16,15 +16,7 @@ interface ToolResult {
   content?: Array<{ type: string; text?: string }>;
 }
 
-let server: TestServer;
-let listed: string;
-
-beforeAll(async () => {
-  ({ server, listed } = await serverWithListing());
-});
-afterAll(async () => {
-  await server.close();
-});
+const env = sharedServerWithListing();
 
 const CALLS: Array<[string, string[], Record<string, unknown>]> = [
   ['search_domain', ['q=__listed__'], { result: { status: 'listed' } }],
@@ -55,14 +47,14 @@ interface Inspector {
 let token: string;
 beforeAll(async () => {
   // Inspector 2's calls count against its token, not against the address both Inspectors share.
-  token = await signIn(server.url, 'pricing:read', `${server.url}/mcp`);
+  token = await signIn(env.server.url, 'pricing:read', `${env.server.url}/mcp`);
 });
 
 function inspectors(): Inspector[] {
   const out: Inspector[] = [
     {
       name: 'Inspector CLI 0.15.0 (SDK v1)',
-      cli: (args) => run(process.execPath, [join(ROOT, 'node_modules', 'mcp-inspector-cli-v0', 'build', 'index.js'), `${server.url}/mcp`, ...args]),
+      cli: (args) => run(process.execPath, [join(ROOT, 'node_modules', 'mcp-inspector-cli-v0', 'build', 'index.js'), `${env.server.url}/mcp`, ...args]),
       toolErrorExit: 0,
       signedIn: false,
     },
@@ -75,7 +67,7 @@ function inspectors(): Inspector[] {
       name: 'Inspector 2.12.0 (SDK v2)',
       // Its catalog and secret store live under HOME: a throwaway one.
       cli: (args) =>
-        run(node, [join(ROOT, 'node_modules', 'mcp-inspector-v2', 'clients', 'launcher', 'build', 'index.js'), '--cli', `${server.url}/mcp`, '--header', `Authorization: Bearer ${token}`, ...args], {
+        run(node, [join(ROOT, 'node_modules', 'mcp-inspector-v2', 'clients', 'launcher', 'build', 'index.js'), '--cli', `${env.server.url}/mcp`, '--header', `Authorization: Bearer ${token}`, ...args], {
           env: { ...process.env, HOME: home, NO_COLOR: '1' },
         }),
       // Its documented exit code for a call that returned isError: true.
@@ -96,7 +88,7 @@ describe.each(inspectors())('$name', (inspector) => {
   });
 
   it.each(CALLS)('calls %s', async (name, args, expected) => {
-    const toolArgs = args.map((a) => a.replace('__listed__', listed));
+    const toolArgs = args.map((a) => a.replace('__listed__', env.listed));
     const r = await inspector.cli(['--method', 'tools/call', '--tool-name', name, '--tool-arg', ...toolArgs]);
     expect(r.code, r.stderr).toBe(0);
     const result = resultOf(r) as ToolResult;

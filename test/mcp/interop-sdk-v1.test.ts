@@ -4,7 +4,7 @@
 // Each negotiates its own revision, lists the four tools, calls each one (the SDK checks every
 // structuredContent against the tool's outputSchema) and gets tool failures as results, not as
 // the -32602 "Structured content does not match the tool's output schema" they threw before.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as v1_12 from 'mcp-sdk-v1-12/client/index.js';
 import * as v1_12http from 'mcp-sdk-v1-12/client/streamableHttp.js';
 import * as v1_12types from 'mcp-sdk-v1-12/types.js';
@@ -17,8 +17,8 @@ import * as v1_24types from 'mcp-sdk-v1-24/types.js';
 import * as v1_latest from 'mcp-sdk-v1-latest/client/index.js';
 import * as v1_latestHttp from 'mcp-sdk-v1-latest/client/streamableHttp.js';
 import * as v1_latestTypes from 'mcp-sdk-v1-latest/types.js';
-import { signIn, type TestServer } from '../bulk/support.ts';
-import { serverWithListing } from './interop-support.ts';
+import { signIn } from '../bulk/support.ts';
+import { sharedServerWithListing } from './interop-support.ts';
 
 interface ToolResult {
   isError?: boolean;
@@ -59,15 +59,7 @@ const RELEASES: Release[] = [
   release('1.32.2', v1_latest, v1_latestHttp, v1_latestTypes),
 ];
 
-let server: TestServer;
-let listed: string;
-
-beforeAll(async () => {
-  ({ server, listed } = await serverWithListing());
-});
-afterAll(async () => {
-  await server.close();
-});
+const env = sharedServerWithListing();
 
 interface Seen {
   /** The protocolVersion the server answered initialize with. */
@@ -113,10 +105,10 @@ const errorText = (result: ToolResult) => (result.content ?? []).map((c) => c.te
 describe.each(RELEASES)('SDK v1 $version (asks for $latest)', (r) => {
   it('negotiates its own revision, lists the four tools, calls each one and gets tool failures as results', async () => {
     // A token of its own: calls count per token, so the releases do not share one rate-limit bucket.
-    const token = await signIn(server.url, 'pricing:read', `${server.url}/mcp`);
+    const token = await signIn(env.server.url, 'pricing:read', `${env.server.url}/mcp`);
     await watching(async (seen) => {
       const client = r.client();
-      await client.connect(r.transport(new URL(`${server.url}/mcp`), { authorization: `Bearer ${token}` }));
+      await client.connect(r.transport(new URL(`${env.server.url}/mcp`), { authorization: `Bearer ${token}` }));
       try {
         expect(seen.negotiated).toBe(r.latest);
         expect(client.getServerVersion()?.name).toBe('domain-sales');
@@ -127,8 +119,8 @@ describe.each(RELEASES)('SDK v1 $version (asks for $latest)', (r) => {
         expect(seen.warnings).toEqual([]);
 
         const calls: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
-          ['search_domain', { q: listed }, { query: listed, result: { domain: listed, price_masked: false } }],
-          ['whois_lookup', { domain: listed }, { objectClassName: 'domain', domain: listed }],
+          ['search_domain', { q: env.listed }, { query: env.listed, result: { domain: env.listed, price_masked: false } }],
+          ['whois_lookup', { domain: env.listed }, { objectClassName: 'domain', domain: env.listed }],
           ['tld_registration_price', { tld: 'com', op: 'register' }, { tld: 'com', currency: 'USD', action: 'register' }],
           ['tld_requirements', { tld: 'io' }, { tld: 'io' }],
         ];

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
 import { configFromEnv } from '../../server/config.ts';
 import { startServer, type RunningServer } from '../../server/embedded.ts';
 import { startTestServer, type TestServer } from '../bulk/support.ts';
@@ -63,11 +64,28 @@ export async function startInteropServer(speed = 1): Promise<InteropServer> {
   };
 }
 
-/** The reference server with the sandbox user (for tokens) and the first domain it lists for sale. */
-export async function serverWithListing(): Promise<{ server: TestServer; listed: string }> {
-  const server = await startTestServer();
-  const page = (await (await fetch(`${server.url}/api/market/listings?limit=1`)).json()) as { data: Array<{ domain: string }> };
-  const listed = page.data[0]?.domain;
-  if (!listed) throw new Error('the sandbox lists no domain for sale');
-  return { server, listed };
+/**
+ * The reference server with the sandbox user (for tokens) and the first domain it lists for
+ * sale, started before the file's tests and stopped after them.
+ */
+export function sharedServerWithListing(): { readonly server: TestServer; readonly listed: string } {
+  const state: { server?: TestServer; listed?: string } = {};
+  beforeAll(async () => {
+    state.server = await startTestServer();
+    const page = (await (await fetch(`${state.server.url}/api/market/listings?limit=1`)).json()) as { data: Array<{ domain: string }> };
+    state.listed = page.data[0]?.domain;
+    if (!state.listed) throw new Error('the sandbox lists no domain for sale');
+  });
+  afterAll(async () => {
+    await state.server?.close();
+  });
+  return {
+    get server() {
+      if (!state.server) throw new Error('the server is not started yet (use it inside a test)');
+      return state.server;
+    },
+    get listed() {
+      return state.listed as string;
+    },
+  };
 }
