@@ -1835,9 +1835,14 @@ export interface components {
             name: "search_domain" | "whois_lookup" | "tld_registration_price" | "tld_requirements";
             title?: string;
             description: string;
-            /** @description JSON Schema of the tool's arguments (the matching `*Request` / `*Params` schema of this document). */
+            /**
+             * @description JSON Schema of the tool's arguments (the matching `*Request` / `*Params` schema of this
+             *     document). No `$schema`: 2025-11-25 and later read an unmarked schema as JSON Schema
+             *     2020-12, which it is, and older clients with draft-07 validators compile it too (every
+             *     keyword used means the same in both).
+             */
             inputSchema: Record<string, never>;
-            /** @description JSON Schema of the tool's `structuredContent` (the matching REST answer schema of this document). */
+            /** @description JSON Schema of the tool's `structuredContent` (the matching REST answer schema of this document), without `$schema` likewise. */
             outputSchema?: Record<string, never>;
             annotations?: Record<string, never>;
         };
