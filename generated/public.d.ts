@@ -766,10 +766,12 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Open an SSE stream (not offered; 405)
+         * Open an SSE stream (not offered to MCP clients; 405), or find the MCP guide
          * @description The Streamable HTTP transport's server-to-client stream. This server is stateless and sends
-         *     no server-initiated messages, so it offers no stream: always 405 `method_not_allowed` with
-         *     `Allow: POST`. MCP clients treat that as "no stream" and carry on.
+         *     no server-initiated messages, so it offers no stream: a `GET` whose `Accept` lists
+         *     `text/event-stream` (every MCP client's) is 405 `method_not_allowed` with `Allow: POST`,
+         *     which MCP clients treat as "no stream" and carry on. Any other `GET` (a person who opened
+         *     the endpoint's URL in a browser, say) is sent to the MCP guide with 303 See Other.
          */
         get: operations["getMcpStream"];
         put?: never;
@@ -777,19 +779,25 @@ export interface paths {
          * Send an MCP message (Streamable HTTP, stateless)
          * @description The MCP endpoint: Streamable HTTP in stateless mode. Each POST carries one JSON-RPC 2.0
          *     message and is handled on its own; no session is kept and no `Mcp-Session-Id` is issued (one
-         *     sent is ignored). Protocol revisions `2026-07-28` and `2025-11-25` are served, both by the
-         *     official TypeScript SDK:
+         *     sent is ignored). Protocol revisions `2026-07-28`, `2025-11-25`, `2025-06-18` and
+         *     `2025-03-26` are served (`x-mcp-protocol-versions`), so every generation of the official
+         *     SDK clients connects (Streamable HTTP appeared in `2025-03-26`; `2024-11-05` clients speak
+         *     the older HTTP+SSE transport this server does not offer):
          *
-         *     - **2025-11-25** clients open with `initialize` (answered with `protocolVersion`
-         *       `2025-11-25`: `initialize` never selects `2026-07-28`, which has no handshake), send
-         *       `notifications/initialized`, and name the revision in `MCP-Protocol-Version` afterwards.
+         *     - **2025-era** clients open with `initialize`. Its `protocolVersion` is answered with the
+         *       revision the client asked for when it is one of the 2025 revisions served, else with
+         *       `2025-11-25`, the newest of them (`initialize` never selects `2026-07-28`, which has no
+         *       handshake); the client then sends `notifications/initialized` and names the revision in
+         *       `MCP-Protocol-Version` afterwards (`2025-03-26` clients send no such header).
          *     - **2026-07-28** clients carry the per-request `_meta` envelope on every request
          *       (`io.modelcontextprotocol/protocolVersion`, `io.modelcontextprotocol/clientInfo`,
          *       `io.modelcontextprotocol/clientCapabilities`) together with the `MCP-Protocol-Version`
          *       and `Mcp-Method` headers (and `Mcp-Name` on `tools/call`), and may probe first with
-         *       `server/discover`. A header that disagrees with the body, a `2026-07-28` header without
-         *       the envelope, or an envelope naming a revision not served is 400 `validation_error` (its
-         *       message lists the revisions served).
+         *       `server/discover`. A header that disagrees with the body is 400 with JSON-RPC error
+         *       `-32020`; an envelope or header naming a revision not served is 400 with `-32022`, whose
+         *       `data.supported` lists the revisions served that way (those `server/discover` lists); a
+         *       method the revision removed (`initialize`, `ping`, ...) or this server does not offer is
+         *       404 with `-32601`.
          *
          *     Answers:
          *
@@ -797,15 +805,21 @@ export interface paths {
          *       lists it (or `*\/*`, or is absent), else (`Accept: text/event-stream` only) one SSE
          *       `message` event carrying the same response, after which the stream ends. Protocol errors
          *       (unknown method -32601, unknown tool or malformed params -32602) are JSON-RPC `error`
-         *       members in a 200; a tool that fails, including on invalid arguments, answers
-         *       `result.isError: true` with the `Error` body in `structuredContent` (`validation_error`
-         *       with `details` paths under `/arguments`, or the REST call's own error such as
-         *       `not_found`).
+         *       members in a 200. A tool that fails, including on invalid arguments, answers a result
+         *       with `isError: true` and the failure as text in `content`: `<code>: <message>`, then the
+         *       `Error` body the REST call would have answered as JSON text (`validation_error` with
+         *       `details` paths under `/arguments`, or the REST call's own error such as `not_found`).
+         *       Such a result has no `structuredContent`, which would have to match the tool's
+         *       `outputSchema`.
          *     - A **notification** is accepted with 202 and no body.
-         *     - HTTP-level failures use the `Error` body: 400 `validation_error` (not a single JSON-RPC
-         *       request or notification, a JSON array, an unsupported `MCP-Protocol-Version`, the era
-         *       mismatches above), 401 `invalid_token`, 403 `forbidden` (disallowed `Origin`), 413, 415,
-         *       429.
+         *     - Every error answer is a **JSON-RPC error response** (`x-error-format: jsonrpc`; schema
+         *       `McpError`) that also carries the `Error` body's members: 400 (`-32700` the
+         *       body is not JSON; `-32600` not one JSON-RPC request or notification, a JSON array,
+         *       a member out of schema; `-32022`; `-32020`), 401 `invalid_token`, 404 (`-32601`,
+         *       2026-07-28 only), 403 `forbidden`
+         *       (disallowed `Origin`), 413, 415, 429 (`-32000`) and 500 (`-32603`). A request naming a
+         *       host this server does not answer for is refused earlier, with the 421 `Error` body every
+         *       path gets (`x-trusted-hosts`).
          *
          *     **Tools.** `search_domain`, `whois_lookup`, `tld_registration_price`, `tld_requirements`,
          *     with the same inputs and answers as the batch operations of the same names (`x-mcp-tools`
@@ -818,9 +832,12 @@ export interface paths {
          */
         post: operations["postMcpMessage"];
         /**
-         * End an MCP session (none kept; 405)
+         * End an MCP session (none is kept; 204, or 405 without a session id)
          * @description The Streamable HTTP transport's session termination. This server is stateless and keeps no
-         *     sessions, so there is nothing to end: always 405 `method_not_allowed` with `Allow: POST`.
+         *     sessions. A `DELETE` naming a session (`Mcp-Session-Id`) has nothing to end and is answered
+         *     204, as ending an ended session is (the id is ignored, like everywhere on `/mcp`); one that
+         *     names none is not a session termination and is 405 `method_not_allowed` with `Allow: POST`.
+         *     MCP clients only send it when they hold a session id, which this server never issues.
          */
         delete: operations["deleteMcpSession"];
         options?: never;
@@ -1664,6 +1681,40 @@ export interface components {
             error_description: string;
         };
         /**
+         * @description The body of every error answer on `/mcp` (its `x-error-format: jsonrpc`): a JSON-RPC 2.0
+         *     error response (`jsonrpc`, `id`, `error`) that also carries the members of the `Error`
+         *     body (`code`, `message`, `request_id`, `details`), as these answers did before they were
+         *     JSON-RPC (this surface is additive-only). `id` is the failed request's id, or null when
+         *     it was not read: a parse error, an invalid request, a notification, or a refusal before
+         *     the body is read (401, 413, 415, 429).
+         */
+        McpError: {
+            /** @constant */
+            jsonrpc: "2.0";
+            id: string | number | null;
+            error: {
+                /**
+                 * @description `-32700` parse error (the body is not JSON), `-32600` invalid request (not one
+                 *     JSON-RPC request or notification, a batch, a member out of schema), `-32022`
+                 *     unsupported protocol version, `-32020` a `2026-07-28` header that disagrees with
+                 *     the body, `-32603` internal error, `-32000` any other refusal (the HTTP status and
+                 *     the `code` member say which).
+                 */
+                code: number;
+                /** @description The same text as the `message` member. */
+                message: string;
+                /** @description Machine-readable detail where the JSON-RPC code has some (`-32022`, `-32020`). */
+                data?: unknown;
+            };
+            code: components["schemas"]["ErrorCode"];
+            /** @description Human-readable explanation, in English. May change between releases; do not parse it. */
+            message: string;
+            /** @description The same value as the `X-Request-Id` response header; quote it to support. */
+            request_id?: string;
+            /** @description Present on `validation_error`, one entry per failing member. */
+            details?: components["schemas"]["ErrorDetail"][];
+        };
+        /**
          * @description Input of the `tld_registration_price` batch operation and MCP tool (the direct call takes
          *     the same values as the query parameters `tld` and `action`).
          * @example {
@@ -1734,29 +1785,34 @@ export interface components {
             params?: Record<string, never>;
         };
         /**
-         * @description One JSON-RPC 2.0 message. Batches (a JSON array) are not supported: the MCP revisions this
-         *     server speaks have none, so an array is 400 `validation_error`.
+         * @description One JSON-RPC 2.0 message. Batches (a JSON array) are not supported: `2025-06-18` and later
+         *     revisions removed them, so an array is 400 with JSON-RPC error `-32600` (invalid request).
          */
         JsonRpcMessage: components["schemas"]["JsonRpcRequest"] | components["schemas"]["JsonRpcNotification"];
         /**
          * @description A `tools/call` result. `structuredContent` is the tool's answer, the same body its REST
          *     equivalent answers (`search_domain`: `DomainSearchResponse`, `whois_lookup`:
          *     `WhoisResult`, `tld_registration_price`: `TldPrice`, `tld_requirements`: `TldMetadata`);
-         *     when the tool fails, `isError` is true and `structuredContent` is the `Error` body the
-         *     REST call would have answered. `content` repeats it as text.
+         *     `content` holds a one-line summary and then the same answer as JSON text.
+         *
+         *     When the tool fails, `isError` is true and there is no `structuredContent` (it would have
+         *     to match the tool's `outputSchema`, and MCP clients check that it does): `content` holds
+         *     `<code>: <message>` and then the `Error` body the REST call would have answered as JSON
+         *     text (`code`, `message`, `request_id`, `details`).
          */
         McpToolCallResult: {
             content: {
                 type: string;
                 text?: string;
             }[];
+            /** @description The tool's answer; absent when `isError` is true. */
             structuredContent?: components["schemas"]["DomainSearchResponse"] | components["schemas"]["WhoisResult"] | components["schemas"]["TldPrice"] | components["schemas"]["TldMetadata"] | components["schemas"]["Error"];
             isError: boolean;
         };
         /**
          * @description A JSON-RPC 2.0 response: `result`, or `error` for protocol-level failures (unknown method
          *     -32601, invalid params -32602). A tool that fails answers a `result` with `isError: true`
-         *     and the `Error` body in `structuredContent`.
+         *     and the failure as text in `content` (see `McpToolCallResult`).
          */
         JsonRpcResponse: {
             /** @constant */
@@ -1779,9 +1835,14 @@ export interface components {
             name: "search_domain" | "whois_lookup" | "tld_registration_price" | "tld_requirements";
             title?: string;
             description: string;
-            /** @description JSON Schema of the tool's arguments (the matching `*Request` / `*Params` schema of this document). */
+            /**
+             * @description JSON Schema of the tool's arguments (the matching `*Request` / `*Params` schema of this
+             *     document). No `$schema`: 2025-11-25 and later read an unmarked schema as JSON Schema
+             *     2020-12, which it is, and older clients with draft-07 validators compile it too (every
+             *     keyword used means the same in both).
+             */
             inputSchema: Record<string, never>;
-            /** @description JSON Schema of the tool's `structuredContent` (the matching REST answer schema of this document). */
+            /** @description JSON Schema of the tool's `structuredContent` (the matching REST answer schema of this document), without `$schema` likewise. */
             outputSchema?: Record<string, never>;
             annotations?: Record<string, never>;
         };
@@ -2286,8 +2347,39 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description The path exists but not with this method. `Allow` lists the methods it has. */
-        MethodNotAllowed: {
+        /** @description Unexpected error (JSON-RPC `-32603`). Retry with exponential back-off. */
+        McpInternalError: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy-Optional"];
+                RateLimit: components["headers"]["RateLimit-Optional"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit-Optional"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining-Optional"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset-Optional"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 3,
+                 *       "error": {
+                 *         "code": -32603,
+                 *         "message": "An unexpected error occurred; retry with exponential back-off"
+                 *       },
+                 *       "code": "internal_error",
+                 *       "message": "An unexpected error occurred; retry with exponential back-off",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7I"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpError"];
+            };
+        };
+        /**
+         * @description The MCP endpoint offers no server-to-client SSE stream (`GET` with `text/event-stream`) and
+         *     keeps no session to end (`DELETE` without `Mcp-Session-Id`). `Allow` lists `POST`.
+         */
+        McpMethodNotAllowed: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2302,19 +2394,62 @@ export interface components {
             content: {
                 /**
                  * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "This MCP server is stateless; it opens no SSE stream and keeps no session. Use POST /mcp"
+                 *       },
                  *       "code": "method_not_allowed",
                  *       "message": "This MCP server is stateless; it opens no SSE stream and keeps no session. Use POST /mcp",
-                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7K"
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7M"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["McpError"];
             };
         };
         /**
-         * @description The request carries an `Origin` header that is not allowed to call the MCP endpoint
-         *     (DNS-rebinding protection).
+         * @description The client's 60 requests per 60 s are spent (per token when a valid bearer token is sent,
+         *     else per IP). Wait `Retry-After` seconds.
          */
-        Forbidden: {
+        McpRateLimited: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 3,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "Rate limit \"public\" of 60 requests per 60 s exceeded; retry in 12 s"
+                 *       },
+                 *       "code": "rate_limited",
+                 *       "message": "Rate limit \"public\" of 60 requests per 60 s exceeded; retry in 12 s",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7R"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpError"];
+            };
+        };
+        /**
+         * @description The message could not be taken: not JSON (JSON-RPC `-32700` parse error), not one JSON-RPC
+         *     request or notification, a JSON array (batch), a body member out of schema (`-32600`
+         *     invalid request), an `MCP-Protocol-Version` this server does not serve (`-32022`, with
+         *     `error.data.supported` listing the revisions the client can switch to: those from
+         *     `2026-07-28` on when the request carries the per-request `_meta` envelope, as
+         *     `server/discover` lists them, else all of them), or a `2026-07-28` request whose
+         *     headers disagree with its body (`-32020`). `details` names each failing member.
+         */
+        McpBadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2327,12 +2462,172 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "code": "forbidden",
-                 *       "message": "Origin \"https://evil.example.net\" is not allowed",
-                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7H"
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32700,
+                 *         "message": "Request body is not valid JSON: Unexpected token } in JSON at position 42"
+                 *       },
+                 *       "code": "validation_error",
+                 *       "message": "Request body is not valid JSON: Unexpected token } in JSON at position 42",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7B"
                  *     }
                  */
-                "application/json": components["schemas"]["Error"];
+                "application/json": components["schemas"]["McpError"];
+            };
+        };
+        /**
+         * @description A bearer token was sent but is unknown, expired, revoked, or bound to another resource
+         *     (`invalid_token`). The challenge is
+         *     `Bearer error="invalid_token", resource_metadata="<base>/.well-known/oauth-protected-resource/mcp", scope="pricing:read"`.
+         *     Sending no token at all is never an error here.
+         */
+        McpInvalidToken: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 2,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "The access token has expired; refresh it or sign in again"
+                 *       },
+                 *       "code": "invalid_token",
+                 *       "message": "The access token has expired; refresh it or sign in again",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7I"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpError"];
+            };
+        };
+        /**
+         * @description The request carries an `Origin` header that is not allowed to call the MCP endpoint
+         *     (DNS-rebinding protection).
+         */
+        McpForbidden: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 1,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "Origin \"https://evil.example.net\" is not allowed"
+                 *       },
+                 *       "code": "forbidden",
+                 *       "message": "Origin \"https://evil.example.net\" is not allowed",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7F"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpError"];
+            };
+        };
+        /**
+         * @description A `2026-07-28` request for a method that revision removed or this server does not offer
+         *     (`initialize`, `ping`, `logging/setLevel`, `resources/subscribe`, ...): 404 with
+         *     JSON-RPC `-32601` (method not found), as that revision's HTTP binding requires. 2025-era
+         *     requests for an unknown method get `-32601` in a 200 instead.
+         */
+        McpNotFound: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": 5,
+                 *       "error": {
+                 *         "code": -32601,
+                 *         "message": "Method not found"
+                 *       },
+                 *       "code": "not_found",
+                 *       "message": "Method not found",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7N"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpError"];
+            };
+        };
+        /** @description The request body is larger than 1 MiB. */
+        McpPayloadTooLarge: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "Request body exceeds the limit of 1048576 bytes"
+                 *       },
+                 *       "code": "payload_too_large",
+                 *       "message": "Request body exceeds the limit of 1048576 bytes",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7P"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpError"];
+            };
+        };
+        /** @description The body was not sent as `application/json`. */
+        McpUnsupportedMediaType: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "Content-Type \"text/plain\" is not supported; send application/json"
+                 *       },
+                 *       "code": "unsupported_media_type",
+                 *       "message": "Content-Type \"text/plain\" is not supported; send application/json",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7U"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpError"];
             };
         };
         /** @description The MCP server manifest. */
@@ -2417,13 +2712,16 @@ export interface components {
          */
         CheckoutToken: string;
         /**
-         * @description The MCP protocol revision negotiated in `initialize`, sent on every later request. This
-         *     server speaks `2026-07-28` and `2025-11-25`. Absent (the `initialize` request itself, or a
-         *     client that does not send it), the revision negotiated from the request body applies. Any
-         *     other value is refused with 400 `validation_error`.
+         * @description The MCP protocol revision negotiated in `initialize` (or named in a `2026-07-28`
+         *     request's `_meta`), sent on every later request. This server serves `2026-07-28`,
+         *     `2025-11-25`, `2025-06-18` and `2025-03-26` (`x-mcp-protocol-versions` of `POST /mcp`).
+         *     Absent (the `initialize` request itself, or a `2025-03-26` client, which has no such
+         *     header), the revision negotiated from the request body applies. Any other value is
+         *     refused with 400 and JSON-RPC error `-32022` whose `data.supported` lists the served
+         *     revisions.
          * @example 2026-07-28
          */
-        McpProtocolVersion: "2026-07-28" | "2025-11-25";
+        McpProtocolVersion: "2026-07-28" | "2025-11-25" | "2025-06-18" | "2025-03-26";
         /**
          * @description Sent by browsers. When present it must be one of the server's allowed origins: its own
          *     origin (that of its public base URL), a loopback origin (`localhost`, `127.0.0.1` or
@@ -3767,15 +4065,36 @@ export interface operations {
     getMcpStream: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Lists `text/event-stream` when an MCP client asks for the stream (then 405).
+                 * @example text/event-stream
+                 */
+                Accept?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            405: components["responses"]["MethodNotAllowed"];
-            429: components["responses"]["RateLimited"];
-            default: components["responses"]["InternalError"];
+            /** @description Not an MCP client's request (`Accept` does not list `text/event-stream`); `Location` is the MCP guide. */
+            303: {
+                headers: {
+                    /** @description The MCP guide, `/docs/mcp`. */
+                    Location: "/docs/mcp";
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            405: components["responses"]["McpMethodNotAllowed"];
+            429: components["responses"]["McpRateLimited"];
+            default: components["responses"]["McpInternalError"];
         };
     };
     postMcpMessage: {
@@ -3783,10 +4102,13 @@ export interface operations {
             query?: never;
             header?: {
                 /**
-                 * @description The MCP protocol revision negotiated in `initialize`, sent on every later request. This
-                 *     server speaks `2026-07-28` and `2025-11-25`. Absent (the `initialize` request itself, or a
-                 *     client that does not send it), the revision negotiated from the request body applies. Any
-                 *     other value is refused with 400 `validation_error`.
+                 * @description The MCP protocol revision negotiated in `initialize` (or named in a `2026-07-28`
+                 *     request's `_meta`), sent on every later request. This server serves `2026-07-28`,
+                 *     `2025-11-25`, `2025-06-18` and `2025-03-26` (`x-mcp-protocol-versions` of `POST /mcp`).
+                 *     Absent (the `initialize` request itself, or a `2025-03-26` client, which has no such
+                 *     header), the revision negotiated from the request body applies. Any other value is
+                 *     refused with 400 and JSON-RPC error `-32022` whose `data.supported` lists the served
+                 *     revisions.
                  * @example 2026-07-28
                  */
                 "MCP-Protocol-Version"?: components["parameters"]["McpProtocolVersion"];
@@ -3854,27 +4176,47 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["InvalidToken"];
-            403: components["responses"]["Forbidden"];
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
+            400: components["responses"]["McpBadRequest"];
+            401: components["responses"]["McpInvalidToken"];
+            403: components["responses"]["McpForbidden"];
+            404: components["responses"]["McpNotFound"];
+            413: components["responses"]["McpPayloadTooLarge"];
+            415: components["responses"]["McpUnsupportedMediaType"];
+            429: components["responses"]["McpRateLimited"];
+            500: components["responses"]["McpInternalError"];
         };
     };
     deleteMcpSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The session the client believes it holds; ignored, as none is ever issued.
+                 * @example 1868a90c-2a5e-4d8b-8b1f-9c3e3d5c2a11
+                 */
+                "Mcp-Session-Id"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            405: components["responses"]["MethodNotAllowed"];
-            429: components["responses"]["RateLimited"];
-            default: components["responses"]["InternalError"];
+            /** @description A session id was named; there is no session to end, so nothing is left to do. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            405: components["responses"]["McpMethodNotAllowed"];
+            429: components["responses"]["McpRateLimited"];
+            default: components["responses"]["McpInternalError"];
         };
     };
     getMcpManifest: {

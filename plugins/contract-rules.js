@@ -4,16 +4,19 @@
 
 const isWebhook = (ctx) => ctx.location.pointer.startsWith('#/webhooks');
 
-/** Follow a $ref (if any) and return the node, or the node itself. */
-function deref(node, ctx) {
+/**
+ * Follow a $ref (if any) and return the node, or the node itself. `from` is the document the
+ * node was read from (a $ref inside a file reached through another $ref is relative to it).
+ */
+function deref(node, ctx, from) {
   if (node && typeof node === 'object' && typeof node.$ref === 'string') {
-    const resolved = ctx.resolve(node);
-    return { node: resolved.node, ref: node.$ref };
+    const resolved = ctx.resolve(node, from);
+    return { node: resolved.node, ref: node.$ref, from: resolved.location?.source?.absoluteRef ?? from };
   }
-  return { node, ref: undefined };
+  return { node, ref: undefined, from };
 }
 
-/** Every operation documents at least one 4xx answer whose JSON body is the shared Error schema. */
+/** Every operation documents at least one 4xx answer whose JSON body is the shared Error schema (or carries its members). */
 function ErrorResponse() {
   return {
     Operation: {
@@ -22,11 +25,16 @@ function ErrorResponse() {
         const responses = operation.responses ?? {};
         const ok = Object.entries(responses).some(([status, raw]) => {
           if (!/^4(\d\d|XX)$/.test(status)) return false;
-          const { node: response } = deref(raw, ctx);
+          const { node: response, from } = deref(raw, ctx);
           const media = response?.content?.['application/json'];
           if (!media?.schema) return false;
-          const { ref } = deref(media.schema, ctx);
-          return typeof ref === 'string' && ref.endsWith('#/components/schemas/Error');
+          if (typeof media.schema.$ref === 'string' && media.schema.$ref.endsWith('#/components/schemas/Error')) return true;
+          // Or a body that carries the Error members (code from ErrorCode, code and message
+          // required): the MCP endpoint's JSON-RPC error responses.
+          const { node: schema } = deref(media.schema, ctx, from);
+          const code = schema?.properties?.code?.$ref;
+          const required = Array.isArray(schema?.required) ? schema.required : [];
+          return typeof code === 'string' && code.endsWith('#/components/schemas/ErrorCode') && required.includes('code') && required.includes('message');
         });
         if (!ok) {
           ctx.report({

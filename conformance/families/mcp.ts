@@ -2,19 +2,28 @@
 // client over Streamable HTTP (its requests go through the suite's recorder): initialize
 // negotiates a served revision, tools/list lists the four tools with input and output schemas,
 // each tool's structuredContent validates against its own outputSchema and the contract's schema
-// and equals its REST call's answer, a failing call is isError with the Error body, the bearer
-// token of the HTTP request unmasks search_domain, and a foreign Origin is refused with 403.
+// and equals its REST call's answer, a failing call is isError with the Error body as text (no
+// structuredContent to break the outputSchema), initialize answers each served 2025 revision it
+// is asked for, errors are JSON-RPC error responses, the bearer token of the HTTP request
+// unmasks search_domain, and a foreign Origin is refused with 403.
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import fc from 'fast-check';
 import { CheckFailure, expect, property, type Context, type Family } from '../context.ts';
-import type { Exchange } from '../http.ts';
+import { jsonOf, type Exchange } from '../http.ts';
 import { samples } from './public-errors.ts';
 import { callPublic, expectPublicCode, okJson, tokensFor } from './public-support.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 type Json = Record<string, unknown>;
-const SERVED = ['2026-07-28', '2025-11-25'];
+
+/** The revisions the contract serves (POST /mcp `x-mcp-protocol-versions`). */
+function served(ctx: Context): string[] {
+  const op = (ctx.spec.documents.public.paths as Record<string, Record<string, Json>>)['/mcp']?.post;
+  const versions = op?.['x-mcp-protocol-versions'];
+  if (!Array.isArray(versions) || versions.length === 0) throw new Error('the public document names no x-mcp-protocol-versions on POST /mcp');
+  return versions as string[];
+}
 
 interface ToolInfo {
   name: string;
@@ -117,7 +126,7 @@ export const mcpFamily: Family = {
       name: 'initialize negotiates a served revision; tools/list lists search_domain, whois_lookup, tld_registration_price, tld_requirements with descriptions, input and output schemas',
       async run(ctx) {
         const tools = await withSession(ctx, undefined, async (s) => {
-          expect(s.protocolVersion !== undefined && SERVED.includes(s.protocolVersion), `initialize negotiated ${JSON.stringify(s.protocolVersion)}; the server serves ${SERVED.join(' and ')}`, ctx.http.exchanges.slice(-1));
+          expect(s.protocolVersion !== undefined && served(ctx).includes(s.protocolVersion), `initialize negotiated ${JSON.stringify(s.protocolVersion)}; the server serves ${served(ctx).join(', ')}`, ctx.http.exchanges.slice(-1));
           return (await s.listTools()).tools;
         });
         toolsCache.set(ctx, Promise.resolve(tools));
@@ -167,10 +176,17 @@ export const mcpFamily: Family = {
               throw new CheckFailure(`tools/call ${name} ${JSON.stringify(args)} answers ${JSON.stringify(result.structuredContent).slice(0, 300)}; its REST call answers ${JSON.stringify(restBody).slice(0, 300)}`, [...last, rest]);
             }
           }, Math.min(ctx.fc.numRuns, 12));
-          // A tool that fails: isError with the Error body the REST call would answer.
+          // A tool that fails: isError, the Error body the REST call would answer as text, and
+          // no structuredContent (it would have to match the tool's outputSchema).
           const failed = await session.callTool('tld_requirements', { tld: 'notatld' });
-          const body = failed.structuredContent as { code?: unknown } | undefined;
-          expect(failed.isError === true && body?.code === 'not_found', `tools/call tld_requirements {tld: notatld} must answer isError true with the not_found Error body, got ${JSON.stringify(failed).slice(0, 300)}`, ctx.http.exchanges.slice(-1));
+          const text = (failed.content?.[1] as { text?: unknown } | undefined)?.text;
+          let body: { code?: unknown } | undefined;
+          try {
+            body = typeof text === 'string' ? (JSON.parse(text) as { code?: unknown }) : undefined;
+          } catch {
+            body = undefined;
+          }
+          expect(failed.isError === true && failed.structuredContent === undefined && body?.code === 'not_found', `tools/call tld_requirements {tld: notatld} must answer isError true, no structuredContent and the not_found Error body as JSON text in content[1], got ${JSON.stringify(failed).slice(0, 300)}`, ctx.http.exchanges.slice(-1));
         });
       },
     },
@@ -193,7 +209,7 @@ export const mcpFamily: Family = {
       },
     },
     {
-      name: 'Origin: a foreign origin is 403 forbidden (DNS-rebinding protection); the server\'s own origin and no Origin are accepted',
+      name: 'Origin: a foreign origin is 403 forbidden (DNS-rebinding protection); the server\'s own origin and no Origin are accepted; revisions: each served 2025 one is answered when asked, an unknown header is -32022',
       async run(ctx) {
         const message = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'conformance-kit', version: '1.0.0' } } };
         const headers = { accept: 'application/json, text/event-stream' };
@@ -208,6 +224,14 @@ export const mcpFamily: Family = {
         }
         const badVersion = await callPublic(ctx, 'postMcpMessage', { json: { jsonrpc: '2.0', id: 2, method: 'tools/list' }, headers: { ...headers, 'mcp-protocol-version': '1999-01-01' }, deliberate: true });
         expectPublicCode(ctx, badVersion, 'validation_error', 'POST /mcp with MCP-Protocol-Version: 1999-01-01');
+        const rpc = (jsonOf(badVersion) as { error?: { code?: unknown } } | undefined)?.error?.code;
+        expect(rpc === -32022, `an unsupported MCP-Protocol-Version must be JSON-RPC error -32022 (unsupported protocol version), got ${JSON.stringify(rpc)}`, [badVersion]);
+        // Every served 2025 revision a client asks for in initialize is the one answered.
+        for (const version of served(ctx).filter((v) => v.startsWith('2025-'))) {
+          const init = await callPublic(ctx, 'postMcpMessage', { json: { ...message, params: { ...message.params, protocolVersion: version } }, headers });
+          const answered = (jsonOf(init) as { result?: { protocolVersion?: unknown } } | undefined)?.result?.protocolVersion;
+          expect(answered === version, `initialize asking for ${version}, a served revision, must be answered with it, got ${JSON.stringify(answered)}`, [init]);
+        }
         const note = await callPublic(ctx, 'postMcpMessage', { json: { jsonrpc: '2.0', method: 'notifications/initialized' }, headers: { ...headers, 'mcp-protocol-version': '2025-11-25' } });
         expect(note.status === 202 && note.responseBody === '', `a notification must be accepted with 202 and no body, got ${note.status} ${note.responseBody.slice(0, 100)}`, [note]);
       },

@@ -50,18 +50,28 @@ export class ApiError extends Error {
   }
 }
 
+/** Sets the error's headers and answers the `Error` body (`code`, `message`, `request_id`, `details`). */
 export function sendError(res: Response, err: ApiError, faults: Faults = NO_FAULTS): void {
-  for (const [name, value] of Object.entries(err.headers)) {
-    if (name === 'Retry-After' && err.code === 'rate_limited' && faults.has('missing-retry-after')) continue;
-    res.setHeader(name, value);
-  }
+  sendErrorBody(res, err, errorBody(res, err, faults), faults);
+}
+
+/** The `Error` body of `err` for this response (its request id). */
+export function errorBody(res: Response, err: ApiError, faults: Faults = NO_FAULTS): Record<string, unknown> {
   const requestId = res.getHeader('x-request-id');
-  const body = {
+  return {
     code: faults.has('wrong-error-codes') ? (WRONG_CODE[err.code] ?? err.code) : err.code,
     message: err.message,
     ...(typeof requestId === 'string' ? { request_id: requestId } : {}),
     ...(err.details?.length ? { details: err.details } : {}),
   };
+}
+
+/** Sets the error's headers and answers `body` with the error's status. */
+export function sendErrorBody(res: Response, err: ApiError, body: Record<string, unknown>, faults: Faults = NO_FAULTS): void {
+  for (const [name, value] of Object.entries(err.headers)) {
+    if (name === 'Retry-After' && err.code === 'rate_limited' && faults.has('missing-retry-after')) continue;
+    res.setHeader(name, value);
+  }
   // Sent without res.json on purpose: the response validator hooks res.json, and a failure of
   // that hook inside the error handler would escape to Express's HTML error page. Error bodies
   // are built here from the one Error shape; the conformance suite checks them from outside.

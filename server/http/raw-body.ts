@@ -47,6 +47,9 @@ export function bodyReadError(): RequestHandler {
   return (_req, res, next) => next(res.locals.bodyError);
 }
 
+/** The detail of a body that is not JSON at all (the MCP endpoint answers it as a JSON-RPC parse error). */
+export const MALFORMED_JSON_DETAIL = { path: '/body', message: 'must be valid JSON' } as const;
+
 /** Parses the raw body as JSON for the validator and the handlers; malformed JSON is a validation_error. */
 export function jsonBody(): RequestHandler {
   return (req, _res, next) => {
@@ -65,7 +68,7 @@ export function jsonBody(): RequestHandler {
       if (req.body === null) return next(new ApiError('validation_error', 'Request is invalid: /body must be object', [{ path: '/body', message: 'must be object' }]));
       next();
     } catch (err) {
-      next(new ApiError('validation_error', `Request body is not valid JSON: ${(err as Error).message}`, [{ path: '/body', message: 'must be valid JSON' }]));
+      next(new ApiError('validation_error', `Request body is not valid JSON: ${(err as Error).message}`, [{ ...MALFORMED_JSON_DETAIL }]));
     }
   };
 }

@@ -2,7 +2,7 @@
 // Server Card (/mcp/server-card and /.well-known/mcp/server-card.json). Both are built from the
 // same tool definitions the endpoint serves, so they list exactly what tools/list answers.
 import type { components } from '../../generated/public.d.ts';
-import { CAPABILITIES, PROTOCOL_VERSIONS, SERVER_INFO } from './server.ts';
+import { CAPABILITIES, PROTOCOL_VERSIONS, SERVER_INFO, toolJsonSchema } from './server.ts';
 import { MCP_TOOLS } from './tools.ts';
 
 type Schemas = components['schemas'];
@@ -18,14 +18,14 @@ const DESCRIPTION = 'Domain availability, WHOIS/RDAP, TLD prices and requirement
 type FreeForm = Record<string, never>;
 const freeForm = (value: object): FreeForm => value as FreeForm;
 
-/** The tools as tools/list describes them (JSON Schema 2020-12, the same conversion the SDK makes). */
+/** The tools as tools/list describes them (JSON Schema 2020-12, the same conversion tools/list uses). */
 export function toolDescriptors(): Schemas['McpTool'][] {
   return MCP_TOOLS.map((tool) => ({
     name: tool.name,
     title: tool.title,
     description: tool.description,
-    inputSchema: freeForm(tool.input['~standard'].jsonSchema.input({ target: 'draft-2020-12' })),
-    outputSchema: freeForm(tool.output['~standard'].jsonSchema.output({ target: 'draft-2020-12' })),
+    inputSchema: freeForm(toolJsonSchema(tool.input, 'input')),
+    outputSchema: freeForm(toolJsonSchema(tool.output, 'output')),
     annotations: freeForm({ ...tool.annotations }),
   }));
 }

@@ -1,8 +1,9 @@
 // POST /mcp: hands one JSON-RPC message to the SDK and writes its answer back through Express,
 // so the pipeline's headers (request id, rate limit) stay on the response and the SDK's own
-// HTTP-level rejections are turned into the contract's `Error` body. The SDK routes each
-// request to its era: 2026-07-28 requests carry the per-request `_meta` envelope, 2025-era
-// ones (the `initialize` handshake and everything after it) do not.
+// HTTP-level rejections keep their JSON-RPC error (the operation's errors are JSON-RPC error
+// responses, server/mcp/jsonrpc-error.ts). The SDK routes each request to its era: 2026-07-28
+// requests carry the per-request `_meta` envelope, 2025-era ones (the `initialize` handshake and
+// everything after it) do not.
 import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { toWebRequest } from '@modelcontextprotocol/node';
@@ -14,9 +15,10 @@ import {
   type McpHttpHandler,
 } from '@modelcontextprotocol/server';
 import type { Request as ExpressRequest, RequestHandler, Response as ExpressResponse } from 'express';
-import { ApiError } from '../http/errors.ts';
+import { ApiError, type ErrorCode } from '../http/errors.ts';
 import type { PublicDeps } from '../public-api/context.ts';
 import type { PublicReads } from '../public-api/reads-service.ts';
+import { INTERNAL_ERROR, INVALID_REQUEST, JsonRpcHttpError, SERVER_ERROR } from './jsonrpc-error.ts';
 import { originAllowed } from './origin.ts';
 import { buildMcpServer } from './server.ts';
 import type { ToolContext } from './tools.ts';
@@ -57,23 +59,33 @@ function contextOf(authInfo: AuthInfo | undefined): ToolContext {
   return ctx;
 }
 
-/** The SDK's HTTP-level rejections (a JSON-RPC error with a 4xx/5xx status) as contract errors. */
+/** The contract's `code` of an HTTP status the SDK refused a message with. */
+function codeOfStatus(status: number): ErrorCode {
+  if (status === 413) return 'payload_too_large';
+  if (status === 415) return 'unsupported_media_type';
+  if (status === 405) return 'method_not_allowed';
+  // 2026-07-28: a method the revision removed or the server does not offer is 404 with -32601.
+  if (status === 404) return 'not_found';
+  if (status >= 500) return 'internal_error';
+  return 'validation_error';
+}
+
+/** The SDK's HTTP-level rejections (a JSON-RPC error with a 4xx/5xx status), its JSON-RPC error kept. */
 async function rejection(response: Response): Promise<ApiError> {
   let message = `MCP request refused (HTTP ${response.status})`;
+  let rpc: { code: number; data?: unknown } = { code: response.status >= 500 ? INTERNAL_ERROR : SERVER_ERROR };
   try {
-    const body = (await response.json()) as { error?: { message?: unknown; data?: { supported?: unknown } } };
+    const body = (await response.json()) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
     if (typeof body.error?.message === 'string' && body.error.message) message = body.error.message;
+    if (typeof body.error?.code === 'number' && Number.isInteger(body.error.code)) rpc = { code: body.error.code, ...(body.error.data !== undefined ? { data: body.error.data } : {}) };
     // A client probing with a revision we do not serve needs the ones we do, to pick again.
-    const supported = body.error?.data?.supported;
+    const supported = (body.error?.data as { supported?: unknown } | undefined)?.supported;
     if (Array.isArray(supported) && supported.length) message += ` (supported: ${supported.join(', ')})`;
   } catch {
     // Not JSON: the status alone has to do.
   }
-  if (response.status === 413) return new ApiError('payload_too_large', message);
-  if (response.status === 415) return new ApiError('unsupported_media_type', message);
-  if (response.status === 405) return new ApiError('method_not_allowed', message, undefined, { Allow: 'POST' });
-  if (response.status >= 500) return new ApiError('internal_error', message);
-  return new ApiError('validation_error', message);
+  const code = codeOfStatus(response.status);
+  return new JsonRpcHttpError(code, message, rpc, code === 'method_not_allowed' ? { Allow: 'POST' } : {});
 }
 
 async function send(response: Response, res: ExpressResponse, done: () => void): Promise<void> {
@@ -118,6 +130,11 @@ export function mcpPostHandler(deps: PublicDeps, reads: PublicReads, options: Mc
     if (origin !== undefined && !originAllowed(origin, deps.baseUrl(req), options.allowedOrigins ?? [])) {
       throw new ApiError('forbidden', `Origin "${origin}" is not allowed`);
     }
+    // The document's JsonRpcMessage refuses these already; the SDK would take a batch, which no
+    // served revision after 2025-03-26 has, so the rule is kept here too.
+    if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
+      throw new JsonRpcHttpError('validation_error', 'The body must be one JSON-RPC request or notification; batches (a JSON array) are not supported', { code: INVALID_REQUEST });
+    }
     const shape = responseShape(req.get('accept'));
     const ctx: ToolContext = {
       reads,
@@ -155,8 +172,31 @@ async function sdkRequest(req: ExpressRequest): Promise<Request> {
   return new Request(original.url, { method: original.method, headers, body: JSON.stringify(req.body) });
 }
 
-export function methodNotAllowed(): RequestHandler {
-  return () => {
-    throw new ApiError('method_not_allowed', 'This MCP server is stateless; it opens no SSE stream and keeps no session. Use POST /mcp', undefined, { Allow: 'POST' });
+const NO_STREAM = 'This MCP server is stateless; it opens no SSE stream and keeps no session. Use POST /mcp';
+
+/** Whether `Accept` lists `text/event-stream` (what an MCP client's GET for the stream sends). */
+export function acceptsEventStream(accept: string | undefined): boolean {
+  return (accept ?? '').split(',').some((part) => (part.split(';')[0] ?? '').trim().toLowerCase() === 'text/event-stream');
+}
+
+/**
+ * GET /mcp: an MCP client asking for the server-to-client stream gets 405 (none is offered: the
+ * transport's "no stream" answer); anything else, a browser say, is sent to the MCP guide.
+ */
+export function getStream(guidePath: string): RequestHandler {
+  return (req, res) => {
+    if (acceptsEventStream(req.get('accept'))) throw new ApiError('method_not_allowed', NO_STREAM, undefined, { Allow: 'POST' });
+    res.redirect(303, guidePath);
+  };
+}
+
+/**
+ * DELETE /mcp: naming a session (`Mcp-Session-Id`) it asks to end one; none is kept, so there
+ * is nothing left to do (204). Without one it is no session termination at all (405).
+ */
+export function deleteSession(): RequestHandler {
+  return (req, res) => {
+    if (!req.get('mcp-session-id')) throw new ApiError('method_not_allowed', NO_STREAM, undefined, { Allow: 'POST' });
+    res.status(204).end();
   };
 }

@@ -1,10 +1,13 @@
-// The MCP surface: POST /mcp (Streamable HTTP, stateless), 405 for GET and DELETE /mcp, the
-// manifest and the Server Card. Tools answer through the same PublicReads as REST and batch.
+// The MCP surface: POST /mcp (Streamable HTTP, stateless), GET and DELETE /mcp (no stream, no
+// session: 405 to MCP clients), the manifest and the Server Card. Tools answer through the same PublicReads as REST and batch.
 import type { Request, Response } from 'express';
 import type { HandlerMap, PublicDeps } from '../public-api/context.ts';
 import type { PublicReads } from '../public-api/reads-service.ts';
 import { mcpManifest, mcpServerCard, SERVER_CARD_MEDIA_TYPE } from './discovery.ts';
-import { mcpPostHandler, methodNotAllowed, type McpEndpointOptions } from './http.ts';
+import { deleteSession, getStream, mcpPostHandler, type McpEndpointOptions } from './http.ts';
+
+/** Where GET /mcp sends a request that is not an MCP client's (the operation's 303 Location). */
+export const MCP_GUIDE_PATH = '/docs/mcp';
 
 export type { McpEndpointOptions };
 
@@ -15,11 +18,10 @@ export function mcpHandlers(deps: PublicDeps, reads: PublicReads, options: McpEn
     res.type(SERVER_CARD_MEDIA_TYPE);
     res.json(mcpServerCard(deps.baseUrl(req)));
   };
-  const refuse = methodNotAllowed();
   return {
     postMcpMessage: mcpPostHandler(deps, reads, options),
-    getMcpStream: refuse,
-    deleteMcpSession: refuse,
+    getMcpStream: getStream(MCP_GUIDE_PATH),
+    deleteMcpSession: deleteSession(),
     getMcpManifest: manifest,
     getMcpManifestAlias: manifest,
     getMcpServerCard: card,

@@ -1,13 +1,15 @@
 // The public surface answers errors in the shape each operation documents: the `Error` body by
 // default, RFC 6749 JSON at the token endpoint (`x-error-format: rfc6749`), RFC 7591 JSON at
 // registration (`rfc7591`), and an HTML page wherever the documented error response offers
-// `text/html` (sign-in, docs, hosted pages) unless `Accept` prefers JSON.
+// `text/html` (sign-in, docs, hosted pages) unless `Accept` prefers JSON, and JSON-RPC error
+// responses on the MCP endpoint (`jsonrpc`).
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import { ApiError, sendError, toApiError } from '../http/errors.ts';
 import type { Faults } from '../faults.ts';
+import { sendJsonRpcError } from '../mcp/jsonrpc-error.ts';
 import { escapeHtml, htmlPage } from '../public/html.ts';
 
-export type ErrorFormat = 'rfc6749' | 'rfc7591' | 'oauth-authorize' | undefined;
+export type ErrorFormat = 'rfc6749' | 'rfc7591' | 'oauth-authorize' | 'jsonrpc' | undefined;
 
 export interface ErrorShapes {
   /** `x-error-format` of an operation. */
@@ -29,7 +31,7 @@ export function errorShapes(document: Record<string, unknown>): ErrorShapes {
     for (const op of Object.values(item)) {
       if (!op || typeof op !== 'object' || !op.operationId) continue;
       const format = op['x-error-format'];
-      if (format === 'rfc6749' || format === 'rfc7591' || format === 'oauth-authorize') formats.set(op.operationId, format);
+      if (format === 'rfc6749' || format === 'rfc7591' || format === 'oauth-authorize' || format === 'jsonrpc') formats.set(op.operationId, format);
       const statuses = new Set<number>();
       for (const [status, raw] of Object.entries(op.responses ?? {})) {
         const response = resolve(raw);
@@ -86,6 +88,10 @@ export function publicErrorHandler(shapes: ErrorShapes, log: (message: string, e
         res.status(400).type('application/json').send(JSON.stringify({ error, error_description: apiError.message }));
         return;
       }
+    }
+    if (format === 'jsonrpc') {
+      sendJsonRpcError(res, apiError, { body: req.body, protocolVersion: req.get('mcp-protocol-version') }, faults);
+      return;
     }
     if (operationId && shapes.offersHtml(operationId, apiError.status) && !prefersJson(req)) {
       for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);

@@ -20,6 +20,8 @@ import {
 
 const docs = { partner: loadBundle('partner'), public: loadBundle('public'), admin: loadBundle('admin') };
 const ERROR_REF = '#/components/schemas/Error';
+// The MCP operations answer JSON-RPC error responses that carry the Error members (x-error-format: jsonrpc).
+const MCP_ERROR_REF = '#/components/schemas/McpError';
 // OAuth's token and registration endpoints answer RFC 6749 / RFC 7591 error bodies (DECISIONS §7).
 const OAUTH_SHAPED = new Set(['/api/oauth/token', '/api/oauth/register']);
 
@@ -47,10 +49,22 @@ describe('every document', () => {
         if (json === undefined) continue;
         const ref = schemaRef(json);
         const oauthShaped = OAUTH_SHAPED.has(path) && status !== '429' && status !== '500';
-        if (!oauthShaped && ref !== ERROR_REF) offenders.push(`${method} ${path} ${status}: ${ref ?? 'inline schema'}`);
+        const expected = operation['x-error-format'] === 'jsonrpc' ? MCP_ERROR_REF : ERROR_REF;
+        if (!oauthShaped && ref !== expected) offenders.push(`${method} ${path} ${status}: ${ref ?? 'inline schema'}`);
       }
     }
     expect(offenders).toEqual([]);
+  });
+
+  it('public: McpError carries every member of the Error body, as the Error body defines it', () => {
+    const schemas = (docs.public.components as JsonObject).schemas as Record<string, JsonObject>;
+    const error = schemas.Error as JsonObject;
+    const mcpError = schemas.McpError as JsonObject;
+    const errorProps = error.properties as Record<string, JsonObject>;
+    const mcpProps = mcpError.properties as Record<string, JsonObject>;
+    for (const [name, schema] of Object.entries(errorProps)) expect(mcpProps[name], name).toEqual(schema);
+    expect(mcpError.required).toEqual(expect.arrayContaining(error.required as string[]));
+    expect(mcpError.required).toEqual(expect.arrayContaining(['jsonrpc', 'id', 'error']));
   });
 
   it.each(APIS)('%s: every answer of every operation carries X-Request-Id', (api) => {

@@ -8,6 +8,8 @@ import { fakeReads, publicDoc, resolve, schemaErrors, startMiniServer, type Json
 
 const xMcpTools = publicDoc.paths['/mcp']?.post?.['x-mcp-tools'] as Array<{ name: string; input: string; output: string }>;
 const descriptors = toolDescriptors();
+/** The revisions the spec says are served (POST /mcp x-mcp-protocol-versions). */
+const served = publicDoc.paths['/mcp']?.post?.['x-mcp-protocol-versions'] as string[];
 
 /** The keywords that decide what a property accepts. */
 const CONSTRAINTS = ['type', 'pattern', 'minLength', 'maxLength', 'enum', 'const', 'minimum', 'maximum', 'minItems', 'maxItems'] as const;
@@ -87,7 +89,7 @@ describe('discovery documents', () => {
       expect(body).toMatchObject({
         endpoint: 'https://api.example.com/mcp',
         transport: 'streamable-http',
-        protocol_versions: ['2026-07-28', '2025-11-25'],
+        protocol_versions: served,
         server_card: 'https://api.example.com/mcp/server-card',
         authentication: { required: false, protected_resource_metadata: 'https://api.example.com/.well-known/oauth-protected-resource/mcp' },
       });
@@ -103,7 +105,7 @@ describe('discovery documents', () => {
       const body = (await res.json()) as ReturnType<typeof mcpServerCard>;
       expect(schemaErrors('McpServerCard', body), path).toBeNull();
       expect(body.name).toBe('com.example.api/domain-sales');
-      expect(body.remotes).toEqual([{ type: 'streamable-http', url: 'https://api.example.com/mcp', supportedProtocolVersions: ['2026-07-28', '2025-11-25'] }]);
+      expect(body.remotes).toEqual([{ type: 'streamable-http', url: 'https://api.example.com/mcp', supportedProtocolVersions: served }]);
       expect(body._meta?.['domain-sales/tools']?.map((t) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
     }
   });

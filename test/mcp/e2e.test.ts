@@ -1,6 +1,7 @@
 // The MCP endpoint of the whole reference server (pipeline, real reads, real OAuth tokens),
 // through the official SDK client in both protocol eras. Responses are validated against the
 // public document by the server itself (response validation is on by default).
+import { request } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signIn, startTestServer, type TestServer } from '../bulk/support.ts';
@@ -50,10 +51,13 @@ describe.each(['legacy', 'modern'] as const)('%s client against the real server'
       const meta = await client.callTool({ name: 'tld_requirements', arguments: { tld: 'io' } });
       expect(meta.structuredContent).toMatchObject({ tld: 'io' });
 
+      // A failing call is a result, not a protocol error: the Error body as text, no structuredContent.
       const unknownTld = await client.callTool({ name: 'tld_requirements', arguments: { tld: 'notatld' } });
       expect(unknownTld.isError).toBe(true);
-      expect(unknownTld.structuredContent).toMatchObject({ code: 'not_found' });
-      expect((unknownTld.structuredContent as { request_id?: string }).request_id).toMatch(/^req_/);
+      expect(unknownTld.structuredContent).toBeUndefined();
+      const error = JSON.parse((unknownTld.content as Array<{ text: string }>)[1]?.text ?? '') as { code: string; request_id?: string };
+      expect(error.code).toBe('not_found');
+      expect(error.request_id).toMatch(/^req_/);
     } finally {
       await client.close();
     }
@@ -80,7 +84,8 @@ describe('HTTP edges through the pipeline', () => {
   it('an invalid token is 401 invalid_token with the /mcp resource metadata', async () => {
     const res = await post(initialize, { authorization: 'Bearer at_bogus' });
     expect(res.status).toBe(401);
-    expect(((await res.json()) as { code: string }).code).toBe('invalid_token');
+    // Refused before the body is read, so the id is unknown: null (JSON-RPC 2.0 §5).
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 }, code: 'invalid_token' });
     expect(res.headers.get('www-authenticate')).toContain('error="invalid_token"');
   });
 
@@ -101,11 +106,43 @@ describe('HTTP edges through the pipeline', () => {
     }
   });
 
-  it('a JSON-RPC batch (an array) and an unknown MCP-Protocol-Version are 400', async () => {
-    expect((await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }])).status).toBe(400);
+  it('a batch, a body that is not JSON and an unknown MCP-Protocol-Version are 400 JSON-RPC errors', async () => {
+    const batch = await post([{ jsonrpc: '2.0', id: 1, method: 'ping' }]);
+    expect(batch.status).toBe(400);
+    expect(await batch.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600 }, code: 'validation_error' });
+    const garbled = await fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{"jsonrpc":' });
+    expect(garbled.status).toBe(400);
+    expect(await garbled.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 }, code: 'validation_error' });
     const old = await post({ jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-protocol-version': '2024-11-05' });
     expect(old.status).toBe(400);
-    expect(((await old.json()) as { code: string }).code).toBe('validation_error');
+    const body = (await old.json()) as { code: string; id: unknown; error: { code: number; data: { supported: string[]; requested: string } } };
+    expect(body).toMatchObject({ code: 'validation_error', id: 1, error: { code: -32022, data: { requested: '2024-11-05' } } });
+    expect(body.error.data.supported).toEqual(['2026-07-28', '2025-11-25', '2025-06-18', '2025-03-26']);
+    // A 2026-era request (the _meta envelope) is told the revisions it can switch to that way.
+    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2099-01-01', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
+    const modern = await post({ jsonrpc: '2.0', id: 3, method: 'server/discover', params: { _meta: envelope } }, { 'mcp-protocol-version': '2099-01-01', 'mcp-method': 'server/discover' });
+    expect(await modern.json()).toMatchObject({ id: 3, error: { code: -32022, data: { supported: ['2026-07-28'], requested: '2099-01-01' } } });
+  });
+
+  it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('initialize asking for %s through the pipeline is answered with that revision, and its header accepted', async (version) => {
+    const res = await post({ ...initialize, params: { ...initialize.params, protocolVersion: version } });
+    expect(((await res.json()) as { result: { protocolVersion: string } }).result.protocolVersion).toBe(version);
+    const list = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': version });
+    expect(list.status).toBe(200);
+  });
+
+  it('DNS rebinding: a foreign Host with its own Origin is refused before /mcp answers', async () => {
+    // fetch() will not send a Host of our choosing; node:http will.
+    const { port } = new URL(server.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: { host: 'evil.example.com', origin: 'http://evil.example.com', 'content-type': 'application/json', accept: 'application/json, text/event-stream' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify(initialize));
+    });
+    expect(status).toBe(421);
   });
 
   it('a notification is 202 with no body', async () => {

@@ -2,7 +2,7 @@
 // a stand-in pipeline and a fake PublicReads (the end-to-end file runs the real server).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeReads, GOOD_TOKEN, REAL_PRICE, startMiniServer, type MiniServer } from './support.ts';
+import { fakeReads, GOOD_TOKEN, publicDoc, REAL_PRICE, schemaErrors, startMiniServer, type MiniServer } from './support.ts';
 
 const { reads, calls } = fakeReads();
 let server: MiniServer;
@@ -15,6 +15,20 @@ afterAll(async () => {
 });
 
 type Era = 'legacy' | 'modern';
+
+/**
+ * The Error body of a failed tool call: isError, no structuredContent (it would have to match
+ * the tool's outputSchema), `<code>: <message>` and then the body as JSON text in `content`.
+ */
+function toolError(result: Awaited<ReturnType<Client['callTool']>>): Record<string, unknown> {
+  expect(result.isError).toBe(true);
+  expect(result).not.toHaveProperty('structuredContent');
+  const texts = (result.content as Array<{ type: string; text: string }>).map((c) => c.text);
+  expect(texts).toHaveLength(2);
+  const body = JSON.parse(texts[1] as string) as Record<string, unknown>;
+  expect(texts[0]).toBe(`${String(body.code)}: ${String(body.message)}`);
+  return body;
+}
 
 async function connect(era: Era, token?: string): Promise<Client> {
   const client = new Client({ name: 'mcp-test', version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
@@ -81,33 +95,29 @@ describe.each<[Era, string]>([
     expect(meta.structuredContent).toMatchObject({ tld: 'io', type: 'country-code', term_years: { min: 1, max: 10 } });
   });
 
-  it('a failed read is a tool error carrying the REST Error body', async () => {
+  it('a failed read is a tool error carrying the REST Error body as text', async () => {
     const result = await client.callTool({ name: 'whois_lookup', arguments: { domain: 'unregistered-example.com' } });
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ code: 'not_found', message: 'No registration record for "unregistered-example.com"', request_id: 'req_test_1' });
-    expect((result.content as Array<{ text: string }>)[0]?.text).toContain('not_found');
+    expect(toolError(result)).toEqual({ code: 'not_found', message: 'No registration record for "unregistered-example.com"', request_id: 'req_test_1' });
   });
 
   it('an unexpected failure is an internal_error tool result, logged, without its details', async () => {
     const result = await client.callTool({ name: 'tld_requirements', arguments: { tld: 'boom' } });
-    expect(result.isError).toBe(true);
-    expect(result.structuredContent).toMatchObject({ code: 'internal_error' });
+    expect(toolError(result)).toMatchObject({ code: 'internal_error' });
     expect(JSON.stringify(result)).not.toContain('database on fire');
     expect(server.logged.some((line) => line.includes('database on fire'))).toBe(true);
   });
 
   it('bad arguments are a validation_error tool result with details, never a protocol error', async () => {
     const blank = await client.callTool({ name: 'search_domain', arguments: { q: '' } });
-    expect(blank.isError).toBe(true);
-    expect(blank.structuredContent).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/q' }] });
+    expect(toolError(blank)).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/q' }] });
     const extra = await client.callTool({ name: 'tld_requirements', arguments: { tld: 'io', verbose: true } });
-    expect(extra.structuredContent).toMatchObject({ code: 'validation_error' });
+    expect(toolError(extra)).toMatchObject({ code: 'validation_error' });
     const badTld = await client.callTool({ name: 'tld_registration_price', arguments: { tld: '.COM' } });
-    expect(badTld.structuredContent).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/tld' }] });
+    expect(toolError(badTld)).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/tld' }] });
     const badOp = await client.callTool({ name: 'tld_registration_price', arguments: { tld: 'com', op: 'buy' } });
-    expect(badOp.structuredContent).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/op' }] });
+    expect(toolError(badOp)).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/op' }] });
     const missing = await client.callTool({ name: 'whois_lookup', arguments: {} });
-    expect(missing.structuredContent).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/domain' }] });
+    expect(toolError(missing)).toMatchObject({ code: 'validation_error', details: [{ path: '/arguments/domain' }] });
   });
 
   it('an unknown tool is a JSON-RPC invalid-params error', async () => {
@@ -197,7 +207,7 @@ describe('HTTP edges of POST /mcp', () => {
     expect(nullOrigin.status).toBe(403);
   });
 
-  it('answers a modern request naming a revision it does not serve with 400 and the supported ones', async () => {
+  it('answers a modern request naming a revision it does not serve with 400, JSON-RPC -32022 and the supported ones', async () => {
     const envelope = {
       'io.modelcontextprotocol/protocolVersion': '2027-01-01',
       'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
@@ -205,15 +215,127 @@ describe('HTTP edges of POST /mcp', () => {
     };
     const res = await post({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: envelope } }, { 'mcp-method': 'tools/list' });
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { code: string; message: string };
+    const body = (await res.json()) as { code: string; message: string; error: { code: number; data: { supported: string[] } } };
+    expect(schemaErrors('McpError', body)).toBeNull();
     expect(body.code).toBe('validation_error');
     expect(body.message).toContain('2026-07-28');
+    expect(body.error.code).toBe(-32022);
+    // The SDK names the revisions of the client's own (2026) era it could switch to.
+    expect(body.error.data.supported).toContain('2026-07-28');
+    expect(body.error.data.supported.every((v) => SERVED.includes(v))).toBe(true);
   });
 
-  it.each(['GET', 'DELETE'])('%s /mcp is 405 with Allow: POST', async (method) => {
+  it('a 2026-07-28 request whose Mcp-Method header disagrees with its body is 400 with JSON-RPC -32020', async () => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const res = await post({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: { _meta: envelope } }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'prompts/list' });
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(schemaErrors('McpError', body)).toBeNull();
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32020 }, code: 'validation_error' });
+  });
+
+  it.each(['initialize', 'ping', 'resources/subscribe'])('a 2026-07-28 request for %s (removed in that revision) is 404 with JSON-RPC -32601', async (method) => {
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    const res = await post({ jsonrpc: '2.0', id: 11, method, params: { _meta: envelope } }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method });
+    expect(res.status).toBe(404);
+    const body = await res.json();
+    expect(schemaErrors('McpError', body)).toBeNull();
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: 11, error: { code: -32601 }, code: 'not_found' });
+  });
+
+  it.each(['GET', 'DELETE'])('%s /mcp from an MCP client is 405 with Allow: POST and a JSON-RPC error', async (method) => {
     const res = await fetch(`${server.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
-    expect(await res.json()).toMatchObject({ code: 'method_not_allowed' });
+    const body = await res.json();
+    expect(schemaErrors('McpError', body)).toBeNull();
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 }, code: 'method_not_allowed' });
+  });
+
+  it('GET /mcp that is not an MCP client (no text/event-stream) is sent to the MCP guide', async () => {
+    for (const accept of ['text/html,application/xhtml+xml,*/*;q=0.8', 'application/json']) {
+      const res = await fetch(`${server.url}/mcp`, { headers: { accept }, redirect: 'manual' });
+      expect(res.status, accept).toBe(303);
+      expect(res.headers.get('location')).toBe('/docs/mcp');
+    }
+  });
+
+  it('DELETE /mcp naming a session has nothing to end: 204', async () => {
+    const res = await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': 'a-session-never-issued' } });
+    expect(res.status).toBe(204);
+    expect(await res.text()).toBe('');
+  });
+});
+
+/** The revisions the spec says are served (POST /mcp x-mcp-protocol-versions), newest first. */
+const SERVED = publicDoc.paths['/mcp']?.post?.['x-mcp-protocol-versions'] as string[];
+
+describe('protocol revisions', () => {
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+  const initialize = (protocolVersion: string) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+
+  it('the spec serves the four revisions the issue names, and the header enum says the same', () => {
+    expect([...SERVED].sort()).toEqual(['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']);
+    const header = (publicDoc.components as unknown as { parameters: Record<string, { schema: { enum: string[] } }> }).parameters.McpProtocolVersion;
+    expect(header?.schema.enum).toEqual(SERVED);
+  });
+
+  it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('initialize asking for %s is answered with that revision', async (version) => {
+    const res = await post(initialize(version));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ id: 1, result: { protocolVersion: version } });
+  });
+
+  it.each(['2024-11-05', '2026-07-28', '2099-01-01'])('initialize asking for %s (no 2025 revision served) is answered with the newest 2025 one', async (version) => {
+    const res = await post(initialize(version));
+    expect(await res.json()).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25' } });
+  });
+
+  it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('MCP-Protocol-Version: %s is accepted after initialize', async (version) => {
+    const res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': version });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+  });
+});
+
+describe('JSON-RPC error responses on /mcp', () => {
+  const send = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+
+  async function rpcError(res: Response, status: number) {
+    expect(res.status).toBe(status);
+    const body = (await res.json()) as { id: unknown; error: { code: number; message: string }; code: string; message: string; request_id: string };
+    expect(schemaErrors('McpError', body), JSON.stringify(body)).toBeNull();
+    expect(body.error.message).toBe(body.message);
+    expect(body.request_id).toBe('req_test_1');
+    return body;
+  }
+
+  it('a body that is not JSON is a parse error (-32700) with a null id', async () => {
+    const body = await rpcError(await send('{"jsonrpc": "2.0", "id": 1, "method": '), 400);
+    expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 }, code: 'validation_error' });
+  });
+
+  it.each([
+    ['a batch', '[{"jsonrpc":"2.0","id":1,"method":"ping"}]'],
+    ['an object that is no JSON-RPC message', '{"hello":"world"}'],
+    ['a request without jsonrpc', '{"id":1,"method":"ping"}'],
+  ])('%s is an invalid request (-32600) with a null id', async (_name, text) => {
+    const body = await rpcError(await send(text), 400);
+    expect(body).toMatchObject({ id: null, error: { code: -32600 }, code: 'validation_error' });
+  });
+
+  it('a disallowed Origin is 403 with the request id echoed', async () => {
+    const body = await rpcError(await send('{"jsonrpc":"2.0","id":"o-1","method":"ping"}', { origin: 'https://evil.example.net' }), 403);
+    expect(body).toMatchObject({ id: 'o-1', error: { code: -32000 }, code: 'forbidden' });
   });
 });

@@ -1,5 +1,6 @@
 // A fake PublicReads with fixed answers, and the MCP handlers on a bare Express app with a
-// stand-in for the pipeline (request id, bearer token → viewer, JSON body, the error handler).
+// stand-in for the pipeline (request id, bearer token → viewer) and its body reader, operation
+// lookup and error handler.
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,8 +10,12 @@ import express from 'express';
 import type { components } from '../../generated/public.d.ts';
 import { manualClock } from '../../server/clock.ts';
 import { NO_FAULTS } from '../../server/faults.ts';
-import { ApiError, errorHandler } from '../../server/http/errors.ts';
+import { ApiError } from '../../server/http/errors.ts';
+import { matchOperation } from '../../server/http/operation-guard.ts';
+import { OperationTable } from '../../server/http/operations.ts';
+import { jsonBody, rawBody } from '../../server/http/raw-body.ts';
 import { mcpHandlers, type McpEndpointOptions } from '../../server/mcp/index.ts';
+import { errorShapes, publicErrorHandler } from '../../server/public-api/error-format.ts';
 import type { PublicDeps, Viewer } from '../../server/public-api/context.ts';
 import type { PublicReads } from '../../server/public-api/reads-service.ts';
 import type { Store } from '../../server/store/index.ts';
@@ -148,7 +153,9 @@ export async function startMiniServer(reads: PublicReads, options: McpEndpointOp
     }
     next();
   });
-  app.use(express.json());
+  // The pipeline's own body reader and operation lookup, and its error handler: errors on the
+  // MCP operations are JSON-RPC error responses there (x-error-format: jsonrpc).
+  app.use(matchOperation(new OperationTable(publicDoc)), rawBody(), jsonBody());
   app.post('/mcp', handlers.postMcpMessage!);
   app.get('/mcp', handlers.getMcpStream!);
   app.delete('/mcp', handlers.deleteMcpSession!);
@@ -156,7 +163,7 @@ export async function startMiniServer(reads: PublicReads, options: McpEndpointOp
   app.get('/.well-known/mcp', handlers.getMcpManifestAlias!);
   app.get('/mcp/server-card', handlers.getMcpServerCard!);
   app.get('/.well-known/mcp/server-card.json', handlers.getMcpServerCardWellKnown!);
-  app.use(errorHandler(() => {}));
+  app.use(publicErrorHandler(errorShapes(publicDoc), () => {}, NO_FAULTS));
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
