@@ -29,13 +29,3 @@ export function buyerUrlProblem(url: string, environment: BuyerUrlEnvironment): 
   }
   return 'must be an https URL (or http on a loopback host with a sandbox credential)';
 }
-
-/** The origin a browser is sent to, as a CSP source (`https://partner.example.net`). */
-export function buyerUrlOrigin(url: string): string | undefined {
-  try {
-    const origin = new URL(url).origin;
-    return origin === 'null' ? undefined : origin;
-  } catch {
-    return undefined;
-  }
-}

@@ -9,6 +9,7 @@ import { formatPrice, readCheckoutToken, returnUrlWithOrder, sandboxCardOutcome,
 import { initialState } from '../domain/order-state.ts';
 import { isWithinAttributionWindow, linkDestination, REFERRAL_COOKIE, ATTRIBUTION_WINDOW_MS } from '../domain/referral.ts';
 import { ApiError, type ErrorCode } from '../http/errors.ts';
+import { allowFormTargets, cspSourceOf } from '../http/security-headers.ts';
 import { newId } from '../ids.ts';
 import { checkoutKey } from '../partner/checkout.ts';
 import type { PartnerDeps } from '../partner/context.ts';
@@ -92,11 +93,17 @@ function leaveFor(res: Response, session: CheckoutSessionRow, member: 'return_ur
   return true;
 }
 
+// The token is in the page's URL: Referrer-Policy (no-referrer, server/http/security-headers.ts)
+// keeps it from leaking to other sites.
 function noStore(res: Response): void {
   res.setHeader('Cache-Control', 'no-store');
-  // The token is in the page's URL: it must not leak to other sites through Referer.
-  res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('Vary', 'Accept');
+}
+
+/** The page's forms may lead to the session's return and cancel addresses (x-form-action), when they keep the rule. */
+function allowSessionTargets(res: Response, session: CheckoutSessionRow): void {
+  const source = (member: 'return_url' | 'cancel_url') => (buyerUrlProblem(session[member], session.environment) === undefined ? cspSourceOf(session[member]) : undefined);
+  allowFormTargets(res, { return_url: source('return_url'), cancel_url: source('cancel_url') });
 }
 
 function cookie(req: Request, name: string): string | undefined {
@@ -218,6 +225,7 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
       if (err instanceof ApiError) return fail(req, res, err);
       throw err;
     }
+    allowSessionTargets(res, loaded.session);
     // Opening the page from a referral click is the funnel's "checkout started".
     if (!loaded.session.click_id) {
       const ref = typeof req.query.ref === 'string' ? req.query.ref : cookie(req, REFERRAL_COOKIE);
@@ -233,6 +241,7 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
       const f = form(req);
       const pt = f.get('pt') ?? undefined;
       const loaded = await loadSession(deps, pt);
+      allowSessionTargets(res, loaded.session);
       const invalid = validatePayForm(f);
       if (invalid) {
         if (wantsJson(req)) throw invalid;
