@@ -704,7 +704,12 @@ export interface paths {
          * @description The form of the authorization page. `approve` with valid credentials issues a single-use,
          *     60-second code and sends the browser to `redirect_uri` with `code`, `state` (when sent) and
          *     `iss`; `deny` sends it there with `error=access_denied`, `state` and `iss`. Wrong credentials
-         *     show the page again (200) with the error and issue nothing. A missing or wrong `csrf_token`,
+         *     show the page again (200) with the error and issue nothing. Failed attempts are throttled
+         *     per account and per client address (`x-signin-throttle`): past 5 failures for an account, or
+         *     20 from an address, the next attempt waits 1 minute after the last failure, then 2, 4, 8 and
+         *     15 minutes after each further one, and is answered 429 with `Retry-After` (the page again)
+         *     whatever the password; a correct password clears the account's count, and an email without
+         *     an account is counted and answered exactly alike. A missing or wrong `csrf_token`,
          *     or an `auth_request` that is tampered or older than 10 minutes, is a 400 page (start again
          *     from the client).
          */
@@ -2286,6 +2291,37 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /**
+         * @description Too many failed sign-in attempts (`x-signin-throttle` of the form): the account named, or
+         *     the client's address, must wait `Retry-After` seconds before the next attempt, which is
+         *     refused until then whatever the password. A browser gets the sign-in page again with the
+         *     wait; a request whose `Accept` prefers `application/json` gets the `Error` body. The same
+         *     429 answers the client's public rate limit (60 requests per 60 s).
+         */
+        SignInThrottled: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><title>Sign in to continue</title></head><body><p role="alert">Too many failed sign-in attempts. Wait 2 minutes before trying again.</p><form method="post" action="/oauth/authorize">...</form></body></html> */
+                "text/html": string;
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "message": "Too many failed sign-in attempts. Wait 2 minutes before trying again.",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7Q"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description The path exists but not with this method. `Allow` lists the methods it has. */
         MethodNotAllowed: {
             headers: {
@@ -3710,7 +3746,7 @@ export interface operations {
             400: components["responses"]["PageBadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["SignInThrottled"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -13,6 +13,7 @@ import { isFormEncoded, readForm, single } from './form.ts';
 import { issueCode, type GrantDeps } from './grants.ts';
 import { withParams } from './redirect-uri.ts';
 import { parseScope } from './scopes.ts';
+import { refuseThrottled, signinThrottle } from './signin-throttle.ts';
 import { authenticate } from './users.ts';
 
 const COOKIE_MAX_AGE_S = 3600;
@@ -86,6 +87,7 @@ export function authorizePage(deps: PublicDeps): RequestHandler {
 const FORM_EXPIRED = 'The form has expired or was not sent from this site; start the sign-in again';
 
 export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHandler {
+  const throttle = signinThrottle({ store: deps.store, key: deps.keys.oauth, now: () => deps.clock.now() });
   return async (req, res) => {
     pageHeaders(res);
     const base = deps.baseUrl(req);
@@ -118,7 +120,13 @@ export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
     const email = single(form, 'email');
     const password = single(form, 'password');
     const csrf = single(form, 'csrf_token') ?? '';
+    // Counted before the password is checked; refused while the account or the address must wait.
+    const admission = email && password ? await throttle.admit(email, req.socket.remoteAddress) : undefined;
+    if (admission && !admission.admitted) {
+      return refuseThrottled(req, res, (error) => consent(request, client.name, authRequest, csrf, { ...(email ? { email } : {}), error }), admission.retryAfterSeconds);
+    }
     const userId = email && password ? await authenticate(deps.store, email, password) : undefined;
+    if (userId && admission?.admitted) await throttle.succeeded(admission);
     if (!userId) {
       const error = email && password ? 'Wrong email or password.' : 'Enter your email and password to approve.';
       res.status(200).type('html').send(consent(request, client.name, authRequest, csrf, { ...(email ? { email } : {}), error }));
