@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signedHeaders } from '../../client/protocol/index.ts';
 import { startHarness, type Harness } from '../server/harness.ts';
-import { nowSeconds, type Credential } from '../server/support/http.ts';
+import { nowSeconds, signedRequest, type Credential } from '../server/support/http.ts';
 import { rawRequest, type RawAnswer } from './support.ts';
 
 const PATH = '/api/partner/v1/availability';
@@ -50,6 +50,22 @@ describe('request targets with a fragment or in absolute form', () => {
     const signed = signedHeaders({ keyId: cred.key_id, secret: cred.secret, method: 'GET', path: PATH, query: 'domain=a.com', timestamp: String(nowSeconds(h)), nonce: randomUUID() });
     const answer = await rawRequest(h.baseUrl, [`GET ${PATH}?domain=a.com HTTP/1.1`, `Host: ${host}`, ...Object.entries(signed).map(([k, v]) => `${k}: ${v}`)]);
     expect(answer.status, answer.body).toBe(200);
+  });
+
+  // Trusted hosts (test/http/trusted-host.test.ts covers Host itself): no other header names the
+  // authority of an absolute URL either.
+  it('builds no URL from X-Forwarded-Host, X-Forwarded-Proto or Forwarded', async () => {
+    const referrer = await h.mint({ scopes: ['refer'], affiliate: true });
+    const link = await signedRequest(h, referrer, { method: 'POST', path: '/api/partner/v1/links', body: { type: 'generic' } });
+    expect(link.status, link.text).toBe(201);
+    const forged = ['X-Forwarded-Host: evil.example', 'X-Forwarded-Proto: https', 'Forwarded: host=evil.example;proto=https', 'X-Forwarded-For: 203.0.113.9'];
+    for (const path of [new URL(link.body.url as string).pathname, '/.well-known/oauth-authorization-server', '/api/v1', '/docs.md']) {
+      const answer = await rawRequest(h.baseUrl, [`GET ${path} HTTP/1.1`, `Host: ${host}`, ...forged]);
+      expect(answer.status, `${path}: ${answer.body.slice(0, 200)}`).toBeLessThan(400);
+      expect(answer.body, path).not.toContain('evil.example');
+      expect(answer.headers.location ?? '', path).not.toContain('evil.example');
+      expect(`${answer.body}${answer.headers.location ?? ''}`, path).not.toContain(`https://${host}`);
+    }
   });
 
   it.each([
