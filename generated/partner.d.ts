@@ -234,6 +234,10 @@ export interface paths {
          *     `not_found`; a domain reserved by another partner's live quote is 409 `domain_reserved`.
          *     If the domain is sold elsewhere before the buyer pays, the hosted page tells the buyer it is
          *     no longer available and charges nothing.
+         *
+         *     `return_url` and `cancel_url` are `https` URLs (with a sandbox credential, `http` on a
+         *     loopback host is accepted too, `BuyerRedirectUrl`); any other scheme, `javascript:` and
+         *     `data:` included, is 400 `validation_error` naming the member.
          */
         post: operations["createCheckoutSession"];
         delete?: never;
@@ -878,7 +882,7 @@ export interface components {
          *
          *     | code | status | when |
          *     |---|---|---|
-         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a tampered or foreign `quote_id`). `details` names each failing member. |
+         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form or with a fragment, a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`). `details` names each failing member. |
          *     | `missing_idempotency_key` | 400 | POST `/orders` without `Idempotency-Key`. |
          *     | `invalid_cursor` | 400 | A cursor that is malformed, tampered, or reused with other filters or sort. |
          *     | `invalid_redirect_uri` | 400 | OAuth: `redirect_uri` is not registered for the client (shown to the user, never redirected to). |
@@ -1221,6 +1225,18 @@ export interface components {
             reason?: string;
         };
         /**
+         * Format: uri
+         * @description An address the hosted checkout sends the buyer's browser to: an `https` URL with a host,
+         *     or, with a sandbox credential only, `http` on a loopback host (`localhost`,
+         *     `127.0.0.0/8`, `[::1]`) for a partner developing on its own machine. Any other scheme
+         *     (`javascript:`, `data:`, `file:`, `ftp:`, plain `http` to another host) is refused with 400
+         *     `validation_error` naming the member, and so is loopback `http` with a live credential
+         *     (`x-url-rule`). The hosted page's Content-Security-Policy lets its forms lead only to
+         *     these addresses' origins.
+         * @example https://partner.example.net/checkout/done
+         */
+        BuyerRedirectUrl: string;
+        /**
          * @description Creates a hosted checkout session for a service-collected sale. `expected_price` must
          *     equal the current listing price, or the quoted price when `quote_id` is sent; otherwise
          *     422 `price_mismatch`.
@@ -1235,17 +1251,15 @@ export interface components {
             currency: components["schemas"]["Currency"];
             buyer: components["schemas"]["Buyer"];
             /**
-             * Format: uri
-             * @description Where the buyer is sent after paying.
+             * @description Where the buyer is sent after paying (303, with `public_id` of the order added to the query).
              * @example https://partner.example.net/checkout/done
              */
-            return_url: string;
+            return_url: components["schemas"]["BuyerRedirectUrl"];
             /**
-             * Format: uri
-             * @description Where the buyer is sent after abandoning the checkout.
+             * @description Where the buyer is sent after abandoning the checkout (303).
              * @example https://partner.example.net/checkout/cancelled
              */
-            cancel_url: string;
+            cancel_url: components["schemas"]["BuyerRedirectUrl"];
             quote_id?: components["schemas"]["QuoteId"];
         };
         /**

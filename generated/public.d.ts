@@ -704,7 +704,12 @@ export interface paths {
          * @description The form of the authorization page. `approve` with valid credentials issues a single-use,
          *     60-second code and sends the browser to `redirect_uri` with `code`, `state` (when sent) and
          *     `iss`; `deny` sends it there with `error=access_denied`, `state` and `iss`. Wrong credentials
-         *     show the page again (200) with the error and issue nothing. A missing or wrong `csrf_token`,
+         *     show the page again (200) with the error and issue nothing. Failed attempts are throttled
+         *     per account and per client address (`x-signin-throttle`): past 5 failures for an account, or
+         *     20 from an address, the next attempt waits 1 minute after the last failure, then 2, 4, 8 and
+         *     15 minutes after each further one, and is answered 429 with `Retry-After` (the page again)
+         *     whatever the password; a correct password clears the account's count, and an email without
+         *     an account is counted and answered exactly alike. A missing or wrong `csrf_token`,
          *     or an `auth_request` that is tampered or older than 10 minutes, is a 400 page (start again
          *     from the client).
          */
@@ -1002,7 +1007,7 @@ export interface components {
          *
          *     | code | status | when |
          *     |---|---|---|
-         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a tampered or foreign `quote_id`). `details` names each failing member. |
+         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form or with a fragment, a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`). `details` names each failing member. |
          *     | `missing_idempotency_key` | 400 | POST `/orders` without `Idempotency-Key`. |
          *     | `invalid_cursor` | 400 | A cursor that is malformed, tampered, or reused with other filters or sort. |
          *     | `invalid_redirect_uri` | 400 | OAuth: `redirect_uri` is not registered for the client (shown to the user, never redirected to). |
@@ -2342,6 +2347,37 @@ export interface components {
                  *       "code": "internal_error",
                  *       "message": "An unexpected error occurred; retry with exponential back-off",
                  *       "request_id": "req_01JD9Q4X7M2N8B5V3C7T"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description Too many failed sign-in attempts (`x-signin-throttle` of the form): the account named, or
+         *     the client's address, must wait `Retry-After` seconds before the next attempt, which is
+         *     refused until then whatever the password. A browser gets the sign-in page again with the
+         *     wait; a request whose `Accept` prefers `application/json` gets the `Error` body. The same
+         *     429 answers the client's public rate limit (60 requests per 60 s).
+         */
+        SignInThrottled: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                /** @example <!doctype html><html lang="en"><head><title>Sign in to continue</title></head><body><p role="alert">Too many failed sign-in attempts. Wait 2 minutes before trying again.</p><form method="post" action="/oauth/authorize">...</form></body></html> */
+                "text/html": string;
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "message": "Too many failed sign-in attempts. Wait 2 minutes before trying again.",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7Q"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -4008,7 +4044,7 @@ export interface operations {
             400: components["responses"]["PageBadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            429: components["responses"]["RateLimited"];
+            429: components["responses"]["SignInThrottled"];
             500: components["responses"]["InternalError"];
         };
     };

@@ -12,6 +12,12 @@
 // patch (no client's request can fail), but under the additive-only policy a documented value
 // disappearing is a removal, and clients switching on it break silently.
 //
+// A breaking change can be accepted in the spec itself, where it is made and where readers see
+// it: the schema (or other object) whose keyword changed carries `x-accepted-breaking-change`
+// (`keywords` it covers, `reason`). Such a change is listed under its own heading with the reason
+// and does not fail the gate; it is meant for what must narrow on purpose, such as an input a
+// security fix stops accepting.
+//
 // Exit codes: 0 no breaking change on a gated API, 1 a breaking change, 2 usage or git error.
 import { execFile } from 'node:child_process';
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -46,6 +52,8 @@ export interface Change {
   rule: string | undefined;
   /** JSON pointer of the change in the document that carries it (deduplication key). */
   pointer: string;
+  /** Set when the revision accepts this breaking change (`x-accepted-breaking-change`): its reason. */
+  accepted?: string;
 }
 
 export interface ApiDiff {
@@ -54,7 +62,10 @@ export interface ApiDiff {
   /** No document at the base: nothing published to break. */
   newApi: boolean;
   changes: Change[];
+  /** Breaking changes that fail the gate (on a gated API). */
   breaking: Change[];
+  /** Breaking changes the revision accepts with `x-accepted-breaking-change`. */
+  accepted: Change[];
 }
 
 interface RedoclyLocation {
@@ -176,12 +187,34 @@ export async function redoclyDiff(base: Json, revision: Json): Promise<{ changes
   }
 }
 
+const ACCEPTANCE = 'x-accepted-breaking-change';
+
+/**
+ * The reason the revision gives for accepting the change at `pointer` (`#/a/b/keyword`): the
+ * object holding the changed keyword carries `x-accepted-breaking-change` with that keyword in
+ * its `keywords` and a non-empty `reason`.
+ */
+export function acceptedReason(revision: Json, pointer: string): string | undefined {
+  const parts = pointer.replace(/^#\//, '').split('/').map(unescape);
+  const keyword = parts.pop();
+  let node: unknown = revision;
+  for (const part of parts) node = node && typeof node === 'object' ? (node as Json)[part] : undefined;
+  const acceptance = node && typeof node === 'object' ? (node as Json)[ACCEPTANCE] : undefined;
+  if (!acceptance || typeof acceptance !== 'object') return undefined;
+  const { keywords, reason } = acceptance as { keywords?: unknown; reason?: unknown };
+  if (!Array.isArray(keywords) || !keywords.includes(keyword) || typeof reason !== 'string' || reason.trim() === '') return undefined;
+  return reason.trim();
+}
+
 /** The gate's core: compares one API's base and revision documents. */
 export async function diffApi(api: ApiName, base: Json | undefined, revision: Json): Promise<ApiDiff> {
   const gated = GATE[api].gated;
-  if (!base) return { api, gated, newApi: true, changes: [], breaking: [] };
-  const changes = classify(await redoclyDiff(base, revision));
-  return { api, gated, newApi: false, changes, breaking: changes.filter((c) => c.breaking) };
+  if (!base) return { api, gated, newApi: true, changes: [], breaking: [], accepted: [] };
+  const changes = classify(await redoclyDiff(base, revision)).map((c) => {
+    const reason = c.breaking ? acceptedReason(revision, c.pointer) : undefined;
+    return reason ? { ...c, accepted: reason } : c;
+  });
+  return { api, gated, newApi: false, changes, breaking: changes.filter((c) => c.breaking && !c.accepted), accepted: changes.filter((c) => c.accepted) };
 }
 
 /** True when no gated API has a breaking change. */
@@ -220,17 +253,26 @@ export function renderMarkdown(diffs: ApiDiff[], baseLabel: string, revisionLabe
           : '⚠️ reported only';
     const breaking = grouped(d.breaking).length;
     const other = grouped(d.changes.filter((c) => !c.breaking)).length;
-    lines.push(`| ${d.api} | ${GATE[d.api].policy} | ${breaking} | ${other} | ${result} |`);
+    const accepted = grouped(d.accepted).length;
+    lines.push(`| ${d.api} | ${GATE[d.api].policy} | ${breaking}${accepted ? ` (+${accepted} accepted)` : ''} | ${other} | ${result} |`);
   }
   for (const d of diffs) {
     if (d.newApi || d.changes.length === 0) continue;
     const breaking = grouped(d.breaking);
     const other = grouped(d.changes.filter((c) => !c.breaking));
+    const accepted = grouped(d.accepted);
     lines.push('', `## ${d.api}`);
     if (breaking.length > 0) {
       lines.push('', d.gated ? '### Breaking changes (fail the gate)' : '### Breaking changes (internal API: reported, not failing)', '');
       for (const g of breaking.slice(0, MAX_LINES)) lines.push(`- ${whereText(g.where)}: ${g.message}${g.rule ? ` _(${g.rule})_` : ''}`);
       if (breaking.length > MAX_LINES) lines.push(`- … and ${breaking.length - MAX_LINES} more`);
+    }
+    if (accepted.length > 0) {
+      lines.push('', `### Breaking changes accepted in the spec (\`${ACCEPTANCE}\`)`, '');
+      for (const g of accepted) {
+        const reason = d.accepted.find((c) => c.message === g.message)?.accepted ?? '';
+        lines.push(`- ${whereText(g.where)}: ${g.message}${g.rule ? ` _(${g.rule})_` : ''}. Accepted: ${reason}`);
+      }
     }
     if (other.length > 0) {
       lines.push('', '### Compatible changes', '');

@@ -11,6 +11,7 @@ import { ApiError, errorHandler } from './http/errors.ts';
 import { loadDocument } from './http/operations.ts';
 import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
+import { securityHeaders } from './http/security-headers.ts';
 import { hostTrust } from './http/trusted-host.ts';
 import { partnerRouter } from './partner/router.ts';
 import { brokerageProgressRouter } from './public/brokerage-progress.ts';
@@ -61,8 +62,9 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  // The Host check comes first: nothing may be answered, or echoed, for an untrusted host.
-  app.use(requestId(), hosts.middleware, rawBody());
+  // The Host check comes first: nothing may be answered, or echoed, for an untrusted host. The
+  // security headers go on every answer, the Host check's refusals included.
+  app.use(requestId(), securityHeaders({ document: documents.public, publicBaseUrl: deps.config.publicBaseUrl }), hosts.middleware, rawBody());
   if (faults.has('remove-response-field')) {
     app.use((_req, res, next) => {
       const json = res.json.bind(res);

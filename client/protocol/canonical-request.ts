@@ -42,8 +42,16 @@ function asciiUpperCase(value: string): string {
 /**
  * Splits an origin-form request target (`/path?query`, e.g. Node's `req.url`) at the first `?`.
  * The query keeps its raw form, which is what canonicalQuery expects.
+ *
+ * Only the origin form has a PATH line (RFC 9112 §3.2.1): an absolute-form target
+ * (`http://host/path`) or one with a fragment (`#`, which no client sends) is refused with
+ * `validation_error`, whatever the key id, so no signer and no verifier ever meets one.
  */
 export function splitRequestTarget(target: string): RequestTarget {
+  if (!target.startsWith('/') || target.includes('#')) {
+    const problem = target.startsWith('/') ? 'must not contain a fragment ("#")' : 'must be in origin form (a path starting with "/", then an optional query)';
+    throw new ProtocolError('validation_error', `The request target ${problem}`, [{ path: '/path', message: problem }]);
+  }
   const q = target.indexOf('?');
   return q < 0 ? { path: target, query: '' } : { path: target.slice(0, q), query: target.slice(q + 1) };
 }

@@ -94,7 +94,7 @@ export const errorCodesFamily: Family = {
   needs: ['credentials', 'admin', 'writes'],
   checks: [
     {
-      name: 'validation_error: malformed parameter, invalid bodies (with details), tampered quote_id',
+      name: 'validation_error: malformed parameter, invalid bodies (with details), a checkout return_url or cancel_url with a script scheme, tampered quote_id',
       async run(ctx) {
         const credentials = await ctx.credentials();
         const avail = partnerOp(ctx, PROBE);
@@ -110,6 +110,15 @@ export const errorCodesFamily: Family = {
         const listed = await listedDomain(ctx, credentials);
         const bad = await postOrder(ctx, { credentials, body: JSON.stringify(orderRequest(listed, { expected_price: 'ten dollars' })), key: randomUUID(), deliberate: true });
         expectCode(ctx, bad, 'validation_error', 'POST /orders with a string expected_price');
+        // BuyerRedirectUrl: a checkout never sends the buyer to a script, whichever address it is.
+        const checkout = partnerOp(ctx, 'createCheckoutSession');
+        for (const member of ['return_url', 'cancel_url']) {
+          const body = JSON.stringify({ ...orderRequest(listed), return_url: 'https://partner.example.net/done', cancel_url: 'https://partner.example.net/cart', [member]: 'javascript:alert(1)' });
+          const e = await ctx.http.signed({ method: 'POST', target: checkout.operation.path, credentials, body, operation: checkout.operation, rateClass: checkout.rateClass, deliberate: true });
+          expectCode(ctx, e, 'validation_error', `POST /checkout-session with ${member} javascript:alert(1)`);
+          const paths = ((jsonOf(e) as { details?: Array<{ path?: unknown }> }).details ?? []).map((d) => d.path);
+          expect(paths.includes(`/body/${member}`), `POST /checkout-session with ${member} javascript:alert(1): details name /body/${member}`, [e]);
+        }
         const quote = await ctx.http.signed({ method: 'POST', target: quotes.operation.path, credentials, body: JSON.stringify({ domain: listed.domain }), operation: quotes.operation, rateClass: quotes.rateClass });
         expectStatus(quote, 200, `POST /quotes for ${listed.domain}`);
         const quoteId = String((jsonOf(quote) as { quote_id?: unknown }).quote_id);

@@ -1,7 +1,7 @@
-// Headers of the public surface (DECISIONS §2, the document's `x-rate-limit-classes`): every
-// answer carries X-Request-Id and the five rate-limit fields of the "public" policy (60 per 60 s
-// per client), consistent with each other and counting down one per call, a batch entry being a
-// call; clients are counted apart (per IP, per token); past the quota a 429 rate_limited with
+// Headers of the public surface (DECISIONS §2, the document's `x-rate-limit-classes` and
+// `x-security-headers`): every answer carries X-Request-Id, the security headers and the five
+// rate-limit fields of the "public" policy (60 per 60 s per client), consistent with each other
+// and counting down one per call, a batch entry being a call; clients are counted apart (per IP, per token); past the quota a 429 rate_limited with
 // Retry-After. The 429 is provoked only where allowed (the local reference server, or
 // --provoke-rate-limit); elsewhere the suite stays inside the limits.
 import fc from 'fast-check';
@@ -53,7 +53,7 @@ const PROBES: Array<[string, Parameters<typeof callPublic>[2]]> = [
 export const publicHeadersFamily: Family = {
   name: 'public-headers',
   surface: 'public',
-  description: 'X-Request-Id and the "public" RateLimit fields on every answer, counting down per call and per client; 429 with Retry-After',
+  description: 'X-Request-Id, the security headers and the "public" RateLimit fields on every answer, counting down per call and per client; 429 with Retry-After',
   needs: [],
   checks: [
     {
@@ -117,6 +117,40 @@ export const publicHeadersFamily: Family = {
         if (problems.length > 0) {
           const lines = problems.slice(0, 10).map(([e, p]) => `  ${e.method} ${e.url.slice(ctx.http.baseUrl.length)} → ${e.status}: ${p}`);
           throw new CheckFailure(`${problems.length} of ${seen.length} public answers break the header rules:\n${lines.join('\n')}`, problems.slice(0, 2).map(([e]) => e));
+        }
+      },
+    },
+    {
+      name: 'security headers (x-security-headers): nosniff on every public answer; every HTML answer allows no script, frames nowhere and sends no referrer; HSTS on an https deployment',
+      async run(ctx) {
+        // HTML answers of two kinds, so the rule is tried on pages even in a short run.
+        await callPublic(ctx, 'getDocsIndex', { headers: { accept: 'text/html' } });
+        await callPublic(ctx, 'getDocsPage', { pathParams: { page: 'no-such-page' }, headers: { accept: 'text/html' }, deliberate: true });
+        const policy = ctx.spec.documents.public['x-security-headers'] as Record<string, Record<string, string>> | undefined;
+        if (!policy) throw new Error('the public document has no x-security-headers');
+        const https = ctx.http.baseUrl.startsWith('https://');
+        const problems: Array<[Exchange, string]> = [];
+        const seen = publicExchanges(ctx);
+        let pages = 0;
+        for (const e of seen) {
+          const headers = e.responseHeaders;
+          const expected = { ...policy['every-answer'], ...(https ? policy['https-deployments'] : {}) };
+          for (const [name, value] of Object.entries(expected)) if (headers[name.toLowerCase()] !== value) problems.push([e, `${name} is ${JSON.stringify(headers[name.toLowerCase()])}, not "${value}"`]);
+          if (!/^text\/html\b/i.test(headers['content-type'] ?? '')) continue;
+          pages++;
+          for (const [name, value] of Object.entries(policy['html-answers'] ?? {})) {
+            if (name.toLowerCase() !== 'content-security-policy' && headers[name.toLowerCase()] !== value) problems.push([e, `${name} is ${JSON.stringify(headers[name.toLowerCase()])}, not "${value}"`]);
+          }
+          const csp = new Map((headers['content-security-policy'] ?? '').split(';').map((d) => d.trim().split(/\s+/)).filter((d) => d[0]).map((d) => [d[0]!.toLowerCase(), d.slice(1)] as const));
+          if (csp.get('default-src')?.join(' ') !== "'none'") problems.push([e, `the CSP's default-src is not 'none' (${headers['content-security-policy'] ?? 'no CSP'})`]);
+          if (csp.get('frame-ancestors')?.join(' ') !== "'none'") problems.push([e, "the CSP does not say frame-ancestors 'none'"]);
+          if (csp.has('script-src') || /unsafe-inline|unsafe-eval/.test(headers['content-security-policy'] ?? '')) problems.push([e, 'the CSP allows scripts or unsafe-inline']);
+        }
+        ctx.log(`  reviewed ${seen.length} public answers, ${pages} of them HTML`);
+        expect(pages >= 2, 'the docs pages were answered as HTML', seen.slice(-2));
+        if (problems.length > 0) {
+          const lines = problems.slice(0, 10).map(([e, p]) => `  ${e.method} ${e.url.slice(ctx.http.baseUrl.length)} → ${e.status}: ${p}`);
+          throw new CheckFailure(`${problems.length} security-header problems in ${seen.length} public answers:\n${lines.join('\n')}`, problems.slice(0, 2).map(([e]) => e));
         }
       },
     },

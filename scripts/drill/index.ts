@@ -1,5 +1,6 @@
-// npm run drill [-- --quick] [-- --only fuzz,crash,instances,receiver,soak,slow] [-- --soak-minutes 10]
+// npm run drill [-- --quick] [-- --only fuzz,crash,instances,receiver,soak,slow,security] [-- --soak-minutes 10]
 //               [-- --fuzz-requests 20000 --seed 1 --out bench/drill-results.json]
+// npm run drill -- security [--quick]   (drill names may also be given as arguments)
 // The reliability drills, each bounded in time and on loopback only. Exit 0 when every drill
 // passed, 1 otherwise; the figures go to the console and to JSON.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -11,13 +12,15 @@ import { fuzzDrill } from './fuzz.ts';
 import { instancesDrill } from './instances.ts';
 import type { DrillResult } from './lib.ts';
 import { receiverDrill } from './receiver-down.ts';
+import { securityDrill } from './security.ts';
 import { slowClientsDrill } from './slow-clients.ts';
 import { soakDrill } from './soak.ts';
 
-const DRILLS = ['fuzz', 'crash', 'instances', 'receiver', 'slow', 'soak'] as const;
+const DRILLS = ['fuzz', 'crash', 'instances', 'receiver', 'slow', 'soak', 'security'] as const;
 type Drill = (typeof DRILLS)[number];
 
-const { values } = parseArgs({
+const { values, positionals } = parseArgs({
+  allowPositionals: true,
   options: {
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
@@ -28,7 +31,8 @@ const { values } = parseArgs({
   },
 });
 const quick = values.quick ?? false;
-const only = new Set<Drill>((values.only ? values.only.split(',') : DRILLS).map((d) => {
+const named = [...(values.only ? values.only.split(',') : []), ...positionals];
+const only = new Set<Drill>((named.length > 0 ? named : DRILLS).map((d) => {
   if (!DRILLS.includes(d as Drill)) throw new Error(`--only: unknown drill "${d}" (one of ${DRILLS.join(', ')})`);
   return d as Drill;
 }));
@@ -42,6 +46,7 @@ const runners: Record<Drill, () => Promise<DrillResult>> = {
   receiver: () => receiverDrill(base),
   slow: () => slowClientsDrill(base),
   soak: () => soakDrill({ ...base, minutes: Number(values['soak-minutes'] ?? (quick ? 1 : 10)) }),
+  security: () => securityDrill(base),
 };
 
 const results: DrillResult[] = [];

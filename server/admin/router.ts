@@ -10,6 +10,7 @@ import { applyBrokerageAction } from './brokerage.ts';
 import { ApiError } from '../http/errors.ts';
 import { dispatchByOperationId, matchOperation } from '../http/operation-guard.ts';
 import { OperationTable } from '../http/operations.ts';
+import { bodyLimitsOf, bodyStructure } from '../http/body-limits.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
 import { openApiValidator } from '../http/validator.ts';
 import { newId, randomBase62 } from '../ids.ts';
@@ -176,6 +177,6 @@ export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Rou
   };
 
   const router = express.Router();
-  router.use(bodyReadError(), bearerAuth(options.adminToken), matchOperation(table), (_req, res, next) => next(res.locals.unmatched), jsonBody(), ...openApiValidator(options.document, { validateResponses: options.validateResponses }), dispatchByOperationId(handlers));
+  router.use(bodyReadError(), bearerAuth(options.adminToken), matchOperation(table), (_req, res, next) => next(res.locals.unmatched), bodyStructure(bodyLimitsOf(options.document)), jsonBody(), ...openApiValidator(options.document, { validateResponses: options.validateResponses }), dispatchByOperationId(handlers));
   return router;
 }

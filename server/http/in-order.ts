@@ -1,7 +1,7 @@
 // Several middlewares run as one, in order. Express's router does the same for a list of
 // `router.use(...)` layers, but pays per layer for path matching, parameter processing and
 // bookkeeping that middlewares mounted without a path never need; the partner pipeline has
-// fifteen of them on every request (sixteen in the sandbox profile).
+// sixteen of them on every request (seventeen in the sandbox profile).
 //
 // Same contract as Express 5's router for such layers: `next()` runs the next middleware,
 // `next(err)` skips the rest and hands `err` on, and a middleware that throws or returns a

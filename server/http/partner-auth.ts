@@ -4,19 +4,20 @@
 // and in the same write the request is counted against its rate-limit class (a replay is not):
 // every signed request then waits for one durable commit, not two. The rate-limit step decides.
 // The operation must have been matched (matchOperation) for its class.
+import { randomBytes } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import {
   HEADER_KEY_ID,
   HEADER_NONCE,
   HEADER_SIGNATURE,
   HEADER_TIMESTAMP,
-  canonicalQuery,
   checkTimestamp,
   isProtocolError,
   isValidNonce,
   parseQueryPairs,
   splitRequestTarget,
   verify,
+  type QueryPair,
 } from '../../client/protocol/index.ts';
 import type { Clock } from '../clock.ts';
 import { NO_FAULTS, signatureOverRawQuery, type Faults } from '../faults.ts';
@@ -31,6 +32,9 @@ const NONCE_RETENTION_MS = (300 + 60) * 1000;
 
 // Unknown key id and wrong signature answer alike, so key ids cannot be probed.
 const BAD_SIGNATURE = 'Signature does not match the canonical request (or the key id is unknown)';
+
+/** What an unknown key id is verified against: shaped like a real secret, known to no one. */
+const UNKNOWN_KEY_SECRET = `sk_test_${randomBytes(30).toString('base64url')}`;
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -55,14 +59,31 @@ export interface PartnerAuthDeps {
 }
 
 /**
+ * The PATH line and raw query of the request target; a target that has no PATH line (absolute
+ * form, a fragment) or a malformed query escape is a 400 `validation_error`, answered before the
+ * key id is looked up, so the answer is the same for every key id.
+ */
+function signedTarget(target: string): { path: string; query: string; pairs: QueryPair[] } {
+  try {
+    const split = splitRequestTarget(target);
+    // Decoding checks every escape; the canonical form is built once, by verify().
+    return { ...split, pairs: parseQueryPairs(split.query) };
+  } catch (err) {
+    if (!isProtocolError(err)) throw err;
+    if (err.details.some((d) => d.path === '/path')) throw new ApiError('validation_error', err.message, [...err.details]);
+    throw new ApiError('validation_error', `Query string is malformed: ${err.message}`, err.details.map((d) => ({ ...d, path: '/query' })));
+  }
+}
+
+/**
  * Makes `req.query` the parameters the signature covers (DECISIONS §1): decoded from the raw
  * request target, `%XX` escapes only, so a `+` stays a plus. Express's own parser turns it into a
  * space, and the handlers would then act on another value than the one that was signed.
  * A repeated key gives an array, as Express's parser does (and the validator refuses it).
  */
-function useSignedQuery(req: Request, rawQuery: string): void {
+function useSignedQuery(req: Request, pairs: readonly QueryPair[]): void {
   const parsed: Record<string, string | string[]> = {};
-  for (const { key, value } of parseQueryPairs(rawQuery)) {
+  for (const { key, value } of pairs) {
     const seen = Object.hasOwn(parsed, key) ? parsed[key] : undefined;
     const next = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
     // defineProperty, so a key such as `__proto__` is an ordinary member.
@@ -78,14 +99,8 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
       // Taken first: the request's reads may rely on a check of the store made after this.
       const since = deps.readMark?.();
       res.locals.readMark = since;
-      const { path, query } = splitRequestTarget(req.originalUrl);
-      try {
-        canonicalQuery(query);
-      } catch (err) {
-        if (isProtocolError(err)) throw new ApiError('validation_error', `Query string is malformed: ${err.message}`, err.details.map((d) => ({ ...d, path: '/query' })));
-        throw err;
-      }
-      useSignedQuery(req, query);
+      const { path, query, pairs } = signedTarget(req.originalUrl);
+      useSignedQuery(req, pairs);
 
       const keyId = req.get(HEADER_KEY_ID);
       if (!keyId) throw new ApiError('missing_credentials', `The ${HEADER_KEY_ID} header is required`);
@@ -116,9 +131,13 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
 
       const credential = await deps.credentials.findCredential(keyId, since);
       const method = req.method.toUpperCase();
+      // An unknown key id is verified too, against a stand-in secret, so that it costs what a
+      // known one costs (x-signing `unknown-key-id`): the answer's timing cannot confirm a key id.
+      const secret = credential?.secret ?? UNKNOWN_KEY_SECRET;
+      const verified = verify({ secret, signatureHeader: signature, method, path, query, timestamp, nonce, body: req.rawBody });
       const genuine =
         credential !== undefined &&
-        (verify({ secret: credential.secret, signatureHeader: signature, method, path, query, timestamp, nonce, body: req.rawBody }) ||
+        (verified ||
           (faults.has('lenient-canonicalisation') &&
             signature === signatureOverRawQuery({ secret: credential.secret, method, path, query, timestamp, nonce, body: req.rawBody })));
       if (!genuine || !credential) throw new ApiError('invalid_signature', BAD_SIGNATURE);
@@ -134,7 +153,8 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
       if (admission.fresh) res.locals.counted = { count: admission.count, windowStart: admission.windowStart };
       next();
     } catch (err) {
-      next(err);
+      // A protocol rule broken by the request is its documented 4xx, never a 500.
+      next(isProtocolError(err) ? new ApiError(err.code, err.message, [...err.details]) : err);
     }
   };
 }

@@ -3,6 +3,7 @@
 // client's `state`; nothing is ever redirected to a URI that is not registered for the client.
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../http/errors.ts';
+import { allowFormTargets, cspSourceOf } from '../http/security-headers.ts';
 import type { PublicDeps } from '../public-api/context.ts';
 import { CSRF_COOKIE, isCsrfToken, newCsrfToken, openAuthRequest, sealAuthRequest, type AuthRequest } from './auth-request.ts';
 import { checkAuthorizeRequest, requestedClientId, type ClientView } from './authorize-request.ts';
@@ -12,19 +13,18 @@ import { isFormEncoded, readForm, single } from './form.ts';
 import { issueCode, type GrantDeps } from './grants.ts';
 import { withParams } from './redirect-uri.ts';
 import { parseScope } from './scopes.ts';
+import { refuseThrottled, signinThrottle } from './signin-throttle.ts';
 import { authenticate } from './users.ts';
 
 const COOKIE_MAX_AGE_S = 3600;
 
 const wantsJson = (req: Request) => req.accepts(['text/html', 'application/json']) === 'application/json';
 
+// Framing, referrers and the CSP (the form may lead only to this origin and the client's
+// redirect_uri, x-form-action) are set with every HTML answer by server/http/security-headers.ts.
 function pageHeaders(res: Response): void {
   res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('Vary', 'Accept');
-  // A consent page must never be framed (clickjacking); it needs nothing but its inline style.
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'");
 }
 
 /** A 400 page for a browser, or the Error body (thrown to the pipeline) for a JSON client. */
@@ -73,6 +73,7 @@ export function authorizePage(deps: PublicDeps): RequestHandler {
       res.redirect(302, withParams(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state, iss: base }));
       return;
     }
+    allowFormTargets(res, { redirect_uri: cspSourceOf(checked.request.redirectUri) });
     // One CSRF value per browser: another tab's page keeps working.
     const existing = cookie(req, CSRF_COOKIE);
     const csrf = isCsrfToken(existing) ? existing : newCsrfToken();
@@ -86,6 +87,7 @@ export function authorizePage(deps: PublicDeps): RequestHandler {
 const FORM_EXPIRED = 'The form has expired or was not sent from this site; start the sign-in again';
 
 export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHandler {
+  const throttle = signinThrottle({ store: deps.store, key: deps.keys.oauth, now: () => deps.clock.now() });
   return async (req, res) => {
     pageHeaders(res);
     const base = deps.baseUrl(req);
@@ -103,6 +105,7 @@ export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
       return refusePage(req, res, new ApiError('validation_error', FORM_EXPIRED, [detail]), 'This sign-in form is no longer valid');
     }
     const request = opened.request;
+    allowFormTargets(res, { redirect_uri: cspSourceOf(request.redirectUri) });
     const client = await findClient(deps, request.clientId);
     if (!client) {
       return refusePage(req, res, new ApiError('validation_error', FORM_EXPIRED, [{ path: '/body/auth_request', message: 'names an unknown client' }]), 'This sign-in form is no longer valid');
@@ -117,7 +120,13 @@ export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
     const email = single(form, 'email');
     const password = single(form, 'password');
     const csrf = single(form, 'csrf_token') ?? '';
+    // Counted before the password is checked; refused while the account or the address must wait.
+    const admission = email && password ? await throttle.admit(email, req.socket.remoteAddress) : undefined;
+    if (admission && !admission.admitted) {
+      return refuseThrottled(req, res, (error) => consent(request, client.name, authRequest, csrf, { ...(email ? { email } : {}), error }), admission.retryAfterSeconds);
+    }
     const userId = email && password ? await authenticate(deps.store, email, password) : undefined;
+    if (userId && admission?.admitted) await throttle.succeeded(admission);
     if (!userId) {
       const error = email && password ? 'Wrong email or password.' : 'Enter your email and password to approve.';
       res.status(200).type('html').send(consent(request, client.name, authRequest, csrf, { ...(email ? { email } : {}), error }));

@@ -34,10 +34,13 @@ export function redirectUriProblem(uri: string): string | undefined {
   return undefined;
 }
 
+/** The largest TCP port; five digits can spell more, which is no port at all. */
+const MAX_PORT = 65535;
+
 /** Splits a loopback URI into what must match exactly (everything) and what may differ (the port). */
 function loopbackParts(uri: string): { scheme: string; host: string; rest: string } | undefined {
   const m = LOOPBACK.exec(uri);
-  if (!m) return undefined;
+  if (!m || (m[3] !== undefined && Number(m[3]) > MAX_PORT)) return undefined;
   return { scheme: m[1] ?? '', host: m[2] ?? '', rest: m[4] ?? '' };
 }
 

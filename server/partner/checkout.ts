@@ -2,6 +2,7 @@
 // the buyer pays on the hosted page (server/public/checkout.ts) within 7 days of business time.
 import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
+import { buyerUrlProblem } from '../domain/buyer-url.ts';
 import { issueCheckoutToken, SESSION_VALIDITY_SECONDS } from '../domain/checkout.ts';
 import { quoteError, readQuote } from '../domain/quote-token.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
@@ -22,6 +23,14 @@ export function createCheckoutSession(deps: PartnerDeps): RequestHandler {
     const caller = await callerOf(deps, res);
     const request = req.body as Schemas['CheckoutSessionRequest'];
     const environment = caller.credential.environment;
+    // The schema's pattern admits loopback http for everyone; only sandbox may use it (x-url-rule).
+    const urlProblems = (['return_url', 'cancel_url'] as const).flatMap((member) => {
+      const problem = buyerUrlProblem(request[member], environment);
+      return problem ? [{ path: `/body/${member}`, message: problem }] : [];
+    });
+    if (urlProblems.length > 0) {
+      throw new ApiError('validation_error', `Request is invalid: ${urlProblems.map((d) => `${d.path} ${d.message}`).join('; ')}`, urlProblems);
+    }
     const { domain } = request;
     const listing = await deps.store.inventory.find(environment, domain);
     if (!listing) throw new ApiError('not_found', `Domain "${domain}" is not listed`);

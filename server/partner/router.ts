@@ -2,6 +2,7 @@
 // Paths live only in the spec; the router dispatches on the operation it matched there.
 import express, { type RequestHandler, type Router } from 'express';
 import { rateLimitClasses } from '../domain/rate-limit.ts';
+import { bodyLimitsOf, bodyStructure } from '../http/body-limits.ts';
 import { deprecationHeaders } from '../http/deprecation.ts';
 import { inOrder } from '../http/in-order.ts';
 import { operationsWithIdempotencyKey, requireIdempotencyKey } from '../http/idempotency-key.ts';
@@ -38,6 +39,7 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
       partnerRateLimit({ classes, replayGuard: deps.store.replayGuard, clock: deps.clock }),
       partnerPermissions(),
       requireIdempotencyKey(operationsWithIdempotencyKey(options.document, { required: true })),
+      bodyStructure(bodyLimitsOf(options.document)),
       jsonBody(),
       ...openApiValidator(options.document, { validateResponses: options.validateResponses }),
       dispatchByOperationId(handlers),

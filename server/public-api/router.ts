@@ -5,6 +5,7 @@
 // executing operation are stored.
 import express, { type Request, type RequestHandler, type Router } from 'express';
 import { rateLimitClasses } from '../domain/rate-limit.ts';
+import { bodyLimitsOf, bodyStructure } from '../http/body-limits.ts';
 import { deprecationHeaders } from '../http/deprecation.ts';
 import { operationsWithIdempotencyKey } from '../http/idempotency-key.ts';
 import { dispatchByOperationId, matchOperation } from '../http/operation-guard.ts';
@@ -68,6 +69,8 @@ export function publicRouter(deps: PublicDeps, options: PublicRouterOptions): Ro
     (_req, res, next) => next(res.locals.unmatched),
     bodyReadError(),
     enforceBearer(bearer),
+    // Every operation's body, the self-validating pages' forms included, before anything parses it.
+    bodyStructure(bodyLimitsOf(options.document)),
     unlessSelfValidating(jsonBody(), formBody(), ...validator),
     publicIdempotency({ idempotency: deps.store.idempotency, clock: deps.clock }, operationsWithIdempotencyKey(options.document, { required: false })),
     dispatchByOperationId(handlers),

@@ -74,9 +74,10 @@ ${entries}
 
 const wantsJson = (req: Request) => req.accepts(['text/html', 'application/json']) === 'application/json';
 
+// The token is in the page's URL: Referrer-Policy (no-referrer, server/http/security-headers.ts)
+// keeps it from leaking to other sites.
 function noStore(res: Response): void {
   res.setHeader('Cache-Control', 'no-store');
-  res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('X-Robots-Tag', 'noindex');
   res.setHeader('Vary', 'Accept');
 }

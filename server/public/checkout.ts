@@ -4,10 +4,12 @@
 // The pay form carries the signed `pt` and nothing else proves the buyer's intent: that is
 // enough against CSRF because a session can be paid only once and only at its own price.
 import express, { type Request, type Response, type Router } from 'express';
+import { buyerUrlProblem } from '../domain/buyer-url.ts';
 import { formatPrice, readCheckoutToken, returnUrlWithOrder, sandboxCardOutcome, sessionState } from '../domain/checkout.ts';
 import { initialState } from '../domain/order-state.ts';
 import { isWithinAttributionWindow, linkDestination, REFERRAL_COOKIE, ATTRIBUTION_WINDOW_MS } from '../domain/referral.ts';
 import { ApiError, type ErrorCode } from '../http/errors.ts';
+import { allowFormTargets, cspSourceOf } from '../http/security-headers.ts';
 import { newId } from '../ids.ts';
 import { checkoutKey } from '../partner/checkout.ts';
 import type { PartnerDeps } from '../partner/context.ts';
@@ -80,11 +82,28 @@ function fail(req: Request, res: Response, err: ApiError): void {
   res.status(err.status).type('html').send(page(title, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(err.message)}</p>`));
 }
 
+/**
+ * Sends the buyer on to the session's return or cancel address (303) when it keeps the rule of
+ * x-url-rule (BuyerRedirectUrl); false, and nothing sent, for a stored address that does not
+ * (a session created before the rule): the caller then shows a page instead.
+ */
+function leaveFor(res: Response, session: CheckoutSessionRow, member: 'return_url' | 'cancel_url', url: string): boolean {
+  if (buyerUrlProblem(session[member], session.environment) !== undefined) return false;
+  res.redirect(303, url);
+  return true;
+}
+
+// The token is in the page's URL: Referrer-Policy (no-referrer, server/http/security-headers.ts)
+// keeps it from leaking to other sites.
 function noStore(res: Response): void {
   res.setHeader('Cache-Control', 'no-store');
-  // The token is in the page's URL: it must not leak to other sites through Referer.
-  res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('Vary', 'Accept');
+}
+
+/** The page's forms may lead to the session's return and cancel addresses (x-form-action), when they keep the rule. */
+function allowSessionTargets(res: Response, session: CheckoutSessionRow): void {
+  const source = (member: 'return_url' | 'cancel_url') => (buyerUrlProblem(session[member], session.environment) === undefined ? cspSourceOf(session[member]) : undefined);
+  allowFormTargets(res, { return_url: source('return_url'), cancel_url: source('cancel_url') });
 }
 
 function cookie(req: Request, name: string): string | undefined {
@@ -206,6 +225,7 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
       if (err instanceof ApiError) return fail(req, res, err);
       throw err;
     }
+    allowSessionTargets(res, loaded.session);
     // Opening the page from a referral click is the funnel's "checkout started".
     if (!loaded.session.click_id) {
       const ref = typeof req.query.ref === 'string' ? req.query.ref : cookie(req, REFERRAL_COOKIE);
@@ -221,6 +241,7 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
       const f = form(req);
       const pt = f.get('pt') ?? undefined;
       const loaded = await loadSession(deps, pt);
+      allowSessionTargets(res, loaded.session);
       const invalid = validatePayForm(f);
       if (invalid) {
         if (wantsJson(req)) throw invalid;
@@ -243,7 +264,9 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
       }
       const publicId = await pay(deps, loaded, cookie(req, REFERRAL_COOKIE));
       deps.notifyOutbox();
-      res.redirect(303, returnUrlWithOrder(loaded.session.return_url, publicId));
+      if (!leaveFor(res, loaded.session, 'return_url', returnUrlWithOrder(loaded.session.return_url, publicId))) {
+        res.status(200).type('html').send(page('Payment received', `<h1>Payment received</h1>\n<p role="status">${escapeHtml(loaded.session.domain)} is paid: order <code>${escapeHtml(publicId)}</code>. You can close this page and return to the site you came from.</p>`));
+      }
     } catch (err) {
       if (err instanceof ApiError) return fail(req, res, err);
       throw err;
@@ -254,7 +277,9 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
     noStore(res);
     try {
       const loaded = await loadSession(deps, form(req).get('pt') ?? undefined);
-      res.redirect(303, loaded.session.cancel_url);
+      if (!leaveFor(res, loaded.session, 'cancel_url', loaded.session.cancel_url)) {
+        res.status(200).type('html').send(page('Checkout cancelled', '<h1>Checkout cancelled</h1>\n<p role="status">Nothing was charged. You can close this page and return to the site you came from.</p>'));
+      }
     } catch (err) {
       if (err instanceof ApiError) return fail(req, res, err);
       throw err;

@@ -1,6 +1,7 @@
 // The store: every repository bound to one database (or to one transaction of it).
 // Route modules talk to these, never to SQL.
 import type { Kysely } from 'kysely';
+import { SIGNIN_THROTTLE } from '../domain/signin-throttle.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { brokerageRepository } from './brokerage.ts';
 import { checkoutRepository } from './checkout.ts';
@@ -18,6 +19,7 @@ import { replayGuardRepository } from './replay-guard.ts';
 import type { Database } from './schema.ts';
 import type { ReadMark } from './row-cache.ts';
 import { settlementRepository } from './settlements.ts';
+import { signinThrottleRepository } from './signin-throttle.ts';
 import { userDomainRepository } from './user-domains.ts';
 
 /**
@@ -38,6 +40,7 @@ export function repositories(db: Kysely<Database>, box: SecretBox, onInventoryCh
     settlements: settlementRepository(db),
     userDomains: userDomainRepository(db),
     oauth: oauthRepository(db),
+    signinThrottle: signinThrottleRepository(db),
   };
 }
 
@@ -82,6 +85,7 @@ export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
       await repos.replayGuard.purge(now);
       await repos.idempotency.purge(now);
       await repos.oauth.purge(now);
+      await repos.signinThrottle.purge(now, Math.max(SIGNIN_THROTTLE.account.forgetAfterMs, SIGNIN_THROTTLE.address.forgetAfterMs));
     },
     close: () => opened.close(),
   };

@@ -10,6 +10,7 @@ import { userDomains } from './migrations/006_user_domains.ts';
 import { listingIndex } from './migrations/007_listing_index.ts';
 import { nonceLog } from './migrations/008_nonce_log.ts';
 import { outboxByPartner } from './migrations/009_outbox_by_partner.ts';
+import { signinThrottle } from './migrations/010_signin_throttle.ts';
 import type { Dialect } from './migrations/types.ts';
 
 export type { Dialect };
@@ -29,6 +30,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '007_listing_index': listingIndex(dialect),
     '008_nonce_log': nonceLog(dialect),
     '009_outbox_by_partner': outboxByPartner(),
+    '010_signin_throttle': signinThrottle(dialect),
   };
 }
 

@@ -137,6 +137,14 @@ const noRateLimit: Mutation = async (request, upstream) => {
   return { ...answer, headers };
 };
 
+/** A proxy that swaps the pages' policy for a permissive one of its own: any site may frame them, scripts inline run. */
+const framable: Mutation = async (request, upstream) => {
+  const answer = await upstream();
+  if (!/^text\/html/i.test(String(answer.headers['content-type'] ?? ''))) return answer;
+  const headers = Object.fromEntries(Object.entries(answer.headers).filter(([k]) => k !== 'x-frame-options' && k !== 'content-security-policy'));
+  return { ...answer, headers: { ...headers, 'content-security-policy': "default-src 'self' 'unsafe-inline'" } };
+};
+
 /** A rewrite that loses `total` from listing pages. */
 const noTotal: Mutation = async (request, upstream) => {
   const answer = await upstream();
@@ -154,6 +162,7 @@ const CASES: Array<[string, Mutation, string, RegExp?]> = [
   ['a cache serving masked prices to bearer searches', maskedForBearer, 'oauth'],
   ['a layer unmasking search_domain for anonymous MCP clients', unmaskedMcp, 'mcp'],
   ['a CDN dropping the RateLimit fields of public answers', noRateLimit, 'public-headers'],
+  ['a proxy replacing the pages\' security headers with a framable, script-friendly policy', framable, 'public-headers', /security-header problems/],
   ['a rewrite losing page.total from listing pages', noTotal, 'public-schema', /GET \/api\/market\/listings → 200[\s\S]*must have required property 'total'/],
 ];
 

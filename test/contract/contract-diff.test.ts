@@ -138,6 +138,36 @@ describe('contract:diff gate', { timeout: 60_000 }, () => {
     expect(renderMarkdown([d], 'base')).toMatch(/reported, not failing/);
   });
 
+  describe('a breaking change accepted in the spec (x-accepted-breaking-change)', () => {
+    const narrow = (acceptance: unknown) => (doc: Json) => {
+      const domain = schemas(doc).QuoteRequest.properties.domain;
+      const own = { ...(domain.$ref ? schemas(doc).DomainName : domain), $ref: undefined, maxLength: 63 };
+      if (acceptance !== undefined) own['x-accepted-breaking-change'] = acceptance;
+      schemas(doc).QuoteRequest.properties.domain = JSON.parse(JSON.stringify(own));
+    };
+
+    it('passes, and lists the change with its reason apart from the compatible ones', async () => {
+      const d = await gate('partner', narrow({ keywords: ['maxLength'], reason: 'Longer names were never sold.' }));
+      expect(passes([d])).toBe(true);
+      expect(d.breaking).toEqual([]);
+      expect(d.accepted.length).toBeGreaterThan(0);
+      const md = renderMarkdown([d], 'HEAD~1');
+      expect(md).toContain('accepted in the spec');
+      expect(md).toContain('Accepted: Longer names were never sold.');
+    });
+
+    it.each([
+      ['no acceptance', undefined],
+      ['an acceptance of another keyword', { keywords: ['pattern'], reason: 'Something else.' }],
+      ['an acceptance without a reason', { keywords: ['maxLength'], reason: ' ' }],
+      ['a malformed acceptance', 'maxLength'],
+    ])('still fails with %s', async (_name, acceptance) => {
+      const d = await gate('partner', narrow(acceptance));
+      expect(passes([d])).toBe(false);
+      expect(d.accepted).toEqual([]);
+    });
+  });
+
   it('passes an API that has no document at the base', async () => {
     const d = await diffApi('public', undefined, ORIGINAL.public);
     expect(d.newApi).toBe(true);

@@ -217,6 +217,19 @@ describe('the oauth guide', () => {
     expect(SANDBOX_USER_DOMAINS).toContain(example);
   });
 
+  it('states the sign-in throttle of x-signin-throttle', () => {
+    const form = obj(obj(obj(pub.paths)['/oauth/authorize']).post);
+    const throttle = obj(form['x-signin-throttle']);
+    const rows = tableRows(section(text, '## Failed sign-ins'));
+    const waits = arr(throttle['waits-minutes']).map(String);
+    for (const [label, rule] of [['Per account', obj(throttle['per-account'])], ['Per client address', obj(throttle['per-address'])]] as const) {
+      const row = rows.find((r) => r[0]?.startsWith(label));
+      expect(row?.[1], label).toBe(String(rule['free-failures']));
+      expect(row?.[2]?.match(/\d+/g), label).toEqual(waits);
+    }
+    expect(text).toContain(`${String(throttle['forgotten-after-hours'])} hours after the\nlast failure`);
+  });
+
   it('states the PKCE method and redirect matching of the authorization endpoint', () => {
     const authorize = obj(obj(obj(pub.paths)['/oauth/authorize']).get);
     expect(arr(obj(authorize['x-pkce']).methods)).toEqual(['S256']);

@@ -1,0 +1,31 @@
+/**
+ * Where a hosted checkout may send the buyer afterwards (`return_url`, `cancel_url` of
+ * CheckoutSessionRequest): an `https` URL with a host, or, for a sandbox session, `http` on a
+ * loopback host (a partner developing on its own machine). Every other scheme (`javascript:`,
+ * `data:`, `file:`, plain `http` elsewhere) would turn the service's redirect into the partner's
+ * or an attacker's script, a downgrade or a local file, so it is refused when the session is
+ * created and never redirected to afterwards.
+ */
+export type BuyerUrlEnvironment = 'sandbox' | 'live';
+
+const LOOPBACK_IPV4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
+
+/** `localhost`, 127.0.0.0/8 or `[::1]`, as the WHATWG URL parser writes a hostname. */
+function isLoopbackHostname(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || LOOPBACK_IPV4.test(hostname);
+}
+
+/** Why `url` may not be a buyer's return or cancel address, or undefined when it may. */
+export function buyerUrlProblem(url: string, environment: BuyerUrlEnvironment): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (parsed.protocol === 'https:') return parsed.hostname ? undefined : 'must name a host';
+  if (parsed.protocol === 'http:' && isLoopbackHostname(parsed.hostname)) {
+    return environment === 'sandbox' ? undefined : 'must be https: http is accepted on loopback hosts with sandbox credentials only';
+  }
+  return 'must be an https URL (or http on a loopback host with a sandbox credential)';
+}

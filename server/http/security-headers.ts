@@ -1,0 +1,155 @@
+// The one place that sets the browser-hardening headers (the public document's
+// `x-security-headers`): `X-Content-Type-Options` on every answer, `Strict-Transport-Security`
+// on every answer of an https deployment, and on every HTML answer (pages, error pages, the
+// small HTML bodies of redirects) a Content-Security-Policy, `X-Frame-Options` and a
+// `Referrer-Policy`. Route modules never set these; a page that posts a form elsewhere names the
+// destinations (allowFormTargets) its operation's `x-form-action` lists.
+//
+// The CSP is filled in per answer: `style-src` gets the SHA-256 source of each inline <style> of
+// the page (the pages have no scripts and no other inline code, so no 'unsafe-inline' of any
+// kind), and `form-action` the sources the operation lists. The headers are set when the status
+// line is written, so they cover answers from anywhere in the pipeline.
+import { createHash } from 'node:crypto';
+import type { RequestHandler, Response } from 'express';
+
+/** Dynamic destinations an operation's `x-form-action` may name. */
+export type FormTarget = 'return_url' | 'cancel_url' | 'redirect_uri';
+const FORM_TARGETS: readonly string[] = ['return_url', 'cancel_url', 'redirect_uri'] satisfies readonly FormTarget[];
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** CSP sources of the destinations this answer's form may lead to (allowFormTargets). */
+    formTargets?: Partial<Record<FormTarget, string>>;
+  }
+}
+
+export interface SecurityHeadersOptions {
+  /** The public document: `x-security-headers` and each operation's `x-form-action`. */
+  document: Record<string, unknown>;
+  /** PUBLIC_BASE_URL; HSTS is sent only when it is https. */
+  publicBaseUrl?: string | undefined;
+}
+
+interface Policy {
+  everyAnswer: Array<[string, string]>;
+  httpsOnly: Array<[string, string]>;
+  html: Array<[string, string]>;
+  /** operationId → its `x-form-action` sources (`'self'` or a FormTarget name). */
+  formActions: Map<string, string[]>;
+}
+
+const entries = (value: unknown, where: string): Array<[string, string]> => {
+  if (!value || typeof value !== 'object') throw new Error(`x-security-headers: ${where} must map header names to values`);
+  return Object.entries(value as Record<string, unknown>).map(([name, v]) => {
+    if (typeof v !== 'string' || v === '') throw new Error(`x-security-headers: ${where}.${name} must be a non-empty string`);
+    return [name, v];
+  });
+};
+
+/** Reads `x-security-headers` and every `x-form-action` of the document; throws at start-up when malformed. */
+export function securityPolicy(document: Record<string, unknown>): Policy {
+  const root = document['x-security-headers'] as Record<string, unknown> | undefined;
+  if (!root) throw new Error('the document has no x-security-headers');
+  const formActions = new Map<string, string[]>();
+  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, { operationId?: string; 'x-form-action'?: unknown }>>)) {
+    for (const op of Object.values(item)) {
+      const sources = op && typeof op === 'object' ? op['x-form-action'] : undefined;
+      if (!op?.operationId || sources === undefined) continue;
+      if (!Array.isArray(sources) || !sources.every((s) => s === "'self'" || FORM_TARGETS.includes(s as string))) {
+        throw new Error(`x-form-action of ${op.operationId} must list 'self' and names among ${FORM_TARGETS.join(', ')}`);
+      }
+      formActions.set(op.operationId, sources as string[]);
+    }
+  }
+  return {
+    everyAnswer: entries(root['every-answer'], 'every-answer'),
+    httpsOnly: entries(root['https-deployments'], 'https-deployments'),
+    html: entries(root['html-answers'], 'html-answers'),
+    formActions,
+  };
+}
+
+/** Names where this answer's form may lead (its origin, or `scheme:` for an app's private-use scheme). */
+export function allowFormTargets(res: Response, targets: Partial<Record<FormTarget, string | undefined>>): void {
+  const kept: Partial<Record<FormTarget, string>> = { ...res.locals.formTargets };
+  for (const [name, source] of Object.entries(targets) as Array<[FormTarget, string | undefined]>) if (source) kept[name] = source;
+  res.locals.formTargets = kept;
+}
+
+/**
+ * The CSP source of the place a URL leads a browser to: its origin, or its scheme alone when it
+ * has no origin (a native app's `com.example.app:/callback`). Undefined for what is no URL.
+ */
+export function cspSourceOf(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  if (parsed.origin !== 'null') return parsed.origin;
+  return /^[a-z][a-z0-9+.-]*:$/.test(parsed.protocol) ? parsed.protocol : undefined;
+}
+
+const STYLE_ELEMENT = /<style>([\s\S]*?)<\/style>/g;
+const styleHashes = new Map<string, string>();
+
+/** `'sha256-…'` of each inline style in the document's head (CSP3 hash sources). */
+function inlineStyleSources(html: string): string[] {
+  const head = html.slice(0, Math.max(0, html.indexOf('</head>')));
+  const sources: string[] = [];
+  for (const match of head.matchAll(STYLE_ELEMENT)) {
+    const css = match[1] ?? '';
+    let source = styleHashes.get(css);
+    if (source === undefined) {
+      source = `'sha256-${createHash('sha256').update(css, 'utf8').digest('base64')}'`;
+      if (styleHashes.size < 256) styleHashes.set(css, source);
+    }
+    sources.push(source);
+  }
+  return sources;
+}
+
+/** Whether the answer is HTML: by its Content-Type header, or one given to writeHead itself. */
+function isHtml(res: Response, writeHeadArgs: unknown[]): boolean {
+  let type = res.getHeader('content-type');
+  for (const arg of writeHeadArgs) {
+    if (!arg || typeof arg !== 'object' || Array.isArray(arg)) continue;
+    for (const [name, value] of Object.entries(arg as Record<string, unknown>)) if (name.toLowerCase() === 'content-type') type = value as string;
+  }
+  return typeof type === 'string' && /^text\/html\b/i.test(type);
+}
+
+export function securityHeaders(options: SecurityHeadersOptions): RequestHandler {
+  const policy = securityPolicy(options.document);
+  const everyAnswer = options.publicBaseUrl?.startsWith('https://') ? [...policy.everyAnswer, ...policy.httpsOnly] : policy.everyAnswer;
+
+  const htmlHeaders = (res: Response, body: unknown) => {
+    const html = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '';
+    const styles = inlineStyleSources(html);
+    const operationId = res.locals.operation?.operationId;
+    const targets = res.locals.formTargets ?? {};
+    const actions = (operationId ? (policy.formActions.get(operationId) ?? []) : []).flatMap((s) => (s === "'self'" ? [s] : (targets[s as FormTarget] ?? [])));
+    const fill = (value: string) =>
+      value.replace('{inline-styles}', styles.length ? [...new Set(styles)].join(' ') : "'none'").replace('{form-action}', actions.length ? [...new Set(actions)].join(' ') : "'none'");
+    for (const [name, value] of policy.html) res.setHeader(name, fill(value));
+  };
+
+  return (_req, res, next) => {
+    for (const [name, value] of everyAnswer) res.setHeader(name, value);
+    // The body is known when end() is called with it; the status line and headers are written
+    // inside that call (Node's implicit writeHead) or before it by an explicit writeHead.
+    let body: unknown;
+    const end = res.end;
+    const writeHead = res.writeHead;
+    res.end = function (this: Response, ...args: unknown[]) {
+      if (typeof args[0] !== 'function') body = args[0];
+      return (end as (...a: unknown[]) => Response).apply(this, args);
+    } as Response['end'];
+    res.writeHead = function (this: Response, ...args: unknown[]) {
+      if (isHtml(res, args)) htmlHeaders(res, body);
+      return (writeHead as (...a: unknown[]) => Response).apply(this, args);
+    } as Response['writeHead'];
+    next();
+  };
+}
