@@ -1,6 +1,6 @@
 // Schema migrations, run at start. Each lives in migrations/ and is written once for both
 // dialects (migrations/types.ts has the two column types that differ).
-import { Migrator, type Kysely, type Migration } from 'kysely';
+import { sql, type Kysely, type Migration } from 'kysely';
 import { partnerCore } from './migrations/001_partner_core.ts';
 import { settlement } from './migrations/002_settlement.ts';
 import { checkoutReferral } from './migrations/003_checkout_referral.ts';
@@ -35,16 +35,39 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
 }
 
 /**
- * Brings the schema up to date; throws with the failing migration's name. With `schema`, the
- * migration bookkeeping lives in that schema too: unqualified, Kysely would find another
- * schema's bookkeeping table and believe this one already migrated.
+ * Brings the schema up to date; throws with the failing migration's name. Each pending migration
+ * runs in its own transaction with its bookkeeping row, so a failure leaves no half-applied one.
+ *
+ * The bookkeeping is Kysely's own table (`kysely_migration`: name, timestamp), so databases
+ * migrated before keep working, but Kysely's Migrator is not used: it looks for its table by
+ * introspecting every schema of the database, which fails ("schema … does not exist") whenever
+ * another client drops a schema at that moment, as parallel test files and other tenants of a
+ * shared PostgreSQL do. Here the table is named in this schema only. With `schema`, the
+ * bookkeeping lives in that schema; the caller holds the lock that keeps two instances from
+ * migrating at once.
  */
 export async function migrate(db: Kysely<unknown>, dialect: Dialect, schema?: string): Promise<void> {
+  const table = schema ? `"${schema}"."kysely_migration"` : '"kysely_migration"';
+  await sql.raw(`create table if not exists ${table} (name varchar(255) not null primary key, timestamp varchar(255) not null)`).execute(db);
+  const { rows } = await sql.raw<{ name: string }>(`select name from ${table} order by name`).execute(db);
   const all = migrations(dialect);
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => all }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  const names = Object.keys(all);
+  const applied = rows.map((r) => r.name);
+  const unknown = applied.filter((name) => !(name in all));
+  if (unknown.length > 0) {
+    throw new Error(`The database has migrations this server does not know (${unknown.join(', ')}): it was migrated by a newer version`);
+  }
+  // Applied migrations are always the first ones in order; anything else means the list was edited.
+  if (applied.some((name, i) => names[i] !== name)) throw new Error(`Applied migrations (${applied.join(', ')}) are not a prefix of ${names.join(', ')}`);
+  for (const name of names.slice(applied.length)) {
+    const migration = all[name] as Migration;
+    try {
+      await db.transaction().execute(async (trx) => {
+        await migration.up(trx);
+        await sql.raw(`insert into ${table} (name, timestamp) values ('${name}', '${new Date().toISOString()}')`).execute(trx);
+      });
+    } catch (error) {
+      throw new Error(`Migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 }
