@@ -703,8 +703,10 @@ export interface paths {
          * Submit the sign-in and consent form
          * @description The form of the authorization page. `approve` with valid credentials issues a single-use,
          *     60-second code and sends the browser to `redirect_uri` with `code`, `state` (when sent) and
-         *     `iss`; `deny` sends it there with `error=access_denied`, `state` and `iss`. Wrong credentials
-         *     show the page again (200) with the error and issue nothing. A missing or wrong `csrf_token`,
+         *     `iss`; `deny` sends it there with `error=access_denied`, `state` and `iss` (RFC 6749
+         *     §4.1.2.1), whatever the sign-in fields hold (a browser posts them empty or half-typed). Wrong
+         *     or missing credentials with `approve` show the page again (200) with the error and issue
+         *     nothing. A missing or wrong `csrf_token`,
          *     or an `auth_request` that is tampered or older than 10 minutes, is a 400 page (start again
          *     from the client).
          */
@@ -1586,13 +1588,18 @@ export interface components {
          * @description The sign-in and consent form of the authorization page. `auth_request` is the signed,
          *     10-minute token the page carries for the already-validated authorization request
          *     (client, redirect URI, PKCE challenge, state, scope, resource); `csrf_token` must match the
-         *     cookie set with the page. `email` and `password` are required with `approve`.
+         *     cookie set with the page. `email` and `password` are what the user typed, as a browser
+         *     posts them: with `approve` both must be filled in (otherwise the page is shown again with
+         *     the error, 200, as for wrong credentials); with `deny` they are ignored, so a Deny click
+         *     sends the browser back with `error=access_denied` (RFC 6749 §4.1.2.1) whatever the fields
+         *     hold, empty or half-typed. Only their lengths are limited here.
          */
         AuthorizeForm: {
             auth_request: string;
             csrf_token: string;
-            /** Format: email */
+            /** @description The sign-in email as typed; empty when the user denies without typing. */
             email?: string;
+            /** @description The password as typed; empty when the user denies without typing. */
             password?: string;
             /** @enum {string} */
             decision: "approve" | "deny";

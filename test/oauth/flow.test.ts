@@ -361,6 +361,28 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
     expect(back.searchParams.has('code')).toBe(false);
   });
 
+  it('sends a denial back whatever the sign-in fields hold, as a browser posts them (empty or half-typed)', async () => {
+    for (const typed of [{ email: '', password: '' }, { email: 'ada@', password: '' }, { email: 'not an address', password: 'x' }]) {
+      const { url, state } = await authorizationUrl();
+      const page = await openAuthorize(url);
+      const denied = await submitForm(base, page, { ...typed, decision: 'deny' });
+      expect(denied.status, `${JSON.stringify(typed)}: ${denied.html}`).toBe(303);
+      const back = new URL(denied.location!);
+      expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: expect.any(String), state, iss: base });
+    }
+  });
+
+  it('shows the page again when approve is sent with the sign-in fields empty or malformed', async () => {
+    const { url } = await authorizationUrl();
+    const page = await openAuthorize(url);
+    for (const typed of [{ email: '', password: '' }, { email: 'ada@', password: 'x' }]) {
+      const again = await submitForm(base, page, { ...typed, decision: 'approve' });
+      expect(again.status, again.html).toBe(200);
+      expect(again.location).toBeNull();
+      expect(again.html).toContain('role="alert"');
+    }
+  });
+
   it('refuses the form after 10 minutes', async () => {
     const { url } = await authorizationUrl();
     const page = await openAuthorize(url);
