@@ -50,6 +50,8 @@ export interface HarnessOptions {
   realClock?: boolean;
   /** Start the webhook dispatcher (default true). */
   dispatch?: boolean;
+  /** MCP_ALLOWED_ORIGINS of the server. */
+  mcpAllowedOrigins?: string[];
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -78,7 +80,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   }
   const clock = options.shareWith?.clock ?? reuse?.clock ?? manualClock(Date.now());
   const dispatcher = createDispatcher({ store, clock, backoffScale: 0.001, timeoutMs: 2000, pollMs: 20 });
-  const app = createApp({ config: { adminToken: ADMIN_TOKEN, masterKey, validateResponses: true }, store, clock, dispatcher, resolve: async () => ['127.0.0.1'], log: () => {} });
+  const app = createApp({
+    config: { adminToken: ADMIN_TOKEN, masterKey, validateResponses: true, ...(options.mcpAllowedOrigins ? { mcpAllowedOrigins: options.mcpAllowedOrigins } : {}) },
+    store,
+    clock,
+    dispatcher,
+    resolve: async () => ['127.0.0.1'],
+    log: () => {},
+  });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   if (options.dispatch !== false) dispatcher.start();
