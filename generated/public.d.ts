@@ -606,10 +606,22 @@ export interface paths {
         };
         /**
          * Get the OpenID configuration mirror
-         * @description The authorization server metadata again, plus the members OpenID Connect Discovery requires
-         *     (`jwks_uri` to an empty key set, `subject_types_supported`,
-         *     `id_token_signing_alg_values_supported`) so strict discovery parsers accept it. The service
-         *     is not an OpenID provider: no ID tokens are issued.
+         * @description The authorization server metadata (RFC 8414) at the path OpenID Connect Discovery clients
+         *     look at first, for OAuth clients (MCP clients among them) that try it. The service is
+         *     **not an OpenID Provider**, and this document says so truthfully rather than promising what
+         *     is refused:
+         *
+         *     - `scopes_supported` does not list `openid` (asking for it is `invalid_scope`);
+         *     - the members OpenID Connect Discovery requires are present, with true values:
+         *       `jwks_uri` points at the key set, which is empty (nothing is signed with a published key);
+         *       `id_token_signing_alg_values_supported` is empty (no ID token is ever issued, so none is
+         *       signed with any algorithm) and `subject_types_supported` is empty (no subject identifier
+         *       is ever released: tokens are opaque, and there is no userinfo or introspection endpoint).
+         *
+         *     Parsers that read these members as lists (the MCP SDK's, oauth4webapi, openid-client)
+         *     accept the document; a validator that enforces OpenID Connect's rule that an OpenID
+         *     Provider lists `RS256` (such as authlib's `OpenIDProviderMetadata.validate`) refuses it,
+         *     rightly. OAuth clients need nothing beyond `/.well-known/oauth-authorization-server`.
          */
         get: operations["getOpenIdConfiguration"];
         put?: never;
@@ -1515,14 +1527,21 @@ export interface components {
             service_documentation?: string;
         };
         /**
-         * @description The authorization server metadata plus what OpenID Connect Discovery requires, so strict
-         *     parsers accept it. No ID tokens are issued: the key set is empty.
+         * @description The authorization server metadata plus the members OpenID Connect Discovery requires,
+         *     each present and true of a service that is not an OpenID Provider: `openid` is not in
+         *     `scopes_supported`, the key set is empty, and no ID token or subject identifier is ever
+         *     issued, so both lists are empty.
          */
         OpenIdConfiguration: components["schemas"]["AuthorizationServerMetadata"] & {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The empty key set (`/.well-known/jwks.json`).
+             */
             jwks_uri: string;
-            subject_types_supported: "public"[];
-            id_token_signing_alg_values_supported: "RS256"[];
+            /** @description Empty; no subject identifier is released (tokens are opaque; no userinfo, no introspection). */
+            subject_types_supported: string[];
+            /** @description Empty; no ID token is issued (`openid` is refused as `invalid_scope`), so none is signed. */
+            id_token_signing_alg_values_supported: string[];
         };
         /** @description A JSON Web Key Set (RFC 7517); always empty, since tokens are opaque and no ID tokens are signed. */
         JsonWebKeySet: {

@@ -18,6 +18,11 @@ const FORBIDDEN_REQUEST = ['origin'];
 const root = obj(documents.public['x-cors']);
 const allowHeaders = arr(root['allow-headers']).map((h) => String(h).toLowerCase());
 const exposeHeaders = arr(root['expose-headers']).map((h) => String(h).toLowerCase());
+const headerNames = (res: Response) => {
+  const names: string[] = [];
+  res.headers.forEach((_value, name) => names.push(name));
+  return names;
+};
 const list = (value: string | null) => (value ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
 
 interface PathItem {
@@ -143,7 +148,7 @@ describe('CORS on a running server', () => {
       for (const method of p.methods) {
         for (const res of [await preflight(path, method), await send(method, path, { origin: SPA }, method === 'GET' ? undefined : '{}')]) {
           const what = `${method} ${path} (${res.status})`;
-          for (const [name] of res.headers) expect(name.startsWith('access-control-'), `${what}: ${name}`).toBe(false);
+          for (const name of headerNames(res)) expect(name.startsWith('access-control-'), `${what}: ${name}`).toBe(false);
         }
       }
     }
@@ -184,7 +189,7 @@ describe('CORS on a running server', () => {
         // `null` is refused too (today by the Origin parameter's `format: uri`, 400, before the rule's 403).
         if (origin === 'null') expect(res.status, origin).toBeGreaterThanOrEqual(400);
         else expect(res.status, origin).toBe(403);
-        for (const r of [pre, res]) for (const [name] of r.headers) expect(name.startsWith('access-control-'), `${origin}: ${name}`).toBe(false);
+        for (const r of [pre, res]) for (const name of headerNames(r)) expect(name.startsWith('access-control-'), `${origin}: ${name}`).toBe(false);
         expect(list(res.headers.get('vary')), origin).toContain('origin');
       }
     });

@@ -110,7 +110,7 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
       authorization_response_iss_parameter_supported: true,
     });
     const oidc = await oauth.processDiscoveryResponse(new URL(base), await oauth.discoveryRequest(new URL(base), { algorithm: 'oidc', ...insecure }));
-    expect(oidc).toMatchObject({ issuer: base, jwks_uri: `${base}/.well-known/jwks.json`, subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'] });
+    expect(oidc).toMatchObject({ issuer: base, jwks_uri: `${base}/.well-known/jwks.json`, subject_types_supported: [], id_token_signing_alg_values_supported: [] });
     expect(await (await fetch(`${base}/.well-known/jwks.json`)).json()).toEqual({ keys: [] });
     expect(await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()).toMatchObject({ resource: base, authorization_servers: [base], bearer_methods_supported: ['header'] });
     expect(await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).json()).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [base], scopes_supported: ['pricing:read'] });
