@@ -1557,10 +1557,11 @@ export interface components {
          */
         ClientRegistrationRequest: {
             redirect_uris: string[];
+            /** @description Shown to the user on the consent page; not blank. */
             client_name: string;
-            /** @description Defaults to `[authorization_code, refresh_token]`. */
+            /** @description Defaults to `[authorization_code, refresh_token]`; must include `authorization_code`, the only way to obtain tokens here. */
             grant_types?: ("authorization_code" | "refresh_token")[];
-            /** @description Defaults to `[code]`. */
+            /** @description Defaults to `[code]`, the only value accepted. */
             response_types?: "code"[];
             /**
              * @description Defaults to `none`, the only value accepted.
@@ -1569,9 +1570,15 @@ export interface components {
             token_endpoint_auth_method?: "none";
             /** @description Space-separated scopes the client may request; defaults to `pricing:read`. */
             scope?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description An absolute `http` or `https` URL of at most 2000 characters.
+             */
             client_uri?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description An absolute `http` or `https` URL of at most 2000 characters.
+             */
             logo_uri?: string;
             contacts?: string[];
             software_id?: string;
