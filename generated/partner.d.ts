@@ -800,7 +800,8 @@ export interface components {
          */
         DomainName: string;
         /**
-         * @description An amount of money in the currency's minor unit (cents). Never a float.
+         * @description An amount of money in the currency's minor unit (cents). Never a float; at most
+         *     2^53 - 1, the largest integer a JSON number carries exactly.
          * @example 250000
          */
         Cents: number;

@@ -1217,7 +1217,8 @@ export interface components {
             privacy_supported: boolean;
         };
         /**
-         * @description An amount of money in the currency's minor unit (cents). Never a float.
+         * @description An amount of money in the currency's minor unit (cents). Never a float; at most
+         *     2^53 - 1, the largest integer a JSON number carries exactly.
          * @example 250000
          */
         Cents: number;
@@ -3619,7 +3620,7 @@ export interface operations {
                  */
                 state?: string;
                 /**
-                 * @description Space-separated; `pricing:read` (default) and/or `domains:manage`.
+                 * @description Space-separated; `pricing:read` (default) and/or `domains:manage`. Longer than 200 characters is `invalid_scope`.
                  * @example pricing:read
                  */
                 scope?: string;

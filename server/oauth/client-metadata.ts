@@ -2,7 +2,7 @@
 // the defaults. Pure: the handler stores and answers what this returns.
 import type { components } from '../../generated/public.d.ts';
 import { redirectUriProblem } from './redirect-uri.ts';
-import { DEFAULT_SCOPE, formatScope, parseScope } from './scopes.ts';
+import { DEFAULT_SCOPE, formatScope, MAX_SCOPE_LENGTH, parseScope } from './scopes.ts';
 
 export type ClientMetadata = Omit<components['schemas']['ClientRegistrationResponse'], 'client_id' | 'client_id_issued_at'>;
 export type RegistrationError = components['schemas']['ClientRegistrationError'];
@@ -65,8 +65,8 @@ export function checkClientMetadata(body: unknown): CheckedMetadata {
 
   let scope: string = DEFAULT_SCOPE;
   if (body.scope !== undefined) {
-    const parsed = typeof body.scope === 'string' ? parseScope(body.scope) : undefined;
-    if (!parsed?.ok) return metadataError('scope must be space-separated values of "pricing:read" and "domains:manage"');
+    const parsed = typeof body.scope === 'string' && body.scope.length <= MAX_SCOPE_LENGTH ? parseScope(body.scope) : undefined;
+    if (!parsed?.ok) return metadataError(`scope must be space-separated values of "pricing:read" and "domains:manage", at most ${MAX_SCOPE_LENGTH} characters`);
     scope = formatScope(parsed.scopes);
   }
 

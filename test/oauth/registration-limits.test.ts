@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../server/harness.ts';
 import { documents, obj } from '../docs/support.ts';
+import { scopeOfLength } from './support.ts';
 
 type Schema = Record<string, unknown>;
 const schema = obj(obj(obj(documents.public.components).schemas).ClientRegistrationRequest);
@@ -16,6 +17,7 @@ const ASTRAL = '\u{1F600}';
 const url = (n: number, prefix = 'https://app.example.net/') => prefix + 'a'.repeat(n - prefix.length);
 /** A valid string of `n` code points for a member (or an item of it). */
 const STRING_OF_LENGTH: Record<string, (n: number) => string> = {
+  scope: scopeOfLength,
   client_name: (n) => ASTRAL.repeat(n),
   software_id: (n) => ASTRAL.repeat(n),
   software_version: (n) => ASTRAL.repeat(n),
