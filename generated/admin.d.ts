@@ -349,7 +349,7 @@ export interface components {
          * @enum {string}
          */
         Scope: "search" | "embed" | "buy" | "broker" | "refer" | "report" | "webhook";
-        /** @description The scopes the credential holds; a set (no duplicates, order not significant). */
+        /** @description The scopes the credential holds; a set (no duplicates, order not significant), so at most the seven there are. */
         Scopes: components["schemas"]["Scope"][];
         /**
          * @description Identifier of a partner account, as returned by `POST /credentials` (which creates the
@@ -358,7 +358,7 @@ export interface components {
          */
         PartnerId: string;
         /**
-         * @description Requests per 60-second window.
+         * @description Requests per 60-second window (at most 10^9, in effect unlimited).
          * @example 120
          */
         RateLimitQuota: number;
@@ -452,7 +452,8 @@ export interface components {
         };
         /**
          * @description Stable, machine-readable error code. Clients branch on `code`, never on `message`.
-         *     The HTTP status of each code is fixed:
+         *     Codes are added for new kinds of refusal (never renamed or given another status): treat a
+         *     code you do not know by its HTTP status. The HTTP status of each code is fixed:
          *
          *     | code | status | when |
          *     |---|---|---|
@@ -566,7 +567,8 @@ export interface components {
          */
         OrderStatus: "EXTERNALLY_PAID" | "PAID" | "MANUAL_REVIEW" | "TRANSFER_IN_PROGRESS" | "TRANSFER_COMPLETED" | "SETTLED" | "REFUNDED" | "CANCELLED";
         /**
-         * @description An amount of money in the currency's minor unit (cents). Never a float.
+         * @description An amount of money in the currency's minor unit (cents). Never a float; at most
+         *     2^53 - 1, the largest integer a JSON number carries exactly.
          * @example 250000
          */
         Cents: number;

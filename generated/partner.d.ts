@@ -845,7 +845,8 @@ export interface components {
          */
         DomainName: string;
         /**
-         * @description An amount of money in the currency's minor unit (cents). Never a float.
+         * @description An amount of money in the currency's minor unit (cents). Never a float; at most
+         *     2^53 - 1, the largest integer a JSON number carries exactly.
          * @example 250000
          */
         Cents: number;
@@ -878,7 +879,8 @@ export interface components {
         };
         /**
          * @description Stable, machine-readable error code. Clients branch on `code`, never on `message`.
-         *     The HTTP status of each code is fixed:
+         *     Codes are added for new kinds of refusal (never renamed or given another status): treat a
+         *     code you do not know by its HTTP status. The HTTP status of each code is fixed:
          *
          *     | code | status | when |
          *     |---|---|---|

@@ -606,10 +606,22 @@ export interface paths {
         };
         /**
          * Get the OpenID configuration mirror
-         * @description The authorization server metadata again, plus the members OpenID Connect Discovery requires
-         *     (`jwks_uri` to an empty key set, `subject_types_supported`,
-         *     `id_token_signing_alg_values_supported`) so strict discovery parsers accept it. The service
-         *     is not an OpenID provider: no ID tokens are issued.
+         * @description The authorization server metadata (RFC 8414) at the path OpenID Connect Discovery clients
+         *     look at first, for OAuth clients (MCP clients among them) that try it. The service is
+         *     **not an OpenID Provider**, and this document says so truthfully rather than promising what
+         *     is refused:
+         *
+         *     - `scopes_supported` does not list `openid` (asking for it is `invalid_scope`);
+         *     - the members OpenID Connect Discovery requires are present, with true values:
+         *       `jwks_uri` points at the key set, which is empty (nothing is signed with a published key);
+         *       `id_token_signing_alg_values_supported` is empty (no ID token is ever issued, so none is
+         *       signed with any algorithm) and `subject_types_supported` is empty (no subject identifier
+         *       is ever released: tokens are opaque, and there is no userinfo or introspection endpoint).
+         *
+         *     Parsers that read these members as lists (the MCP SDK's, oauth4webapi, openid-client)
+         *     accept the document; a validator that enforces OpenID Connect's rule that an OpenID
+         *     Provider lists `RS256` (such as authlib's `OpenIDProviderMetadata.validate`) refuses it,
+         *     rightly. OAuth clients need nothing beyond `/.well-known/oauth-authorization-server`.
          */
         get: operations["getOpenIdConfiguration"];
         put?: never;
@@ -703,13 +715,15 @@ export interface paths {
          * Submit the sign-in and consent form
          * @description The form of the authorization page. `approve` with valid credentials issues a single-use,
          *     60-second code and sends the browser to `redirect_uri` with `code`, `state` (when sent) and
-         *     `iss`; `deny` sends it there with `error=access_denied`, `state` and `iss`. Wrong credentials
-         *     show the page again (200) with the error and issue nothing. Failed attempts are throttled
-         *     per account and per client address (`x-signin-throttle`): past 5 failures for an account, or
-         *     20 from an address, the next attempt waits 1 minute after the last failure, then 2, 4, 8 and
-         *     15 minutes after each further one, and is answered 429 with `Retry-After` (the page again)
-         *     whatever the password; a correct password clears the account's count, and an email without
-         *     an account is counted and answered exactly alike. A missing or wrong `csrf_token`,
+         *     `iss`; `deny` sends it there with `error=access_denied`, `state` and `iss` (RFC 6749
+         *     §4.1.2.1), whatever the sign-in fields hold (a browser posts them empty or half-typed). Wrong
+         *     or missing credentials with `approve` show the page again (200) with the error and issue
+         *     nothing. Failed attempts are throttled per account and per client address
+         *     (`x-signin-throttle`): past 5 failures for an account, or 20 from an address, the next
+         *     attempt waits 1 minute after the last failure, then 2, 4, 8 and 15 minutes after each further
+         *     one, and is answered 429 with `Retry-After` (the page again) whatever the password; a correct
+         *     password clears the account's count, and an email without an account is counted and answered
+         *     exactly alike. A missing or wrong `csrf_token`,
          *     or an `auth_request` that is tampered or older than 10 minutes, is a 400 page (start again
          *     from the client).
          */
@@ -1003,7 +1017,8 @@ export interface components {
         };
         /**
          * @description Stable, machine-readable error code. Clients branch on `code`, never on `message`.
-         *     The HTTP status of each code is fixed:
+         *     Codes are added for new kinds of refusal (never renamed or given another status): treat a
+         *     code you do not know by its HTTP status. The HTTP status of each code is fixed:
          *
          *     | code | status | when |
          *     |---|---|---|
@@ -1225,7 +1240,8 @@ export interface components {
             privacy_supported: boolean;
         };
         /**
-         * @description An amount of money in the currency's minor unit (cents). Never a float.
+         * @description An amount of money in the currency's minor unit (cents). Never a float; at most
+         *     2^53 - 1, the largest integer a JSON number carries exactly.
          * @example 250000
          */
         Cents: number;
@@ -1285,7 +1301,11 @@ export interface components {
         BatchOperation: {
             /** @description Chosen by the caller, unique within the request; echoed in the result. */
             id: string;
-            /** @description `search_domain`, `tld_registration_price`, `whois_lookup` or `tld_requirements`. */
+            /**
+             * @description `search_domain`, `tld_registration_price`, `whois_lookup` or `tld_requirements`. Any
+             *     other value, however long, is an unknown operation: that entry's own 400, never the
+             *     whole request's (the request body's 1 MiB bounds it).
+             */
             op: string;
             /** @description The operation's parameters. */
             params: Record<string, never>;
@@ -1535,14 +1555,21 @@ export interface components {
             service_documentation?: string;
         };
         /**
-         * @description The authorization server metadata plus what OpenID Connect Discovery requires, so strict
-         *     parsers accept it. No ID tokens are issued: the key set is empty.
+         * @description The authorization server metadata plus the members OpenID Connect Discovery requires,
+         *     each present and true of a service that is not an OpenID Provider: `openid` is not in
+         *     `scopes_supported`, the key set is empty, and no ID token or subject identifier is ever
+         *     issued, so both lists are empty.
          */
         OpenIdConfiguration: components["schemas"]["AuthorizationServerMetadata"] & {
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description The empty key set (`/.well-known/jwks.json`).
+             */
             jwks_uri: string;
-            subject_types_supported: "public"[];
-            id_token_signing_alg_values_supported: "RS256"[];
+            /** @description Empty; no subject identifier is released (tokens are opaque; no userinfo, no introspection). */
+            subject_types_supported: string[];
+            /** @description Empty; no ID token is issued (`openid` is refused as `invalid_scope`), so none is signed. */
+            id_token_signing_alg_values_supported: string[];
         };
         /** @description A JSON Web Key Set (RFC 7517); always empty, since tokens are opaque and no ID tokens are signed. */
         JsonWebKeySet: {
@@ -1558,10 +1585,11 @@ export interface components {
          */
         ClientRegistrationRequest: {
             redirect_uris: string[];
+            /** @description Shown to the user on the consent page; not blank. */
             client_name: string;
-            /** @description Defaults to `[authorization_code, refresh_token]`. */
+            /** @description Defaults to `[authorization_code, refresh_token]`; must include `authorization_code`, the only way to obtain tokens here. */
             grant_types?: ("authorization_code" | "refresh_token")[];
-            /** @description Defaults to `[code]`. */
+            /** @description Defaults to `[code]`, the only value accepted. */
             response_types?: "code"[];
             /**
              * @description Defaults to `none`, the only value accepted.
@@ -1570,9 +1598,15 @@ export interface components {
             token_endpoint_auth_method?: "none";
             /** @description Space-separated scopes the client may request; defaults to `pricing:read`. */
             scope?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description An absolute `http` or `https` URL of at most 2000 characters.
+             */
             client_uri?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description An absolute `http` or `https` URL of at most 2000 characters.
+             */
             logo_uri?: string;
             contacts?: string[];
             software_id?: string;
@@ -1608,13 +1642,18 @@ export interface components {
          * @description The sign-in and consent form of the authorization page. `auth_request` is the signed,
          *     10-minute token the page carries for the already-validated authorization request
          *     (client, redirect URI, PKCE challenge, state, scope, resource); `csrf_token` must match the
-         *     cookie set with the page. `email` and `password` are required with `approve`.
+         *     cookie set with the page. `email` and `password` are what the user typed, as a browser
+         *     posts them: with `approve` both must be filled in (otherwise the page is shown again with
+         *     the error, 200, as for wrong credentials); with `deny` they are ignored, so a Deny click
+         *     sends the browser back with `error=access_denied` (RFC 6749 §4.1.2.1) whatever the fields
+         *     hold, empty or half-typed. Only their lengths are limited here.
          */
         AuthorizeForm: {
             auth_request: string;
             csrf_token: string;
-            /** Format: email */
+            /** @description The sign-in email as typed; empty when the user denies without typing. */
             email?: string;
+            /** @description The password as typed; empty when the user denies without typing. */
             password?: string;
             /** @enum {string} */
             decision: "approve" | "deny";
@@ -1768,6 +1807,7 @@ export interface components {
         JsonRpcRequest: {
             /** @constant */
             jsonrpc: "2.0";
+            /** @description Chosen by the client; a string of at most 256 characters or a safe integer. */
             id: string | number;
             /** @description `initialize`, `ping`, `tools/list`, `tools/call`, ... */
             method: string;
@@ -2412,6 +2452,42 @@ export interface components {
             };
         };
         /**
+         * @description The message could not be taken: not JSON (JSON-RPC `-32700` parse error), not one JSON-RPC
+         *     request or notification, a JSON array (batch), a body member out of schema (`-32600`
+         *     invalid request), an `MCP-Protocol-Version` this server does not serve (`-32022`, with
+         *     `error.data.supported` listing the revisions the client can switch to: those from
+         *     `2026-07-28` on when the request carries the per-request `_meta` envelope, as
+         *     `server/discover` lists them, else all of them), or a `2026-07-28` request whose
+         *     headers disagree with its body (`-32020`). `details` names each failing member.
+         */
+        McpBadRequest: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32700,
+                 *         "message": "Request body is not valid JSON: Unexpected token } in JSON at position 42"
+                 *       },
+                 *       "code": "validation_error",
+                 *       "message": "Request body is not valid JSON: Unexpected token } in JSON at position 42",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7B"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpError"];
+            };
+        };
+        /**
          * @description The MCP endpoint offers no server-to-client SSE stream (`GET` with `text/event-stream`) and
          *     keeps no session to end (`DELETE` without `Mcp-Session-Id`). `Allow` lists `POST`.
          */
@@ -2471,42 +2547,6 @@ export interface components {
                  *       "code": "rate_limited",
                  *       "message": "Rate limit \"public\" of 60 requests per 60 s exceeded; retry in 12 s",
                  *       "request_id": "req_01JD9Q4X7M2N8B5V3C7R"
-                 *     }
-                 */
-                "application/json": components["schemas"]["McpError"];
-            };
-        };
-        /**
-         * @description The message could not be taken: not JSON (JSON-RPC `-32700` parse error), not one JSON-RPC
-         *     request or notification, a JSON array (batch), a body member out of schema (`-32600`
-         *     invalid request), an `MCP-Protocol-Version` this server does not serve (`-32022`, with
-         *     `error.data.supported` listing the revisions the client can switch to: those from
-         *     `2026-07-28` on when the request carries the per-request `_meta` envelope, as
-         *     `server/discover` lists them, else all of them), or a `2026-07-28` request whose
-         *     headers disagree with its body (`-32020`). `details` names each failing member.
-         */
-        McpBadRequest: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "jsonrpc": "2.0",
-                 *       "id": null,
-                 *       "error": {
-                 *         "code": -32700,
-                 *         "message": "Request body is not valid JSON: Unexpected token } in JSON at position 42"
-                 *       },
-                 *       "code": "validation_error",
-                 *       "message": "Request body is not valid JSON: Unexpected token } in JSON at position 42",
-                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7B"
                  *     }
                  */
                 "application/json": components["schemas"]["McpError"];
@@ -3920,7 +3960,7 @@ export interface operations {
                  */
                 state?: string;
                 /**
-                 * @description Space-separated; `pricing:read` (default) and/or `domains:manage`.
+                 * @description Space-separated; `pricing:read` (default) and/or `domains:manage`. Longer than 200 characters is `invalid_scope`.
                  * @example pricing:read
                  */
                 scope?: string;
@@ -4128,6 +4168,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["McpBadRequest"];
             405: components["responses"]["McpMethodNotAllowed"];
             429: components["responses"]["McpRateLimited"];
             default: components["responses"]["McpInternalError"];
@@ -4250,6 +4291,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["McpBadRequest"];
             405: components["responses"]["McpMethodNotAllowed"];
             429: components["responses"]["McpRateLimited"];
             default: components["responses"]["McpInternalError"];

@@ -14,7 +14,7 @@
 //
 // A breaking change can be accepted in the spec itself, where it is made and where readers see
 // it: the schema (or other object) whose keyword changed carries `x-accepted-breaking-change`
-// (`keywords` it covers, `reason`). Such a change is listed under its own heading with the reason
+// (`keywords` it covers, `reason`, and the document `version` that makes it). Such a change is listed under its own heading with the reason
 // and does not fail the gate; it is meant for what must narrow on purpose, such as an input a
 // security fix stops accepting.
 //
@@ -191,27 +191,41 @@ const ACCEPTANCE = 'x-accepted-breaking-change';
 
 /**
  * The reason the revision gives for accepting the change at `pointer` (`#/a/b/keyword`): the
- * object holding the changed keyword carries `x-accepted-breaking-change` with that keyword in
- * its `keywords` and a non-empty `reason`.
+ * object holding the changed keyword, or the nearest object above it that carries one, carries
+ * `x-accepted-breaking-change` with that keyword in its `keywords`, a non-empty `reason`, and the
+ * `version` of the document that makes the change: it must be the revision's `info.version` and
+ * differ from the base's, so an acceptance covers the one release that made the change and never
+ * a later change of the same keyword. (A schema can so accept the limits it states for all its
+ * members at once.)
  */
-export function acceptedReason(revision: Json, pointer: string): string | undefined {
+export function acceptedReason(revision: Json, pointer: string, baseVersion?: string): string | undefined {
   const parts = pointer.replace(/^#\//, '').split('/').map(unescape);
   const keyword = parts.pop();
-  let node: unknown = revision;
-  for (const part of parts) node = node && typeof node === 'object' ? (node as Json)[part] : undefined;
-  const acceptance = node && typeof node === 'object' ? (node as Json)[ACCEPTANCE] : undefined;
+  const path: unknown[] = [revision];
+  for (const part of parts) {
+    const node = path.at(-1);
+    path.push(node && typeof node === 'object' ? (node as Json)[part] : undefined);
+  }
+  const holder = path.reverse().find((node) => node && typeof node === 'object' && ACCEPTANCE in (node as Json));
+  const acceptance = holder ? (holder as Json)[ACCEPTANCE] : undefined;
   if (!acceptance || typeof acceptance !== 'object') return undefined;
-  const { keywords, reason } = acceptance as { keywords?: unknown; reason?: unknown };
+  const { keywords, reason, version } = acceptance as { keywords?: unknown; reason?: unknown; version?: unknown };
   if (!Array.isArray(keywords) || !keywords.includes(keyword) || typeof reason !== 'string' || reason.trim() === '') return undefined;
+  if (typeof version !== 'string' || version !== versionOf(revision) || version === baseVersion) return undefined;
   return reason.trim();
 }
+
+const versionOf = (doc: Json): string | undefined => {
+  const info = doc.info as { version?: unknown } | undefined;
+  return typeof info?.version === 'string' ? info.version : undefined;
+};
 
 /** The gate's core: compares one API's base and revision documents. */
 export async function diffApi(api: ApiName, base: Json | undefined, revision: Json): Promise<ApiDiff> {
   const gated = GATE[api].gated;
   if (!base) return { api, gated, newApi: true, changes: [], breaking: [], accepted: [] };
   const changes = classify(await redoclyDiff(base, revision)).map((c) => {
-    const reason = c.breaking ? acceptedReason(revision, c.pointer) : undefined;
+    const reason = c.breaking ? acceptedReason(revision, c.pointer, versionOf(base)) : undefined;
     return reason ? { ...c, accepted: reason } : c;
   });
   return { api, gated, newApi: false, changes, breaking: changes.filter((c) => c.breaking && !c.accepted), accepted: changes.filter((c) => c.accepted) };

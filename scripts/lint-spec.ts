@@ -1,9 +1,11 @@
-// npm run lint:spec — Redocly lint of the three APIs with redocly.yaml's rules.
+// npm run lint:spec — Redocly lint of the three APIs with redocly.yaml's rules, then Spectral
+// (spectral:oas and the reviewed OWASP ruleset of spectral.ruleset.mjs) on the bundled documents.
 // `redocly lint` exits 0 on warnings; the contract allows none, so this fails on any problem.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { join } from 'node:path';
 import { APIS, ROOT, type ApiName } from './contract.ts';
+import { reportSpectral } from './lint-spectral.ts';
 
 const run = promisify(execFile);
 
@@ -45,4 +47,5 @@ for (const [api, report] of reports) {
     console.log(`  ${p.severity} ${p.ruleId}: ${p.message}\n    at ${at?.source?.ref ?? '?'}${at?.pointer ?? ''}`);
   }
 }
+problems += await reportSpectral();
 process.exit(problems === 0 ? 0 : 1);

@@ -7,14 +7,16 @@ import { adminRouter } from './admin/router.ts';
 import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import { NO_FAULTS, withoutCurrency, type Faults } from './faults.ts';
+import { cors, corsRules } from './http/cors.ts';
 import { ApiError, errorHandler } from './http/errors.ts';
-import { loadDocument } from './http/operations.ts';
+import { loadDocument, OperationTable } from './http/operations.ts';
 import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { hostTrust } from './http/trusted-host.ts';
 import { partnerRouter } from './partner/router.ts';
 import { brokerageProgressRouter } from './public/brokerage-progress.ts';
+import { originAllowed } from './mcp/origin.ts';
 import { hostedPagesRouter } from './public/checkout.ts';
 import type { PublicDeps } from './public-api/context.ts';
 import { publicModules } from './public-api/modules.ts';
@@ -62,9 +64,16 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // CORS is the public document's (`x-cors`); `allowed-origins` is the /mcp Origin rule.
+  const corsLayer = cors({
+    table: new OperationTable(documents.public),
+    rules: corsRules(documents.public),
+    originAllowed: (origin, req) => originAllowed(origin, hosts.baseUrl(req), deps.config.mcpAllowedOrigins ?? []),
+  });
   // The Host check comes first: nothing may be answered, or echoed, for an untrusted host. The
-  // security headers go on every answer, the Host check's refusals included.
-  app.use(requestId(), securityHeaders({ document: documents.public, publicBaseUrl: deps.config.publicBaseUrl }), hosts.middleware, rawBody());
+  // security headers go on every answer, the Host check's refusals included. Preflights are
+  // answered next, before anything counts them.
+  app.use(requestId(), securityHeaders({ document: documents.public, publicBaseUrl: deps.config.publicBaseUrl }), hosts.middleware, corsLayer, rawBody());
   if (faults.has('remove-response-field')) {
     app.use((_req, res, next) => {
       const json = res.json.bind(res);

@@ -93,8 +93,16 @@ export const oauthFamily: Family = {
         for (const [k, v] of Object.entries(m)) {
           if (JSON.stringify(o[k]) !== JSON.stringify(v)) throw new CheckFailure(`the openid-configuration mirror differs from the authorization server metadata in ${k}: ${JSON.stringify(o[k])} vs ${JSON.stringify(v)}`, [asMeta, oidc]);
         }
-        expect(Array.isArray(o.subject_types_supported) && o.subject_types_supported.length > 0, 'the openid mirror needs subject_types_supported (OIDC Discovery)', [oidc]);
-        expect(Array.isArray(o.id_token_signing_alg_values_supported) && (o.id_token_signing_alg_values_supported as unknown[]).includes('RS256'), 'the openid mirror needs id_token_signing_alg_values_supported including RS256 (OIDC Discovery)', [oidc]);
+        // OIDC Discovery requires these members; the service is no OpenID Provider, so they must
+        // be present and promise nothing it refuses: no `openid` scope, no ID-token algorithm.
+        expect(Array.isArray(o.subject_types_supported), 'the openid mirror needs subject_types_supported, a list (OIDC Discovery)', [oidc]);
+        expect(Array.isArray(o.id_token_signing_alg_values_supported), 'the openid mirror needs id_token_signing_alg_values_supported, a list (OIDC Discovery)', [oidc]);
+        expect(!(m.scopes_supported as unknown[]).includes('openid'), 'scopes_supported must not list openid: no ID token is issued (scope=openid is invalid_scope)', [asMeta]);
+        expect(
+          (o.id_token_signing_alg_values_supported as unknown[]).length === 0,
+          `id_token_signing_alg_values_supported ${JSON.stringify(o.id_token_signing_alg_values_supported)} promises ID tokens, which are never issued; it must be empty`,
+          [oidc],
+        );
         expect(typeof o.jwks_uri === 'string' && o.jwks_uri.startsWith(`${base}/`), `jwks_uri ${JSON.stringify(o.jwks_uri)} is not on ${base}`, [oidc]);
         const jwks = await ctx.http.send({ target: String(o.jwks_uri).slice(base.length) });
         const keys = okJson<{ keys?: unknown }>(jwks, `GET ${String(o.jwks_uri)}`).keys;

@@ -33,8 +33,6 @@ export function loadDocumentSources(root: string = REPO_ROOT): DocumentSources {
   };
 }
 
-const anyOrigin = (res: Response) => res.setHeader('Access-Control-Allow-Origin', '*');
-
 const wantsJson = (req: Request) => req.accepts(['text/html', 'application/json']) === 'application/json';
 
 function pageParam(req: Request, res: Response): string {
@@ -68,19 +66,15 @@ export function createDocumentHandlers(deps: Pick<PublicDeps, 'baseUrl'>, source
 
   return {
     getPublicOpenApi(_req, res) {
-      anyOrigin(res);
       res.type('application/json').send(publicJson);
     },
     getPartnerOpenApi(_req, res) {
-      anyOrigin(res);
       res.type('application/json').send(partnerJson);
     },
     getApiIndex(req, res) {
-      anyOrigin(res);
       res.json(apiIndex(deps.baseUrl(req)));
     },
     getAiCatalog(req, res) {
-      anyOrigin(res);
       res.json(aiCatalog(deps.baseUrl(req)));
     },
     getDocsIndex(_req, res) {

@@ -1,5 +1,5 @@
-// The per-operation facts of a bundled document (scopes, rate-limit class, deprecation), read at
-// start-up so the pipeline can act on them before the validator runs. Never copied into code.
+// The per-operation facts of a bundled document (scopes, rate-limit class, deprecation, CORS),
+// read at start-up so the pipeline can act on them before the validator runs. Never copied into code.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -13,7 +13,13 @@ export interface OperationFacts {
   deprecated: boolean;
   /** `x-deprecation` of a deprecated operation: when it was deprecated, its sunset, its notice. */
   deprecation?: Deprecation;
+  /** `x-cors` of the operation's path item: which browser origins may read its answers; none when absent. */
+  cors?: CorsPolicy;
 }
+
+/** The CORS policies a path item may name (`x-cors`; the public document's root `x-cors` defines them). */
+export const CORS_POLICIES = ['any-origin', 'allowed-origins'] as const;
+export type CorsPolicy = (typeof CORS_POLICIES)[number];
 
 export interface Deprecation {
   /** ms */
@@ -25,8 +31,9 @@ export interface Deprecation {
 
 export type OperationMatch = { kind: 'found'; operation: OperationFacts; params: Record<string, string> } | { kind: 'method-not-allowed'; allowed: string[] } | { kind: 'not-found' };
 
+type OperationObject = { operationId?: string; 'x-scopes'?: string[]; 'x-rate-limit'?: string; deprecated?: boolean; 'x-deprecation'?: unknown };
 type Document = {
-  paths?: Record<string, Record<string, { operationId?: string; 'x-scopes'?: string[]; 'x-rate-limit'?: string; deprecated?: boolean; 'x-deprecation'?: unknown }>>;
+  paths?: Record<string, Record<string, OperationObject> & { 'x-cors'?: unknown }>;
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
@@ -54,7 +61,9 @@ export class OperationTable {
         })
         .join('/');
       const byMethod = new Map<string, OperationFacts>();
-      for (const [method, op] of Object.entries(paths[path] ?? {})) {
+      const item = paths[path] ?? {};
+      const cors = corsOf(item['x-cors'], path);
+      for (const [method, op] of Object.entries(item) as Array<[string, OperationObject]>) {
         if (!METHODS.includes(method)) continue;
         byMethod.set(method.toUpperCase(), {
           operationId: op.operationId ?? `${method} ${path}`,
@@ -64,6 +73,7 @@ export class OperationTable {
           rateLimit: op['x-rate-limit'],
           deprecated: op.deprecated === true,
           ...(op.deprecated === true ? { deprecation: deprecationOf(op['x-deprecation'], `${method.toUpperCase()} ${path}`) } : {}),
+          ...(cors ? { cors } : {}),
         });
       }
       this.routes.push({ regex: new RegExp(`^${pattern}$`), names, byMethod });
@@ -86,6 +96,12 @@ export class OperationTable {
     return { kind: 'not-found' };
   }
 
+  /** Every operation of the path item a raw request path falls under (none for an unknown path). */
+  operationsAt(rawPath: string): OperationFacts[] {
+    const route = this.routes.find((r) => r.regex.test(rawPath));
+    return route ? [...route.byMethod.values()] : [];
+  }
+
   all(): OperationFacts[] {
     return this.routes.flatMap((r) => [...r.byMethod.values()]);
   }
@@ -99,6 +115,13 @@ function safeDecode(segment: string): string {
   } catch {
     return segment;
   }
+}
+
+/** A path item's `x-cors`: absent, or one of the policies; anything else is refused at start-up. */
+function corsOf(value: unknown, path: string): CorsPolicy | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string' && (CORS_POLICIES as readonly string[]).includes(value)) return value as CorsPolicy;
+  throw new TypeError(`${path}: x-cors must be one of ${CORS_POLICIES.join(', ')}`);
 }
 
 /**

@@ -6,7 +6,7 @@ import type { AuthRequest } from './auth-request.ts';
 import { CHALLENGE_FORM } from './pkce.ts';
 import { isRegisteredRedirectUri } from './redirect-uri.ts';
 import { resolveResource } from './resources.ts';
-import { DEFAULT_SCOPE, formatScope, isSubset, parseScope } from './scopes.ts';
+import { DEFAULT_SCOPE, formatScope, isSubset, MAX_SCOPE_LENGTH, parseScope } from './scopes.ts';
 
 export type Query = Record<string, unknown>;
 
@@ -83,6 +83,7 @@ export function checkAuthorizeRequest(query: Query, base: string, client: Client
   if (!CHALLENGE_FORM.test(challenge)) return back('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code verifier');
 
   const scopeParam = text(one(query, 'scope'));
+  if (scopeParam !== undefined && scopeParam.length > MAX_SCOPE_LENGTH) return back('invalid_scope', `scope must be at most ${MAX_SCOPE_LENGTH} characters`);
   const asked = parseScope(scopeParam ?? DEFAULT_SCOPE);
   if (!asked.ok) return back('invalid_scope', `Unknown scope "${asked.unknown}"; this server offers pricing:read and domains:manage`);
   const allowed = parseScope(client.scope);

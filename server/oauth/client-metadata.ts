@@ -2,7 +2,7 @@
 // the defaults. Pure: the handler stores and answers what this returns.
 import type { components } from '../../generated/public.d.ts';
 import { redirectUriProblem } from './redirect-uri.ts';
-import { DEFAULT_SCOPE, formatScope, parseScope } from './scopes.ts';
+import { DEFAULT_SCOPE, formatScope, MAX_SCOPE_LENGTH, parseScope } from './scopes.ts';
 
 export type ClientMetadata = Omit<components['schemas']['ClientRegistrationResponse'], 'client_id' | 'client_id_issued_at'>;
 export type RegistrationError = components['schemas']['ClientRegistrationError'];
@@ -15,12 +15,15 @@ const MAX_URL = 2000;
 const MAX_CONTACTS = 10;
 const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 
+/** Lengths count Unicode code points, as JSON Schema's maxLength does (the contract states them so). */
+const length = (s: string) => [...s].length;
+
 const metadataError = (description: string): CheckedMetadata => ({ ok: false, error: { error: 'invalid_client_metadata', error_description: description } });
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
 
 function webUrl(value: string): boolean {
-  if (value.length > MAX_URL) return false;
+  if (length(value) > MAX_URL) return false;
   try {
     const url = new URL(value);
     return url.protocol === 'https:' || url.protocol === 'http:';
@@ -44,7 +47,7 @@ export function checkClientMetadata(body: unknown): CheckedMetadata {
   }
 
   const name = body.client_name;
-  if (typeof name !== 'string' || name.trim().length === 0 || name.length > MAX_TEXT) {
+  if (typeof name !== 'string' || name.trim().length === 0 || length(name) > MAX_TEXT) {
     return metadataError(`client_name is required: a string of 1 to ${MAX_TEXT} characters shown to the user on the consent page`);
   }
 
@@ -52,18 +55,18 @@ export function checkClientMetadata(body: unknown): CheckedMetadata {
   if (auth !== 'none') return metadataError('token_endpoint_auth_method must be "none"; this server registers public clients only');
 
   const grants = body.grant_types ?? [...GRANT_TYPES];
-  if (!isStringArray(grants) || grants.length === 0 || grants.some((g) => !(GRANT_TYPES as readonly string[]).includes(g))) {
-    return metadataError('grant_types may only contain "authorization_code" and "refresh_token"');
+  if (!isStringArray(grants) || grants.length === 0 || new Set(grants).size !== grants.length || grants.some((g) => !(GRANT_TYPES as readonly string[]).includes(g))) {
+    return metadataError('grant_types may only contain "authorization_code" and "refresh_token", each once');
   }
   if (!grants.includes('authorization_code')) return metadataError('grant_types must include "authorization_code", the only way to obtain tokens here');
 
   const responses = body.response_types ?? ['code'];
-  if (!isStringArray(responses) || responses.length === 0 || responses.some((r) => r !== 'code')) return metadataError('response_types may only contain "code"');
+  if (!isStringArray(responses) || responses.length !== 1 || responses[0] !== 'code') return metadataError('response_types may only contain "code", once');
 
   let scope: string = DEFAULT_SCOPE;
   if (body.scope !== undefined) {
-    const parsed = typeof body.scope === 'string' ? parseScope(body.scope) : undefined;
-    if (!parsed?.ok) return metadataError('scope must be space-separated values of "pricing:read" and "domains:manage"');
+    const parsed = typeof body.scope === 'string' && body.scope.length <= MAX_SCOPE_LENGTH ? parseScope(body.scope) : undefined;
+    if (!parsed?.ok) return metadataError(`scope must be space-separated values of "pricing:read" and "domains:manage", at most ${MAX_SCOPE_LENGTH} characters`);
     scope = formatScope(parsed.scopes);
   }
 
@@ -83,7 +86,7 @@ export function checkClientMetadata(body: unknown): CheckedMetadata {
   }
   if (body.contacts !== undefined) {
     const contacts = body.contacts;
-    if (!isStringArray(contacts) || contacts.length > MAX_CONTACTS || contacts.some((c) => c.length === 0 || c.length > 254)) {
+    if (!isStringArray(contacts) || contacts.length > MAX_CONTACTS || contacts.some((c) => c.length === 0 || length(c) > 254)) {
       return metadataError(`contacts must be an array of at most ${MAX_CONTACTS} addresses`);
     }
     metadata.contacts = [...contacts];
@@ -91,7 +94,7 @@ export function checkClientMetadata(body: unknown): CheckedMetadata {
   for (const member of ['software_id', 'software_version'] as const) {
     const value = body[member];
     if (value === undefined) continue;
-    if (typeof value !== 'string' || value.length === 0 || value.length > MAX_TEXT) return metadataError(`${member} must be a string of 1 to ${MAX_TEXT} characters`);
+    if (typeof value !== 'string' || value.length === 0 || length(value) > MAX_TEXT) return metadataError(`${member} must be a string of 1 to ${MAX_TEXT} characters`);
     metadata[member] = value;
   }
   return { ok: true, metadata };

@@ -25,13 +25,17 @@ export function authorizationServerMetadata(base: string): Schemas['Authorizatio
   };
 }
 
+/**
+ * The OIDC Discovery mirror of a service that is not an OpenID Provider: the members OIDC
+ * requires are present, and true (see the operation's description): no `openid` scope, an empty
+ * key set, no ID token signed with any algorithm, no subject identifier released.
+ */
 export function openIdConfiguration(base: string): Schemas['OpenIdConfiguration'] {
   return {
     ...authorizationServerMetadata(base),
     jwks_uri: `${base}/.well-known/jwks.json`,
-    subject_types_supported: ['public'],
-    // Required by OIDC Discovery even though no ID token is ever signed (the key set is empty).
-    id_token_signing_alg_values_supported: ['RS256'],
+    subject_types_supported: [],
+    id_token_signing_alg_values_supported: [],
   };
 }
 

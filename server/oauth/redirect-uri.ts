@@ -13,7 +13,7 @@ export const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname)
 
 /** Why `uri` cannot be registered as a redirect URI, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
-  if (uri.length > MAX_REDIRECT_URI_LENGTH) return `redirect URIs are at most ${MAX_REDIRECT_URI_LENGTH} characters`;
+  if ([...uri].length > MAX_REDIRECT_URI_LENGTH) return `redirect URIs are at most ${MAX_REDIRECT_URI_LENGTH} characters`;
   let url: URL;
   try {
     url = new URL(uri);

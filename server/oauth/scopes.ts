@@ -3,6 +3,9 @@
 export const SCOPES = ['pricing:read', 'domains:manage'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** The longest `scope` string accepted anywhere (the contract's maxLength; duplicates make longer strings possible). */
+export const MAX_SCOPE_LENGTH = 200;
+
 /** What an authorization request without `scope` asks for, and what a client registers by default. */
 export const DEFAULT_SCOPE: Scope = 'pricing:read';
 

@@ -1,6 +1,7 @@
 // POST /api/oauth/token (requestToken): RFC 6749 §5 answers, status 400 for every refusal,
 // never cached. The request is checked here in full, so the answer is the same whether or not
-// a validator ran before.
+// a validator ran before, except for the parameters' lengths: those are the schema's, enforced
+// by the validator in front (its refusals are invalid_request too).
 import type { RequestHandler, Response } from 'express';
 import type { PublicDeps } from '../public-api/context.ts';
 import { exchangeCode, refreshGrant, type GrantDeps, type GrantResult, type TokenError } from './grants.ts';

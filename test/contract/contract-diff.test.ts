@@ -1,13 +1,14 @@
 // The breaking-change gate (scripts/contract-diff.ts): mutated copies of the real bundles are
 // compared with the originals by the gate's core function (redocly diff + our enum classifier).
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { bundlePath, type ApiName } from '../../scripts/contract.ts';
 import { diffApi, passes, renderMarkdown, type ApiDiff } from '../../scripts/contract-diff.ts';
 
 type Json = Record<string, any>;
 const load = (api: ApiName): Json => JSON.parse(readFileSync(bundlePath(api), 'utf8')) as Json;
 const ORIGINAL = { partner: load('partner'), public: load('public'), admin: load('admin') };
+const ORIGINAL_VERSION = (ORIGINAL.partner as { info: { version: string } }).info.version;
 
 async function gate(api: ApiName, mutate: (doc: Json) => void): Promise<ApiDiff> {
   const revision = structuredClone(ORIGINAL[api]);
@@ -144,10 +145,15 @@ describe('contract:diff gate', { timeout: 60_000 }, () => {
       const own = { ...(domain.$ref ? schemas(doc).DomainName : domain), $ref: undefined, maxLength: 63 };
       if (acceptance !== undefined) own['x-accepted-breaking-change'] = acceptance;
       schemas(doc).QuoteRequest.properties.domain = JSON.parse(JSON.stringify(own));
+      doc.info.version = release;
     };
+    let release = '9.1.0';
+    beforeEach(() => {
+      release = '9.1.0';
+    });
 
     it('passes, and lists the change with its reason apart from the compatible ones', async () => {
-      const d = await gate('partner', narrow({ keywords: ['maxLength'], reason: 'Longer names were never sold.' }));
+      const d = await gate('partner', narrow({ keywords: ['maxLength'], reason: 'Longer names were never sold.', version: '9.1.0' }));
       expect(passes([d])).toBe(true);
       expect(d.breaking).toEqual([]);
       expect(d.accepted.length).toBeGreaterThan(0);
@@ -158,13 +164,30 @@ describe('contract:diff gate', { timeout: 60_000 }, () => {
 
     it.each([
       ['no acceptance', undefined],
-      ['an acceptance of another keyword', { keywords: ['pattern'], reason: 'Something else.' }],
-      ['an acceptance without a reason', { keywords: ['maxLength'], reason: ' ' }],
+      ['an acceptance of another keyword', { keywords: ['pattern'], reason: 'Something else.', version: '9.1.0' }],
+      ['an acceptance without a reason', { keywords: ['maxLength'], reason: ' ', version: '9.1.0' }],
+      ['an acceptance without the version that makes the change', { keywords: ['maxLength'], reason: 'Longer names were never sold.' }],
+      ['an acceptance left over from an earlier release', { keywords: ['maxLength'], reason: 'Longer names were never sold.', version: '9.0.0' }],
       ['a malformed acceptance', 'maxLength'],
     ])('still fails with %s', async (_name, acceptance) => {
       const d = await gate('partner', narrow(acceptance));
       expect(passes([d])).toBe(false);
       expect(d.accepted).toEqual([]);
+    });
+
+    it('passes when the schema that holds the member accepts it for its members', async () => {
+      const d = await gate('partner', (doc) => {
+        narrow(undefined)(doc);
+        schemas(doc).QuoteRequest['x-accepted-breaking-change'] = { keywords: ['maxLength'], reason: 'Limits the server enforced already.', version: '9.1.0' };
+      });
+      expect(passes([d])).toBe(true);
+      expect(d.accepted.length).toBeGreaterThan(0);
+    });
+
+    it('still fails when the document keeps the version of the base (the acceptance is stale)', async () => {
+      release = ORIGINAL_VERSION;
+      const d = await gate('partner', narrow({ keywords: ['maxLength'], reason: 'Longer names were never sold.', version: ORIGINAL_VERSION }));
+      expect(passes([d])).toBe(false);
     });
   });
 

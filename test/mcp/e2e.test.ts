@@ -131,6 +131,20 @@ describe('HTTP edges through the pipeline', () => {
     expect(list.status).toBe(200);
   });
 
+  it('members and headers past their documented limits are 400 invalid requests (-32600), on every method', async () => {
+    const refused = async (res: Response, what: string) => {
+      expect(res.status, what).toBe(400);
+      expect(await res.json(), what).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 }, code: 'validation_error' });
+    };
+    await refused(await post({ jsonrpc: '2.0', id: 1, method: 'x'.repeat(257) }), 'method of 257 characters');
+    await refused(await post({ jsonrpc: '2.0', id: 'i'.repeat(257), method: 'ping' }), 'id of 257 characters');
+    await refused(await post({ jsonrpc: '2.0', id: 2 ** 60, method: 'ping' }), 'id beyond the safe integers');
+    await refused(await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': 's'.repeat(257) } }), 'DELETE, Mcp-Session-Id of 257');
+    await refused(await fetch(`${server.url}/mcp`, { headers: { accept: `text/event-stream, ${'a'.repeat(1100)}` }, redirect: 'manual' }), 'GET, Accept over 1024');
+    // At the limits they are taken.
+    expect((await post({ jsonrpc: '2.0', id: 'i'.repeat(256), method: 'tools/list' })).status).toBe(200);
+  });
+
   it('DNS rebinding: a foreign Host with its own Origin is refused before /mcp answers', async () => {
     // fetch() will not send a Host of our choosing; node:http will.
     const { port } = new URL(server.url);

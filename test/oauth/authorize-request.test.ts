@@ -2,6 +2,8 @@
 // redirected), then the errors a trusted redirect URI receives.
 import { describe, expect, it } from 'vitest';
 import { checkAuthorizeRequest, type ClientView } from '../../server/oauth/authorize-request.ts';
+import { documents } from '../docs/support.ts';
+import { scopeOfLength } from './support.ts';
 
 const base = 'https://api.example.com';
 const client: ClientView = { clientId: 'cli_1', redirectUris: ['http://127.0.0.1:33418/callback', 'https://app.example.net/cb'], scope: 'pricing:read' };
@@ -34,6 +36,15 @@ describe('checkAuthorizeRequest', () => {
     });
     expect(checkAuthorizeRequest({ ...broken, redirect_uri: undefined }, base, client)).toMatchObject({ kind: 'untrusted', code: 'invalid_redirect_uri' });
     expect(checkAuthorizeRequest({ ...broken, redirect_uri: [good.redirect_uri, 'https://evil.example.net/cb'] }, base, client)).toMatchObject({ kind: 'untrusted', code: 'invalid_redirect_uri' });
+  });
+
+  it("refuses a scope longer than the contract's maxLength (invalid_scope), though repeated values would collapse", () => {
+    const op = (documents.public.paths as Record<string, { get: { parameters: Array<{ name?: string; schema?: { maxLength?: number } }> } }>)['/oauth/authorize']!.get;
+    const max = op.parameters.find((p) => p.name === 'scope')?.schema?.maxLength;
+    expect(max).toEqual(expect.any(Number));
+    const both: ClientView = { ...client, scope: 'pricing:read domains:manage' };
+    expect(checkAuthorizeRequest({ ...good, scope: scopeOfLength(max!) }, base, both)).toMatchObject({ kind: 'ok', request: { scope: 'pricing:read domains:manage' } });
+    expect(checkAuthorizeRequest({ ...good, scope: scopeOfLength(max! + 1) }, base, both)).toMatchObject({ kind: 'redirect', error: 'invalid_scope' });
   });
 
   it('redirects the remaining errors with the state to the redirect URI as sent', () => {

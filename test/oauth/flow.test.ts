@@ -110,7 +110,7 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
       authorization_response_iss_parameter_supported: true,
     });
     const oidc = await oauth.processDiscoveryResponse(new URL(base), await oauth.discoveryRequest(new URL(base), { algorithm: 'oidc', ...insecure }));
-    expect(oidc).toMatchObject({ issuer: base, jwks_uri: `${base}/.well-known/jwks.json`, subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'] });
+    expect(oidc).toMatchObject({ issuer: base, jwks_uri: `${base}/.well-known/jwks.json`, subject_types_supported: [], id_token_signing_alg_values_supported: [] });
     expect(await (await fetch(`${base}/.well-known/jwks.json`)).json()).toEqual({ keys: [] });
     expect(await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()).toMatchObject({ resource: base, authorization_servers: [base], bearer_methods_supported: ['header'] });
     expect(await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).json()).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [base], scopes_supported: ['pricing:read'] });
@@ -359,6 +359,28 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
     const back = new URL(denied.location!);
     expect(Object.fromEntries(back.searchParams)).toMatchObject({ error: 'access_denied', state, iss: base });
     expect(back.searchParams.has('code')).toBe(false);
+  });
+
+  it('sends a denial back whatever the sign-in fields hold, as a browser posts them (empty or half-typed)', async () => {
+    for (const typed of [{ email: '', password: '' }, { email: 'ada@', password: '' }, { email: 'not an address', password: 'x' }]) {
+      const { url, state } = await authorizationUrl();
+      const page = await openAuthorize(url);
+      const denied = await submitForm(base, page, { ...typed, decision: 'deny' });
+      expect(denied.status, `${JSON.stringify(typed)}: ${denied.html}`).toBe(303);
+      const back = new URL(denied.location!);
+      expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: expect.any(String), state, iss: base });
+    }
+  });
+
+  it('shows the page again when approve is sent with the sign-in fields empty or malformed', async () => {
+    const { url } = await authorizationUrl();
+    const page = await openAuthorize(url);
+    for (const typed of [{ email: '', password: '' }, { email: 'ada@', password: 'x' }]) {
+      const again = await submitForm(base, page, { ...typed, decision: 'approve' });
+      expect(again.status, again.html).toBe(200);
+      expect(again.location).toBeNull();
+      expect(again.html).toContain('role="alert"');
+    }
   });
 
   it('refuses the form after 10 minutes', async () => {

@@ -77,3 +77,13 @@ export async function approve(base: string, url: string | URL, user = SANDBOX_US
 export function tokenRequest(base: string, fields: Record<string, string>): Promise<Response> {
   return fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
 }
+
+/** A valid scope string of exactly `n` characters: repeated scope values, which collapse. */
+export function scopeOfLength(n: number): string {
+  const [a, b] = ['pricing:read', 'domains:manage'];
+  // a*13 + b*15 - 1 = n, for counts of the two values joined by single spaces.
+  for (let bs = 0; bs * 15 <= n + 1; bs++) {
+    if ((n + 1 - bs * 15) % 13 === 0) return [...Array<string>((n + 1 - bs * 15) / 13).fill(a as string), ...Array<string>(bs).fill(b as string)].join(' ');
+  }
+  throw new Error(`no scope string of ${n} characters`);
+}

@@ -148,6 +148,8 @@ describe('batch', () => {
         { id: 'w1', op: 'whois_lookup', params: { domain: 'never-registered-zq.net' } },
         { id: 'x1', op: 'domain_appraisal', params: { domain: listed.domain } },
         { id: 'b1', op: 'tld_requirements', params: { tld: 'COM' } },
+        // An unknown op is the entry's own 400 however long it is, never the whole batch's.
+        { id: 'x2', op: 'x'.repeat(300), params: {} },
       ],
     });
     expect(res.status).toBe(200);
@@ -158,6 +160,7 @@ describe('batch', () => {
       ['w1', 404, 'not_found'],
       ['x1', 400, 'validation_error'],
       ['b1', 400, 'validation_error'],
+      ['x2', 400, 'validation_error'],
     ]);
   });
 

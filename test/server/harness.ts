@@ -53,6 +53,8 @@ export interface HarnessOptions {
   dispatch?: boolean;
   /** Resolves webhook host names for registration and delivery (default: every name is 127.0.0.1). */
   resolve?: Resolve;
+  /** MCP_ALLOWED_ORIGINS of the server. */
+  mcpAllowedOrigins?: string[];
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -83,7 +85,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   // Every name is 127.0.0.1, at registration and at each delivery attempt, unless a test says otherwise.
   const resolve = options.resolve ?? (async () => ['127.0.0.1']);
   const dispatcher = createDispatcher({ store, clock, backoffScale: 0.001, timeoutMs: 2000, pollMs: 20, resolve });
-  const app = createApp({ config: { adminToken: ADMIN_TOKEN, masterKey, validateResponses: true }, store, clock, dispatcher, resolve, log: () => {} });
+  const app = createApp({
+    config: { adminToken: ADMIN_TOKEN, masterKey, validateResponses: true, ...(options.mcpAllowedOrigins ? { mcpAllowedOrigins: options.mcpAllowedOrigins } : {}) },
+    store,
+    clock,
+    dispatcher,
+    resolve,
+    log: () => {},
+  });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   if (options.dispatch !== false) dispatcher.start();
