@@ -8,8 +8,30 @@ import type { SpecIndex } from './spec.ts';
 export type Surface = 'partner' | 'public';
 export type Need = 'admin' | 'credentials' | 'writes' | 'webhook-receiver' | 'oauth-user';
 
+/** What would let a run meet each need: a skip names exactly this. */
+export const NEED_HINTS: Record<Need, string> = {
+  admin: 'an operator token (--admin-token or ADMIN_TOKEN)',
+  credentials: 'a partner credential (--key-id/--secret or SERVICE_KEY_ID/SERVICE_SECRET) or an operator token (--admin-token)',
+  writes: 'a sandbox credential (pk_test_): with --allow-live only checks that create nothing run',
+  'webhook-receiver': "a URL the deployment can deliver to (--webhook-public-url, and --webhook-listen for the suite's receiver); a deployment off this machine cannot reach 127.0.0.1",
+  'oauth-user': 'a sandbox sign-in user (--oauth-user/--oauth-password or SANDBOX_USER_EMAIL/SANDBOX_USER_PASSWORD)',
+};
+
 export interface Check {
+  /**
+   * The requirement ID: stable, never reused for another meaning (retired ones are listed in
+   * conformance/requirements.ts). Dotted lowercase, e.g. `partner.auth.skew.past-edge`.
+   */
+  id: string;
+  /** Title: what the check asserts. */
   name: string;
+  /**
+   * The rules it enforces: `spec:<api>#<JSON pointer>` (a location in a bundled document),
+   * `spec:<api>:<operationId>#<pointer>` (inside one operation) or `seed:<partner|public> › <section>`.
+   */
+  rules: string[];
+  /** Needs beyond the family's (a check of a family that runs without them). */
+  needs?: Need[];
   run(ctx: Context): Promise<void>;
 }
 
@@ -34,14 +56,27 @@ export class CheckFailure extends Error {
   }
 }
 
-export class CheckSkipped extends Error {}
+/**
+ * The run lacks something the check needs (an operator token, a sign-in user, a reachable
+ * receiver, a credential with a scope...). The message says exactly what would enable it. What
+ * the deployment does wrong, or fails to do in its documented time, is a CheckFailure instead.
+ */
+export class CheckSkipped extends Error {
+  constructor(what: string) {
+    super(what.startsWith('needs ') ? what : `needs ${what}`);
+  }
+
+  static need(need: Need): CheckSkipped {
+    return new CheckSkipped(NEED_HINTS[need]);
+  }
+}
 
 /** A problem with how the suite was invoked (exit code 2), not with the deployment. */
 export class ConfigError extends Error {}
 
 export interface AdminClient {
   mint(body: { scopes: string[]; environment?: 'sandbox' | 'live'; affiliate?: boolean; approved?: boolean; partner_id?: string; rate_limits?: Record<string, number> }): Promise<Credentials & { partnerId: string }>;
-  post(path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  post(path: string, body?: unknown): Promise<{ status: number; body: unknown; exchange: Exchange }>;
 }
 
 export interface Context {

@@ -94,6 +94,8 @@ export const errorCodesFamily: Family = {
   needs: ['credentials', 'admin', 'writes'],
   checks: [
     {
+      id: 'partner.errors.validation-error',
+      rules: ['spec:partner#/components/schemas/ErrorCode/x-status-of-code/validation_error', 'spec:partner#/components/schemas/Error'],
       name: 'validation_error: malformed parameter, invalid bodies (with details), tampered quote_id',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -120,6 +122,8 @@ export const errorCodesFamily: Family = {
       },
     },
     {
+      id: 'partner.errors.auth-codes',
+      rules: ['spec:partner#/components/schemas/ErrorCode/x-status-of-code', 'seed:partner › Errors'],
       name: 'missing_credentials, missing_signature_headers, invalid_timestamp, invalid_signature, replay_detected',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -140,6 +144,8 @@ export const errorCodesFamily: Family = {
       },
     },
     {
+      id: 'partner.errors.request-codes',
+      rules: ['spec:partner#/components/schemas/ErrorCode/x-status-of-code', 'seed:partner › Errors'],
       name: 'forbidden, missing_idempotency_key, not_found (unknown path, order, domain), method_not_allowed on every partner path',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -168,6 +174,8 @@ export const errorCodesFamily: Family = {
       },
     },
     {
+      id: 'partner.errors.order-codes',
+      rules: ['spec:partner:createOrder#/x-idempotency', 'seed:partner › Endpoints › Partner-collected sales'],
       name: 'conflict and price_mismatch on POST /orders',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -180,6 +188,8 @@ export const errorCodesFamily: Family = {
       },
     },
     {
+      id: 'partner.errors.quote-expired',
+      rules: ['spec:partner:createQuote#/x-quote-validity-seconds', 'seed:partner › States and transitions'],
       name: "quote_expired: an order with a quote after the partner's test clock moved 11 minutes",
       async run(ctx) {
         need(ctx);
@@ -196,6 +206,8 @@ export const errorCodesFamily: Family = {
       },
     },
     {
+      id: 'partner.errors.domain-reserved',
+      rules: ['spec:partner:createQuote#/description'],
       name: "domain_reserved: another partner's quote and order for a domain under a live quote",
       async run(ctx) {
         need(ctx);
@@ -210,6 +222,8 @@ export const errorCodesFamily: Family = {
       },
     },
     {
+      id: 'partner.errors.invalid-state',
+      rules: ['spec:partner:refundOrder#/description', 'seed:partner › Endpoints › Settlement and reporting'],
       name: 'invalid_state: POST /refunds of an order the operator moved to TRANSFER_COMPLETED',
       async run(ctx) {
         need(ctx);
@@ -224,6 +238,8 @@ export const errorCodesFamily: Family = {
       },
     },
     {
+      id: 'partner.errors.invalid-cursor',
+      rules: ['spec:partner#/components/parameters/Cursor'],
       name: 'invalid_cursor: a made-up cursor on GET /orders',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -232,42 +248,33 @@ export const errorCodesFamily: Family = {
       },
     },
     {
+      id: 'partner.errors.rate-limited',
+      rules: ['spec:partner#/x-rate-limit-classes', 'seed:partner › Limits'],
       name: 'rate_limited: the 4th search-class request of a credential limited to 3 per window is 429 with Retry-After >= 1',
       async run(ctx) {
         const limited = await ctx.mint(['search'], { rate_limits: { search: 3 } });
-        // Each request through a recorder of its own: the suite's recorder waits out a spent
-        // window before sending (even with acceptRateLimit), and this check wants to hit it.
-        const sent: Exchange[] = [];
+        // Each request through a recorder that does not pace: the suite's recorder waits out a
+        // spent window before sending (even with acceptRateLimit), and this check wants to hit it.
         const op = partnerOp(ctx, PROBE);
-        const once = async (deliberate: boolean) => {
-          const own = new HttpRecorder(ctx.http.baseUrl);
-          own.clockOffsetMs = ctx.http.clockOffsetMs;
-          own.family = ctx.http.family;
-          own.check = ctx.http.check;
-          const e = await own.signed({ target: probeTarget(ctx), credentials: limited, operation: op.operation, rateClass: op.rateClass, acceptRateLimit: true, deliberate });
-          sent.push(e);
-          return e;
-        };
-        try {
-          for (let attempt = 0; attempt < 2; attempt++) {
-            const answers: Exchange[] = [];
-            for (let i = 0; i < 4; i++) answers.push(await once(i === 3));
-            const fourth = answers[3]!;
-            const remaining = answers.map((a) => parseRateLimit(new Headers(a.responseHeaders))?.remaining);
-            // A window that reset in the middle (remaining went up) proves nothing: try once more.
-            if (fourth.status !== 429 && remaining.some((r, i) => i > 0 && r !== undefined && remaining[i - 1] !== undefined && r > remaining[i - 1]!) && attempt === 0) continue;
-            for (const [i, a] of answers.slice(0, 3).entries()) expectStatus(a, 200, `search-class request ${i + 1} of 3 allowed`);
-            expectCode(ctx, fourth, 'rate_limited', 'the 4th search-class request in the window');
-            const after = fourth.responseHeaders['retry-after'];
-            expect(after !== undefined && /^\d+$/.test(after) && Number(after) >= 1, `a 429 must carry Retry-After in whole seconds, at least 1; got ${after ?? 'none'}`, [fourth]);
-            return;
-          }
-        } finally {
-          ctx.http.exchanges.push(...sent);
+        const once = (deliberate: boolean) => ctx.http.unpaced().signed({ target: probeTarget(ctx), credentials: limited, operation: op.operation, rateClass: op.rateClass, acceptRateLimit: true, deliberate });
+        for (let attempt = 0; attempt < 2; attempt++) {
+          const answers: Exchange[] = [];
+          for (let i = 0; i < 4; i++) answers.push(await once(i === 3));
+          const fourth = answers[3]!;
+          const remaining = answers.map((a) => parseRateLimit(new Headers(a.responseHeaders))?.remaining);
+          // A window that reset in the middle (remaining went up) proves nothing: try once more.
+          if (fourth.status !== 429 && remaining.some((r, i) => i > 0 && r !== undefined && remaining[i - 1] !== undefined && r > remaining[i - 1]!) && attempt === 0) continue;
+          for (const [i, a] of answers.slice(0, 3).entries()) expectStatus(a, 200, `search-class request ${i + 1} of 3 allowed`);
+          expectCode(ctx, fourth, 'rate_limited', 'the 4th search-class request in the window');
+          const after = fourth.responseHeaders['retry-after'];
+          expect(after !== undefined && /^\d+$/.test(after) && Number(after) >= 1, `a 429 must carry Retry-After in whole seconds, at least 1; got ${after ?? 'none'}`, [fourth]);
+          return;
         }
       },
     },
     {
+      id: 'partner.errors.forbidden-without-scope',
+      rules: ['spec:partner#/x-scope-definitions', 'seed:partner › Authentication › Scopes'],
       name: '403 forbidden for every partner operation under a correctly signed credential lacking its x-scopes',
       async run(ctx) {
         need(ctx);
@@ -287,6 +294,8 @@ export const errorCodesFamily: Family = {
       },
     },
     {
+      id: 'partner.errors.check-order',
+      rules: ['spec:partner#/x-signing/check-order'],
       name: 'order of checks (DECISIONS §1): first failure wins',
       async run(ctx) {
         need(ctx);

@@ -108,6 +108,8 @@ export const idempotencyFamily: Family = {
   needs: ['credentials', 'writes'],
   checks: [
     {
+      id: 'partner.orders.idempotency.replay',
+      rules: ['spec:partner:createOrder#/x-idempotency', 'seed:partner › Endpoints › Partner-collected sales'],
       name: 'the same key and body replay the stored 201 byte for byte with Idempotent-Replayed: true, and one order and one order.recorded event result',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -124,6 +126,8 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.fingerprint',
+      rules: ['spec:partner:createOrder#/x-idempotency'],
       name: 'a re-serialised body (other whitespace, key order, \\u escapes) with the same key replays the stored answer',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -140,6 +144,8 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.conflict',
+      rules: ['spec:partner:createOrder#/x-idempotency', 'seed:partner › Endpoints › Partner-collected sales'],
       name: 'another body under the same key gives 409 conflict, which is not stored (the original still replays)',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -165,6 +171,8 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.key-required',
+      rules: ['spec:partner#/x-signing/check-order', 'seed:partner › Authentication › Required headers'],
       name: 'a missing Idempotency-Key gives 400 missing_idempotency_key, also when the body is invalid, and creates nothing',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -178,6 +186,8 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.key-length',
+      rules: ['spec:partner#/components/parameters/IdempotencyKey'],
       name: 'keys of 1 and 255 characters are accepted; 256 characters is 400 validation_error',
       async run(ctx) {
         // Keys are scoped per credential: a fresh one (when it can be minted) has used no key yet.
@@ -196,6 +206,8 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.concurrent',
+      rules: ['spec:partner:createOrder#/x-idempotency'],
       name: 'concurrent requests with one key create exactly one order (each answer is the 201 or 409 conflict with Retry-After)',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -233,6 +245,8 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.stores-4xx',
+      rules: ['spec:partner:createOrder#/x-idempotency'],
       name: 'a 422 price_mismatch outcome is stored and replayed (and the domain stays on sale)',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -249,6 +263,8 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.stores-not-found',
+      rules: ['spec:partner:createOrder#/x-idempotency'],
       name: 'a 404 not_found outcome (unlisted domain) is stored and replayed',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -261,6 +277,8 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.per-credential',
+      rules: ['spec:partner:createOrder#/x-idempotency'],
       name: 'keys are scoped per credential: another credential of the same partner may use the same key for another order',
       async run(ctx) {
         if (!ctx.admin) throw new CheckSkipped('needs a second credential of one partner (--admin-token)');

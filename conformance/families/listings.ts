@@ -158,6 +158,8 @@ export const listingsFamily: Family = {
   needs: [],
   checks: [
     {
+      id: 'public.listings.walk',
+      rules: ['spec:public:listMarketListings#/description', 'seed:public › Endpoints › Public REST'],
       name: 'a cursor walk covers the filtered set exactly once, in the sort order (ties by domain), pages within limit, ending with next_cursor null',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -178,6 +180,8 @@ export const listingsFamily: Family = {
       },
     },
     {
+      id: 'public.listings.offset',
+      rules: ['spec:public:listMarketListings#/description', 'seed:public › Resources and their fields'],
       name: 'offset pages: the rows of the cursor walk at that position, total = size of the filtered set, page.offset/limit echoed, next_cursor continues after the page',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -214,6 +218,8 @@ export const listingsFamily: Family = {
       },
     },
     {
+      id: 'public.listings.cursor-bound',
+      rules: ['spec:public#/components/parameters/Cursor', 'seed:public › Errors'],
       name: 'a cursor reused with other filters or another sort gives 400 invalid_cursor (another limit is fine)',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -252,6 +258,8 @@ export const listingsFamily: Family = {
       },
     },
     {
+      id: 'public.listings.cursor-tamper-proof',
+      rules: ['spec:public#/components/parameters/Cursor'],
       name: 'a tampered, truncated or made-up cursor gives 400 invalid_cursor',
       async run(ctx) {
         await fixture(ctx);
@@ -274,6 +282,8 @@ export const listingsFamily: Family = {
       },
     },
     {
+      id: 'public.listings.validation',
+      rules: ['spec:public#/components/parameters/Limit', 'spec:public#/components/parameters/Offset'],
       name: 'limit outside 1..100, a negative offset, max_price below min_price or an unknown sort give 400 validation_error; limit 1 and 100 are honoured',
       async run(ctx) {
         const f = await fixture(ctx);

@@ -114,6 +114,8 @@ export const mcpFamily: Family = {
   needs: [],
   checks: [
     {
+      id: 'public.mcp.initialize',
+      rules: ['spec:public:postMcpMessage#/x-mcp-tools', 'seed:public › Endpoints › MCP server'],
       name: 'initialize negotiates a served revision; tools/list lists search_domain, whois_lookup, tld_registration_price, tld_requirements with descriptions, input and output schemas',
       async run(ctx) {
         const tools = await withSession(ctx, undefined, async (s) => {
@@ -136,6 +138,8 @@ export const mcpFamily: Family = {
       },
     },
     {
+      id: 'public.mcp.tools',
+      rules: ['spec:public:postMcpMessage#/x-mcp-tools'],
       name: "tools/call of each tool: structuredContent valid against the tool's outputSchema and the contract, equal to the REST call's answer",
       async run(ctx) {
         const s = await samples(ctx);
@@ -175,6 +179,8 @@ export const mcpFamily: Family = {
       },
     },
     {
+      id: 'public.mcp.bearer',
+      rules: ['spec:public:postMcpMessage#/description', 'seed:public › Endpoints › MCP server'],
       name: 'the bearer token of the HTTP request reaches search_domain: real prices with it, masked without',
       async run(ctx) {
         const listing = okJson<{ data: Array<{ domain: string; price: number }> }>(await callPublic(ctx, 'listMarketListings', { query: { limit: 1, sort: 'price_asc' } }), 'GET /api/market/listings?limit=1');
@@ -193,6 +199,8 @@ export const mcpFamily: Family = {
       },
     },
     {
+      id: 'public.mcp.origin',
+      rules: ['spec:public#/components/parameters/Origin'],
       name: 'Origin: a foreign origin is 403 forbidden (DNS-rebinding protection); the server\'s own origin and no Origin are accepted',
       async run(ctx) {
         const message = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'conformance-kit', version: '1.0.0' } } };

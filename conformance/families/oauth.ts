@@ -72,6 +72,8 @@ export const oauthFamily: Family = {
   needs: ['oauth-user'],
   checks: [
     {
+      id: 'public.oauth.metadata',
+      rules: ['spec:public:getAuthorizationServerMetadata#/description', 'spec:public:getOpenIdConfiguration#/description', 'seed:public › Endpoints › OAuth 2.1 endpoints'],
       name: 'metadata: RFC 8414 members, issuer = base URL, S256 only, iss advertised; the openid mirror; protected-resource documents (root and /mcp)',
       async run(ctx) {
         const base = ctx.http.baseUrl;
@@ -116,6 +118,8 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.registration',
+      rules: ['spec:public:registerOAuthClient#/description', 'seed:public › Endpoints › OAuth 2.1 endpoints'],
       name: 'registration: 201, no-store, the metadata echoed with token_endpoint_auth_method none and no secret; bad redirect_uris and metadata refused RFC 7591-style',
       async run(ctx) {
         const send = (body: unknown, raw?: string) => callPublic(ctx, 'registerOAuthClient', raw !== undefined ? { raw, deliberate: true } : { json: body, deliberate: true });
@@ -150,6 +154,8 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.flow',
+      rules: ['spec:public:getAuthorizePage#/x-pkce', 'spec:public:requestToken#/x-token-lifetimes', 'seed:public › Authentication'],
       name: 'the PKCE flow (oauth4webapi, state and iss checked) through the sign-in form: Bearer tokens, pricing:read, no-store; the token unmasks search prices',
       async run(ctx) {
         const grant = await authorizationCode(ctx, { scope });
@@ -171,6 +177,8 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.code-single-use',
+      rules: ['spec:public:requestToken#/x-token-rules', 'seed:public › Authentication'],
       name: 'codes are single-use: a replay is invalid_grant (no-store) and revokes the tokens issued from the code',
       async run(ctx) {
         const grant = await authorizationCode(ctx, { scope });
@@ -183,6 +191,8 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.pkce-verified',
+      rules: ['spec:public:getAuthorizePage#/x-pkce', 'spec:public:getAuthorizePage#/x-redirect-uri-matching'],
       name: 'PKCE and redirect_uri are verified at the token endpoint: a wrong code_verifier or redirect_uri is invalid_grant',
       async run(ctx) {
         const as = await discover(ctx);
@@ -201,6 +211,8 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.refresh-rotation',
+      rules: ['spec:public:requestToken#/x-token-rules', 'seed:public › Authentication'],
       name: 'refresh tokens rotate; presenting a rotated one is invalid_grant and revokes the grant (the latest refresh and access tokens die too)',
       async run(ctx) {
         await property(ctx, fc.integer({ min: 1, max: 3 }), async (rotations) => {
@@ -224,6 +236,8 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.authorize-errors',
+      rules: ['spec:public:getAuthorizePage#/x-redirect-uri-matching', 'spec:public:getAuthorizePage#/x-error-format'],
       name: 'a bad redirect_uri or client_id is shown to the user (400, no Location), never redirected; other errors go back with error, state and iss',
       async run(ctx) {
         const as = await discover(ctx);
@@ -253,6 +267,8 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.csrf',
+      rules: ['spec:public:submitAuthorizeForm#/description'],
       name: 'the sign-in form is CSRF-protected: without the cookie, or with another csrf_token, it is a 400 and issues nothing',
       async run(ctx) {
         const as = await discover(ctx);
@@ -273,6 +289,8 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.token-errors',
+      rules: ['spec:public:requestToken#/x-error-format', 'seed:public › Errors'],
       name: 'token endpoint errors are RFC 6749 JSON (error, error_description), status 400, Cache-Control: no-store',
       async run(ctx) {
         const as = await discover(ctx);

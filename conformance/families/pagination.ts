@@ -257,6 +257,8 @@ export const paginationFamily: Family = {
   needs: ['credentials', 'writes'],
   checks: [
     {
+      id: 'partner.lists.orders.walk',
+      rules: ['spec:partner#/components/parameters/Cursor', 'spec:partner:listOrders#/responses/200'],
       name: 'a cursor walk over GET /orders covers every order exactly once, newest first, respects limit and ends with next_cursor null',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -268,6 +270,8 @@ export const paginationFamily: Family = {
       },
     },
     {
+      id: 'partner.lists.orders.filters',
+      rules: ['spec:partner#/components/parameters/From', 'spec:partner#/components/parameters/To', 'seed:partner › Endpoints › Partner-collected sales'],
       name: 'the walk with filters (status, domain, from inclusive, to exclusive) covers exactly the matching orders',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -280,6 +284,8 @@ export const paginationFamily: Family = {
       },
     },
     {
+      id: 'partner.lists.cursor.bound-to-filters',
+      rules: ['spec:partner#/components/parameters/Cursor'],
       name: 'a cursor reused with other filters gives 400 invalid_cursor (another limit is fine)',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -305,6 +311,8 @@ export const paginationFamily: Family = {
       },
     },
     {
+      id: 'partner.lists.cursor.tamper-proof',
+      rules: ['spec:partner#/components/parameters/Cursor'],
       name: 'a tampered, truncated or made-up cursor gives 400 invalid_cursor',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -327,6 +335,8 @@ export const paginationFamily: Family = {
       },
     },
     {
+      id: 'partner.lists.limit.range',
+      rules: ['spec:partner#/components/parameters/Limit', 'spec:partner:listEvents#/parameters'],
       name: '`limit` outside 1..200 on GET /orders and outside 1..1000 on GET /events gives 400 validation_error',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -351,6 +361,8 @@ export const paginationFamily: Family = {
       },
     },
     {
+      id: 'partner.events.after-id',
+      rules: ['spec:partner:listEvents#/description', 'seed:partner › Events › Delivery'],
       name: 'GET /events: after_id returns the strictly later events in creation order, limit honoured, next_cursor the last id (or the after_id on an empty page)',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -396,6 +408,8 @@ export const paginationFamily: Family = {
       },
     },
     {
+      id: 'partner.events.cursor-edges',
+      rules: ['spec:partner:listEvents#/description'],
       name: 'GET /events: next_cursor is null with neither events nor after_id; an unknown or foreign after_id gives 400 invalid_cursor',
       async run(ctx) {
         const f = await fixture(ctx);

@@ -86,6 +86,8 @@ export const publicErrorsFamily: Family = {
   needs: [],
   checks: [
     {
+      id: 'public.errors.validation-error',
+      rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/validation_error', 'spec:public#/components/schemas/Error'],
       name: 'validation_error (with details) for bodies and parameters the contract refuses, on search, WHOIS, pricing and metadata',
       async run(ctx) {
         type Bad = { operationId: string; json?: unknown; raw?: string; query?: Record<string, string>; pathParams?: Record<string, string>; details: boolean; what: string };
@@ -107,6 +109,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.not-found',
+      rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/not_found'],
       name: 'not_found: a TLD not offered (pricing, metadata), an unknown docs page, an unknown path',
       async run(ctx) {
         expectPublicCode(ctx, await callPublic(ctx, 'getTldMetadata', { pathParams: { tld: 'notatld' }, deliberate: true }), 'not_found', 'GET /api/tlds/notatld/metadata');
@@ -118,6 +122,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.invalid-token',
+      rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/invalid_token', 'seed:public › Authentication'],
       name: 'a bad bearer token: 401 invalid_token with WWW-Authenticate: Bearer error="invalid_token", resource_metadata (search, batch, /api, /mcp); prices are never served masked instead',
       async run(ctx) {
         const tokens = fc.constantFrom(BOGUS_TOKEN, `${randomUUID()}`, 'at_', 'a'.repeat(200));
@@ -138,6 +144,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.missing-credentials',
+      rules: ['spec:public:probeApi#/description', 'seed:public › Authentication'],
       name: 'no token where one is needed: 401 missing_credentials with a Bearer challenge without error, naming resource_metadata and the scope (GET /api, bulk)',
       async run(ctx) {
         const probe = await callPublic(ctx, 'probeApi', { deliberate: true });
@@ -152,6 +160,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.insufficient-scope',
+      rules: ['spec:public:runBulkDomainOperation#/description'],
       name: 'insufficient_scope: a valid pricing:read token on a bulk operation is 403 with error="insufficient_scope", scope="domains:manage"',
       async run(ctx) {
         const { accessToken } = await tokensFor(ctx, 'pricing:read');
@@ -163,6 +173,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.body-limits',
+      rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/payload_too_large'],
       name: 'payload_too_large (a body over 1 MiB) and unsupported_media_type (text/plain, form bodies) on the JSON POSTs',
       async run(ctx) {
         const big = JSON.stringify({ q: 'bestcoffeebeans.com', padding: 'x'.repeat(1024 * 1024 + 16) });
@@ -174,6 +186,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.method-not-allowed',
+      rules: ['spec:public:getMcpStream#/responses/405'],
       name: 'method_not_allowed where documented: GET and DELETE /mcp are 405 with Allow: POST',
       async run(ctx) {
         for (const operationId of ['getMcpStream', 'deleteMcpSession']) {
@@ -185,6 +199,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.idempotency',
+      rules: ['spec:public#/components/parameters/IdempotencyKey'],
       name: 'Idempotency-Key on POST /api/domain/search: the same key and body replays byte for byte (Idempotent-Replayed: true), another body is 409 conflict',
       async run(ctx) {
         const { domains } = await samples(ctx);
@@ -203,6 +219,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.batch.whole-request-errors',
+      rules: ['spec:public#/components/schemas/BatchRequest', 'seed:public › Limits'],
       name: 'batch: 21 operations, duplicate ids or an entry without params fail the whole request with 400 validation_error',
       async run(ctx) {
         const entry = (id: string) => ({ id, op: 'tld_requirements', params: { tld: 'com' } });
@@ -220,6 +238,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.batch.per-entry',
+      rules: ['spec:public:runBatch#/description', 'seed:public › Endpoints › Public REST'],
       name: 'batch: one result per entry in order; a bad entry gets its own 400 validation_error, the others answer exactly as their single calls',
       async run(ctx) {
         const s = await samples(ctx);

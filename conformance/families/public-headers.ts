@@ -57,6 +57,8 @@ export const publicHeadersFamily: Family = {
   needs: [],
   checks: [
     {
+      id: 'public.headers.rate-limit',
+      rules: ['spec:public#/x-rate-limit-classes', 'seed:public › Limits'],
       name: 'RateLimit-Policy is "public";q=60;w=60 (x-rate-limit-classes), the older trio agrees, and r drops by exactly one per call',
       async run(ctx) {
         await property(ctx, fc.array(fc.integer({ min: 0, max: PROBES.length - 1 }), { minLength: 2, maxLength: 5 }), async (sequence) => {
@@ -77,6 +79,8 @@ export const publicHeadersFamily: Family = {
       },
     },
     {
+      id: 'public.headers.batch-cost',
+      rules: ['spec:public#/x-rate-limit-classes', 'seed:public › Endpoints › Public REST'],
       name: 'a batch of n entries counts n calls (the request itself not again)',
       async run(ctx) {
         await property(ctx, fc.integer({ min: 1, max: 20 }), async (n) => {
@@ -92,6 +96,8 @@ export const publicHeadersFamily: Family = {
       },
     },
     {
+      id: 'public.headers.every-answer',
+      rules: ['spec:public#/info/description'],
       name: 'every public answer of the run (errors, pages, OAuth, MCP included) carries X-Request-Id and consistent RateLimit fields',
       async run(ctx) {
         // A few answers of other kinds, so the rule is tried on them even in a short run.
@@ -121,6 +127,8 @@ export const publicHeadersFamily: Family = {
       },
     },
     {
+      id: 'public.headers.429',
+      rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/rate_limited', 'seed:public › Limits'],
       name: 'past the quota: 429 rate_limited with Retry-After (whole seconds, >= 1) and r=0; another client and a bearer token are counted apart',
       async run(ctx) {
         if (!ctx.provokeRateLimit) throw new CheckSkipped('provoking a 429 is allowed only against the local reference server or with --provoke-rate-limit');

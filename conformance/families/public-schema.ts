@@ -26,6 +26,8 @@ export const publicSchemaFamily: Family = {
   last: true,
   checks: [
     {
+      id: 'public.schema.sweep',
+      rules: ['spec:public#/paths'],
       name: 'sweep: the example request of every public read answers without a server error',
       async run(ctx) {
         const doc = ctx.spec.documents.public;
@@ -48,6 +50,8 @@ export const publicSchemaFamily: Family = {
       },
     },
     {
+      id: 'public.schema.invalid-inputs',
+      rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/validation_error'],
       name: 'schema-derived invalid inputs to the REST reads (one member broken) are refused with 400 validation_error and details, never a 5xx',
       async run(ctx) {
         const targets = buildTargets(ctx, 'public', (id) => restOperations(ctx).has(id));
@@ -68,6 +72,8 @@ export const publicSchemaFamily: Family = {
       },
     },
     {
+      id: 'public.schema.every-answer',
+      rules: ['spec:public#/paths', 'spec:public#/components/schemas/Error'],
       name: 'every public exchange of the run: documented status, Content-Type, body schema, required headers, Error code of that status',
       async run(ctx) {
         reviewSurface(ctx, 'public');

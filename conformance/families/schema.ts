@@ -543,6 +543,8 @@ export const schemaFamily: Family = {
   last: true,
   checks: [
     {
+      id: 'partner.schema.sweep',
+      rules: ['spec:partner#/paths'],
       name: 'sweep: one well-formed call to every partner read answers without a server error',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -588,6 +590,8 @@ export const schemaFamily: Family = {
       },
     },
     {
+      id: 'partner.schema.invalid-inputs',
+      rules: ['spec:partner#/components/schemas/ErrorCode/x-status-of-code/validation_error'],
       name: 'schema-derived invalid inputs (one member broken, correctly signed) are refused with 400, never a 5xx',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -618,6 +622,8 @@ export const schemaFamily: Family = {
       },
     },
     {
+      id: 'partner.schema.every-answer',
+      rules: ['spec:partner#/paths', 'spec:partner#/components/schemas/Error'],
       name: 'every exchange of the run: documented status, Content-Type, body schema, required headers, Error code of that status',
       async run(ctx) {
         reviewSurface(ctx, 'partner');

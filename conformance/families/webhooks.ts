@@ -283,6 +283,8 @@ export const webhooksFamily: Family = {
   needs: ['credentials', 'writes', 'webhook-receiver'],
   checks: [
     {
+      id: 'partner.webhooks.register',
+      rules: ['spec:partner:registerWebhook#/x-url-rules', 'seed:partner › Endpoints › Webhooks and events'],
       name: "register the suite's receiver with PUT /api/partner/webhooks",
       async run(ctx) {
         const credentials = ctx.admin ? await ctx.mint(['search', 'buy', 'webhook']) : await ctx.credentials();
@@ -305,6 +307,8 @@ export const webhooksFamily: Family = {
       },
     },
     {
+      id: 'partner.webhooks.delivery',
+      rules: ['spec:partner#/x-webhook-delivery', 'spec:partner#/webhooks', 'seed:partner › Events › Delivery'],
       name: "an order's events are delivered signed, with X-Service-* headers that match a body the contract describes, and are in GET /events",
       async run(ctx) {
         const state = stateOf(ctx);
@@ -348,6 +352,8 @@ export const webhooksFamily: Family = {
       },
     },
     {
+      id: 'partner.webhooks.redelivery',
+      rules: ['spec:partner#/x-webhook-delivery/retry-schedule-seconds', 'seed:partner › Events › Delivery'],
       name: 'a 500 answer is retried: the event arrives again, same id and body, with a higher X-Service-Delivery-Attempt',
       async run(ctx) {
         const state = stateOf(ctx);
@@ -375,6 +381,8 @@ export const webhooksFamily: Family = {
       },
     },
     {
+      id: 'partner.webhooks.catch-up',
+      rules: ['spec:partner:listEvents#/description', 'seed:partner › Events › Delivery'],
       name: 'catch-up: GET /events with after_id, page by page, returns every delivered event once, in order',
       async run(ctx) {
         const state = stateOf(ctx);
