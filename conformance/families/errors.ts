@@ -62,21 +62,6 @@ function mintWithout(ctx: Context, exclude: string[]): Promise<Credentials & { p
   return minted;
 }
 
-/** A request aimed at an operation, with a body for writes (`{}` unless given). */
-function aimed(ctx: Context, op: SpecOperation, credentials: Credentials, extra: Partial<SendOptions & SignOptions> = {}): Promise<Exchange> {
-  const write = op.method !== 'GET';
-  return ctx.http.signed({
-    method: op.method,
-    target: concreteTarget(op),
-    credentials,
-    operation: { method: op.method, path: op.path },
-    rateClass: op.rateClass,
-    deliberate: true,
-    ...(write ? { body: '{}' } : {}),
-    ...extra,
-  });
-}
-
 function need(ctx: Context): asserts ctx is Context & { admin: NonNullable<Context['admin']> } {
   if (!ctx.admin) throw new CheckSkipped('needs the operator API (--admin-token)');
 }
@@ -269,27 +254,6 @@ export const errorCodesFamily: Family = {
           const after = fourth.responseHeaders['retry-after'];
           expect(after !== undefined && /^\d+$/.test(after) && Number(after) >= 1, `a 429 must carry Retry-After in whole seconds, at least 1; got ${after ?? 'none'}`, [fourth]);
           return;
-        }
-      },
-    },
-    {
-      id: 'partner.errors.forbidden-without-scope',
-      rules: ['spec:partner#/x-scope-definitions', 'seed:partner › Authentication › Scopes'],
-      name: '403 forbidden for every partner operation under a correctly signed credential lacking its x-scopes',
-      async run(ctx) {
-        need(ctx);
-        const everything = await mintWithout(ctx, []);
-        const operations = ctx.spec.operations.filter((o) => o.api === 'partner');
-        expect(operations.length > 0, 'the contract has no partner operations');
-        for (const op of operations) {
-          if (op.scopes.length === 0) continue;
-          const lacking = await mintWithout(ctx, op.scopes);
-          const idempotency = op.operationId === 'createOrder' ? { headers: { 'Idempotency-Key': randomUUID() } } : {};
-          const refused = await aimed(ctx, op, lacking, idempotency);
-          expectCode(ctx, refused, 'forbidden', `${op.method} ${op.path} (${op.operationId}, x-scopes ${op.scopes.join(', ')}) with a credential holding only ${partnerScopes(ctx).filter((s) => !op.scopes.includes(s)).join(', ')}`);
-          // The control: with every scope the same request is not refused for its scope.
-          const control = await aimed(ctx, op, everything, idempotency);
-          if (control.status === 403) throw new CheckFailure(`${op.method} ${op.path}: a credential with every scope (and an affiliate account) is refused too, so the 403 above proves nothing`, [control]);
         }
       },
     },

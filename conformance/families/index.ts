@@ -6,6 +6,8 @@ import { paginationFamily } from './pagination.ts';
 import { errorCodesFamily } from './errors.ts';
 import { headersFamily } from './headers.ts';
 import { webhooksFamily } from './webhooks.ts';
+import { authorizationFamily } from './authorization.ts';
+import { lifecycleFamily } from './lifecycle.ts';
 import { schemaFamily } from './schema.ts';
 import { listingsFamily } from './listings.ts';
 import { publicErrorsFamily } from './public-errors.ts';
@@ -23,6 +25,8 @@ export const ALL_FAMILIES: Family[] = [
   errorCodesFamily,
   headersFamily,
   webhooksFamily,
+  authorizationFamily,
+  lifecycleFamily,
   schemaFamily,
   listingsFamily,
   publicErrorsFamily,
