@@ -8,6 +8,9 @@ import { headersFamily } from './headers.ts';
 import { webhooksFamily } from './webhooks.ts';
 import { authorizationFamily } from './authorization.ts';
 import { lifecycleFamily } from './lifecycle.ts';
+import { edgesFamily } from './edges.ts';
+import { publicEdgesFamily } from './public-edges.ts';
+import { publicAuthorizationFamily } from './public-authorization.ts';
 import { schemaFamily } from './schema.ts';
 import { listingsFamily } from './listings.ts';
 import { publicErrorsFamily } from './public-errors.ts';
@@ -27,11 +30,14 @@ export const ALL_FAMILIES: Family[] = [
   webhooksFamily,
   authorizationFamily,
   lifecycleFamily,
+  edgesFamily,
   schemaFamily,
   listingsFamily,
   publicErrorsFamily,
   oauthFamily,
   mcpFamily,
+  publicEdgesFamily,
+  publicAuthorizationFamily,
   // After the others: it reviews every public answer they caused.
   publicHeadersFamily,
   publicSchemaFamily,
