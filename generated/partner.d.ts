@@ -2180,9 +2180,10 @@ export interface components {
         Limit: number;
         /**
          * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-         *     every row that existed throughout it exactly once), and bound to the filters that produced
-         *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-         *     `invalid_cursor`. `limit` may change between pages.
+         *     every row that existed throughout it exactly once), and bound to the partner and the
+         *     filters that produced it: sending it with another partner's credential or with other
+         *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+         *     the same partner may follow it). `limit` may change between pages.
          * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
          */
         Cursor: string;
@@ -2481,9 +2482,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2707,9 +2709,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2774,9 +2777,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2836,9 +2840,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2935,9 +2940,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -3061,9 +3067,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -3200,9 +3207,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -3262,9 +3270,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -3319,9 +3328,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];

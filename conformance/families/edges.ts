@@ -124,7 +124,7 @@ export const edgesFamily: Family = {
   checks: [
     {
       id: 'partner.auth.skew.past-edge',
-      rules: ['spec:partner#/x-signing/timestamp-skew-seconds', 'spec:partner#/components/responses/Unauthorized', 'seed:partner › Authentication › Replay protection'],
+      rules: ['spec:partner#/x-signing/timestamp-comparison', 'spec:partner#/components/responses/Unauthorized', 'seed:partner › Authentication › Replay protection'],
       name: 'a timestamp exactly 300 s in the past (by the server clock, to the second) is accepted; 301 s is 401 invalid_timestamp',
       async run(ctx) {
         await skewEdge(ctx, -1, 'in the past');
@@ -132,7 +132,7 @@ export const edgesFamily: Family = {
     },
     {
       id: 'partner.auth.skew.future-edge',
-      rules: ['spec:partner#/x-signing/timestamp-skew-seconds', 'spec:partner#/components/responses/Unauthorized', 'seed:partner › Authentication › Replay protection'],
+      rules: ['spec:partner#/x-signing/timestamp-comparison', 'spec:partner#/components/responses/Unauthorized', 'seed:partner › Authentication › Replay protection'],
       name: 'a timestamp exactly 300 s in the future is accepted; 301 s is 401 invalid_timestamp',
       async run(ctx) {
         await skewEdge(ctx, 1, 'in the future');

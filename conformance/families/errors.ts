@@ -63,7 +63,7 @@ function mintWithout(ctx: Context, exclude: string[]): Promise<Credentials & { p
 }
 
 function need(ctx: Context): asserts ctx is Context & { admin: NonNullable<Context['admin']> } {
-  if (!ctx.admin) throw new CheckSkipped('needs the operator API (--admin-token)');
+  if (!ctx.admin) throw CheckSkipped.need('admin');
 }
 
 async function adminMove(ctx: Context, publicId: string, action: string): Promise<void> {

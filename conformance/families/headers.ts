@@ -321,9 +321,9 @@ export const headersFamily: Family = {
     {
       id: 'partner.headers.rate-limit.429',
       rules: ['spec:partner#/components/schemas/ErrorCode/x-status-of-code/rate_limited', 'seed:partner › Limits'],
+      needs: ['admin'],
       name: 'past the quota: 429 rate_limited with Retry-After in whole seconds >= 1 and r=0',
       async run(ctx) {
-        if (!ctx.admin) throw new CheckSkipped('needs a credential with a small quota, minted through the operator API (--admin-token)');
         const credentials = await ctx.mint(['search'], { rate_limits: { search: 2 } });
         const first = await probe(ctx, credentials, 'search', true);
         const a = expectFields(ctx, first, 'first request with quota 2');

@@ -150,7 +150,7 @@ export const idempotencyFamily: Family = {
       async run(ctx) {
         const credentials = await ctx.credentials();
         const [listed, other] = await listedDomains(ctx, credentials, 2);
-        if (!listed || !other) throw new CheckSkipped('needs two listed domains');
+        if (!listed || !other) throw new CheckFailure('the inventory search found fewer than two listed, unsold domains');
         const { key, value, body, first, order } = await firstOrder(ctx, credentials, listed);
         const base = value as Record<string, Json>;
         const changes = fc.constantFrom<Array<[string, Record<string, Json>]>>(
@@ -193,7 +193,7 @@ export const idempotencyFamily: Family = {
         // Keys are scoped per credential: a fresh one (when it can be minted) has used no key yet.
         const credentials = ctx.admin ? await ctx.mint(['search', 'buy']) : await ctx.credentials();
         const [a, b, c] = await listedDomains(ctx, credentials, 3);
-        if (!a || !b || !c) throw new CheckSkipped('needs three listed domains');
+        if (!a || !b || !c) throw new CheckFailure('the inventory search found fewer than three listed, unsold domains');
         const long = (n: number) => `${randomUUID()}${'k'.repeat(n)}`.slice(0, n);
         const tooLong = await postOrder(ctx, { credentials, body: JSON.stringify(orderRequest(a)), key: long(256), deliberate: true });
         expectError(tooLong, 400, 'validation_error', 'an Idempotency-Key of 256 characters');
@@ -279,13 +279,13 @@ export const idempotencyFamily: Family = {
     {
       id: 'partner.orders.idempotency.per-credential',
       rules: ['spec:partner:createOrder#/x-idempotency'],
+      needs: ['admin'],
       name: 'keys are scoped per credential: another credential of the same partner may use the same key for another order',
       async run(ctx) {
-        if (!ctx.admin) throw new CheckSkipped('needs a second credential of one partner (--admin-token)');
         const one = await ctx.mint(['search', 'buy']);
-        const two = await ctx.admin.mint({ scopes: ['search', 'buy'], partner_id: one.partnerId, rate_limits: { search: 100_000, write: 100_000, reporting: 100_000 } });
+        const two = await ctx.admin!.mint({ scopes: ['search', 'buy'], partner_id: one.partnerId, rate_limits: { search: 100_000, write: 100_000, reporting: 100_000 } });
         const [a, b] = await listedDomains(ctx, one, 2);
-        if (!a || !b) throw new CheckSkipped('needs two listed domains');
+        if (!a || !b) throw new CheckFailure('the inventory search found fewer than two listed, unsold domains');
         const key = randomUUID();
         const first = await postOrder(ctx, { credentials: one, body: JSON.stringify(orderRequest(a)), key });
         expectStatus(first, 201, 'the first credential records an order');

@@ -181,6 +181,7 @@ export const mcpFamily: Family = {
     {
       id: 'public.mcp.bearer',
       rules: ['spec:public:postMcpMessage#/description', 'seed:public › Endpoints › MCP server'],
+      needs: ['oauth-user'],
       name: 'the bearer token of the HTTP request reaches search_domain: real prices with it, masked without',
       async run(ctx) {
         const listing = okJson<{ data: Array<{ domain: string; price: number }> }>(await callPublic(ctx, 'listMarketListings', { query: { limit: 1, sort: 'price_asc' } }), 'GET /api/market/listings?limit=1');

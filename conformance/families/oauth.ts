@@ -69,7 +69,8 @@ export const oauthFamily: Family = {
   name: 'oauth',
   surface: 'public',
   description: 'Metadata documents, registration, the PKCE flow through the sign-in form, single-use codes, refresh rotation and reuse, redirect mismatch, token errors, unmasked prices',
-  needs: ['oauth-user'],
+  // Metadata, registration and the error answers need no sign-in: only the flows do (per check).
+  needs: [],
   checks: [
     {
       id: 'public.oauth.metadata',
@@ -156,6 +157,7 @@ export const oauthFamily: Family = {
     {
       id: 'public.oauth.flow',
       rules: ['spec:public:getAuthorizePage#/x-pkce', 'spec:public:requestToken#/x-token-lifetimes', 'seed:public › Authentication'],
+      needs: ['oauth-user'],
       name: 'the PKCE flow (oauth4webapi, state and iss checked) through the sign-in form: Bearer tokens, pricing:read, no-store; the token unmasks search prices',
       async run(ctx) {
         const grant = await authorizationCode(ctx, { scope });
@@ -179,6 +181,7 @@ export const oauthFamily: Family = {
     {
       id: 'public.oauth.code-single-use',
       rules: ['spec:public:requestToken#/x-token-rules', 'seed:public › Authentication'],
+      needs: ['oauth-user'],
       name: 'codes are single-use: a replay is invalid_grant (no-store) and revokes the tokens issued from the code',
       async run(ctx) {
         const grant = await authorizationCode(ctx, { scope });
@@ -193,6 +196,7 @@ export const oauthFamily: Family = {
     {
       id: 'public.oauth.pkce-verified',
       rules: ['spec:public:getAuthorizePage#/x-pkce', 'spec:public:getAuthorizePage#/x-redirect-uri-matching'],
+      needs: ['oauth-user'],
       name: 'PKCE and redirect_uri are verified at the token endpoint: a wrong code_verifier or redirect_uri is invalid_grant',
       async run(ctx) {
         const as = await discover(ctx);
@@ -213,6 +217,7 @@ export const oauthFamily: Family = {
     {
       id: 'public.oauth.refresh-rotation',
       rules: ['spec:public:requestToken#/x-token-rules', 'seed:public › Authentication'],
+      needs: ['oauth-user'],
       name: 'refresh tokens rotate; presenting a rotated one is invalid_grant and revokes the grant (the latest refresh and access tokens die too)',
       async run(ctx) {
         await property(ctx, fc.integer({ min: 1, max: 3 }), async (rotations) => {
@@ -269,6 +274,7 @@ export const oauthFamily: Family = {
     {
       id: 'public.oauth.csrf',
       rules: ['spec:public:submitAuthorizeForm#/description'],
+      needs: ['oauth-user'],
       name: 'the sign-in form is CSRF-protected: without the cookie, or with another csrf_token, it is a 400 and issues nothing',
       async run(ctx) {
         const as = await discover(ctx);

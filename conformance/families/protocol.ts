@@ -86,7 +86,7 @@ canonicalQueryFamily.checks.push(
     rules: ['spec:partner#/x-signing/canonical-string', 'seed:partner › Authentication › Canonical string'],
     name: 'a body changed after signing gives 401 invalid_signature',
     async run(ctx) {
-      if (!ctx.writesAllowed) throw new CheckSkipped('creates a quote; not run against live credentials');
+      if (!ctx.writesAllowed) throw CheckSkipped.need('writes');
       const credentials = await ctx.credentials();
       const op = { method: 'POST', path: '/api/partner/v1/quotes' };
       await property(ctx, fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }), async (extra) => {
@@ -223,9 +223,9 @@ export const nonceReplayFamily: Family = {
     {
       id: 'partner.auth.nonce.per-key-id',
       rules: ['spec:partner#/x-signing/nonce'],
+      needs: ['admin'],
       name: 'the same nonce under another key id is not a replay',
       async run(ctx) {
-        if (!ctx.admin) throw new CheckSkipped('needs a second credential (--admin-token)');
         const one = await ctx.credentials();
         const two = await ctx.mint(['search']);
         const nonce = randomUUID();

@@ -162,6 +162,7 @@ export const publicErrorsFamily: Family = {
     {
       id: 'public.errors.insufficient-scope',
       rules: ['spec:public:runBulkDomainOperation#/description'],
+      needs: ['oauth-user'],
       name: 'insufficient_scope: a valid pricing:read token on a bulk operation is 403 with error="insufficient_scope", scope="domains:manage"',
       async run(ctx) {
         const { accessToken } = await tokensFor(ctx, 'pricing:read');

@@ -131,7 +131,7 @@ export const publicHeadersFamily: Family = {
       rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/rate_limited', 'seed:public › Limits'],
       name: 'past the quota: 429 rate_limited with Retry-After (whole seconds, >= 1) and r=0; another client and a bearer token are counted apart',
       async run(ctx) {
-        if (!ctx.provokeRateLimit) throw new CheckSkipped('provoking a 429 is allowed only against the local reference server or with --provoke-rate-limit');
+        if (!ctx.provokeRateLimit) throw new CheckSkipped('--provoke-rate-limit: the suite spends a public rate-limit window on purpose only when allowed (always against the in-process reference server)');
         const client = ctx.http.clients.fresh();
         const { quota } = documented(ctx);
         const send = (operationId: string, request: Parameters<typeof callPublic>[2] = {}) => callPublic(ctx, operationId, { ...request, ...(client ? { client } : {}), acceptRateLimit: true, deliberate: true });
