@@ -212,7 +212,7 @@ async function main(argv: string[]): Promise<number> {
     });
     const { results, retired } = applyBaseline(run.results, baseline);
     const seconds = run.seconds;
-    console.log(consoleSummary(results, seconds, { retired, waits: run.http.waits }));
+    console.log(consoleSummary(results, seconds, { retired, waits: run.http.waits, spent: run.http.spent() }));
     const meta = { baseUrl, seed: args.seed, numRuns: args.numRuns, seconds };
     if (args.reports.junit) await writeFile(args.reports.junit, junitReport(results));
     if (args.reports.json) await writeFile(args.reports.json, jsonReport(results, meta));

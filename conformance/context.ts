@@ -3,6 +3,7 @@
 // carry the exact exchange to reproduce them.
 import fc from 'fast-check';
 import { describeExchange, jsonOf, type Credentials, type Exchange, type HttpRecorder } from './http.ts';
+import { plannedRuns, type Spend } from './pacing.ts';
 import type { SpecIndex } from './spec.ts';
 
 export type Surface = 'partner' | 'public';
@@ -122,8 +123,13 @@ export function expect(condition: unknown, message: string, exchanges: Exchange[
 /**
  * Runs a fast-check property whose examples send requests. On failure the shrunk
  * counterexample, the seed to replay it and the last exchange of the failing run are reported.
+ * With `spend`, it runs only as many examples as the caller's rate-limit windows have left
+ * (see pacing.ts), and says so.
  */
-export async function property<T>(ctx: Context, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns?: number): Promise<void> {
+export async function property<T>(ctx: Context, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns?: number, spend?: Spend): Promise<void> {
+  const wanted = numRuns ?? ctx.fc.numRuns;
+  const plan = plannedRuns(ctx, wanted, spend);
+  if (plan.runs < wanted) ctx.log(`${plan.runs} of ${wanted} runs: ${plan.why ?? ''}`);
   let lastFailure: CheckFailure | undefined;
   const result = await fc.check(
     fc.asyncProperty(arbitrary, async (value) => {
@@ -138,7 +144,7 @@ export async function property<T>(ctx: Context, arbitrary: fc.Arbitrary<T>, pred
         throw err;
       }
     }),
-    { seed: ctx.fc.seed, numRuns: numRuns ?? ctx.fc.numRuns, endOnFailure: false },
+    { seed: ctx.fc.seed, numRuns: plan.runs, endOnFailure: false },
   );
   if (result.failed) {
     const counterexample = result.counterexample ? fc.stringify(result.counterexample[0]) : '(none)';

@@ -259,10 +259,12 @@ export class HttpRecorder {
     const partner = keyId !== undefined || options.target.startsWith('/api/partner/') || options.target.startsWith('/api/admin/');
     const cost = options.cost ?? 1;
     const client = options.client ?? (partner || bearer !== undefined ? undefined : this.rotatingClient(options.rateClass, cost));
-    const caller = keyId ?? (bearer !== undefined ? `bearer:${bearer}` : client !== undefined ? `ip:${client}` : '');
+    // Unsigned partner and operator requests are counted against no window (a partner 401 comes
+    // before the credential is known; the operator API has no limit): they never wait.
+    const caller = keyId ?? (bearer !== undefined && !options.operator ? `bearer:${bearer}` : partner ? '' : client !== undefined ? `ip:${client}` : SELF);
     // Wait for a spent window of this caller first (prepared again afterwards: a fresh timestamp).
     // A check that wants to see the 429 sends straight through.
-    const resumeAt = options.acceptRateLimit ? 0 : this.resumeAt(caller, options.rateClass, cost);
+    const resumeAt = options.acceptRateLimit || caller === '' ? 0 : this.resumeAt(caller, options.rateClass, cost);
     if (resumeAt > Date.now()) await this.wait(resumeAt - Date.now());
     const headers = prepare ? prepare(baseHeaders) : baseHeaders;
     const started = performance.now();
@@ -300,14 +302,26 @@ export class HttpRecorder {
     this.exchanges.push(exchange);
     // Stay inside the deployment's limits: when a window is spent, wait for it to reset.
     const state = parseRateLimit(response.headers);
-    if (state) this.windows.set(`${caller}|${state.policy ?? '*'}`, { remaining: state.remaining, resetAt: Date.now() + state.resetSeconds * 1000 + 50, limit: state.limit });
-    if (state && state.remaining === 0 && response.status !== 429) {
+    if (state && caller !== '') this.windows.set(`${caller}|${state.policy ?? '*'}`, { remaining: state.remaining, resetAt: Date.now() + state.resetSeconds * 1000 + 50, limit: state.limit });
+    if (caller === '') {
+      // Counted against nothing: no window to remember.
+    } else if (state && state.remaining === 0 && response.status !== 429) {
       this.pause.set(`${caller}|${state.policy ?? '*'}`, Date.now() + state.resetSeconds * 1000 + 50);
     } else if (response.status === 429 && !options.acceptRateLimit) {
       const wait = Math.max(1, Number(response.headers.get('retry-after') ?? '1'));
       this.pause.set(`${caller}|${state?.policy ?? options.rateClass ?? '*'}`, Date.now() + wait * 1000 + 50);
     }
     return exchange;
+  }
+
+  /** How many answers each rate-limit policy counted (by their RateLimit-Policy), for the summary. */
+  spent(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const e of this.exchanges) {
+      const policy = /^"([^"]+)"/.exec(e.responseHeaders['ratelimit-policy'] ?? '')?.[1];
+      if (policy) out.set(policy, (out.get(policy) ?? 0) + 1);
+    }
+    return out;
   }
 
   /**
@@ -383,6 +397,9 @@ function headerOf(headers: Record<string, string>, name: string): string | undef
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
   return undefined;
 }
+
+/** The caller a public request without a token counts against when the run is one client. */
+export const SELF = 'ip:self';
 
 /** The placeholder an operator call's token is recorded as (reports and bundles never hold it). */
 export const ADMIN_TOKEN_PLACEHOLDER = 'Bearer ${ADMIN_TOKEN}';

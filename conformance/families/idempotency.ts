@@ -4,7 +4,8 @@
 // before the body); concurrent retries never create two orders; stored 4xx outcomes replay too.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { CheckFailure, CheckSkipped, expect, expectError, expectStatus, property, type Context, type Family } from '../context.ts';
+import { plannedRuns } from '../pacing.ts';
+import { CheckFailure, expect, expectError, expectStatus, property, type Context, type Family } from '../context.ts';
 import { jsonOf, sleep, type Credentials, type Exchange } from '../http.ts';
 import { eventsAfter, listedDomain, listedDomains, orderRequest, ordersOfDomain, postOrder, unlistedDomain, type Listed, type OrderJson } from './orders-support.ts';
 
@@ -139,7 +140,7 @@ export const idempotencyFamily: Family = {
         await property(ctx, styleArbitrary, async (style) => {
           const body = reserialise(value, style);
           expectReplay(first, await postOrder(ctx, { credentials, body, key }), `the same body re-serialised as ${JSON.stringify(body)}`);
-        }, Math.min(ctx.fc.numRuns, 20));
+        }, Math.min(ctx.fc.numRuns, 20), { credentials, cost: { write: 1 }, reserve: 1 });
         await expectOneOrder(ctx, credentials, listed.domain, order.public_id, 'after the re-serialised retries');
       },
     },
@@ -164,7 +165,7 @@ export const idempotencyFamily: Family = {
           const conflict = await postOrder(ctx, { credentials, body: JSON.stringify(changed), key, deliberate: true });
           expectError(conflict, 409, 'conflict', `the same Idempotency-Key with ${what}`);
           expect(!replayed(conflict), `a 409 conflict is never stored, so it cannot be a replay (Idempotent-Replayed: true)`, [conflict]);
-        }, 5);
+        }, 5, { credentials, cost: { write: 1 }, reserve: 1 });
         expectReplay(first, await postOrder(ctx, { credentials, body, key }), 'the original body after the conflicts');
         await expectOneOrder(ctx, credentials, listed.domain, order.public_id, 'after the conflicts');
         await expectNoOrder(ctx, credentials, other.domain, 'the conflicting body for another domain must not have been executed');
@@ -181,7 +182,7 @@ export const idempotencyFamily: Family = {
         expectError(missing, 400, 'missing_idempotency_key', 'a valid order request without Idempotency-Key');
         await property(ctx, invalidBodies(listed), async (body) => {
           expectError(await postOrder(ctx, { credentials, body, key: undefined, deliberate: true }), 400, 'missing_idempotency_key', `no Idempotency-Key and an invalid body ${JSON.stringify(body)} (the key is checked before the body)`);
-        }, Math.min(ctx.fc.numRuns, 20));
+        }, Math.min(ctx.fc.numRuns, 20), { credentials, cost: { write: 1 } });
         await expectNoOrder(ctx, credentials, listed.domain, 'the request without a key must not have been executed');
       },
     },
@@ -214,7 +215,8 @@ export const idempotencyFamily: Family = {
         const listed = await listedDomain(ctx, credentials);
         const key = randomUUID();
         const body = JSON.stringify(orderRequest(listed));
-        const N = 10;
+        // Ten at once, or fewer (at least four) when the credential's write window has less left.
+        const N = Math.max(4, plannedRuns(ctx, 10, { credentials, cost: { write: 1 }, reserve: 2 }).runs);
         const all: Exchange[] = [];
         let pending = await Promise.all(Array.from({ length: N }, () => postOrder(ctx, { credentials, body, key })));
         const settled: Exchange[] = [];

@@ -176,7 +176,7 @@ export const listingsFamily: Family = {
           if (wrong) throw new CheckFailure(`cursor walk over GET /api/market/listings?${queryString(filtersQuery(filters, sort))} with limits ${limits.join(',')}: ${wrong}`, exchanges.slice(-2));
           const stray = items.find((l) => !matches(l, filters));
           if (stray) throw new CheckFailure(`the walk with ${JSON.stringify(filters)} served ${stray.domain} (tld ${stray.tld}, price ${stray.price}), which the filters exclude`, exchanges.slice(-2));
-        }, runs(ctx, 25));
+        }, runs(ctx, 25), { cost: { public: 5 } });
       },
     },
     {
@@ -214,7 +214,7 @@ export const listingsFamily: Family = {
           if (wrongNext) throw new CheckFailure(`the next_cursor of the offset page ${why} does not continue after it: ${wrongNext}`, [p.exchange, next.exchange]);
           expect(next.page.offset === offset + limit, `a page reached by cursor reports page.offset ${next.page.offset}; ${offset + limit} rows sort before it`, [next.exchange]);
           expect(next.page.total === expected.length, `a page reached by cursor reports total ${next.page.total}; the filtered set has ${expected.length}`, [next.exchange]);
-        }, runs(ctx, 20));
+        }, runs(ctx, 20), { cost: { public: 3 } });
       },
     },
     {
@@ -254,7 +254,7 @@ export const listingsFamily: Family = {
           expectPublicCode(ctx, reused, 'invalid_cursor', `the cursor of ${queryString(filtersQuery(filters, sort))} reused with ${queryString({ ...other })} (${change} changed)`);
           const same = await callPublic(ctx, OP, { query: { ...filtersQuery(filters, sort), limit: 2, cursor } });
           expect(same.status === 200, `the cursor reused with the same filters and sort but limit 2 should answer 200, got ${same.status}`, [same]);
-        }, runs(ctx, 15));
+        }, runs(ctx, 15), { cost: { public: 3 } });
       },
     },
     {
@@ -278,7 +278,7 @@ export const listingsFamily: Family = {
         await property(ctx, tampered, async (bad) => {
           const e = await callPublic(ctx, OP, { query: { sort: 'price_asc', limit: 2, cursor: bad }, deliberate: true });
           expectPublicCode(ctx, e, 'invalid_cursor', `GET /api/market/listings with the cursor ${JSON.stringify(bad)} (the real one was ${JSON.stringify(cursor)})`);
-        }, runs(ctx, 20));
+        }, runs(ctx, 20), { cost: { public: 1 } });
       },
     },
     {
@@ -298,7 +298,7 @@ export const listingsFamily: Family = {
           expectPublicCode(ctx, e, 'validation_error', `GET /api/market/listings?${queryString(query)}`);
           const details = (jsonOf(e) as { details?: unknown }).details;
           expect(Array.isArray(details) && details.length > 0, `GET /api/market/listings?${queryString(query)}: a validation_error names the failing parameter in details`, [e]);
-        }, runs(ctx, 15));
+        }, runs(ctx, 15), { cost: { public: 1 } });
         for (const limit of [1, 100]) {
           const p = await page(ctx, { limit }, `GET /api/market/listings?limit=${limit}`);
           expect(p.data.length === Math.min(limit, f.total), `GET /api/market/listings?limit=${limit} answered ${p.data.length} listings of ${f.total}`, [p.exchange]);

@@ -170,7 +170,7 @@ export const mcpFamily: Family = {
             if (JSON.stringify(withoutRequestId(restBody)) !== JSON.stringify(withoutRequestId(result.structuredContent))) {
               throw new CheckFailure(`tools/call ${name} ${JSON.stringify(args)} answers ${JSON.stringify(result.structuredContent).slice(0, 300)}; its REST call answers ${JSON.stringify(restBody).slice(0, 300)}`, [...last, rest]);
             }
-          }, Math.min(ctx.fc.numRuns, 12));
+          }, Math.min(ctx.fc.numRuns, 12), { cost: { public: 2 } });
           // A tool that fails: isError with the Error body the REST call would answer.
           const failed = await session.callTool('tld_requirements', { tld: 'notatld' });
           const body = failed.structuredContent as { code?: unknown } | undefined;
@@ -210,7 +210,7 @@ export const mcpFamily: Family = {
         await property(ctx, foreign, async (origin) => {
           const e = await callPublic(ctx, 'postMcpMessage', { json: message, headers: { ...headers, origin }, deliberate: true });
           expectPublicCode(ctx, e, 'forbidden', `POST /mcp with Origin: ${origin}`);
-        }, 4);
+        }, 4, { cost: { public: 1 } });
         for (const origin of [new URL(ctx.http.baseUrl).origin, undefined]) {
           const e = await callPublic(ctx, 'postMcpMessage', { json: message, headers: origin ? { ...headers, origin } : headers });
           expect(e.status === 200, `POST /mcp initialize ${origin ? `with its own Origin ${origin}` : 'without Origin'} answered ${e.status}`, [e]);

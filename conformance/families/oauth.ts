@@ -137,14 +137,14 @@ export const oauthFamily: Family = {
           expect(typeof body.client_id === 'string' && body.client_id !== '', 'the registration answer has no client_id', [e]);
           expect(body.token_endpoint_auth_method === 'none' && body.client_secret === undefined, `every client is public: token_endpoint_auth_method must be "none" and no client_secret issued, got ${JSON.stringify(body.token_endpoint_auth_method)}${body.client_secret !== undefined ? ' and a secret' : ''}`, [e]);
           expect(body.client_name === metadata.client_name && JSON.stringify(body.redirect_uris) === JSON.stringify(metadata.redirect_uris), 'the registration answer must echo client_name and redirect_uris as sent', [e]);
-        }, Math.min(ctx.fc.numRuns, 6));
+        }, Math.min(ctx.fc.numRuns, 6), { cost: { public: 1 } });
         const badRedirects = fc.constantFrom<unknown>(['not a uri'], ['https://app.example.net/cb#fragment'], ['http://app.example.net/cb'], ['/relative/cb'], []);
         await property(ctx, badRedirects, async (redirect_uris) => {
           const e = await send({ client_name: 'bad', redirect_uris });
           const error = oauthError(e);
           expect(error === 'invalid_redirect_uri' || (error === 'invalid_client_metadata' && Array.isArray(redirect_uris) && redirect_uris.length === 0), `redirect_uris ${JSON.stringify(redirect_uris)} must be refused with 400 invalid_redirect_uri, got ${e.status} ${e.responseBody.slice(0, 200)}`, [e]);
           expectOAuthError(e, String(error), `POST /api/oauth/register with redirect_uris ${JSON.stringify(redirect_uris)}`);
-        }, 5);
+        }, 5, { cost: { public: 1 } });
         for (const [what, body, raw] of [
           ['token_endpoint_auth_method client_secret_basic', { client_name: 'x', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_basic' }, undefined],
           ['grant_types [client_credentials]', { client_name: 'x', redirect_uris: [REDIRECT_URI], grant_types: ['client_credentials'] }, undefined],
@@ -260,7 +260,7 @@ export const oauthFamily: Family = {
           expect(location === undefined, `the error for redirect_uri ${redirectUri} must be shown, not redirected; the answer carries Location: ${location}`, [page]);
           const json = await ctx.http.send({ target, headers: { accept: 'application/json' }, deliberate: true });
           expectPublicCode(ctx, json, code, `GET /oauth/authorize with redirect_uri ${redirectUri}, client_id ${clientId} (Accept: application/json)`);
-        }, Math.min(ctx.fc.numRuns, 6));
+        }, Math.min(ctx.fc.numRuns, 6), { cost: { public: 2 } });
         // Loopback redirects match on any port (RFC 8252 §7.3).
         const otherPort = await ctx.http.send({ target: authorizeTarget(ctx, as, client, { scope, state: 's2', codeChallenge: challenge, redirectUri: 'http://127.0.0.1:5999/callback' }), headers: { accept: 'text/html' } });
         expect(otherPort.status === 200, `the registered loopback redirect on another port must be accepted (200 sign-in page), got ${otherPort.status}`, [otherPort]);

@@ -50,7 +50,7 @@ export const canonicalQueryFamily: Family = {
           const sent = loose ? encodeLoosely(pairs) : canonicalOf(pairs);
           const exchange = await ctx.http.signed({ target: probeTarget(sent), credentials, operation: PROBE, rateClass: 'search', deliberate: true });
           expectAuthenticated(exchange, `query ${sent}`);
-        });
+        }, undefined, { credentials, cost: { search: 1 } });
       },
     },
     ...Object.entries(MISTAKES).map(([mistake, line]) => ({
@@ -193,7 +193,7 @@ export const nonceReplayFamily: Family = {
           expectAuthenticated(first, `first use of nonce "${nonce}"`);
           const again = await ctx.http.signed({ target: probeTarget('domain=brewhouse.io'), credentials, nonce, operation: PROBE, rateClass: 'search', deliberate: true });
           expectError(again, 401, 'replay_detected', `second use of nonce "${nonce}"`);
-        }, Math.min(ctx.fc.numRuns, 25));
+        }, Math.min(ctx.fc.numRuns, 25), { credentials, cost: { search: 1 } });
       },
     },
     {

@@ -105,7 +105,7 @@ export const publicErrorsFamily: Family = {
             const details = (jsonOf(e) as { details?: Array<{ path?: unknown; message?: unknown }> }).details;
             expect(Array.isArray(details) && details.length > 0 && details.every((d) => typeof d.path === 'string' && typeof d.message === 'string'), `${c.what}: the validation_error names each failing member in details [{ path, message }]`, [e]);
           }
-        }, Math.min(ctx.fc.numRuns, 25));
+        }, Math.min(ctx.fc.numRuns, 25), { cost: { public: 1 } });
       },
     },
     {
@@ -266,7 +266,7 @@ export const publicErrorsFamily: Family = {
             const same = single.status === r.status && stable(withoutRequestId(jsonOf(single))) === stable(withoutRequestId(r.body));
             if (!same) throw new CheckFailure(`the batch entry ${JSON.stringify(entry)} answered ${String(r.status)} ${JSON.stringify(r.body).slice(0, 300)}; its single call answers ${single.status} ${single.responseBody.slice(0, 300)}`, [e, single]);
           }
-        }, Math.min(ctx.fc.numRuns, 12));
+        }, Math.min(ctx.fc.numRuns, 12), { cost: { public: 6 } });
       },
     },
   ],

@@ -58,6 +58,7 @@ export const publicSchemaFamily: Family = {
         if (targets.length === 0) throw new CheckFailure('no public REST operation with parameters or a body was found in the public document', []);
         await checkBrokenInputs(ctx, targets, {
           runs: Math.max(ctx.fc.numRuns, 25),
+          spend: { cost: { public: 1 } },
           send: (t, sent) =>
             ctx.http.send({
               method: t.op.method,

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { encodeComponent } from '../../client/protocol/index.ts';
 import { CheckFailure, property, type Context, type Family } from '../context.ts';
 import { describeExchange, jsonOf, type Credentials, type Exchange } from '../http.ts';
+import type { Spend } from '../pacing.ts';
 import type { SpecOperation } from '../spec.ts';
 import { concretePath, deprecationProblems, escapePointer, finalPointer, nodeAt, operationOf, rateLimitProblems, resolveRef, surfaceOf, type Api } from './headers.ts';
 
@@ -503,7 +504,7 @@ async function listedDomain(ctx: Context, credentials: Credentials): Promise<str
 export async function checkBrokenInputs(
   ctx: Context,
   targets: Target[],
-  o: { runs: number; send: (t: Target, sent: Sent) => Promise<Exchange>; unjudged?: (exchange: Exchange, operation: string) => boolean },
+  o: { runs: number; send: (t: Target, sent: Sent) => Promise<Exchange>; unjudged?: (exchange: Exchange, operation: string) => boolean; spend?: Spend },
 ): Promise<void> {
   const byOperation = new Map(targets.map((t) => [`${t.op.method} ${t.op.path}`, t]));
   const arbitrary = fc.constantFrom(...targets).chain((t) =>
@@ -532,6 +533,7 @@ export async function checkBrokenInputs(
       }
     },
     o.runs,
+    o.spend,
   );
 }
 
@@ -600,6 +602,8 @@ export const schemaFamily: Family = {
         const forbidden = new Set<string>();
         await checkBrokenInputs(ctx, buildTargets(ctx), {
           runs: Math.max(ctx.fc.numRuns * 2, 40),
+          // A sample may aim at any class: planned against the scarcest.
+          spend: { credentials, cost: { search: 1, write: 1, reporting: 1 } },
           send: (t, sent) =>
             ctx.http.signed({
               method: t.op.method,
