@@ -101,6 +101,21 @@ export interface Context {
   provokeRateLimit: boolean;
 }
 
+const memos = new WeakMap<Context, Map<string, Promise<unknown>>>();
+
+/** One value per run (per context), built once and shared by the checks; a failed build is tried again by the next caller. */
+export function oncePerRun<T>(ctx: Context, key: string, build: () => Promise<T>): Promise<T> {
+  let memo = memos.get(ctx);
+  if (!memo) memos.set(ctx, (memo = new Map()));
+  let value = memo.get(key) as Promise<T> | undefined;
+  if (!value) {
+    value = build();
+    memo.set(key, value);
+    value.catch(() => memo.delete(key));
+  }
+  return value;
+}
+
 /** Fails unless the exchange is an Error body with this status and code, and a non-empty message. */
 export function expectError(exchange: Exchange, status: number, code: string, why: string): void {
   const body = jsonOf(exchange) as { code?: unknown; message?: unknown } | undefined;

@@ -7,7 +7,7 @@
 // lists and from its event history, and the other way round; A's cursors and after_ids mean
 // nothing to B; A's Idempotency-Key is a fresh key for B.
 import { randomUUID } from 'node:crypto';
-import { CheckFailure, expect, expectStatus, type Context, type Family } from '../context.ts';
+import { CheckFailure, expect, expectStatus, oncePerRun, type Context, type Family } from '../context.ts';
 import { jsonOf, type Credentials, type Exchange } from '../http.ts';
 import type { SpecOperation } from '../spec.ts';
 import { operatorMove, paidOrder, readOrder } from './checkout-support.ts';
@@ -32,17 +32,7 @@ interface Fixture {
 }
 
 const FAST = { search: 100_000, write: 100_000, reporting: 100_000 };
-const fixtures = new WeakMap<Context, Promise<Fixture>>();
-
-function fixture(ctx: Context): Promise<Fixture> {
-  let f = fixtures.get(ctx);
-  if (!f) {
-    f = build(ctx);
-    fixtures.set(ctx, f);
-    f.catch(() => fixtures.delete(ctx));
-  }
-  return f;
-}
+const fixture = (ctx: Context): Promise<Fixture> => oncePerRun(ctx, 'authorization fixture', () => build(ctx));
 
 async function principal(ctx: Context, credentials: Partner): Promise<Omit<Principal, 'ids'>> {
   const [one, two, three, four] = await listedDomains(ctx, credentials, 4);

@@ -8,7 +8,7 @@
 // and checkout sessions expire on the partner's test clock. The moves and the numbers are read
 // from the contract, never assumed.
 import { randomUUID } from 'node:crypto';
-import { CheckFailure, expect, expectStatus, type Context, type Family } from '../context.ts';
+import { CheckFailure, expect, expectStatus, oncePerRun, type Context, type Family } from '../context.ts';
 import { jsonOf, type Credentials, type Exchange } from '../http.ts';
 import { openCheckout, pagePath, paidOrder, readOrder } from './checkout-support.ts';
 import { expectCode } from './errors.ts';
@@ -182,13 +182,8 @@ async function caseIn(ctx: Context, who: Partner, status: string, moves: Record<
 
 const commission = (cents: number, bps: number) => Math.floor((cents * bps + 5000) / 10000);
 
-const shared = new WeakMap<Context, Promise<Partner>>();
 /** The family's partner-collected and hosted-checkout partner (its test clock is never moved). */
-function mainPartner(ctx: Context): Promise<Partner> {
-  let p = shared.get(ctx);
-  if (!p) shared.set(ctx, (p = partner(ctx)));
-  return p;
-}
+const mainPartner = (ctx: Context): Promise<Partner> => oncePerRun(ctx, 'lifecycle partner', () => partner(ctx));
 
 export const lifecycleFamily: Family = {
   name: 'lifecycle',

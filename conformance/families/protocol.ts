@@ -145,7 +145,7 @@ export const clockSkewFamily: Family = {
       async run(ctx) {
         await property(ctx, fc.integer({ min: -295, max: 295 }), async (drift) => {
           expectAuthenticated(await withTimestamp(ctx, String(ctx.http.nowSeconds() + drift)), `timestamp drift ${drift} s`);
-        });
+        }, undefined, { credentials: await ctx.credentials(), cost: { search: 1 } });
       },
     },
     {

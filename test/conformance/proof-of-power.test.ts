@@ -21,6 +21,7 @@ const CASES: Array<[Fault, string, string?]> = [
   ['foreign-orders-visible', 'authorization', 'partner.authz.by-id.orders'],
   ['cancel-after-delivery', 'lifecycle', 'partner.lifecycle.order.forbidden-moves'],
   ['skew-window-301', 'edges', 'partner.auth.skew.past-edge'],
+  ['skew-window-301', 'edges', 'partner.auth.skew.future-edge'],
   ['short-nonce-memory', 'edges', 'partner.auth.nonce.window-end'],
 ];
 
