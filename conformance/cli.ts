@@ -42,7 +42,7 @@ the reference server in-process on a temporary database and checks that.
   --oauth-user E --oauth-password P   sandbox sign-in user for the OAuth, MCP and public families
                            (default: SANDBOX_USER_EMAIL / SANDBOX_USER_PASSWORD)
   --provoke-rate-limit     exhaust a public rate-limit window on purpose to check the 429
-                           (always done against the in-process reference server)
+                           (implied when the suite acts as many clients: a deployment on 127.0.0.0/8)
   --target T               deployment (default) | mock: check a Prism mock of one document
                            (npm run mock): --surface partner with the partner mock (port 4010),
                            --surface public with the public one (4011); no protocol checks

@@ -314,12 +314,16 @@ export class HttpRecorder {
     return exchange;
   }
 
-  /** How many answers each rate-limit policy counted (by their RateLimit-Policy), for the summary. */
-  spent(): Map<string, number> {
-    const out = new Map<string, number>();
+  /** How many answers each rate-limit policy counted (by their RateLimit-Policy), in all and by family, for the summary. */
+  spent(): Map<string, { total: number; byFamily: Map<string, number> }> {
+    const out = new Map<string, { total: number; byFamily: Map<string, number> }>();
     for (const e of this.exchanges) {
       const policy = /^"([^"]+)"/.exec(e.responseHeaders['ratelimit-policy'] ?? '')?.[1];
-      if (policy) out.set(policy, (out.get(policy) ?? 0) + 1);
+      if (!policy) continue;
+      const entry = out.get(policy) ?? { total: 0, byFamily: new Map<string, number>() };
+      entry.total++;
+      entry.byFamily.set(e.family, (entry.byFamily.get(e.family) ?? 0) + 1);
+      out.set(policy, entry);
     }
     return out;
   }

@@ -3,7 +3,7 @@
 // that runs 25 examples would spend whole windows and make the run wait them out. A property says
 // what one run costs, per rate-limit class, and whose window it spends; it then runs as many
 // examples as the window has left (by the RateLimit headers of the caller's last answers), and at
-// most a tenth of the window's quota, so the checks after it find requests left; never fewer
+// most a twentieth of the window's quota, so the checks after it find requests left; never fewer
 // than a floor, so only a property that must spend more than is left waits, once. A window in
 // the thousands (a credential minted with raised quotas) never limits anything.
 import type { Context } from './context.ts';
@@ -27,10 +27,10 @@ export interface Plan {
 const SOON_MS = 8_000;
 
 /** The largest share of one window's quota a property plans to spend. */
-const SHARE = 1 / 10;
+const SHARE = 1 / 20;
 
 /** The fewest examples a property runs, whatever the windows say. */
-export const FLOOR_RUNS = 2;
+export const FLOOR_RUNS = 1;
 
 export function plannedRuns(ctx: Context, wanted: number, spend: Spend | undefined): Plan {
   if (!spend) return { runs: wanted };

@@ -27,7 +27,7 @@ export function counts(results: CheckResult[]): Record<Outcome, number> {
   return c;
 }
 
-export function consoleSummary(results: CheckResult[], seconds: number, extra: { retired?: Array<{ id: string; replacedBy?: string }>; waits?: Map<string, number>; spent?: Map<string, number> } = {}): string {
+export function consoleSummary(results: CheckResult[], seconds: number, extra: { retired?: Array<{ id: string; replacedBy?: string }>; waits?: Map<string, number>; spent?: Map<string, { total: number; byFamily: Map<string, number> }> } = {}): string {
   const baselined = results.some((r) => r.baseline);
   const lines = ['', `family                 passed  failed  skipped${baselined ? '  known  stale' : ''}`];
   for (const f of summaryByFamily(results)) {
@@ -40,7 +40,12 @@ export function consoleSummary(results: CheckResult[], seconds: number, extra: {
   if (known.length > 0) lines.push('', `known failures (baseline): ${known.map((r) => r.id).join(', ')}`);
   const waited = [...(extra.waits ?? [])].filter(([, ms]) => ms >= 1000).sort((a, b) => b[1] - a[1]);
   if (waited.length > 0) lines.push('', `waited for rate-limit windows: ${waited.map(([f, ms]) => `${f} ${(ms / 1000).toFixed(0)} s`).join(', ')}`);
-  if (extra.spent?.size) lines.push(`answers counted per rate-limit policy: ${[...extra.spent].map(([p, n]) => `${p} ${n}`).join(', ')}`);
+  if (extra.spent?.size) {
+    lines.push('answers counted per rate-limit policy:');
+    for (const [policy, { total, byFamily }] of extra.spent) {
+      lines.push(`  ${policy} ${total} (${[...byFamily].sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f || 'setup'} ${n}`).join(', ')})`);
+    }
+  }
   const c = counts(results);
   const tail = `${c.known ? `, ${c.known} known` : ''}${c.stale + (extra.retired?.length ?? 0) ? `, ${c.stale + (extra.retired?.length ?? 0)} stale` : ''}`;
   lines.push('', `conformance: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped${tail} (${seconds.toFixed(1)} s)`);

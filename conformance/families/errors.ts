@@ -76,7 +76,9 @@ export const errorCodesFamily: Family = {
   name: 'error-codes',
   surface: 'partner',
   description: 'Every provokable error code with its status, Error body and request_id; forbidden for every operation; order of checks',
-  needs: ['credentials', 'admin', 'writes'],
+  // Most codes need only a credential; those that need a second partner, a small quota or the
+  // operator's moves say so per check.
+  needs: ['credentials', 'writes'],
   checks: [
     {
       id: 'partner.errors.validation-error',
@@ -131,6 +133,7 @@ export const errorCodesFamily: Family = {
     {
       id: 'partner.errors.request-codes',
       rules: ['spec:partner#/components/schemas/ErrorCode/x-status-of-code', 'seed:partner › Errors'],
+      needs: ['admin'],
       name: 'forbidden, missing_idempotency_key, not_found (unknown path, order, domain), method_not_allowed on every partner path',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -175,6 +178,7 @@ export const errorCodesFamily: Family = {
     {
       id: 'partner.errors.quote-expired',
       rules: ['spec:partner:createQuote#/x-quote-validity-seconds', 'seed:partner › States and transitions'],
+      needs: ['admin'],
       name: "quote_expired: an order with a quote after the partner's test clock moved 11 minutes",
       async run(ctx) {
         need(ctx);
@@ -193,6 +197,7 @@ export const errorCodesFamily: Family = {
     {
       id: 'partner.errors.domain-reserved',
       rules: ['spec:partner:createQuote#/description'],
+      needs: ['admin'],
       name: "domain_reserved: another partner's quote and order for a domain under a live quote",
       async run(ctx) {
         need(ctx);
@@ -209,6 +214,7 @@ export const errorCodesFamily: Family = {
     {
       id: 'partner.errors.invalid-state',
       rules: ['spec:partner:refundOrder#/description', 'seed:partner › Endpoints › Settlement and reporting'],
+      needs: ['admin'],
       name: 'invalid_state: POST /refunds of an order the operator moved to TRANSFER_COMPLETED',
       async run(ctx) {
         need(ctx);
@@ -235,6 +241,7 @@ export const errorCodesFamily: Family = {
     {
       id: 'partner.errors.rate-limited',
       rules: ['spec:partner#/x-rate-limit-classes', 'seed:partner › Limits'],
+      needs: ['admin'],
       name: 'rate_limited: the 4th search-class request of a credential limited to 3 per window is 429 with Retry-After >= 1',
       async run(ctx) {
         const limited = await ctx.mint(['search'], { rate_limits: { search: 3 } });
@@ -260,6 +267,7 @@ export const errorCodesFamily: Family = {
     {
       id: 'partner.errors.check-order',
       rules: ['spec:partner#/x-signing/check-order'],
+      needs: ['admin'],
       name: 'order of checks (DECISIONS §1): first failure wins',
       async run(ctx) {
         need(ctx);

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import * as oauth from 'oauth4webapi';
 import { CheckFailure, expect, property, type Context, type Family } from '../context.ts';
 import { jsonOf, type Exchange } from '../http.ts';
-import { authorizationCode, authorizeTarget, discover, exchangeCode, oauthError, parseForms, REDIRECT_URI, refresh, register, signInAndConsent, tokenRequest } from '../oauth-flow.ts';
+import { authorizationCode, authorizeTarget, discover, discovered, exchangeCode, oauthError, parseForms, REDIRECT_URI, refresh, register, signInAndConsent, tokenRequest } from '../oauth-flow.ts';
 import { callPublic, expectPublicCode, okJson } from './public-support.ts';
 
 type Json = Record<string, unknown>;
@@ -171,7 +171,7 @@ export const oauthFamily: Family = {
         expect(typeof expiresIn === 'number' && expiresIn > 0 && expiresIn <= 1800, `expires_in ${String(expiresIn)}: access tokens live 30 minutes`, [tokenExchange]);
         await expectUnmasked(ctx, tokens.accessToken, await listedDomain(ctx), 'the access token of the flow');
         // Consent is asked every time, and a denial goes back to the client with access_denied.
-        const again = await discover(ctx);
+        const again = await discovered(ctx);
         const verifier = oauth.generateRandomCodeVerifier();
         const target = authorizeTarget(ctx, again, grant.client, { scope, state: 'deny-me', codeChallenge: await oauth.calculatePKCECodeChallenge(verifier) });
         const denied = await signInAndConsent(ctx, target, { email: ctx.options.oauthUser ?? '', password: ctx.options.oauthPassword ?? '' }, 'deny');
@@ -199,7 +199,7 @@ export const oauthFamily: Family = {
       needs: ['oauth-user'],
       name: 'PKCE and redirect_uri are verified at the token endpoint: a wrong code_verifier or redirect_uri is invalid_grant',
       async run(ctx) {
-        const as = await discover(ctx);
+        const as = await discovered(ctx);
         const client = await register(ctx, as, scope);
         const unreserved = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~'.split('');
         const wrong = fc.oneof(
@@ -245,7 +245,7 @@ export const oauthFamily: Family = {
       rules: ['spec:public:getAuthorizePage#/x-redirect-uri-matching', 'spec:public:getAuthorizePage#/x-error-format'],
       name: 'a bad redirect_uri or client_id is shown to the user (400, no Location), never redirected; other errors go back with error, state and iss',
       async run(ctx) {
-        const as = await discover(ctx);
+        const as = await discovered(ctx);
         const client = await register(ctx, as, scope);
         const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier());
         const bad = fc.oneof(
@@ -277,7 +277,7 @@ export const oauthFamily: Family = {
       needs: ['oauth-user'],
       name: 'the sign-in form is CSRF-protected: without the cookie, or with another csrf_token, it is a 400 and issues nothing',
       async run(ctx) {
-        const as = await discover(ctx);
+        const as = await discovered(ctx);
         const client = await register(ctx, as, scope);
         const target = authorizeTarget(ctx, as, client, { scope, state: 'csrf', codeChallenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()) });
         const page = await ctx.http.send({ target, headers: { accept: 'text/html' } });
@@ -299,7 +299,7 @@ export const oauthFamily: Family = {
       rules: ['spec:public:requestToken#/x-error-format', 'seed:public › Errors'],
       name: 'token endpoint errors are RFC 6749 JSON (error, error_description), status 400, Cache-Control: no-store',
       async run(ctx) {
-        const as = await discover(ctx);
+        const as = await discovered(ctx);
         const client = await register(ctx, as, scope);
         const cases: Array<[string, Record<string, string>, string, { contentType?: string; body?: string }?]> = [
           ['grant_type=password', { grant_type: 'password', username: 'a', password: 'b' }, 'unsupported_grant_type'],

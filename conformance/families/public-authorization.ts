@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, type Context, type Family } from '../context.ts';
 import { jsonOf } from '../http.ts';
-import { authorizationCode, discover, exchangeCode, register, tokenRequest } from '../oauth-flow.ts';
+import { authorizationCode, discovered, exchangeCode, register, tokenRequest } from '../oauth-flow.ts';
 import { callPublic, expectPublicCode } from './public-support.ts';
 
 const scope = 'pricing:read';
@@ -17,7 +17,7 @@ function expectInvalidGrant(e: Parameters<typeof jsonOf>[0], why: string): void 
 }
 
 async function twoClients(ctx: Context) {
-  const as = await discover(ctx);
+  const as = await discovered(ctx);
   return { as, a: await register(ctx, as, scope), b: await register(ctx, as, scope) };
 }
 

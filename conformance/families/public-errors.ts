@@ -134,7 +134,7 @@ export const publicErrorsFamily: Family = {
           const batch = await callPublic(ctx, 'runBatch', { json: batchBody([{ id: 'a', op: 'tld_requirements', params: { tld: 'com' } }]), bearer: token, deliberate: true });
           expectPublicCode(ctx, batch, 'invalid_token', 'POST /api/batch with a bad token (the whole request fails)');
           expectChallenge(ctx, batch, { error: 'invalid_token' }, 'POST /api/batch with a bad token');
-        }, 3);
+        }, 3, { cost: { public: 2 } });
         const probe = await callPublic(ctx, 'probeApi', { bearer: BOGUS_TOKEN, deliberate: true });
         expectPublicCode(ctx, probe, 'invalid_token', 'GET /api with a bad token');
         expectChallenge(ctx, probe, { error: 'invalid_token', scope: 'pricing:read' }, 'GET /api with a bad token');
@@ -216,7 +216,7 @@ export const publicErrorsFamily: Family = {
           expect(again.status === first.status && again.responseBody === first.responseBody, 'the same Idempotency-Key and body (other whitespace) must replay the stored status and body byte for byte', [first, again]);
           expect(again.responseHeaders['idempotent-replayed'] === 'true', `a replay must carry Idempotent-Replayed: true, got ${again.responseHeaders['idempotent-replayed'] ?? 'none'}`, [again]);
           expectPublicCode(ctx, await send(b), 'conflict', `the same Idempotency-Key with another body ({q: ${b}})`);
-        }, 3);
+        }, 3, { cost: { public: 3 } });
       },
     },
     {

@@ -564,9 +564,16 @@ export const schemaFamily: Family = {
         const domain = await listedDomain(ctx, credentials);
         const unlisted = `conformance-unlisted-${randomBytes(5).toString('hex')}.com`;
         const known: Record<string, string> = { domain, name: domain, q: 'coffee' };
-        // A read the run already had answered (2xx) is not asked again, unless a detail read needs its ids.
+        // A read the run already had answered (2xx) is not asked again; the rows of lists it read
+        // give the detail reads real ids.
         const answered = answeredOperations(ctx, 'partner', true);
-        const reads = ctx.spec.operations.filter((o) => o.api === 'partner' && o.method === 'GET' && (!answered.has(o.operationId) || o.parameters.some((p) => p.name === 'limit')));
+        for (const e of ctx.http.exchanges) {
+          const first = e.status === 200 ? (jsonOf(e) as { data?: unknown[] } | undefined)?.data?.[0] : undefined;
+          if (first && typeof first === 'object' && operationOf(ctx, e)?.api === 'partner') {
+            for (const [k, v] of Object.entries(first as Json)) if (typeof v === 'string' && !(k in known)) known[k] = v;
+          }
+        }
+        const reads = ctx.spec.operations.filter((o) => o.api === 'partner' && o.method === 'GET' && !answered.has(o.operationId));
         // Lists first: their rows give the detail reads real ids.
         reads.sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
         const failures: Exchange[] = [];

@@ -149,7 +149,7 @@ const noTotal: Mutation = async (request, upstream) => {
 
 /** A gateway whose request-body limit (16 KiB) is below what the contract's largest bulk request needs. */
 const smallBodyLimit: Mutation = async (request, upstream) => {
-  if (request.method === 'POST' && Number(request.headers['content-length'] ?? 0) > 16 * 1024) {
+  if (request.method === 'POST' && Buffer.byteLength(request.body) > 16 * 1024) {
     return { status: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'payload_too_large', message: 'gateway limit 16 KiB' }) };
   }
   return upstream();
