@@ -211,7 +211,7 @@ export const oauthFamily: Family = {
           fc.pre(!('code_verifier' in change) || change.code_verifier !== grant.verifier);
           const e = await tokenRequest(ctx, as, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, client_id: client.client_id, code_verifier: grant.verifier, ...change });
           expectOAuthError(e, 'invalid_grant', `a code exchange with ${JSON.stringify(change)}`);
-        }, Math.min(ctx.fc.numRuns, 4));
+        }, Math.min(ctx.fc.numRuns, 4), { cost: { public: 6 } });
       },
     },
     {
@@ -237,7 +237,7 @@ export const oauthFamily: Family = {
           const latest = await tokenRequest(ctx, first.as, { grant_type: 'refresh_token', refresh_token: current.refreshToken, client_id: first.client.client_id });
           expectOAuthError(latest, 'invalid_grant', 'the latest refresh token after the reuse was detected (the whole grant is revoked)');
           await expectTokenDead(ctx, current.accessToken, 'the latest access token after refresh-token reuse (the whole grant is revoked)');
-        }, Math.min(ctx.fc.numRuns, 3));
+        }, Math.min(ctx.fc.numRuns, 3), { cost: { public: 6 } });
       },
     },
     {
