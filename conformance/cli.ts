@@ -3,13 +3,18 @@
 // npm run conformance -- receiver --url URL --secret S   (checks a partner's webhook endpoint)
 // Exit codes: 0 every check passed (or was skipped), 1 a check failed, 2 configuration error.
 import { randomBytes } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { applyBaseline, parseBaseline, runFails, writeBaseline, type BaselineEntry } from './baseline.ts';
+import { writeBundle } from './bundle/write.ts';
 import { ConfigError } from './context.ts';
 import { ALL_FAMILIES } from './families/index.ts';
 import { MOCK_FAMILIES } from './families/mock.ts';
+import { htmlReport } from './html-report.ts';
 import { consoleSummary, jsonReport, junitReport } from './report.ts';
+import { listing } from './requirements.ts';
 import { runConformance, startReferenceServer } from './run.ts';
+import { selects } from './runner.ts';
 
 const USAGE = `Usage: npm run conformance -- [--base-url URL] [options]
 
@@ -20,20 +25,28 @@ the reference server in-process on a temporary database and checks that.
   --key-id ID --secret S   partner credential (default: SERVICE_KEY_ID / SERVICE_SECRET)
   --admin-token T          operator token: the suite mints its own credentials (default: ADMIN_TOKEN)
   --surface S              partner | public | all (default all)
-  --only a,b  --skip a,b   families to run or leave out (--list shows them)
+  --only a,b  --skip a,b   families, requirement IDs or ID prefixes to run or leave out
+                           (e.g. --only pagination,partner.auth.skew; --list shows them)
   --seed N --num-runs N    fast-check seed and runs per property (default: random seed, 25 runs)
-  --report junit=F,json=F  write reports
+  --report junit=F,json=F,html=F,bundle=DIR
+                           write reports: JUnit XML, JSON (also a valid --baseline), one
+                           self-contained HTML page, and a replayable bundle of each failure
+                           (HAR 1.2 and DIR/replay.mjs, see DIR/README.txt)
+  --baseline FILE          known failures (a JSON report, or one requirement ID and reason per
+                           line): they do not fail the run; a new failure does, and so does a
+                           listed check that passes now (stale: delete its line)
+  --write-baseline FILE    write the run's failures as a baseline
   --allow-live             accept pk_live_ credentials (then only checks that create nothing run)
   --webhook-listen H:P     address for the suite's webhook receiver (default 127.0.0.1:0)
   --webhook-public-url U   the URL the deployment should deliver to (remote deployments)
   --oauth-user E --oauth-password P   sandbox sign-in user for the OAuth, MCP and public families
                            (default: SANDBOX_USER_EMAIL / SANDBOX_USER_PASSWORD)
   --provoke-rate-limit     exhaust a public rate-limit window on purpose to check the 429
-                           (always done against the in-process reference server)
+                           (implied when the suite acts as many clients: a deployment on 127.0.0.0/8)
   --target T               deployment (default) | mock: check a Prism mock of one document
                            (npm run mock): --surface partner with the partner mock (port 4010),
                            --surface public with the public one (4011); no protocol checks
-  --list                   list the families and exit
+  --list                   list the requirements (ID, title, rules) by family, and the retired IDs
 
   npm run conformance -- receiver --url URL --secret S
                            check a partner's webhook endpoint instead (see conformance/receiver.ts)
@@ -54,6 +67,8 @@ function parse(argv: string[]) {
       seed: { type: 'string' },
       'num-runs': { type: 'string', default: '25' },
       report: { type: 'string' },
+      baseline: { type: 'string' },
+      'write-baseline': { type: 'string' },
       'allow-live': { type: 'boolean', default: false },
       'webhook-listen': { type: 'string' },
       'webhook-public-url': { type: 'string' },
@@ -75,16 +90,18 @@ function parse(argv: string[]) {
   const target = values.target;
   if (target !== 'deployment' && target !== 'mock') throw new ConfigError(`--target must be deployment or mock, not "${target}"`);
   if (target === 'mock' && (!values['base-url'] || surface === 'all')) throw new ConfigError('--target mock checks one Prism mock: give its --base-url and --surface partner or public');
-  const names = new Set([...ALL_FAMILIES, ...MOCK_FAMILIES].map((f) => f.name));
+  const families = [...ALL_FAMILIES, ...MOCK_FAMILIES];
   const list = (v: string | undefined, flag: string) => {
     const items = v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [];
-    for (const item of items) if (!names.has(item)) throw new ConfigError(`${flag}: unknown family "${item}" (known: ${[...names].join(', ')})`);
+    for (const item of items) {
+      if (!families.some((f) => f.checks.some((c) => selects(item, f, c)))) throw new ConfigError(`${flag}: "${item}" names no family, requirement ID or ID prefix (npm run conformance -- --list)`);
+    }
     return items;
   };
-  const reports: { junit?: string; json?: string } = {};
+  const reports: { junit?: string; json?: string; html?: string; bundle?: string } = {};
   for (const part of (values.report ?? '').split(',').filter(Boolean)) {
     const [kind, file] = part.split('=');
-    if ((kind !== 'junit' && kind !== 'json') || !file) throw new ConfigError(`--report takes junit=FILE and/or json=FILE, not "${part}"`);
+    if ((kind !== 'junit' && kind !== 'json' && kind !== 'html' && kind !== 'bundle') || !file) throw new ConfigError(`--report takes junit=FILE, json=FILE, html=FILE and bundle=DIR, not "${part}"`);
     reports[kind] = file;
   }
   const keyId = values['key-id'] ?? process.env.SERVICE_KEY_ID;
@@ -104,6 +121,8 @@ function parse(argv: string[]) {
     seed: int(values.seed, '--seed') ?? randomBytes(4).readInt32LE(0),
     numRuns: int(values['num-runs'], '--num-runs') ?? 25,
     reports,
+    baseline: values.baseline,
+    writeBaseline: values['write-baseline'],
     live: keyId?.startsWith('pk_live_') ?? false,
     options: {
       webhookListen: values['webhook-listen'],
@@ -135,8 +154,27 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (args.listOnly) {
-    for (const f of [...ALL_FAMILIES, ...MOCK_FAMILIES]) console.log(`${f.name.padEnd(18)} ${f.surface.padEnd(8)} ${f.description}`);
+    console.log(listing([...ALL_FAMILIES, ...MOCK_FAMILIES]));
     return 0;
+  }
+  let baseline: BaselineEntry[] = [];
+  if (args.baseline) {
+    let text: string;
+    try {
+      text = await readFile(args.baseline, 'utf8');
+    } catch (err) {
+      console.error(`--baseline ${args.baseline}: ${err instanceof Error ? err.message : String(err)}`);
+      return 2;
+    }
+    try {
+      baseline = parseBaseline(text, args.baseline, new Set([...ALL_FAMILIES, ...MOCK_FAMILIES].flatMap((f) => f.checks.map((c) => c.id))));
+    } catch (err) {
+      if (err instanceof ConfigError) {
+        console.error(err.message);
+        return 2;
+      }
+      throw err;
+    }
   }
 
   let baseUrl = args.baseUrl;
@@ -152,8 +190,9 @@ async function main(argv: string[]): Promise<number> {
     const tty = process.stdout.isTTY;
     const mark = (status: string) =>
       status === 'passed' ? (tty ? '\u001b[32m✓\u001b[0m' : 'ok  ') : status === 'failed' ? (tty ? '\u001b[31m✗\u001b[0m' : 'FAIL') : '-   ';
-    console.log(`conformance: against ${baseUrl} (seed ${args.seed}, ${args.numRuns} runs per property)`);
-    const { results, seconds } = await runConformance({
+    const known = new Set(baseline.map((b) => b.id));
+    console.log(`conformance: against ${baseUrl} (seed ${args.seed}, ${args.numRuns} runs per property${baseline.length ? `, baseline of ${baseline.length} known failures` : ''})`);
+    const run = await runConformance({
       baseUrl,
       credentials: args.credentials,
       adminToken,
@@ -168,13 +207,22 @@ async function main(argv: string[]): Promise<number> {
       options: args.options,
       provokeRateLimit: args.provokeRateLimit || reference !== undefined,
       log: (line) => console.log(line),
-      onFamily: (f) => console.log(`\n${f.name}: ${f.description}`),
-      onResult: (r) => console.log(`  ${mark(r.status)} ${r.check}${r.status === 'skipped' ? ` (skipped: ${r.message})` : ''} ${r.ms} ms`),
+      onFamily: (f) => console.log(`${f.name}: ${f.description}`),
+      onResult: (r) => console.log(`  ${mark(r.status)} ${r.id} [${r.family}] ${r.check}${r.status === 'failed' && known.has(r.id) ? ' (known failure)' : ''}${r.status === 'skipped' ? ` (skipped: ${r.message})` : ''} ${r.ms} ms`),
     });
-    console.log(consoleSummary(results, seconds));
+    const { results, retired } = applyBaseline(run.results, baseline);
+    const seconds = run.seconds;
+    console.log(consoleSummary(results, seconds, { retired, waits: run.http.waits, spent: run.http.spent() }));
+    const meta = { baseUrl, seed: args.seed, numRuns: args.numRuns, seconds };
     if (args.reports.junit) await writeFile(args.reports.junit, junitReport(results));
-    if (args.reports.json) await writeFile(args.reports.json, jsonReport(results, { baseUrl, seed: args.seed, numRuns: args.numRuns, seconds }));
-    return results.some((r) => r.status === 'failed') ? 1 : 0;
+    if (args.reports.json) await writeFile(args.reports.json, jsonReport(results, meta));
+    if (args.reports.bundle) {
+      const bundled = await writeBundle(args.reports.bundle, results, run.http, meta);
+      if (bundled.length > 0) console.log(`\nfailure bundle: ${args.reports.bundle} (${bundled.length} checks; node ${args.reports.bundle}/replay.mjs --base-url URL)`);
+    }
+    if (args.reports.html) await writeFile(args.reports.html, htmlReport(results, { ...meta, date: new Date().toISOString(), ...(args.reports.bundle ? { bundleDir: args.reports.bundle } : {}) }));
+    if (args.writeBaseline) await writeFile(args.writeBaseline, writeBaseline(results, { baseUrl, date: new Date().toISOString().slice(0, 10) }));
+    return runFails(results, retired) ? 1 : 0;
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

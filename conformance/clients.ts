@@ -39,7 +39,12 @@ export function boundFetch(localAddress: string, agent: http.Agent): typeof fetc
           });
         },
       );
-      req.on('error', reject);
+      // Node's documented pattern: a reused keep-alive socket the server closed as idle fails
+      // with ECONNRESET before the request was read; marked, so the caller can send it again.
+      req.on('error', (err: Error & { code?: string; staleSocket?: boolean }) => {
+        if (req.reusedSocket && err.code === 'ECONNRESET') err.staleSocket = true;
+        reject(err);
+      });
       init?.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')));
       req.end(body);
     });
@@ -110,7 +115,17 @@ export class ClientPool {
     if (!f) {
       const agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
       this.agents.set(address, agent);
-      f = boundFetch(address, agent);
+      const pooled = boundFetch(address, agent);
+      const fresh = boundFetch(address, new http.Agent({ keepAlive: false }));
+      // A request that failed on a stale kept-alive socket never reached the server: sent once more on a new connection.
+      f = (async (input: string | URL | Request, init?: RequestInit) => {
+        try {
+          return await pooled(input, init);
+        } catch (err) {
+          if ((err as { staleSocket?: unknown }).staleSocket !== true) throw err;
+          return fresh(input, init);
+        }
+      }) as typeof fetch;
       this.fetches.set(address, f);
     }
     return f;

@@ -3,13 +3,36 @@
 // carry the exact exchange to reproduce them.
 import fc from 'fast-check';
 import { describeExchange, jsonOf, type Credentials, type Exchange, type HttpRecorder } from './http.ts';
+import { plannedRuns, type Spend } from './pacing.ts';
 import type { SpecIndex } from './spec.ts';
 
 export type Surface = 'partner' | 'public';
 export type Need = 'admin' | 'credentials' | 'writes' | 'webhook-receiver' | 'oauth-user';
 
+/** What would let a run meet each need: a skip names exactly this. */
+export const NEED_HINTS: Record<Need, string> = {
+  admin: 'an operator token (--admin-token or ADMIN_TOKEN)',
+  credentials: 'a partner credential (--key-id/--secret or SERVICE_KEY_ID/SERVICE_SECRET) or an operator token (--admin-token)',
+  writes: 'a sandbox credential (pk_test_): with --allow-live only checks that create nothing run',
+  'webhook-receiver': "a URL the deployment can deliver to (--webhook-public-url, and --webhook-listen for the suite's receiver); a deployment off this machine cannot reach 127.0.0.1",
+  'oauth-user': 'a sandbox sign-in user (--oauth-user/--oauth-password or SANDBOX_USER_EMAIL/SANDBOX_USER_PASSWORD)',
+};
+
 export interface Check {
+  /**
+   * The requirement ID: stable, never reused for another meaning (retired ones are listed in
+   * conformance/requirements.ts). Dotted lowercase, e.g. `partner.auth.skew.past-edge`.
+   */
+  id: string;
+  /** Title: what the check asserts. */
   name: string;
+  /**
+   * The rules it enforces: `spec:<api>#<JSON pointer>` (a location in a bundled document),
+   * `spec:<api>:<operationId>#<pointer>` (inside one operation) or `seed:<partner|public> › <section>`.
+   */
+  rules: string[];
+  /** Needs beyond the family's (a check of a family that runs without them). */
+  needs?: Need[];
   run(ctx: Context): Promise<void>;
 }
 
@@ -34,14 +57,27 @@ export class CheckFailure extends Error {
   }
 }
 
-export class CheckSkipped extends Error {}
+/**
+ * The run lacks something the check needs (an operator token, a sign-in user, a reachable
+ * receiver, a credential with a scope...). The message says exactly what would enable it. What
+ * the deployment does wrong, or fails to do in its documented time, is a CheckFailure instead.
+ */
+export class CheckSkipped extends Error {
+  constructor(what: string) {
+    super(what.startsWith('needs ') ? what : `needs ${what}`);
+  }
+
+  static need(need: Need): CheckSkipped {
+    return new CheckSkipped(NEED_HINTS[need]);
+  }
+}
 
 /** A problem with how the suite was invoked (exit code 2), not with the deployment. */
 export class ConfigError extends Error {}
 
 export interface AdminClient {
   mint(body: { scopes: string[]; environment?: 'sandbox' | 'live'; affiliate?: boolean; approved?: boolean; partner_id?: string; rate_limits?: Record<string, number> }): Promise<Credentials & { partnerId: string }>;
-  post(path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  post(path: string, body?: unknown): Promise<{ status: number; body: unknown; exchange: Exchange }>;
 }
 
 export interface Context {
@@ -63,6 +99,21 @@ export interface Context {
    * the operator said so with --provoke-rate-limit); otherwise it only ever stays inside them.
    */
   provokeRateLimit: boolean;
+}
+
+const memos = new WeakMap<Context, Map<string, Promise<unknown>>>();
+
+/** One value per run (per context), built once and shared by the checks; a failed build is tried again by the next caller. */
+export function oncePerRun<T>(ctx: Context, key: string, build: () => Promise<T>): Promise<T> {
+  let memo = memos.get(ctx);
+  if (!memo) memos.set(ctx, (memo = new Map()));
+  let value = memo.get(key) as Promise<T> | undefined;
+  if (!value) {
+    value = build();
+    memo.set(key, value);
+    value.catch(() => memo.delete(key));
+  }
+  return value;
 }
 
 /** Fails unless the exchange is an Error body with this status and code, and a non-empty message. */
@@ -87,8 +138,13 @@ export function expect(condition: unknown, message: string, exchanges: Exchange[
 /**
  * Runs a fast-check property whose examples send requests. On failure the shrunk
  * counterexample, the seed to replay it and the last exchange of the failing run are reported.
+ * With `spend`, it runs only as many examples as the caller's rate-limit windows have left
+ * (see pacing.ts), and says so.
  */
-export async function property<T>(ctx: Context, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns?: number): Promise<void> {
+export async function property<T>(ctx: Context, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns?: number, spend?: Spend): Promise<void> {
+  const wanted = numRuns ?? ctx.fc.numRuns;
+  const plan = plannedRuns(ctx, wanted, spend);
+  if (plan.runs < wanted) ctx.log(`${plan.runs} of ${wanted} runs: ${plan.why ?? ''}`);
   let lastFailure: CheckFailure | undefined;
   const result = await fc.check(
     fc.asyncProperty(arbitrary, async (value) => {
@@ -103,7 +159,7 @@ export async function property<T>(ctx: Context, arbitrary: fc.Arbitrary<T>, pred
         throw err;
       }
     }),
-    { seed: ctx.fc.seed, numRuns: numRuns ?? ctx.fc.numRuns, endOnFailure: false },
+    { seed: ctx.fc.seed, numRuns: plan.runs, endOnFailure: false },
   );
   if (result.failed) {
     const counterexample = result.counterexample ? fc.stringify(result.counterexample[0]) : '(none)';

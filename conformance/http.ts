@@ -1,14 +1,37 @@
-// The suite's HTTP layer: every exchange is recorded (for the schema family and for failure
-// reports), signed requests go through the one protocol module, and the deployment's rate
-// limits are honoured (RateLimit headers read, Retry-After waited) rather than tripped.
+// The suite's HTTP layer: every exchange is recorded (for the schema family, failure reports and
+// replayable bundles), signed requests go through the one protocol module, and the deployment's
+// rate limits are honoured (RateLimit headers read, Retry-After waited) rather than tripped.
+// Which check sent a request is carried by an async scope, so the partner and public lanes can
+// run side by side.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
-import { HEADERS, sign } from '../client/protocol/index.ts';
+import { canonicalString, HEADERS, signatureHex } from '../client/protocol/index.ts';
 import { parseRateLimit } from '../client/rate-limit.ts';
 import { ClientPool } from './clients.ts';
 
+/**
+ * How a signed request's signature was made, so a replay can sign it again with a fresh
+ * timestamp and nonce and make the same mistake a check made on purpose (and no other).
+ */
+export interface SigningRecord {
+  /** The six lines that were signed. */
+  canonical: string;
+  /** False when the lines differ on purpose from what the request as sent produces (another query line, body, method). */
+  matchesRequest: boolean;
+  /** The HMAC key: the credential's secret, its key id (a deliberate mistake), or other text (an unknown key id). */
+  key: 'secret' | 'key-id' | 'other';
+  /** The header sent: the computed value, the computed value with its last hex digit changed, or other text. */
+  header: 'computed' | 'flipped' | 'verbatim';
+}
+
 export interface Exchange {
   family: string;
+  /** The title of the check that sent it. */
   check: string;
+  /** The requirement ID of the check that sent it. */
+  checkId: string;
+  /** When the request was sent (epoch ms). */
+  startedAt: number;
   method: string;
   url: string;
   requestHeaders: Record<string, string>;
@@ -25,6 +48,26 @@ export interface Exchange {
   setCookies?: string[];
   /** The local address the request was sent from, when the run acts as several clients. */
   client?: string | undefined;
+  /** Present on signed partner requests (see SigningRecord). */
+  signing?: SigningRecord | undefined;
+  /** An operator API call (its bearer token is never written to a report). */
+  operator?: boolean | undefined;
+}
+
+/** What the run knows of a credential it holds: for replays, which one it was (1, 2, ...) and its scopes. */
+export interface KnownCredential {
+  ordinal: number;
+  secret: string;
+  scopes?: string[] | undefined;
+  partnerId?: string | undefined;
+}
+
+/** The check a piece of work belongs to, and how long it waited for rate-limit windows. */
+export interface Scope {
+  family: string;
+  checkId: string;
+  check: string;
+  waitedMs: number;
 }
 
 export interface Credentials {
@@ -50,6 +93,12 @@ export interface SendOptions {
   client?: string;
   /** How many calls the deployment counts for this request (a public batch: one per entry). */
   cost?: number;
+  /** Another origin than the recorder's base URL (the operator API behind a proxy). */
+  origin?: string;
+  /** An operator API call. */
+  operator?: boolean;
+  /** Set by `signed`: how the signature it sent was made. */
+  signingRecord?: () => SigningRecord | undefined;
 }
 
 export interface SignOptions {
@@ -63,18 +112,24 @@ export interface SignOptions {
   signMethod?: string;
   /** A signature header to send instead of the computed one. */
   signatureOverride?: (computed: string) => string;
-  /** The clock the signer uses, seconds (defaults to local time plus the measured offset). */
+  /** Sign this QUERY_STRING line instead of the canonical query (a signer's mistake, on purpose). */
+  queryLine?: string;
 }
 
+const flipLast = (s: string) => s.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
+
 export class HttpRecorder {
-  readonly exchanges: Exchange[] = [];
-  family = '';
-  check = '';
+  readonly exchanges: Exchange[];
   /** Server time minus local time, ms (measured by the clock-skew family). */
   clockOffsetMs = 0;
+  /** The credentials the run holds, by key id. */
+  readonly credentials: Map<string, KnownCredential>;
+  /** Milliseconds waited for rate-limit windows, by family. */
+  readonly waits: Map<string, number>;
   private readonly pause = new Map<string, number>();
   /** The last known window of each caller and policy: requests left and when it resets. */
-  private readonly windows = new Map<string, { remaining: number; resetAt: number }>();
+  private readonly windows = new Map<string, { remaining: number; resetAt: number; limit: number }>();
+  private readonly scopes: AsyncLocalStorage<Scope>;
   private rotation = 0;
 
   constructor(
@@ -83,10 +138,63 @@ export class HttpRecorder {
     private readonly log: (line: string) => void = () => {},
     /** The clients this run may act as (see clients.ts); one by default. */
     readonly clients: ClientPool = ClientPool.single(),
-  ) {}
+    /** Shares the parent's record (exchanges, credentials, scopes) but keeps rate-limit windows of its own. */
+    parent?: HttpRecorder,
+  ) {
+    this.exchanges = parent?.exchanges ?? [];
+    this.credentials = parent?.credentials ?? new Map();
+    this.waits = parent?.waits ?? new Map();
+    this.scopes = parent?.scopes ?? new AsyncLocalStorage<Scope>();
+    if (parent) this.clockOffsetMs = parent.clockOffsetMs;
+  }
+
+  /** A recorder that records into this one but does not wait for windows this one saw spent. */
+  unpaced(): HttpRecorder {
+    return new HttpRecorder(this.baseUrl, this.fetchImpl, this.log, this.clients, this);
+  }
+
+  /** Runs work as one check: its exchanges are recorded under it, its waits counted. */
+  scope(family: string, checkId: string, check = checkId): { run<T>(work: () => Promise<T>): Promise<T>; readonly waitedMs: number } {
+    const scope: Scope = { family, checkId, check, waitedMs: 0 };
+    return {
+      run: (work) => this.scopes.run(scope, work),
+      get waitedMs() {
+        return scope.waitedMs;
+      },
+    };
+  }
+
+  /** The check running now (in this async context), if any. */
+  current(): Scope | undefined {
+    return this.scopes.getStore();
+  }
+
+  /** Remembers a credential the run holds (given or minted), so replays can stand in another for it. */
+  register(credentials: Credentials, info: { scopes?: string[]; partnerId?: string } = {}): void {
+    if (this.credentials.has(credentials.keyId)) return;
+    this.credentials.set(credentials.keyId, { ordinal: this.credentials.size + 1, secret: credentials.secret, ...info });
+  }
+
+  /** What is left of a caller's window of one rate-limit class, as the last answer said (undefined: not seen yet). */
+  window(caller: string, rateClass: string): { remaining: number; limit: number; resetInMs: number } | undefined {
+    const w = this.windows.get(`${caller}|${rateClass}`);
+    if (!w) return undefined;
+    const resetInMs = w.resetAt - Date.now();
+    return resetInMs <= 0 ? { remaining: w.limit, limit: w.limit, resetInMs: 0 } : { remaining: w.remaining, limit: w.limit, resetInMs };
+  }
 
   nowSeconds(): number {
     return Math.floor((Date.now() + this.clockOffsetMs) / 1000);
+  }
+
+  private async wait(ms: number): Promise<void> {
+    if (ms <= 0) return;
+    const scope = this.current();
+    if (scope) {
+      scope.waitedMs += ms;
+      this.waits.set(scope.family, (this.waits.get(scope.family) ?? 0) + ms);
+    }
+    await sleep(ms);
   }
 
   /** Sends one request; on 429 (unless accepted) waits Retry-After and sends a freshly prepared copy. */
@@ -98,33 +206,40 @@ export class HttpRecorder {
       if (options.client === undefined && exchange.client !== undefined && attempt < 4) continue;
       const wait = Math.max(1, Number(exchange.responseHeaders['retry-after'] ?? '1'));
       this.log(`  rate limited; waiting ${wait} s as Retry-After asks`);
-      await sleep(wait * 1000 + 50);
+      await this.wait(wait * 1000 + 50);
     }
   }
 
   /** A signed partner request: fresh timestamp and nonce unless overridden. */
   async signed(options: SendOptions & SignOptions): Promise<Exchange> {
-    return this.send(options, (headers) => {
-      const method = (options.method ?? 'GET').toUpperCase();
+    const method = (options.method ?? 'GET').toUpperCase();
+    const body = options.body ?? '';
+    const known = this.credentials.get(options.credentials.keyId);
+    const key: SigningRecord['key'] = known?.secret === options.credentials.secret ? 'secret' : known && options.credentials.secret === options.credentials.keyId ? 'key-id' : 'other';
+    let signing: SigningRecord | undefined;
+    return this.send({ ...options, signingRecord: () => signing }, (headers) => {
       const target = options.signTarget ?? options.target;
       const [path = '/', query = ''] = splitOnce(target, '?');
       const timestamp = options.timestamp ?? String(this.nowSeconds());
       const nonce = options.nonce ?? randomUUID();
-      const computed = sign({
-        secret: options.credentials.secret,
-        method: options.signMethod ?? method,
-        path,
-        query,
-        timestamp,
-        nonce,
-        body: options.signBody ?? options.body ?? '',
-      });
+      const lines = canonicalString({ method: options.signMethod ?? method, path, query, timestamp, nonce, body: options.signBody ?? body }).split('\n');
+      if (options.queryLine !== undefined) lines[2] = options.queryLine;
+      const canonical = lines.join('\n');
+      const computed = `v1=${signatureHex(options.credentials.secret, canonical)}`;
+      const header = options.signatureOverride ? options.signatureOverride(computed) : computed;
+      const deviates = options.signTarget !== undefined || options.signBody !== undefined || options.signMethod !== undefined || options.queryLine !== undefined;
+      signing = {
+        canonical,
+        matchesRequest: !deviates || sentCanonical({ method, target: options.target, timestamp, nonce, body }) === canonical,
+        key,
+        header: header === computed ? 'computed' : header === flipLast(computed) ? 'flipped' : 'verbatim',
+      };
       return {
         ...headers,
         [HEADERS.keyId]: options.credentials.keyId,
         [HEADERS.timestamp]: timestamp,
         [HEADERS.nonce]: nonce,
-        [HEADERS.signature]: options.signatureOverride ? options.signatureOverride(computed) : computed,
+        [HEADERS.signature]: header,
       };
     });
   }
@@ -144,14 +259,17 @@ export class HttpRecorder {
     const partner = keyId !== undefined || options.target.startsWith('/api/partner/') || options.target.startsWith('/api/admin/');
     const cost = options.cost ?? 1;
     const client = options.client ?? (partner || bearer !== undefined ? undefined : this.rotatingClient(options.rateClass, cost));
-    const caller = keyId ?? (bearer !== undefined ? `bearer:${bearer}` : client !== undefined ? `ip:${client}` : '');
+    // Unsigned partner and operator requests are counted against no window (a partner 401 comes
+    // before the credential is known; the operator API has no limit): they never wait.
+    const caller = keyId ?? (bearer !== undefined && !options.operator ? `bearer:${bearer}` : partner ? '' : client !== undefined ? `ip:${client}` : SELF);
     // Wait for a spent window of this caller first (prepared again afterwards: a fresh timestamp).
     // A check that wants to see the 429 sends straight through.
-    const resumeAt = options.acceptRateLimit ? 0 : this.resumeAt(caller, options.rateClass, cost);
-    if (resumeAt > Date.now()) await sleep(resumeAt - Date.now());
+    const resumeAt = options.acceptRateLimit || caller === '' ? 0 : this.resumeAt(caller, options.rateClass, cost);
+    if (resumeAt > Date.now()) await this.wait(resumeAt - Date.now());
     const headers = prepare ? prepare(baseHeaders) : baseHeaders;
     const started = performance.now();
-    const url = this.baseUrl + options.target;
+    const startedAt = Date.now();
+    const url = (options.origin ?? this.baseUrl) + options.target;
     const send = client !== undefined ? this.clients.fetchFrom(client) : this.fetchImpl;
     const response = await send(url, {
       method,
@@ -160,13 +278,16 @@ export class HttpRecorder {
       redirect: 'manual',
     });
     const responseBody = await response.text();
+    const scope = this.current();
     const exchange: Exchange = {
-      family: this.family,
-      check: this.check,
+      family: scope?.family ?? '',
+      check: scope?.check ?? '',
+      checkId: scope?.checkId ?? '',
+      startedAt,
       method,
       url,
-      requestHeaders: headers,
-      requestBody: typeof body === 'string' ? body : Buffer.from(body).toString('utf8'),
+      requestHeaders: options.operator ? redactOperatorToken(headers) : headers,
+      requestBody: exchangeBody(body),
       status: response.status,
       responseHeaders: headersObject(response.headers),
       responseBody,
@@ -175,18 +296,53 @@ export class HttpRecorder {
       deliberate: options.deliberate,
       setCookies: response.headers.getSetCookie(),
       client,
+      signing: options.signingRecord?.() ?? this.signingOf(method, options.target, headers, exchangeBody(body)),
+      operator: options.operator,
     };
     this.exchanges.push(exchange);
     // Stay inside the deployment's limits: when a window is spent, wait for it to reset.
     const state = parseRateLimit(response.headers);
-    if (state) this.windows.set(`${caller}|${state.policy ?? '*'}`, { remaining: state.remaining, resetAt: Date.now() + state.resetSeconds * 1000 + 50 });
-    if (state && state.remaining === 0 && response.status !== 429) {
+    if (state && caller !== '') this.windows.set(`${caller}|${state.policy ?? '*'}`, { remaining: state.remaining, resetAt: Date.now() + state.resetSeconds * 1000 + 50, limit: state.limit });
+    if (caller === '') {
+      // Counted against nothing: no window to remember.
+    } else if (state && state.remaining === 0 && response.status !== 429) {
       this.pause.set(`${caller}|${state.policy ?? '*'}`, Date.now() + state.resetSeconds * 1000 + 50);
     } else if (response.status === 429 && !options.acceptRateLimit) {
       const wait = Math.max(1, Number(response.headers.get('retry-after') ?? '1'));
       this.pause.set(`${caller}|${state?.policy ?? options.rateClass ?? '*'}`, Date.now() + wait * 1000 + 50);
     }
     return exchange;
+  }
+
+  /** How many answers each rate-limit policy counted (by their RateLimit-Policy), in all and by family, for the summary. */
+  spent(): Map<string, { total: number; byFamily: Map<string, number> }> {
+    const out = new Map<string, { total: number; byFamily: Map<string, number> }>();
+    for (const e of this.exchanges) {
+      const policy = /^"([^"]+)"/.exec(e.responseHeaders['ratelimit-policy'] ?? '')?.[1];
+      if (!policy) continue;
+      const entry = out.get(policy) ?? { total: 0, byFamily: new Map<string, number>() };
+      entry.total++;
+      entry.byFamily.set(e.family, (entry.byFamily.get(e.family) ?? 0) + 1);
+      out.set(policy, entry);
+    }
+    return out;
+  }
+
+  /**
+   * The signing record of a request whose headers were signed elsewhere (a check building the four
+   * headers itself): `computed` when they are the correct signature of the request as sent with a
+   * credential the run holds, else undefined (a replay then sends the signature as recorded).
+   */
+  private signingOf(method: string, target: string, headers: Record<string, string>, body: string): SigningRecord | undefined {
+    const keyId = headerOf(headers, HEADERS.keyId.toLowerCase());
+    const timestamp = headerOf(headers, HEADERS.timestamp.toLowerCase());
+    const nonce = headerOf(headers, HEADERS.nonce.toLowerCase());
+    const signature = headerOf(headers, HEADERS.signature.toLowerCase());
+    const known = keyId === undefined ? undefined : this.credentials.get(keyId);
+    if (!known || timestamp === undefined || nonce === undefined || signature === undefined) return undefined;
+    const canonical = sentCanonical({ method, target, timestamp, nonce, body });
+    if (canonical === undefined || signature !== `v1=${signatureHex(known.secret, canonical)}`) return undefined;
+    return { canonical, matchesRequest: true, key: 'secret', header: 'computed' };
   }
 
   /**
@@ -244,6 +400,28 @@ export class HttpRecorder {
 function headerOf(headers: Record<string, string>, name: string): string | undefined {
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() === name) return v;
   return undefined;
+}
+
+/** The caller a public request without a token counts against when the run is one client. */
+export const SELF = 'ip:self';
+
+/** The placeholder an operator call's token is recorded as (reports and bundles never hold it). */
+export const ADMIN_TOKEN_PLACEHOLDER = 'Bearer ${ADMIN_TOKEN}';
+
+function redactOperatorToken(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, k.toLowerCase() === 'authorization' ? ADMIN_TOKEN_PLACEHOLDER : v]));
+}
+
+const exchangeBody = (body: string | Uint8Array) => (typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
+
+/** The canonical string of a request as sent, or undefined when none can be written (a malformed query). */
+function sentCanonical(r: { method: string; target: string; timestamp: string; nonce: string; body: string | Uint8Array }): string | undefined {
+  const [path = '/', query = ''] = splitOnce(r.target, '?');
+  try {
+    return canonicalString({ method: r.method, path, query, timestamp: r.timestamp, nonce: r.nonce, body: r.body });
+  } catch {
+    return undefined;
+  }
 }
 
 function headersObject(headers: Headers): Record<string, string> {

@@ -4,7 +4,7 @@
 // then the code exchange. oauth4webapi does the client side (it checks state, iss and the token
 // response); the requests go through the suite's recorder, so every answer is schema-checked too.
 import * as oauth from 'oauth4webapi';
-import { CheckFailure, type Context } from './context.ts';
+import { CheckFailure, oncePerRun, type Context } from './context.ts';
 import { jsonOf, type Exchange } from './http.ts';
 
 /** Never followed: the suite reads the code from the redirect's Location. Loopback, so any port matches. */
@@ -37,6 +37,11 @@ export async function asCheck<T>(why: string, run: () => Promise<T>, ctx: Contex
     const detail = err instanceof Error ? `${err.name}: ${err.message}${(err as { cause?: unknown }).cause ? ` (${JSON.stringify((err as { cause?: unknown }).cause).slice(0, 300)})` : ''}` : String(err);
     throw new CheckFailure(`${why}: ${detail}`, last);
   }
+}
+
+/** The authorization server's metadata, discovered once per run (the metadata check discovers it afresh). */
+export function discovered(ctx: Context): Promise<oauth.AuthorizationServer> {
+  return oncePerRun(ctx, 'oauth discovery', () => discover(ctx));
 }
 
 export async function discover(ctx: Context): Promise<oauth.AuthorizationServer> {
@@ -178,7 +183,7 @@ export interface CodeGrant extends Flow {
 /** Discovery (or the given server), registration, PKCE and consent: a fresh code. */
 export async function authorizationCode(ctx: Context, o: { scope: string; resource?: string; as?: oauth.AuthorizationServer; client?: oauth.Client }): Promise<CodeGrant> {
   const user = { email: ctx.options.oauthUser ?? '', password: ctx.options.oauthPassword ?? '' };
-  const as = o.as ?? (await discover(ctx));
+  const as = o.as ?? (await discovered(ctx));
   const client = o.client ?? (await register(ctx, as, o.scope));
   const verifier = oauth.generateRandomCodeVerifier();
   const state = oauth.generateRandomState();

@@ -10,7 +10,7 @@ import { ClientPool } from './clients.ts';
 import { ConfigError, type AdminClient, type Context, type Family, type Need } from './context.ts';
 import { ALL_FAMILIES } from './families/index.ts';
 import { MOCK_FAMILIES } from './families/mock.ts';
-import { HttpRecorder, type Credentials, type Exchange } from './http.ts';
+import { HttpRecorder, jsonOf, type Credentials, type Exchange } from './http.ts';
 import { runFamilies, selectFamilies, type CheckResult } from './runner.ts';
 import { SpecIndex } from './spec.ts';
 
@@ -40,21 +40,18 @@ export interface ConformanceOptions {
   provokeRateLimit?: boolean;
 }
 
-function adminClient(baseUrl: string, token: string): AdminClient {
+/** The operator API, through the recorder (so its calls are in the run's record and in bundles; the token never is). */
+function adminClient(http: HttpRecorder, origin: string | undefined, token: string): AdminClient {
   const post = async (path: string, body?: unknown) => {
-    const res = await fetch(`${baseUrl}/api/admin/v1${path}`, {
+    const exchange = await http.send({
       method: 'POST',
+      target: `/api/admin/v1${path}`,
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify(body ?? {}),
+      operator: true,
+      ...(origin !== undefined ? { origin } : {}),
     });
-    const text = await res.text();
-    let parsed: unknown = text;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      // not JSON: kept as text
-    }
-    return { status: res.status, body: parsed };
+    return { status: exchange.status, body: jsonOf(exchange) ?? exchange.responseBody, exchange };
   };
   return {
     post,
@@ -64,16 +61,33 @@ function adminClient(baseUrl: string, token: string): AdminClient {
       if (res.status !== 201 || !created.key_id || !created.secret || !created.partner_id) {
         throw new ConfigError(`minting a credential through the operator API failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
       }
-      return { keyId: created.key_id, secret: created.secret, partnerId: created.partner_id };
+      const minted = { keyId: created.key_id, secret: created.secret, partnerId: created.partner_id };
+      http.register(minted, { scopes: body.scopes, partnerId: created.partner_id });
+      return minted;
     },
   };
+}
+
+/** True when the deployment is on this machine's loopback, so it can reach a receiver listening there. */
+export function isLoopback(baseUrl: string): boolean {
+  const host = new URL(baseUrl).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** Every partner scope, with quotas high enough that a local run never waits. */
 const ALL_SCOPES = ['search', 'embed', 'buy', 'broker', 'refer', 'report', 'webhook'];
 const FAST_LIMITS = { search: 100_000, write: 100_000, reporting: 100_000 };
 
-export async function runConformance(o: ConformanceOptions): Promise<{ results: CheckResult[]; seconds: number; families: Family[]; exchanges: Exchange[] }> {
+export interface ConformanceRun {
+  results: CheckResult[];
+  seconds: number;
+  families: Family[];
+  exchanges: Exchange[];
+  /** The run's record: exchanges, the credentials it held, the measured clock offset, waits. */
+  http: HttpRecorder;
+}
+
+export async function runConformance(o: ConformanceOptions): Promise<ConformanceRun> {
   const log = o.log ?? (() => {});
   const options = { ...o.options };
   if (o.reference && !options.oauthUser) {
@@ -85,15 +99,17 @@ export async function runConformance(o: ConformanceOptions): Promise<{ results: 
   const clients = o.target === 'mock' ? ClientPool.single() : await ClientPool.forBaseUrl(o.baseUrl);
   if (clients.size > 0) log(`  the deployment is on loopback: public requests come from ${clients.size} client addresses (127.0.0.2-254), each with its own rate-limit window`);
   const http = new HttpRecorder(o.baseUrl, globalThis.fetch, log, clients);
-  const admin = o.adminToken ? adminClient(o.adminBaseUrl ?? o.baseUrl, o.adminToken) : undefined;
-  let main: (Credentials & { partnerId?: string }) | undefined = o.credentials;
+  const admin = o.adminToken ? adminClient(http, o.adminBaseUrl, o.adminToken) : undefined;
+  if (o.credentials) http.register(o.credentials);
+  // One promise, so the two lanes asking at once mint one credential.
+  let main: Promise<Credentials & { partnerId?: string }> | undefined = o.credentials ? Promise.resolve(o.credentials) : undefined;
   const ctx: Context = {
     http,
     spec: SpecIndex.load(),
     fc: { seed: o.seed, numRuns: o.numRuns },
     admin,
     async credentials() {
-      main ??= admin ? await admin.mint({ scopes: ALL_SCOPES, affiliate: true, rate_limits: FAST_LIMITS }) : undefined;
+      if (!main && admin) main = admin.mint({ scopes: ALL_SCOPES, affiliate: true, rate_limits: FAST_LIMITS });
       if (!main) throw new ConfigError('no partner credential: pass --key-id/--secret (or SERVICE_KEY_ID/SERVICE_SECRET) or --admin-token');
       return main;
     },
@@ -102,15 +118,20 @@ export async function runConformance(o: ConformanceOptions): Promise<{ results: 
       return admin.mint({ scopes, rate_limits: FAST_LIMITS, ...extra });
     },
     writesAllowed: !o.live,
-    log,
+    // Lines a check logs name its family: the two surfaces run side by side.
+    log: (line) => {
+      const scope = http.current();
+      log(scope ? `  [${scope.family}] ${line.replace(/^\s+/, '')}` : line);
+    },
     options,
-    provokeRateLimit: o.provokeRateLimit ?? o.reference === true,
+    // Spending one client's window costs nothing when the run acts as many clients (127.0.0.0/8).
+    provokeRateLimit: o.provokeRateLimit === true || o.reference === true || clients.size > 0,
   };
   const available = new Set<Need>();
   if (admin) available.add('admin');
   if (admin || o.credentials) available.add('credentials');
   if (!o.live) available.add('writes');
-  if (!o.live) available.add('webhook-receiver');
+  if (!o.live && (isLoopback(o.baseUrl) || options.webhookPublicUrl)) available.add('webhook-receiver');
   if (options.oauthUser && options.oauthPassword) available.add('oauth-user');
   const selection = { only: o.only ?? [], skip: o.skip ?? [], surface: o.surface ?? 'all' };
   const families = selectFamilies(o.families ?? (o.target === 'mock' ? MOCK_FAMILIES : ALL_FAMILIES), selection);
@@ -126,7 +147,7 @@ export async function runConformance(o: ConformanceOptions): Promise<{ results: 
   } finally {
     clients.close();
   }
-  return { results, seconds: (performance.now() - started) / 1000, families, exchanges: http.exchanges };
+  return { results, seconds: (performance.now() - started) / 1000, families, exchanges: http.exchanges, http };
 }
 
 /**

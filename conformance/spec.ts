@@ -13,8 +13,10 @@ const GENERATED = join(fileURLToPath(import.meta.url), '../../generated');
 
 type Json = Record<string, unknown>;
 
+export type SpecApi = 'partner' | 'public' | 'admin';
+
 export interface SpecOperation {
-  api: 'partner' | 'public';
+  api: SpecApi;
   method: string;
   path: string;
   operationId: string;
@@ -35,9 +37,9 @@ export class SpecIndex {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   private readonly validators = new Map<string, ValidateFunction>();
 
-  constructor(readonly documents: { partner: Json; public: Json }) {
+  constructor(readonly documents: { partner: Json; public: Json; admin: Json }) {
     addFormats(this.ajv);
-    for (const api of ['partner', 'public'] as const) {
+    for (const api of ['partner', 'public', 'admin'] as const) {
       this.ajv.addSchema({ ...documents[api], $id: `https://contract.invalid/${api}.json` });
       this.index(api, documents[api]);
     }
@@ -45,10 +47,39 @@ export class SpecIndex {
 
   static load(): SpecIndex {
     const read = (api: string) => JSON.parse(readFileSync(join(GENERATED, `${api}.openapi.json`), 'utf8')) as Json;
-    return new SpecIndex({ partner: read('partner'), public: read('public') });
+    return new SpecIndex({ partner: read('partner'), public: read('public'), admin: read('admin') });
   }
 
-  find(api: 'partner' | 'public', method: string, path: string): SpecOperation | undefined {
+  /**
+   * What a `spec:` rule of a check names: `spec:<api>#<JSON pointer>` in a bundled document, or
+   * `spec:<api>:<operationId>#<pointer>` inside one operation. Undefined when it names nothing
+   * (the kit's own tests fail on that) or the rule is not a `spec:` rule.
+   */
+  ruleTarget(rule: string): unknown {
+    const m = /^spec:(partner|public|admin)(?::([A-Za-z0-9_]+))?#(\/.*)?$/.exec(rule);
+    if (!m) return undefined;
+    const api = m[1] as SpecApi;
+    let base: Json = this.documents[api];
+    if (m[2] !== undefined) {
+      const op = this.operations.find((o) => o.api === api && o.operationId === m[2]);
+      if (!op) return undefined;
+      base = (((base.paths as Json)[op.path] as Json)[op.method.toLowerCase()] as Json) ?? {};
+    }
+    let node: unknown = base;
+    for (const raw of (m[3] ?? '').split('/').slice(1)) {
+      if (node === null || typeof node !== 'object') return undefined;
+      node = (node as Json)[raw.replace(/~1/g, '/').replace(/~0/g, '~')];
+      if (node && typeof node === 'object' && typeof (node as Json).$ref === 'string') node = this.resolve(m[2] !== undefined ? this.documents[api] : base, node as Json);
+    }
+    return node;
+  }
+
+  /** A root `x-` extension, or one of an operation (`operationId`). */
+  extension<T>(api: SpecApi, name: string, operationId?: string): T | undefined {
+    return this.ruleTarget(`spec:${api}${operationId ? `:${operationId}` : ''}#/${name}`) as T | undefined;
+  }
+
+  find(api: SpecApi, method: string, path: string): SpecOperation | undefined {
     return this.operations.find((o) => o.api === api && o.method === method.toUpperCase() && o.path === path);
   }
 
@@ -59,7 +90,7 @@ export class SpecIndex {
   }
 
   /** The operation a concrete request path (no query) belongs to. */
-  match(api: 'partner' | 'public', method: string, concretePath: string): SpecOperation | undefined {
+  match(api: SpecApi, method: string, concretePath: string): SpecOperation | undefined {
     const candidates = this.operations.filter((o) => o.api === api && o.method === method.toUpperCase());
     const exact = candidates.find((o) => o.path === concretePath);
     if (exact) return exact;
@@ -67,7 +98,7 @@ export class SpecIndex {
   }
 
   /** Validates a value against the schema at a JSON pointer of one document; returns error text or undefined. */
-  validate(api: 'partner' | 'public', pointer: string, value: unknown): string | undefined {
+  validate(api: SpecApi, pointer: string, value: unknown): string | undefined {
     const key = `${api}#${pointer}`;
     let fn = this.validators.get(key);
     if (!fn) {
@@ -79,12 +110,12 @@ export class SpecIndex {
   }
 
   /** Every ErrorCode value and its status (x-status-of-code). */
-  errorStatuses(api: 'partner' | 'public' = 'partner'): Record<string, number> {
+  errorStatuses(api: SpecApi = 'partner'): Record<string, number> {
     const schemas = (this.documents[api].components as Json).schemas as Record<string, Json>;
     return (schemas.ErrorCode as Json)['x-status-of-code'] as Record<string, number>;
   }
 
-  private index(api: 'partner' | 'public', doc: Json): void {
+  private index(api: SpecApi, doc: Json): void {
     const paths = (doc.paths ?? {}) as Record<string, Json>;
     const escape = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
     for (const [path, rawItem] of Object.entries(paths)) {

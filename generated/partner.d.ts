@@ -2275,9 +2275,10 @@ export interface components {
         Limit: number;
         /**
          * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-         *     every row that existed throughout it exactly once), and bound to the filters that produced
-         *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-         *     `invalid_cursor`. `limit` may change between pages.
+         *     every row that existed throughout it exactly once), and bound to the partner and the
+         *     filters that produced it: sending it with another partner's credential or with other
+         *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+         *     the same partner may follow it). `limit` may change between pages.
          * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
          */
         Cursor: string;
@@ -2576,9 +2577,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2802,9 +2804,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2869,9 +2872,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -2931,9 +2935,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -3030,9 +3035,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -3156,9 +3162,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -3295,9 +3302,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -3357,9 +3365,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];
@@ -3414,9 +3423,10 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /**
                  * @description The `next_cursor` of the previous page. Opaque, signed and keyset-based (a traversal sees
-                 *     every row that existed throughout it exactly once), and bound to the filters that produced
-                 *     it: sending it with other filters, or a malformed or tampered cursor, is 400
-                 *     `invalid_cursor`. `limit` may change between pages.
+                 *     every row that existed throughout it exactly once), and bound to the partner and the
+                 *     filters that produced it: sending it with another partner's credential or with other
+                 *     filters, or a malformed or tampered cursor, is 400 `invalid_cursor` (another credential of
+                 *     the same partner may follow it). `limit` may change between pages.
                  * @example eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ
                  */
                 cursor?: components["parameters"]["Cursor"];

@@ -15,6 +15,14 @@ export const FAULTS = [
   'missing-retry-after',
   'remove-response-field',
   'bad-webhook-signature',
+  // Authorization between principals: GET /orders/{public_id} serves another partner's order.
+  'foreign-orders-visible',
+  // Order lifecycle: an operator may cancel an order already delivered (TRANSFER_COMPLETED).
+  'cancel-after-delivery',
+  // Skew edge: a timestamp 301 s away is still accepted (the window compared with >= 302).
+  'skew-window-301',
+  // Nonce memory: a nonce whose timestamp is 299 s old or more is forgotten (a store pruned early).
+  'short-nonce-memory',
 ] as const;
 
 export type Fault = (typeof FAULTS)[number];

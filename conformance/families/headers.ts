@@ -245,6 +245,8 @@ export const headersFamily: Family = {
   needs: ['credentials'],
   checks: [
     {
+      id: 'partner.headers.rate-limit.per-class',
+      rules: ['spec:partner#/x-rate-limit-classes', 'spec:partner#/components/headers/RateLimit-Policy'],
       name: 'each class (search, reporting, write) answers with its own policy, and RateLimit r counts down by one per request',
       async run(ctx) {
         const { credentials, fresh } = await probeCredential(ctx);
@@ -271,6 +273,8 @@ export const headersFamily: Family = {
       },
     },
     {
+      id: 'partner.headers.rate-limit.separate-classes',
+      rules: ['spec:partner#/x-rate-limit-classes'],
       name: 'classes are counted separately: a reporting request leaves the search count alone',
       async run(ctx) {
         const { credentials } = await probeCredential(ctx);
@@ -287,6 +291,8 @@ export const headersFamily: Family = {
       },
     },
     {
+      id: 'partner.headers.rate-limit.none-on-401',
+      rules: ['spec:partner#/info/description'],
       name: '401 answers carry no rate-limit fields (the credential is not identified)',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -313,9 +319,11 @@ export const headersFamily: Family = {
       },
     },
     {
+      id: 'partner.headers.rate-limit.429',
+      rules: ['spec:partner#/components/schemas/ErrorCode/x-status-of-code/rate_limited', 'seed:partner › Limits'],
+      needs: ['admin'],
       name: 'past the quota: 429 rate_limited with Retry-After in whole seconds >= 1 and r=0',
       async run(ctx) {
-        if (!ctx.admin) throw new CheckSkipped('needs a credential with a small quota, minted through the operator API (--admin-token)');
         const credentials = await ctx.mint(['search'], { rate_limits: { search: 2 } });
         const first = await probe(ctx, credentials, 'search', true);
         const a = expectFields(ctx, first, 'first request with quota 2');
@@ -339,6 +347,8 @@ export const headersFamily: Family = {
       },
     },
     {
+      id: 'partner.headers.deprecation',
+      rules: ['spec:partner#/info/description'],
       name: 'Deprecation is @<unix-seconds> with an IMF-fixdate Sunset not earlier and a rel="deprecation" Link, wherever it appears',
       async run(ctx) {
         const credentials = await ctx.credentials();

@@ -4,7 +4,8 @@
 // before the body); concurrent retries never create two orders; stored 4xx outcomes replay too.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { CheckFailure, CheckSkipped, expect, expectError, expectStatus, property, type Context, type Family } from '../context.ts';
+import { plannedRuns } from '../pacing.ts';
+import { CheckFailure, expect, expectError, expectStatus, property, type Context, type Family } from '../context.ts';
 import { jsonOf, sleep, type Credentials, type Exchange } from '../http.ts';
 import { eventsAfter, listedDomain, listedDomains, orderRequest, ordersOfDomain, postOrder, unlistedDomain, type Listed, type OrderJson } from './orders-support.ts';
 
@@ -108,22 +109,27 @@ export const idempotencyFamily: Family = {
   needs: ['credentials', 'writes'],
   checks: [
     {
+      id: 'partner.orders.idempotency.replay',
+      rules: ['spec:partner:createOrder#/x-idempotency', 'seed:partner › Endpoints › Partner-collected sales'],
       name: 'the same key and body replay the stored 201 byte for byte with Idempotent-Replayed: true, and one order and one order.recorded event result',
       async run(ctx) {
         const credentials = await ctx.credentials();
         const before = await eventsAfter(ctx, credentials);
         const listed = await listedDomain(ctx, credentials);
         const { key, body, first, order } = await firstOrder(ctx, credentials, listed, { external_payment_ref: `conf_${randomUUID().slice(0, 8)}` });
-        for (let i = 0; i < 3; i++) {
+        const retries = plannedRuns(ctx, 3, { credentials, cost: { write: 1 } }).runs;
+        for (let i = 0; i < retries; i++) {
           expectReplay(first, await postOrder(ctx, { credentials, body, key }), `retry ${i + 1} with the same key and the same bytes`);
         }
-        await expectOneOrder(ctx, credentials, listed.domain, order.public_id, 'after three replays');
+        await expectOneOrder(ctx, credentials, listed.domain, order.public_id, `after ${retries} replays`);
         const after = await eventsAfter(ctx, credentials, before.last ?? undefined);
         const recorded = after.events.filter((e) => e.type === 'order.recorded' && e.data?.order?.public_id === order.public_id);
-        expect(recorded.length === 1, `GET /events has ${recorded.length} order.recorded events for ${order.public_id}, expected exactly 1 after one order and three replays`, after.exchanges.slice(-2));
+        expect(recorded.length === 1, `GET /events has ${recorded.length} order.recorded events for ${order.public_id}, expected exactly 1 after one order and ${retries} replays`, after.exchanges.slice(-2));
       },
     },
     {
+      id: 'partner.orders.idempotency.fingerprint',
+      rules: ['spec:partner:createOrder#/x-idempotency'],
       name: 'a re-serialised body (other whitespace, key order, \\u escapes) with the same key replays the stored answer',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -135,16 +141,18 @@ export const idempotencyFamily: Family = {
         await property(ctx, styleArbitrary, async (style) => {
           const body = reserialise(value, style);
           expectReplay(first, await postOrder(ctx, { credentials, body, key }), `the same body re-serialised as ${JSON.stringify(body)}`);
-        }, Math.min(ctx.fc.numRuns, 20));
+        }, Math.min(ctx.fc.numRuns, 20), { credentials, cost: { write: 1 }, reserve: 1 });
         await expectOneOrder(ctx, credentials, listed.domain, order.public_id, 'after the re-serialised retries');
       },
     },
     {
+      id: 'partner.orders.idempotency.conflict',
+      rules: ['spec:partner:createOrder#/x-idempotency', 'seed:partner › Endpoints › Partner-collected sales'],
       name: 'another body under the same key gives 409 conflict, which is not stored (the original still replays)',
       async run(ctx) {
         const credentials = await ctx.credentials();
         const [listed, other] = await listedDomains(ctx, credentials, 2);
-        if (!listed || !other) throw new CheckSkipped('needs two listed domains');
+        if (!listed || !other) throw new CheckFailure('the inventory search found fewer than two listed, unsold domains');
         const { key, value, body, first, order } = await firstOrder(ctx, credentials, listed);
         const base = value as Record<string, Json>;
         const changes = fc.constantFrom<Array<[string, Record<string, Json>]>>(
@@ -158,13 +166,15 @@ export const idempotencyFamily: Family = {
           const conflict = await postOrder(ctx, { credentials, body: JSON.stringify(changed), key, deliberate: true });
           expectError(conflict, 409, 'conflict', `the same Idempotency-Key with ${what}`);
           expect(!replayed(conflict), `a 409 conflict is never stored, so it cannot be a replay (Idempotent-Replayed: true)`, [conflict]);
-        }, 5);
+        }, 5, { credentials, cost: { write: 1 }, reserve: 1 });
         expectReplay(first, await postOrder(ctx, { credentials, body, key }), 'the original body after the conflicts');
         await expectOneOrder(ctx, credentials, listed.domain, order.public_id, 'after the conflicts');
         await expectNoOrder(ctx, credentials, other.domain, 'the conflicting body for another domain must not have been executed');
       },
     },
     {
+      id: 'partner.orders.idempotency.key-required',
+      rules: ['spec:partner#/x-signing/check-order', 'seed:partner › Authentication › Required headers'],
       name: 'a missing Idempotency-Key gives 400 missing_idempotency_key, also when the body is invalid, and creates nothing',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -173,17 +183,19 @@ export const idempotencyFamily: Family = {
         expectError(missing, 400, 'missing_idempotency_key', 'a valid order request without Idempotency-Key');
         await property(ctx, invalidBodies(listed), async (body) => {
           expectError(await postOrder(ctx, { credentials, body, key: undefined, deliberate: true }), 400, 'missing_idempotency_key', `no Idempotency-Key and an invalid body ${JSON.stringify(body)} (the key is checked before the body)`);
-        }, Math.min(ctx.fc.numRuns, 20));
+        }, Math.min(ctx.fc.numRuns, 20), { credentials, cost: { write: 1 } });
         await expectNoOrder(ctx, credentials, listed.domain, 'the request without a key must not have been executed');
       },
     },
     {
+      id: 'partner.orders.idempotency.key-length',
+      rules: ['spec:partner#/components/parameters/IdempotencyKey'],
       name: 'keys of 1 and 255 characters are accepted; 256 characters is 400 validation_error',
       async run(ctx) {
         // Keys are scoped per credential: a fresh one (when it can be minted) has used no key yet.
         const credentials = ctx.admin ? await ctx.mint(['search', 'buy']) : await ctx.credentials();
         const [a, b, c] = await listedDomains(ctx, credentials, 3);
-        if (!a || !b || !c) throw new CheckSkipped('needs three listed domains');
+        if (!a || !b || !c) throw new CheckFailure('the inventory search found fewer than three listed, unsold domains');
         const long = (n: number) => `${randomUUID()}${'k'.repeat(n)}`.slice(0, n);
         const tooLong = await postOrder(ctx, { credentials, body: JSON.stringify(orderRequest(a)), key: long(256), deliberate: true });
         expectError(tooLong, 400, 'validation_error', 'an Idempotency-Key of 256 characters');
@@ -196,13 +208,16 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.concurrent',
+      rules: ['spec:partner:createOrder#/x-idempotency'],
       name: 'concurrent requests with one key create exactly one order (each answer is the 201 or 409 conflict with Retry-After)',
       async run(ctx) {
         const credentials = await ctx.credentials();
         const listed = await listedDomain(ctx, credentials);
         const key = randomUUID();
         const body = JSON.stringify(orderRequest(listed));
-        const N = 10;
+        // Ten at once, or fewer (at least four) when the credential's write window has less left.
+        const N = Math.max(4, plannedRuns(ctx, 10, { credentials, cost: { write: 1 }, reserve: 2 }).runs);
         const all: Exchange[] = [];
         let pending = await Promise.all(Array.from({ length: N }, () => postOrder(ctx, { credentials, body, key })));
         const settled: Exchange[] = [];
@@ -233,6 +248,8 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.stores-4xx',
+      rules: ['spec:partner:createOrder#/x-idempotency'],
       name: 'a 422 price_mismatch outcome is stored and replayed (and the domain stays on sale)',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -249,6 +266,8 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.stores-not-found',
+      rules: ['spec:partner:createOrder#/x-idempotency'],
       name: 'a 404 not_found outcome (unlisted domain) is stored and replayed',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -261,13 +280,15 @@ export const idempotencyFamily: Family = {
       },
     },
     {
+      id: 'partner.orders.idempotency.per-credential',
+      rules: ['spec:partner:createOrder#/x-idempotency'],
+      needs: ['admin'],
       name: 'keys are scoped per credential: another credential of the same partner may use the same key for another order',
       async run(ctx) {
-        if (!ctx.admin) throw new CheckSkipped('needs a second credential of one partner (--admin-token)');
         const one = await ctx.mint(['search', 'buy']);
-        const two = await ctx.admin.mint({ scopes: ['search', 'buy'], partner_id: one.partnerId, rate_limits: { search: 100_000, write: 100_000, reporting: 100_000 } });
+        const two = await ctx.admin!.mint({ scopes: ['search', 'buy'], partner_id: one.partnerId, rate_limits: { search: 100_000, write: 100_000, reporting: 100_000 } });
         const [a, b] = await listedDomains(ctx, one, 2);
-        if (!a || !b) throw new CheckSkipped('needs two listed domains');
+        if (!a || !b) throw new CheckFailure('the inventory search found fewer than two listed, unsold domains');
         const key = randomUUID();
         const first = await postOrder(ctx, { credentials: one, body: JSON.stringify(orderRequest(a)), key });
         expectStatus(first, 201, 'the first credential records an order');

@@ -6,6 +6,11 @@ import { paginationFamily } from './pagination.ts';
 import { errorCodesFamily } from './errors.ts';
 import { headersFamily } from './headers.ts';
 import { webhooksFamily } from './webhooks.ts';
+import { authorizationFamily } from './authorization.ts';
+import { lifecycleFamily } from './lifecycle.ts';
+import { edgesFamily } from './edges.ts';
+import { publicEdgesFamily } from './public-edges.ts';
+import { publicAuthorizationFamily } from './public-authorization.ts';
 import { schemaFamily } from './schema.ts';
 import { listingsFamily } from './listings.ts';
 import { publicErrorsFamily } from './public-errors.ts';
@@ -18,16 +23,23 @@ export const ALL_FAMILIES: Family[] = [
   canonicalQueryFamily,
   clockSkewFamily,
   nonceReplayFamily,
-  idempotencyFamily,
+  // Before idempotency: with a default quota, its reporting reads and idempotency's writes then
+  // run out of their windows at about the same time, so one wait refills both.
   paginationFamily,
+  idempotencyFamily,
   errorCodesFamily,
   headersFamily,
   webhooksFamily,
+  authorizationFamily,
+  lifecycleFamily,
+  edgesFamily,
   schemaFamily,
   listingsFamily,
   publicErrorsFamily,
   oauthFamily,
   mcpFamily,
+  publicEdgesFamily,
+  publicAuthorizationFamily,
   // After the others: it reviews every public answer they caused.
   publicHeadersFamily,
   publicSchemaFamily,

@@ -158,10 +158,14 @@ export const listingsFamily: Family = {
   needs: [],
   checks: [
     {
+      id: 'public.listings.walk',
+      rules: ['spec:public:listMarketListings#/description', 'seed:public › Endpoints › Public REST'],
       name: 'a cursor walk covers the filtered set exactly once, in the sort order (ties by domain), pages within limit, ending with next_cursor null',
       async run(ctx) {
         const f = await fixture(ctx);
-        const arbitrary = fc.tuple(filtersArbitrary(f, 40), fc.constantFrom(...SORTS), fc.array(fc.integer({ min: 1, max: 12 }), { minLength: 1, maxLength: 3 }));
+        // One client for the whole run (its window is the run's): smaller sets in larger pages.
+        const one = ctx.http.clients.size === 0;
+        const arbitrary = fc.tuple(filtersArbitrary(f, one ? 12 : 40), fc.constantFrom(...SORTS), fc.array(fc.integer({ min: one ? 3 : 1, max: 12 }), { minLength: 1, maxLength: 3 }));
         await property(ctx, arbitrary, async ([filters, sort, limits]) => {
           // The expected rows: from the fixture when it holds the whole set, else from one offset read.
           let expected = f.all.filter((l) => matches(l, filters)).sort(compare(sort));
@@ -174,10 +178,12 @@ export const listingsFamily: Family = {
           if (wrong) throw new CheckFailure(`cursor walk over GET /api/market/listings?${queryString(filtersQuery(filters, sort))} with limits ${limits.join(',')}: ${wrong}`, exchanges.slice(-2));
           const stray = items.find((l) => !matches(l, filters));
           if (stray) throw new CheckFailure(`the walk with ${JSON.stringify(filters)} served ${stray.domain} (tld ${stray.tld}, price ${stray.price}), which the filters exclude`, exchanges.slice(-2));
-        }, runs(ctx, 25));
+        }, runs(ctx, 25), { cost: { public: 5 } });
       },
     },
     {
+      id: 'public.listings.offset',
+      rules: ['spec:public:listMarketListings#/description', 'seed:public › Resources and their fields'],
       name: 'offset pages: the rows of the cursor walk at that position, total = size of the filtered set, page.offset/limit echoed, next_cursor continues after the page',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -210,10 +216,12 @@ export const listingsFamily: Family = {
           if (wrongNext) throw new CheckFailure(`the next_cursor of the offset page ${why} does not continue after it: ${wrongNext}`, [p.exchange, next.exchange]);
           expect(next.page.offset === offset + limit, `a page reached by cursor reports page.offset ${next.page.offset}; ${offset + limit} rows sort before it`, [next.exchange]);
           expect(next.page.total === expected.length, `a page reached by cursor reports total ${next.page.total}; the filtered set has ${expected.length}`, [next.exchange]);
-        }, runs(ctx, 20));
+        }, runs(ctx, 20), { cost: { public: 3 } });
       },
     },
     {
+      id: 'public.listings.cursor-bound',
+      rules: ['spec:public#/components/parameters/Cursor', 'seed:public › Errors'],
       name: 'a cursor reused with other filters or another sort gives 400 invalid_cursor (another limit is fine)',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -248,10 +256,12 @@ export const listingsFamily: Family = {
           expectPublicCode(ctx, reused, 'invalid_cursor', `the cursor of ${queryString(filtersQuery(filters, sort))} reused with ${queryString({ ...other })} (${change} changed)`);
           const same = await callPublic(ctx, OP, { query: { ...filtersQuery(filters, sort), limit: 2, cursor } });
           expect(same.status === 200, `the cursor reused with the same filters and sort but limit 2 should answer 200, got ${same.status}`, [same]);
-        }, runs(ctx, 15));
+        }, runs(ctx, 15), { cost: { public: 3 } });
       },
     },
     {
+      id: 'public.listings.cursor-tamper-proof',
+      rules: ['spec:public#/components/parameters/Cursor'],
       name: 'a tampered, truncated or made-up cursor gives 400 invalid_cursor',
       async run(ctx) {
         await fixture(ctx);
@@ -270,10 +280,12 @@ export const listingsFamily: Family = {
         await property(ctx, tampered, async (bad) => {
           const e = await callPublic(ctx, OP, { query: { sort: 'price_asc', limit: 2, cursor: bad }, deliberate: true });
           expectPublicCode(ctx, e, 'invalid_cursor', `GET /api/market/listings with the cursor ${JSON.stringify(bad)} (the real one was ${JSON.stringify(cursor)})`);
-        }, runs(ctx, 20));
+        }, runs(ctx, 20), { cost: { public: 1 } });
       },
     },
     {
+      id: 'public.listings.validation',
+      rules: ['spec:public#/components/parameters/Limit', 'spec:public#/components/parameters/Offset'],
       name: 'limit outside 1..100, a negative offset, max_price below min_price or an unknown sort give 400 validation_error; limit 1 and 100 are honoured',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -288,7 +300,7 @@ export const listingsFamily: Family = {
           expectPublicCode(ctx, e, 'validation_error', `GET /api/market/listings?${queryString(query)}`);
           const details = (jsonOf(e) as { details?: unknown }).details;
           expect(Array.isArray(details) && details.length > 0, `GET /api/market/listings?${queryString(query)}: a validation_error names the failing parameter in details`, [e]);
-        }, runs(ctx, 15));
+        }, runs(ctx, 15), { cost: { public: 1 } });
         for (const limit of [1, 100]) {
           const p = await page(ctx, { limit }, `GET /api/market/listings?limit=${limit}`);
           expect(p.data.length === Math.min(limit, f.total), `GET /api/market/listings?limit=${limit} answered ${p.data.length} listings of ${f.total}`, [p.exchange]);

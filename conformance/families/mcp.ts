@@ -123,6 +123,8 @@ export const mcpFamily: Family = {
   needs: [],
   checks: [
     {
+      id: 'public.mcp.initialize',
+      rules: ['spec:public:postMcpMessage#/x-mcp-tools', 'seed:public › Endpoints › MCP server'],
       name: 'initialize negotiates a served revision; tools/list lists search_domain, whois_lookup, tld_registration_price, tld_requirements with descriptions, input and output schemas',
       async run(ctx) {
         const tools = await withSession(ctx, undefined, async (s) => {
@@ -145,6 +147,8 @@ export const mcpFamily: Family = {
       },
     },
     {
+      id: 'public.mcp.tools',
+      rules: ['spec:public:postMcpMessage#/x-mcp-tools'],
       name: "tools/call of each tool: structuredContent valid against the tool's outputSchema and the contract, equal to the REST call's answer",
       async run(ctx) {
         const s = await samples(ctx);
@@ -175,7 +179,7 @@ export const mcpFamily: Family = {
             if (JSON.stringify(withoutRequestId(restBody)) !== JSON.stringify(withoutRequestId(result.structuredContent))) {
               throw new CheckFailure(`tools/call ${name} ${JSON.stringify(args)} answers ${JSON.stringify(result.structuredContent).slice(0, 300)}; its REST call answers ${JSON.stringify(restBody).slice(0, 300)}`, [...last, rest]);
             }
-          }, Math.min(ctx.fc.numRuns, 12));
+          }, Math.min(ctx.fc.numRuns, 12), { cost: { public: 2 } });
           // A tool that fails: isError, the Error body the REST call would answer as text, and
           // no structuredContent (it would have to match the tool's outputSchema).
           const failed = await session.callTool('tld_requirements', { tld: 'notatld' });
@@ -191,6 +195,9 @@ export const mcpFamily: Family = {
       },
     },
     {
+      id: 'public.mcp.bearer',
+      rules: ['spec:public:postMcpMessage#/description', 'seed:public › Endpoints › MCP server'],
+      needs: ['oauth-user'],
       name: 'the bearer token of the HTTP request reaches search_domain: real prices with it, masked without',
       async run(ctx) {
         const listing = okJson<{ data: Array<{ domain: string; price: number }> }>(await callPublic(ctx, 'listMarketListings', { query: { limit: 1, sort: 'price_asc' } }), 'GET /api/market/listings?limit=1');
@@ -209,6 +216,8 @@ export const mcpFamily: Family = {
       },
     },
     {
+      id: 'public.mcp.origin',
+      rules: ['spec:public#/components/parameters/Origin', 'spec:public#/paths/~1mcp/post/x-mcp-protocol-versions'],
       name: 'Origin: a foreign origin is 403 forbidden (DNS-rebinding protection); the server\'s own origin and no Origin are accepted; revisions: each served 2025 one is answered when asked, an unknown header is -32022',
       async run(ctx) {
         const message = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'conformance-kit', version: '1.0.0' } } };
@@ -217,7 +226,7 @@ export const mcpFamily: Family = {
         await property(ctx, foreign, async (origin) => {
           const e = await callPublic(ctx, 'postMcpMessage', { json: message, headers: { ...headers, origin }, deliberate: true });
           expectPublicCode(ctx, e, 'forbidden', `POST /mcp with Origin: ${origin}`);
-        }, 4);
+        }, 4, { cost: { public: 1 } });
         for (const origin of [new URL(ctx.http.baseUrl).origin, undefined]) {
           const e = await callPublic(ctx, 'postMcpMessage', { json: message, headers: origin ? { ...headers, origin } : headers });
           expect(e.status === 200, `POST /mcp initialize ${origin ? `with its own Origin ${origin}` : 'without Origin'} answered ${e.status}`, [e]);

@@ -83,6 +83,8 @@ export function exampleRequest(doc: Json, api: Api, op: SpecOperation): { target
 
 function operationCheck(api: Api, op: SpecOperation): Check {
   return {
+    id: `mock.${api}.${op.operationId.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
+    rules: [`spec:${api}:${op.operationId}#/responses`],
     name: `${op.method} ${op.path} (${op.operationId})`,
     async run(ctx: Context) {
       const doc = ctx.spec.documents[api];

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import * as oauth from 'oauth4webapi';
 import { CheckFailure, expect, property, type Context, type Family } from '../context.ts';
 import { jsonOf, type Exchange } from '../http.ts';
-import { authorizationCode, authorizeTarget, discover, exchangeCode, oauthError, parseForms, REDIRECT_URI, refresh, register, signInAndConsent, tokenRequest } from '../oauth-flow.ts';
+import { authorizationCode, authorizeTarget, discover, discovered, exchangeCode, oauthError, parseForms, REDIRECT_URI, refresh, register, signInAndConsent, tokenRequest } from '../oauth-flow.ts';
 import { callPublic, expectPublicCode, okJson } from './public-support.ts';
 
 type Json = Record<string, unknown>;
@@ -69,9 +69,12 @@ export const oauthFamily: Family = {
   name: 'oauth',
   surface: 'public',
   description: 'Metadata documents, registration, the PKCE flow through the sign-in form, single-use codes, refresh rotation and reuse, redirect mismatch, token errors, unmasked prices',
-  needs: ['oauth-user'],
+  // Metadata, registration and the error answers need no sign-in: only the flows do (per check).
+  needs: [],
   checks: [
     {
+      id: 'public.oauth.metadata',
+      rules: ['spec:public:getAuthorizationServerMetadata#/description', 'spec:public:getOpenIdConfiguration#/description', 'seed:public › Endpoints › OAuth 2.1 endpoints'],
       name: 'metadata: RFC 8414 members, issuer = base URL, S256 only, iss advertised; the openid mirror; protected-resource documents (root and /mcp)',
       async run(ctx) {
         const base = ctx.http.baseUrl;
@@ -124,6 +127,8 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.registration',
+      rules: ['spec:public:registerOAuthClient#/description', 'seed:public › Endpoints › OAuth 2.1 endpoints'],
       name: 'registration: 201, no-store, the metadata echoed with token_endpoint_auth_method none and no secret; bad redirect_uris and metadata refused RFC 7591-style',
       async run(ctx) {
         const send = (body: unknown, raw?: string) => callPublic(ctx, 'registerOAuthClient', raw !== undefined ? { raw, deliberate: true } : { json: body, deliberate: true });
@@ -140,14 +145,14 @@ export const oauthFamily: Family = {
           expect(typeof body.client_id === 'string' && body.client_id !== '', 'the registration answer has no client_id', [e]);
           expect(body.token_endpoint_auth_method === 'none' && body.client_secret === undefined, `every client is public: token_endpoint_auth_method must be "none" and no client_secret issued, got ${JSON.stringify(body.token_endpoint_auth_method)}${body.client_secret !== undefined ? ' and a secret' : ''}`, [e]);
           expect(body.client_name === metadata.client_name && JSON.stringify(body.redirect_uris) === JSON.stringify(metadata.redirect_uris), 'the registration answer must echo client_name and redirect_uris as sent', [e]);
-        }, Math.min(ctx.fc.numRuns, 6));
+        }, Math.min(ctx.fc.numRuns, 6), { cost: { public: 1 } });
         const badRedirects = fc.constantFrom<unknown>(['not a uri'], ['https://app.example.net/cb#fragment'], ['http://app.example.net/cb'], ['/relative/cb'], []);
         await property(ctx, badRedirects, async (redirect_uris) => {
           const e = await send({ client_name: 'bad', redirect_uris });
           const error = oauthError(e);
           expect(error === 'invalid_redirect_uri' || (error === 'invalid_client_metadata' && Array.isArray(redirect_uris) && redirect_uris.length === 0), `redirect_uris ${JSON.stringify(redirect_uris)} must be refused with 400 invalid_redirect_uri, got ${e.status} ${e.responseBody.slice(0, 200)}`, [e]);
           expectOAuthError(e, String(error), `POST /api/oauth/register with redirect_uris ${JSON.stringify(redirect_uris)}`);
-        }, 5);
+        }, 5, { cost: { public: 1 } });
         for (const [what, body, raw] of [
           ['token_endpoint_auth_method client_secret_basic', { client_name: 'x', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_basic' }, undefined],
           ['grant_types [client_credentials]', { client_name: 'x', redirect_uris: [REDIRECT_URI], grant_types: ['client_credentials'] }, undefined],
@@ -158,6 +163,9 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.flow',
+      rules: ['spec:public:getAuthorizePage#/x-pkce', 'spec:public:requestToken#/x-token-lifetimes', 'seed:public › Authentication'],
+      needs: ['oauth-user'],
       name: 'the PKCE flow (oauth4webapi, state and iss checked) through the sign-in form: Bearer tokens, pricing:read, no-store; the token unmasks search prices',
       async run(ctx) {
         const grant = await authorizationCode(ctx, { scope });
@@ -171,7 +179,7 @@ export const oauthFamily: Family = {
         expect(typeof expiresIn === 'number' && expiresIn > 0 && expiresIn <= 1800, `expires_in ${String(expiresIn)}: access tokens live 30 minutes`, [tokenExchange]);
         await expectUnmasked(ctx, tokens.accessToken, await listedDomain(ctx), 'the access token of the flow');
         // Consent is asked every time, and a denial goes back to the client with access_denied.
-        const again = await discover(ctx);
+        const again = await discovered(ctx);
         const verifier = oauth.generateRandomCodeVerifier();
         const target = authorizeTarget(ctx, again, grant.client, { scope, state: 'deny-me', codeChallenge: await oauth.calculatePKCECodeChallenge(verifier) });
         const denied = await signInAndConsent(ctx, target, { email: ctx.options.oauthUser ?? '', password: ctx.options.oauthPassword ?? '' }, 'deny');
@@ -179,6 +187,9 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.code-single-use',
+      rules: ['spec:public:requestToken#/x-token-rules', 'seed:public › Authentication'],
+      needs: ['oauth-user'],
       name: 'codes are single-use: a replay is invalid_grant (no-store) and revokes the tokens issued from the code',
       async run(ctx) {
         const grant = await authorizationCode(ctx, { scope });
@@ -191,9 +202,12 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.pkce-verified',
+      rules: ['spec:public:getAuthorizePage#/x-pkce', 'spec:public:getAuthorizePage#/x-redirect-uri-matching'],
+      needs: ['oauth-user'],
       name: 'PKCE and redirect_uri are verified at the token endpoint: a wrong code_verifier or redirect_uri is invalid_grant',
       async run(ctx) {
-        const as = await discover(ctx);
+        const as = await discovered(ctx);
         const client = await register(ctx, as, scope);
         const unreserved = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~'.split('');
         const wrong = fc.oneof(
@@ -205,10 +219,13 @@ export const oauthFamily: Family = {
           fc.pre(!('code_verifier' in change) || change.code_verifier !== grant.verifier);
           const e = await tokenRequest(ctx, as, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, client_id: client.client_id, code_verifier: grant.verifier, ...change });
           expectOAuthError(e, 'invalid_grant', `a code exchange with ${JSON.stringify(change)}`);
-        }, Math.min(ctx.fc.numRuns, 4));
+        }, Math.min(ctx.fc.numRuns, 4), { cost: { public: 6 } });
       },
     },
     {
+      id: 'public.oauth.refresh-rotation',
+      rules: ['spec:public:requestToken#/x-token-rules', 'seed:public › Authentication'],
+      needs: ['oauth-user'],
       name: 'refresh tokens rotate; presenting a rotated one is invalid_grant and revokes the grant (the latest refresh and access tokens die too)',
       async run(ctx) {
         await property(ctx, fc.integer({ min: 1, max: 3 }), async (rotations) => {
@@ -228,13 +245,15 @@ export const oauthFamily: Family = {
           const latest = await tokenRequest(ctx, first.as, { grant_type: 'refresh_token', refresh_token: current.refreshToken, client_id: first.client.client_id });
           expectOAuthError(latest, 'invalid_grant', 'the latest refresh token after the reuse was detected (the whole grant is revoked)');
           await expectTokenDead(ctx, current.accessToken, 'the latest access token after refresh-token reuse (the whole grant is revoked)');
-        }, Math.min(ctx.fc.numRuns, 3));
+        }, Math.min(ctx.fc.numRuns, 3), { cost: { public: 6 } });
       },
     },
     {
+      id: 'public.oauth.authorize-errors',
+      rules: ['spec:public:getAuthorizePage#/x-redirect-uri-matching', 'spec:public:getAuthorizePage#/x-error-format'],
       name: 'a bad redirect_uri or client_id is shown to the user (400, no Location), never redirected; other errors go back with error, state and iss',
       async run(ctx) {
-        const as = await discover(ctx);
+        const as = await discovered(ctx);
         const client = await register(ctx, as, scope);
         const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier());
         const bad = fc.oneof(
@@ -249,7 +268,7 @@ export const oauthFamily: Family = {
           expect(location === undefined, `the error for redirect_uri ${redirectUri} must be shown, not redirected; the answer carries Location: ${location}`, [page]);
           const json = await ctx.http.send({ target, headers: { accept: 'application/json' }, deliberate: true });
           expectPublicCode(ctx, json, code, `GET /oauth/authorize with redirect_uri ${redirectUri}, client_id ${clientId} (Accept: application/json)`);
-        }, Math.min(ctx.fc.numRuns, 6));
+        }, Math.min(ctx.fc.numRuns, 6), { cost: { public: 2 } });
         // Loopback redirects match on any port (RFC 8252 §7.3).
         const otherPort = await ctx.http.send({ target: authorizeTarget(ctx, as, client, { scope, state: 's2', codeChallenge: challenge, redirectUri: 'http://127.0.0.1:5999/callback' }), headers: { accept: 'text/html' } });
         expect(otherPort.status === 200, `the registered loopback redirect on another port must be accepted (200 sign-in page), got ${otherPort.status}`, [otherPort]);
@@ -261,9 +280,12 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.csrf',
+      rules: ['spec:public:submitAuthorizeForm#/description'],
+      needs: ['oauth-user'],
       name: 'the sign-in form is CSRF-protected: without the cookie, or with another csrf_token, it is a 400 and issues nothing',
       async run(ctx) {
-        const as = await discover(ctx);
+        const as = await discovered(ctx);
         const client = await register(ctx, as, scope);
         const target = authorizeTarget(ctx, as, client, { scope, state: 'csrf', codeChallenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()) });
         const page = await ctx.http.send({ target, headers: { accept: 'text/html' } });
@@ -281,9 +303,11 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.token-errors',
+      rules: ['spec:public:requestToken#/x-error-format', 'seed:public › Errors'],
       name: 'token endpoint errors are RFC 6749 JSON (error, error_description), status 400, Cache-Control: no-store',
       async run(ctx) {
-        const as = await discover(ctx);
+        const as = await discovered(ctx);
         const client = await register(ctx, as, scope);
         const cases: Array<[string, Record<string, string>, string, { contentType?: string; body?: string }?]> = [
           ['grant_type=password', { grant_type: 'password', username: 'a', password: 'b' }, 'unsupported_grant_type'],

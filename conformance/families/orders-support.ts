@@ -76,13 +76,13 @@ export async function listedDomains(ctx: Context, credentials: Credentials, coun
       found.push({ domain: hit.domain, price: body.price_cents, currency: body.currency });
     }
   }
-  if (found.length < count) throw new CheckSkipped(`the inventory search found only ${found.length} of the ${count} listed, unsold domains this check orders`);
+  if (found.length < count) throw new CheckFailure(`the inventory search (GET /domains/search over ${WORDS.length} words, then GET /pricing) found only ${found.length} of the ${count} listed, unsold domains this check orders`);
   return found;
 }
 
 export async function listedDomain(ctx: Context, credentials: Credentials): Promise<Listed> {
   const [one] = await listedDomains(ctx, credentials, 1);
-  if (!one) throw new CheckSkipped('no listed, unsold domain found');
+  if (!one) throw new CheckFailure('the inventory search found no listed, unsold domain');
   return one;
 }
 
@@ -158,7 +158,7 @@ export async function eventsAfter(ctx: Context, credentials: Credentials, afterI
   for (let page = 0; page < 1000; page++) {
     const exchange = await ctx.http.signed({ target: `${list.operation.path}?limit=1000${after ? `&after_id=${encodeURIComponent(after)}` : ''}`, credentials, operation: list.operation, rateClass: list.rateClass });
     exchanges.push(exchange);
-    if (exchange.status === 403) throw new CheckSkipped(`the credential cannot read GET /events (needs scope ${list.scopes.join(', ')})`);
+    if (exchange.status === 403) throw new CheckSkipped(`a credential with scope ${list.scopes.join(', ')} (or --admin-token): GET /events answered 403`);
     expectStatus(exchange, 200, 'reading the event history');
     const body = jsonOf(exchange) as { events?: EventJson[]; next_cursor?: string | null } | undefined;
     expect(Array.isArray(body?.events), 'GET /events answered without an events array', [exchange]);

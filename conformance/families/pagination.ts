@@ -143,11 +143,21 @@ interface Fixture {
   eventReads: Exchange[];
 }
 
+/**
+ * The filters every walk of a shared credential (not minted for the run) keeps: from the first
+ * fixture order on, so what a walk costs does not grow with the credential's history.
+ */
+function walkScope(f: Fixture): OrderFilters {
+  if (f.own) return {};
+  const first = [...f.created].sort((a, b) => time(a.created_at) - time(b.created_at))[0];
+  return first ? { from: first.created_at } : {};
+}
+
 /** Properties over a list of a shared credential (not minted for the run) keep to a few runs: its rate limits are the deployment's defaults. */
 const runs = (ctx: Context, f: Fixture, most: number) => (f.own ? Math.min(ctx.fc.numRuns, most) : 3);
 
 function eventsOf(f: Fixture): EventJson[] {
-  if (!f.events) throw new CheckSkipped('the credential cannot read GET /events (scope webhook)');
+  if (!f.events) throw new CheckSkipped('a credential with scope webhook (or --admin-token)');
   return f.events;
 }
 
@@ -257,29 +267,39 @@ export const paginationFamily: Family = {
   needs: ['credentials', 'writes'],
   checks: [
     {
+      id: 'partner.lists.orders.walk',
+      rules: ['spec:partner#/components/parameters/Cursor', 'spec:partner:listOrders#/responses/200'],
       name: 'a cursor walk over GET /orders covers every order exactly once, newest first, respects limit and ends with next_cursor null',
       async run(ctx) {
         const f = await fixture(ctx);
+        // A credential given on the command line has a history of its own: its walks start at the fixture.
+        const scope = walkScope(f);
+        const expected = f.all.filter((o) => matches(o, scope));
         await property(ctx, fc.tuple(limitsArbitrary, fc.boolean()), async ([limits, reorder]) => {
-          const { items, exchanges } = await walkOrders(ctx, f.credentials, {}, limits, f.all.length + 2, reorder);
-          const wrong = sameSequence(items, f.all);
+          const { items, exchanges } = await walkOrders(ctx, f.credentials, scope, limits, expected.length + 2, reorder);
+          const wrong = sameSequence(items, expected);
           if (wrong) throw new CheckFailure(`cursor walk over GET /orders with limits ${limits.join(',')}: ${wrong}`, exchanges.slice(-2));
-        }, runs(ctx, f, 25));
+        }, runs(ctx, f, 25), { credentials: f.credentials, cost: { reporting: 4 } });
       },
     },
     {
+      id: 'partner.lists.orders.filters',
+      rules: ['spec:partner#/components/parameters/From', 'spec:partner#/components/parameters/To', 'seed:partner › Endpoints › Partner-collected sales'],
       name: 'the walk with filters (status, domain, from inclusive, to exclusive) covers exactly the matching orders',
       async run(ctx) {
         const f = await fixture(ctx);
-        await property(ctx, fc.tuple(filtersArbitrary(f), limitsArbitrary), async ([filters, limits]) => {
+        await property(ctx, fc.tuple(filtersArbitrary(f), limitsArbitrary), async ([drawn, limits]) => {
+          const filters = { ...drawn, from: drawn.from ?? walkScope(f).from };
           const expected = f.all.filter((o) => matches(o, filters));
           const { items, exchanges } = await walkOrders(ctx, f.credentials, filters, limits, expected.length + 2);
           const wrong = sameSequence(items, expected);
           if (wrong) throw new CheckFailure(`cursor walk over GET /orders?${ordersQuery(filters, {})} with limits ${limits.join(',')}: ${wrong}`, exchanges.slice(-2));
-        }, runs(ctx, f, 25));
+        }, runs(ctx, f, 25), { credentials: f.credentials, cost: { reporting: 3 } });
       },
     },
     {
+      id: 'partner.lists.cursor.bound-to-filters',
+      rules: ['spec:partner#/components/parameters/Cursor'],
       name: 'a cursor reused with other filters gives 400 invalid_cursor (another limit is fine)',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -305,6 +325,8 @@ export const paginationFamily: Family = {
       },
     },
     {
+      id: 'partner.lists.cursor.tamper-proof',
+      rules: ['spec:partner#/components/parameters/Cursor'],
       name: 'a tampered, truncated or made-up cursor gives 400 invalid_cursor',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -323,10 +345,12 @@ export const paginationFamily: Family = {
         );
         await property(ctx, tampered, async (bad) => {
           expectError(await listOrdersRaw(ctx, f.credentials, `limit=2&cursor=${encodeURIComponent(bad)}`), 400, 'invalid_cursor', `GET /orders with the cursor ${JSON.stringify(bad)} (the real one was ${JSON.stringify(cursor)})`);
-        }, runs(ctx, f, 25));
+        }, runs(ctx, f, 25), { credentials: f.credentials, cost: { reporting: 1 } });
       },
     },
     {
+      id: 'partner.lists.limit.range',
+      rules: ['spec:partner#/components/parameters/Limit', 'spec:partner:listEvents#/parameters'],
       name: '`limit` outside 1..200 on GET /orders and outside 1..1000 on GET /events gives 400 validation_error',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -337,7 +361,7 @@ export const paginationFamily: Family = {
           if (!f.events) return;
           const e = await ctx.http.signed({ target: `${events.operation.path}?limit=${encodeURIComponent(ev)}`, credentials: f.credentials, operation: events.operation, rateClass: events.rateClass, deliberate: true });
           expectError(e, 400, 'validation_error', `GET /events?limit=${ev}`);
-        }, runs(ctx, f, 15));
+        }, runs(ctx, f, 15), { credentials: f.credentials, cost: { reporting: 2 } });
         for (const limit of [1, 200]) {
           const page = await ordersPage(ctx, f.credentials, `limit=${limit}`, `GET /orders?limit=${limit}`);
           expect(page.items.length === Math.min(limit, f.all.length), `GET /orders?limit=${limit} answers ${page.items.length} orders (of ${f.all.length})`, [page.exchange]);
@@ -351,6 +375,8 @@ export const paginationFamily: Family = {
       },
     },
     {
+      id: 'partner.events.after-id',
+      rules: ['spec:partner:listEvents#/description', 'seed:partner › Events › Delivery'],
       name: 'GET /events: after_id returns the strictly later events in creation order, limit honoured, next_cursor the last id (or the after_id on an empty page)',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -366,8 +392,10 @@ export const paginationFamily: Family = {
           const n = all.filter((e) => e.type === 'order.recorded' && e.data?.order?.public_id === o.public_id).length;
           expect(n === 1, `GET /events holds ${n} order.recorded events for ${o.public_id}, expected 1`, f.eventReads);
         }
-        // Start anywhere among the last 20 events (or before the first one when there are few).
-        const start = fc.integer({ min: Math.max(-1, all.length - 21), max: all.length - 1 });
+        // Start anywhere among the last events (or before the first one when there are few).
+        // Of a shared credential (its default quota), only the last few: a walk from further back costs a page per event.
+        const back = f.own ? 21 : 6;
+        const start = fc.integer({ min: Math.max(-1, all.length - back), max: all.length - 1 });
         await property(ctx, fc.tuple(start, limitsArbitrary), async ([from, limits]) => {
           let after: string | undefined = from >= 0 ? all[from]!.id : undefined;
           let position = from + 1;
@@ -392,10 +420,12 @@ export const paginationFamily: Family = {
             position += got.length;
           }
           throw new CheckFailure(`GET /events walk from ${from} did not reach an empty page`);
-        }, runs(ctx, f, 15));
+        }, runs(ctx, f, 15), { credentials: f.credentials, cost: { reporting: 6 } });
       },
     },
     {
+      id: 'partner.events.cursor-edges',
+      rules: ['spec:partner:listEvents#/description'],
       name: 'GET /events: next_cursor is null with neither events nor after_id; an unknown or foreign after_id gives 400 invalid_cursor',
       async run(ctx) {
         const f = await fixture(ctx);
@@ -403,7 +433,7 @@ export const paginationFamily: Family = {
         const list = partnerOp(ctx, 'listEvents');
         const get = (credentials: Credentials, query: string, deliberate = false) => ctx.http.signed({ target: `${list.operation.path}${query}`, credentials, operation: list.operation, rateClass: list.rateClass, deliberate });
         expectError(await get(f.credentials, `?after_id=evt_${randomUUID().replace(/-/g, '')}`, true), 400, 'invalid_cursor', 'GET /events with an after_id that is no event');
-        if (!ctx.admin) throw new CheckSkipped('the rest needs a second partner (--admin-token)');
+        if (!ctx.admin) throw CheckSkipped.need('admin');
         const stranger = await ctx.mint(['webhook']);
         const empty = await get(stranger, '');
         expectStatus(empty, 200, 'GET /events of a partner without events');

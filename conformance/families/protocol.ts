@@ -4,22 +4,24 @@
 // parameters must pass authentication (and may then fail validation), never answer 401.
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { canonicalQuery, canonicalString, signatureHex } from '../../client/protocol/index.ts';
+import { canonicalQuery } from '../../client/protocol/index.ts';
 import { canonicalOf, encodeLoosely, MISTAKES, pairsArbitrary } from '../arbitraries/query.ts';
 import { CheckFailure, CheckSkipped, expect, expectError, property, type Context, type Family } from '../context.ts';
-import { jsonOf, splitOnce, type Exchange } from '../http.ts';
+import { jsonOf, type Exchange } from '../http.ts';
 
 const PROBE_PATH = '/api/partner/v1/availability';
 const PROBE = { method: 'GET', path: PROBE_PATH };
 const probeTarget = (query: string) => `${PROBE_PATH}?${query}`;
 
-/** The signature of a request whose QUERY_STRING line is `line` (the module builds the rest). */
-function signWithQueryLine(secret: string, method: string, target: string, timestamp: string, nonce: string, line: string, body = ''): string {
-  const [path] = splitOnce(target, '?');
-  const lines = canonicalString({ method, path, query: '', timestamp, nonce, body }).split('\n');
-  lines[2] = line;
-  return `v1=${signatureHex(secret, lines.join('\n'))}`;
-}
+/** Requirement ID suffixes of the signing mistakes (stable: the mistakes' wording may change). */
+const MISTAKE_IDS: Record<string, string> = {
+  'unsorted pairs': 'unsorted-pairs',
+  'lowercase hex escapes': 'lowercase-hex',
+  "!'()* left literal (encodeURIComponent)": 'reserved-literal',
+  'UTF-16 code-unit ordering': 'utf16-order',
+  'space as +': 'space-as-plus',
+  'query signed as sent, not canonicalised': 'signed-as-sent',
+};
 
 function expectAuthenticated(exchange: Exchange, why: string): void {
   if (exchange.status === 401) {
@@ -39,6 +41,8 @@ export const canonicalQueryFamily: Family = {
   needs: ['credentials'],
   checks: [
     {
+      id: 'partner.auth.canonical-query.accepted',
+      rules: ['spec:partner#/x-signing/canonical-query', 'seed:partner › Authentication › Canonical query'],
       name: 'correctly signed queries with unicode, reserved characters, repeats and empty values are accepted',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -46,31 +50,19 @@ export const canonicalQueryFamily: Family = {
           const sent = loose ? encodeLoosely(pairs) : canonicalOf(pairs);
           const exchange = await ctx.http.signed({ target: probeTarget(sent), credentials, operation: PROBE, rateClass: 'search', deliberate: true });
           expectAuthenticated(exchange, `query ${sent}`);
-        });
+        }, undefined, { credentials, cost: { search: 1 } });
       },
     },
     ...Object.entries(MISTAKES).map(([mistake, line]) => ({
+      id: `partner.auth.canonical-query.mistake.${MISTAKE_IDS[mistake] ?? mistake}`,
+      rules: ['spec:partner#/x-signing/canonical-query', 'seed:partner › Authentication › Canonical query'],
       name: `signing mistake "${mistake}" gives 401 invalid_signature`,
       async run(ctx: Context) {
         const credentials = await ctx.credentials();
         // Only inputs where the mistake actually changes the QUERY_STRING line prove anything.
         const arb = pairsArbitrary.filter((pairs) => line(pairs) !== canonicalQuery(encodeLoosely(pairs)));
         await property(ctx, arb, async (pairs) => {
-          const target = probeTarget(encodeLoosely(pairs));
-          const timestamp = String(ctx.http.nowSeconds());
-          const nonce = randomUUID();
-          const exchange = await ctx.http.send({
-            target,
-            operation: PROBE,
-            rateClass: 'search',
-            deliberate: true,
-            headers: {
-              'X-Service-Key-Id': credentials.keyId,
-              'X-Service-Timestamp': timestamp,
-              'X-Service-Nonce': nonce,
-              'X-Service-Signature': signWithQueryLine(credentials.secret, 'GET', target, timestamp, nonce, line(pairs)),
-            },
-          });
+          const exchange = await ctx.http.signed({ target: probeTarget(encodeLoosely(pairs)), credentials, queryLine: line(pairs), operation: PROBE, rateClass: 'search', deliberate: true });
           expectError(exchange, 401, 'invalid_signature', `signed with mistake "${mistake}"`);
         });
       },
@@ -80,6 +72,8 @@ export const canonicalQueryFamily: Family = {
 
 canonicalQueryFamily.checks.push(
   {
+    id: 'partner.auth.signature.key-id-as-secret',
+    rules: ['spec:partner#/x-signing/algorithm', 'seed:partner › Authentication › Signature'],
     name: 'signing with the key id instead of the secret gives 401 invalid_signature',
     async run(ctx) {
       const credentials = await ctx.credentials();
@@ -88,9 +82,11 @@ canonicalQueryFamily.checks.push(
     },
   },
   {
+    id: 'partner.auth.signature.body-changed',
+    rules: ['spec:partner#/x-signing/canonical-string', 'seed:partner › Authentication › Canonical string'],
     name: 'a body changed after signing gives 401 invalid_signature',
     async run(ctx) {
-      if (!ctx.writesAllowed) throw new CheckSkipped('creates a quote; not run against live credentials');
+      if (!ctx.writesAllowed) throw CheckSkipped.need('writes');
       const credentials = await ctx.credentials();
       const op = { method: 'POST', path: '/api/partner/v1/quotes' };
       await property(ctx, fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }), async (extra) => {
@@ -110,6 +106,8 @@ canonicalQueryFamily.checks.push(
     },
   },
   {
+    id: 'partner.auth.canonical-query.malformed-escape',
+    rules: ['spec:partner#/x-signing/canonical-query', 'spec:partner#/x-signing/check-order'],
     name: 'a malformed percent-escape is refused with 400 validation_error before the signature is checked',
     async run(ctx) {
       for (const query of ['domain=%G1', 'domain=%E1%88', 'a=%', 'x%zz=1']) {
@@ -127,6 +125,8 @@ export const clockSkewFamily: Family = {
   needs: ['credentials'],
   checks: [
     {
+      id: 'partner.auth.skew.measure-offset',
+      rules: ['spec:partner#/x-signing/timestamp-skew-seconds'],
       name: "measure the server's clock offset",
       async run(ctx) {
         const before = Date.now();
@@ -139,14 +139,18 @@ export const clockSkewFamily: Family = {
       },
     },
     {
+      id: 'partner.auth.skew.within-window',
+      rules: ['spec:partner#/x-signing/timestamp-skew-seconds', 'seed:partner › Authentication › Replay protection'],
       name: 'timestamps up to 295 s away (either direction) are accepted',
       async run(ctx) {
         await property(ctx, fc.integer({ min: -295, max: 295 }), async (drift) => {
           expectAuthenticated(await withTimestamp(ctx, String(ctx.http.nowSeconds() + drift)), `timestamp drift ${drift} s`);
-        });
+        }, undefined, { credentials: await ctx.credentials(), cost: { search: 1 } });
       },
     },
     {
+      id: 'partner.auth.skew.beyond-window',
+      rules: ['spec:partner#/x-signing/timestamp-skew-seconds', 'spec:partner#/components/schemas/ErrorCode/x-status-of-code/invalid_timestamp', 'seed:partner › Authentication › Replay protection'],
       name: 'timestamps more than 302 s away are refused with 401 invalid_timestamp',
       async run(ctx) {
         const far = fc.oneof(fc.integer({ min: 302, max: 100_000 }), fc.integer({ min: -100_000, max: -302 }));
@@ -156,6 +160,8 @@ export const clockSkewFamily: Family = {
       },
     },
     {
+      id: 'partner.auth.skew.malformed',
+      rules: ['spec:partner#/components/securitySchemes/ServiceTimestamp', 'seed:partner › Authentication › Required headers'],
       name: 'malformed, negative, fractional and millisecond timestamps are refused with 401 invalid_timestamp',
       async run(ctx) {
         const now = ctx.http.nowSeconds();
@@ -176,6 +182,8 @@ export const nonceReplayFamily: Family = {
   needs: ['credentials'],
   checks: [
     {
+      id: 'partner.auth.nonce.reuse',
+      rules: ['spec:partner#/x-signing/nonce', 'seed:partner › Authentication › Replay protection'],
       name: 'a reused nonce gives 401 replay_detected',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -185,10 +193,12 @@ export const nonceReplayFamily: Family = {
           expectAuthenticated(first, `first use of nonce "${nonce}"`);
           const again = await ctx.http.signed({ target: probeTarget('domain=brewhouse.io'), credentials, nonce, operation: PROBE, rateClass: 'search', deliberate: true });
           expectError(again, 401, 'replay_detected', `second use of nonce "${nonce}"`);
-        }, Math.min(ctx.fc.numRuns, 25));
+        }, Math.min(ctx.fc.numRuns, 25), { credentials, cost: { search: 1 } });
       },
     },
     {
+      id: 'partner.auth.nonce.identical-request',
+      rules: ['spec:partner#/x-signing/nonce', 'seed:partner › Authentication › Replay protection'],
       name: 'an identical request sent twice is refused the second time',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -199,6 +209,8 @@ export const nonceReplayFamily: Family = {
       },
     },
     {
+      id: 'partner.auth.nonce.recorded-after-signature',
+      rules: ['spec:partner#/x-signing/nonce'],
       name: 'a nonce first sent with a bad signature is still usable',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -209,9 +221,11 @@ export const nonceReplayFamily: Family = {
       },
     },
     {
+      id: 'partner.auth.nonce.per-key-id',
+      rules: ['spec:partner#/x-signing/nonce'],
+      needs: ['admin'],
       name: 'the same nonce under another key id is not a replay',
       async run(ctx) {
-        if (!ctx.admin) throw new CheckSkipped('needs a second credential (--admin-token)');
         const one = await ctx.credentials();
         const two = await ctx.mint(['search']);
         const nonce = randomUUID();

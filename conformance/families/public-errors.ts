@@ -86,6 +86,8 @@ export const publicErrorsFamily: Family = {
   needs: [],
   checks: [
     {
+      id: 'public.errors.validation-error',
+      rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/validation_error', 'spec:public#/components/schemas/Error'],
       name: 'validation_error (with details) for bodies and parameters the contract refuses, on search, WHOIS, pricing and metadata',
       async run(ctx) {
         type Bad = { operationId: string; json?: unknown; raw?: string; query?: Record<string, string>; pathParams?: Record<string, string>; details: boolean; what: string };
@@ -103,10 +105,12 @@ export const publicErrorsFamily: Family = {
             const details = (jsonOf(e) as { details?: Array<{ path?: unknown; message?: unknown }> }).details;
             expect(Array.isArray(details) && details.length > 0 && details.every((d) => typeof d.path === 'string' && typeof d.message === 'string'), `${c.what}: the validation_error names each failing member in details [{ path, message }]`, [e]);
           }
-        }, Math.min(ctx.fc.numRuns, 25));
+        }, Math.min(ctx.fc.numRuns, 25), { cost: { public: 1 } });
       },
     },
     {
+      id: 'public.errors.not-found',
+      rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/not_found'],
       name: 'not_found: a TLD not offered (pricing, metadata), an unknown docs page, an unknown path',
       async run(ctx) {
         expectPublicCode(ctx, await callPublic(ctx, 'getTldMetadata', { pathParams: { tld: 'notatld' }, deliberate: true }), 'not_found', 'GET /api/tlds/notatld/metadata');
@@ -118,6 +122,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.invalid-token',
+      rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/invalid_token', 'seed:public › Authentication'],
       name: 'a bad bearer token: 401 invalid_token with WWW-Authenticate: Bearer error="invalid_token", resource_metadata (search, batch, /api, /mcp); prices are never served masked instead',
       async run(ctx) {
         const tokens = fc.constantFrom(BOGUS_TOKEN, `${randomUUID()}`, 'at_', 'a'.repeat(200));
@@ -128,7 +134,7 @@ export const publicErrorsFamily: Family = {
           const batch = await callPublic(ctx, 'runBatch', { json: batchBody([{ id: 'a', op: 'tld_requirements', params: { tld: 'com' } }]), bearer: token, deliberate: true });
           expectPublicCode(ctx, batch, 'invalid_token', 'POST /api/batch with a bad token (the whole request fails)');
           expectChallenge(ctx, batch, { error: 'invalid_token' }, 'POST /api/batch with a bad token');
-        }, 3);
+        }, 3, { cost: { public: 2 } });
         const probe = await callPublic(ctx, 'probeApi', { bearer: BOGUS_TOKEN, deliberate: true });
         expectPublicCode(ctx, probe, 'invalid_token', 'GET /api with a bad token');
         expectChallenge(ctx, probe, { error: 'invalid_token', scope: 'pricing:read' }, 'GET /api with a bad token');
@@ -138,6 +144,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.missing-credentials',
+      rules: ['spec:public:probeApi#/description', 'seed:public › Authentication'],
       name: 'no token where one is needed: 401 missing_credentials with a Bearer challenge without error, naming resource_metadata and the scope (GET /api, bulk)',
       async run(ctx) {
         const probe = await callPublic(ctx, 'probeApi', { deliberate: true });
@@ -152,6 +160,9 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.insufficient-scope',
+      rules: ['spec:public:runBulkDomainOperation#/description'],
+      needs: ['oauth-user'],
       name: 'insufficient_scope: a valid pricing:read token on a bulk operation is 403 with error="insufficient_scope", scope="domains:manage"',
       async run(ctx) {
         const { accessToken } = await tokensFor(ctx, 'pricing:read');
@@ -163,6 +174,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.body-limits',
+      rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/payload_too_large'],
       name: 'payload_too_large (a body over 1 MiB) and unsupported_media_type (text/plain, form bodies) on the JSON POSTs',
       async run(ctx) {
         const big = JSON.stringify({ q: 'bestcoffeebeans.com', padding: 'x'.repeat(1024 * 1024 + 16) });
@@ -174,6 +187,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.method-not-allowed',
+      rules: ['spec:public:getMcpStream#/responses/405'],
       name: 'method_not_allowed where documented: GET and DELETE /mcp are 405 with Allow: POST',
       async run(ctx) {
         for (const operationId of ['getMcpStream', 'deleteMcpSession']) {
@@ -185,6 +200,8 @@ export const publicErrorsFamily: Family = {
       },
     },
     {
+      id: 'public.errors.idempotency',
+      rules: ['spec:public#/components/parameters/IdempotencyKey'],
       name: 'Idempotency-Key on POST /api/domain/search: the same key and body replays byte for byte (Idempotent-Replayed: true), another body is 409 conflict',
       async run(ctx) {
         const { domains } = await samples(ctx);
@@ -199,27 +216,28 @@ export const publicErrorsFamily: Family = {
           expect(again.status === first.status && again.responseBody === first.responseBody, 'the same Idempotency-Key and body (other whitespace) must replay the stored status and body byte for byte', [first, again]);
           expect(again.responseHeaders['idempotent-replayed'] === 'true', `a replay must carry Idempotent-Replayed: true, got ${again.responseHeaders['idempotent-replayed'] ?? 'none'}`, [again]);
           expectPublicCode(ctx, await send(b), 'conflict', `the same Idempotency-Key with another body ({q: ${b}})`);
-        }, 3);
+        }, 3, { cost: { public: 3 } });
       },
     },
     {
-      name: 'batch: 21 operations, duplicate ids or an entry without params fail the whole request with 400 validation_error',
+      id: 'public.batch.whole-request-errors',
+      rules: ['spec:public#/components/schemas/BatchRequest', 'seed:public › Limits'],
+      name: 'batch: duplicate ids, an entry without params or id, or no operations fail the whole request with 400 validation_error (the size limit: public.batch.max-entries)',
       async run(ctx) {
         const entry = (id: string) => ({ id, op: 'tld_requirements', params: { tld: 'com' } });
         const cases: Array<[string, unknown]> = [
-          ['21 operations', { operations: Array.from({ length: 21 }, (_, i) => entry(`e${i}`)) }],
           ['two entries with the id "a"', { operations: [entry('a'), entry('b'), entry('a')] }],
           ['an entry without params', { operations: [entry('a'), { id: 'b', op: 'tld_requirements' }] }],
           ['an entry without id', { operations: [{ op: 'tld_requirements', params: { tld: 'com' } }] }],
           ['no operations', { operations: [] }],
         ];
-        for (const [what, body] of cases) expectPublicCode(ctx, await callPublic(ctx, 'runBatch', { json: body, deliberate: true }), 'validation_error', `POST /api/batch with ${what}`);
-        const twenty = await callPublic(ctx, 'runBatch', { json: { operations: Array.from({ length: 20 }, (_, i) => entry(`e${i}`)) } });
-        const results = okJson<{ results: unknown[] }>(twenty, 'POST /api/batch with exactly 20 operations').results;
-        expect(Array.isArray(results) && results.length === 20, `a batch of 20 answers ${Array.isArray(results) ? results.length : 'no'} results`, [twenty]);
+        // Refused whole, nothing runs: one call.
+        for (const [what, body] of cases) expectPublicCode(ctx, await callPublic(ctx, 'runBatch', { json: body, cost: 1, deliberate: true }), 'validation_error', `POST /api/batch with ${what}`);
       },
     },
     {
+      id: 'public.batch.per-entry',
+      rules: ['spec:public:runBatch#/description', 'seed:public › Endpoints › Public REST'],
       name: 'batch: one result per entry in order; a bad entry gets its own 400 validation_error, the others answer exactly as their single calls',
       async run(ctx) {
         const s = await samples(ctx);
@@ -245,7 +263,7 @@ export const publicErrorsFamily: Family = {
             const same = single.status === r.status && stable(withoutRequestId(jsonOf(single))) === stable(withoutRequestId(r.body));
             if (!same) throw new CheckFailure(`the batch entry ${JSON.stringify(entry)} answered ${String(r.status)} ${JSON.stringify(r.body).slice(0, 300)}; its single call answers ${single.status} ${single.responseBody.slice(0, 300)}`, [e, single]);
           }
-        }, Math.min(ctx.fc.numRuns, 12));
+        }, Math.min(ctx.fc.numRuns, 12), { cost: { public: 6 } });
       },
     },
   ],

@@ -57,6 +57,8 @@ export const publicHeadersFamily: Family = {
   needs: [],
   checks: [
     {
+      id: 'public.headers.rate-limit',
+      rules: ['spec:public#/x-rate-limit-classes', 'seed:public › Limits'],
       name: 'RateLimit-Policy is "public";q=60;w=60 (x-rate-limit-classes), the older trio agrees, and r drops by exactly one per call',
       async run(ctx) {
         await property(ctx, fc.array(fc.integer({ min: 0, max: PROBES.length - 1 }), { minLength: 2, maxLength: 5 }), async (sequence) => {
@@ -77,9 +79,12 @@ export const publicHeadersFamily: Family = {
       },
     },
     {
+      id: 'public.headers.batch-cost',
+      rules: ['spec:public#/x-rate-limit-classes', 'seed:public › Endpoints › Public REST'],
       name: 'a batch of n entries counts n calls (the request itself not again)',
       async run(ctx) {
-        await property(ctx, fc.integer({ min: 1, max: 20 }), async (n) => {
+        // One client for the whole run (a remote deployment): small batches, its window is the run's.
+        await property(ctx, fc.integer({ min: 1, max: ctx.http.clients.size > 0 ? 20 : 4 }), async (n) => {
           const client = ctx.http.clients.fresh();
           const before = await callPublic(ctx, 'getBatchCatalogue', client ? { client } : {});
           const a = fieldsOf(ctx, before, 'GET /api/batch before the batch');
@@ -92,14 +97,18 @@ export const publicHeadersFamily: Family = {
       },
     },
     {
+      id: 'public.headers.every-answer',
+      rules: ['spec:public#/info/description'],
       name: 'every public answer of the run (errors, pages, OAuth, MCP included) carries X-Request-Id and consistent RateLimit fields',
       async run(ctx) {
-        // A few answers of other kinds, so the rule is tried on them even in a short run.
-        await callPublic(ctx, 'getDocsPage', { pathParams: { page: 'no-such-page' }, deliberate: true });
-        await callPublic(ctx, 'getMcpStream', { deliberate: true });
-        await callPublic(ctx, 'searchDomain', { json: { q: 'bestcoffeebeans.com' }, bearer: BOGUS_TOKEN, deliberate: true });
-        await callPublic(ctx, 'requestToken', { raw: 'grant_type=password', contentType: 'application/x-www-form-urlencoded', deliberate: true });
-        await ctx.http.send({ target: '/api/no-such-operation', deliberate: true });
+        // A few answers of other kinds, so the rule is tried on them even in a short run (each
+        // only when the run has no answer of that kind yet).
+        const had = (status: number, path: string) => publicExchanges(ctx).some((e) => e.status === status && new URL(e.url).pathname.startsWith(path));
+        if (!had(404, '/docs/')) await callPublic(ctx, 'getDocsPage', { pathParams: { page: 'no-such-page' }, deliberate: true });
+        if (!had(405, '/mcp')) await callPublic(ctx, 'getMcpStream', { deliberate: true });
+        if (!had(401, '/api/domain/search')) await callPublic(ctx, 'searchDomain', { json: { q: 'bestcoffeebeans.com' }, bearer: BOGUS_TOKEN, deliberate: true });
+        if (!had(400, '/api/oauth/token')) await callPublic(ctx, 'requestToken', { raw: 'grant_type=password', contentType: 'application/x-www-form-urlencoded', deliberate: true });
+        if (!had(404, '/api/no-such')) await ctx.http.send({ target: '/api/no-such-operation', deliberate: true });
         const seen = publicExchanges(ctx);
         const problems: Array<[Exchange, string]> = [];
         const ids = new Map<string, Exchange>();
@@ -121,6 +130,8 @@ export const publicHeadersFamily: Family = {
       },
     },
     {
+      id: 'public.headers.security',
+      rules: ['spec:public#/x-security-headers'],
       name: 'security headers (x-security-headers): nosniff on every public answer; every HTML answer allows no script, frames nowhere and sends no referrer; HSTS on an https deployment',
       async run(ctx) {
         // HTML answers of two kinds, so the rule is tried on pages even in a short run.
@@ -155,9 +166,11 @@ export const publicHeadersFamily: Family = {
       },
     },
     {
+      id: 'public.headers.429',
+      rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/rate_limited', 'seed:public › Limits'],
       name: 'past the quota: 429 rate_limited with Retry-After (whole seconds, >= 1) and r=0; another client and a bearer token are counted apart',
       async run(ctx) {
-        if (!ctx.provokeRateLimit) throw new CheckSkipped('provoking a 429 is allowed only against the local reference server or with --provoke-rate-limit');
+        if (!ctx.provokeRateLimit) throw new CheckSkipped('--provoke-rate-limit: the suite spends a public rate-limit window on purpose only when allowed (always against the in-process reference server)');
         const client = ctx.http.clients.fresh();
         const { quota } = documented(ctx);
         const send = (operationId: string, request: Parameters<typeof callPublic>[2] = {}) => callPublic(ctx, operationId, { ...request, ...(client ? { client } : {}), acceptRateLimit: true, deliberate: true });

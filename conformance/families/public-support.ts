@@ -111,7 +111,7 @@ const tokenCache = new WeakMap<Context, Map<string, Promise<Tokens>>>();
 
 /** Tokens of the sandbox user for these scopes, obtained once per run (needs --oauth-user). */
 export function tokensFor(ctx: Context, scope = 'pricing:read'): Promise<Tokens> {
-  if (!ctx.options.oauthUser || !ctx.options.oauthPassword) throw new CheckSkipped('needs a sandbox sign-in user (--oauth-user/--oauth-password or SANDBOX_USER_EMAIL/SANDBOX_USER_PASSWORD)');
+  if (!ctx.options.oauthUser || !ctx.options.oauthPassword) throw CheckSkipped.need('oauth-user');
   let cache = tokenCache.get(ctx);
   if (!cache) tokenCache.set(ctx, (cache = new Map()));
   let tokens = cache.get(scope);

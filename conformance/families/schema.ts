@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { encodeComponent } from '../../client/protocol/index.ts';
 import { CheckFailure, property, type Context, type Family } from '../context.ts';
 import { describeExchange, jsonOf, type Credentials, type Exchange } from '../http.ts';
+import type { Spend } from '../pacing.ts';
 import type { SpecOperation } from '../spec.ts';
 import { concretePath, deprecationProblems, escapePointer, finalPointer, nodeAt, operationOf, rateLimitProblems, resolveRef, surfaceOf, type Api } from './headers.ts';
 
@@ -495,6 +496,17 @@ async function listedDomain(ctx: Context, credentials: Credentials): Promise<str
   return typeof hit?.domain === 'string' ? hit.domain : 'bestcoffeebeans.com';
 }
 
+/** The operations of one document the run's exchanges already had answered without a server error (with `ok`, with a 2xx). */
+export function answeredOperations(ctx: Context, api: Api, ok = false): Set<string> {
+  const out = new Set<string>();
+  for (const e of ctx.http.exchanges) {
+    if (e.status >= 500 || (ok && (e.status < 200 || e.status > 299))) continue;
+    const found = operationOf(ctx, e);
+    if (found?.api === api) out.add(found.op.operationId);
+  }
+  return out;
+}
+
 /**
  * The property behind both surfaces' invalid-input checks: a target operation with one member of
  * a well-formed request broken is refused with 400 and the candidate's code (with details for a
@@ -503,7 +515,7 @@ async function listedDomain(ctx: Context, credentials: Credentials): Promise<str
 export async function checkBrokenInputs(
   ctx: Context,
   targets: Target[],
-  o: { runs: number; send: (t: Target, sent: Sent) => Promise<Exchange>; unjudged?: (exchange: Exchange, operation: string) => boolean },
+  o: { runs: number; send: (t: Target, sent: Sent) => Promise<Exchange>; unjudged?: (exchange: Exchange, operation: string) => boolean; spend?: Spend },
 ): Promise<void> {
   const byOperation = new Map(targets.map((t) => [`${t.op.method} ${t.op.path}`, t]));
   const arbitrary = fc.constantFrom(...targets).chain((t) =>
@@ -532,6 +544,7 @@ export async function checkBrokenInputs(
       }
     },
     o.runs,
+    o.spend,
   );
 }
 
@@ -543,13 +556,24 @@ export const schemaFamily: Family = {
   last: true,
   checks: [
     {
+      id: 'partner.schema.sweep',
+      rules: ['spec:partner#/paths'],
       name: 'sweep: one well-formed call to every partner read answers without a server error',
       async run(ctx) {
         const credentials = await ctx.credentials();
         const domain = await listedDomain(ctx, credentials);
         const unlisted = `conformance-unlisted-${randomBytes(5).toString('hex')}.com`;
         const known: Record<string, string> = { domain, name: domain, q: 'coffee' };
-        const reads = ctx.spec.operations.filter((o) => o.api === 'partner' && o.method === 'GET');
+        // A read the run already had answered (2xx) is not asked again; the rows of lists it read
+        // give the detail reads real ids.
+        const answered = answeredOperations(ctx, 'partner', true);
+        for (const e of ctx.http.exchanges) {
+          const first = e.status === 200 ? (jsonOf(e) as { data?: unknown[] } | undefined)?.data?.[0] : undefined;
+          if (first && typeof first === 'object' && operationOf(ctx, e)?.api === 'partner') {
+            for (const [k, v] of Object.entries(first as Json)) if (typeof v === 'string' && !(k in known)) known[k] = v;
+          }
+        }
+        const reads = ctx.spec.operations.filter((o) => o.api === 'partner' && o.method === 'GET' && !answered.has(o.operationId));
         // Lists first: their rows give the detail reads real ids.
         reads.sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
         const failures: Exchange[] = [];
@@ -588,6 +612,8 @@ export const schemaFamily: Family = {
       },
     },
     {
+      id: 'partner.schema.invalid-inputs',
+      rules: ['spec:partner#/components/schemas/ErrorCode/x-status-of-code/validation_error'],
       name: 'schema-derived invalid inputs (one member broken, correctly signed) are refused with 400, never a 5xx',
       async run(ctx) {
         const credentials = await ctx.credentials();
@@ -596,6 +622,8 @@ export const schemaFamily: Family = {
         const forbidden = new Set<string>();
         await checkBrokenInputs(ctx, buildTargets(ctx), {
           runs: Math.max(ctx.fc.numRuns * 2, 40),
+          // A sample may aim at any class: planned against the scarcest.
+          spend: { credentials, cost: { search: 1, write: 1, reporting: 1 } },
           send: (t, sent) =>
             ctx.http.signed({
               method: t.op.method,
@@ -618,6 +646,8 @@ export const schemaFamily: Family = {
       },
     },
     {
+      id: 'partner.schema.every-answer',
+      rules: ['spec:partner#/paths', 'spec:partner#/components/schemas/Error'],
       name: 'every exchange of the run: documented status, Content-Type, body schema, required headers, Error code of that status',
       async run(ctx) {
         reviewSurface(ctx, 'partner');

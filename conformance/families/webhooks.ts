@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { webhookSignature } from '../../client/protocol/index.ts';
-import { CheckFailure, CheckSkipped, expect, type Context, type Family } from '../context.ts';
+import { CheckFailure, expect, type Context, type Family } from '../context.ts';
 import { jsonOf, type Credentials, type Exchange } from '../http.ts';
 import { escapePointer, finalPointer } from './headers.ts';
 
@@ -22,8 +22,18 @@ const ORDERS = { method: 'POST', path: '/api/partner/v1/orders' };
 
 /** How long the first attempt of a delivery may take to arrive. */
 const DELIVERY_WAIT_MS = 30_000;
-/** How long to wait for a redelivery after a 500 (a real deployment's first retry is ~10 s away). */
-const REDELIVERY_WAIT_MS = 40_000;
+
+/**
+ * How long after a refused attempt the contract's first retry must have arrived: its nominal
+ * delay (`retry-schedule-seconds`, about 10 s) times `retry-late-factor`, plus the receiver's
+ * `timeout-seconds` for the attempt itself.
+ */
+function redeliveryDeadlineMs(ctx: Context): { ms: number; nominal: number } {
+  const delivery = (ctx.spec.documents.partner['x-webhook-delivery'] ?? {}) as { 'retry-schedule-seconds'?: number[]; 'retry-late-factor'?: number; 'timeout-seconds'?: number };
+  const nominal = delivery['retry-schedule-seconds']?.[0];
+  if (typeof nominal !== 'number') throw new CheckFailure('the contract states no x-webhook-delivery retry-schedule-seconds');
+  return { ms: (nominal * (delivery['retry-late-factor'] ?? 2) + (delivery['timeout-seconds'] ?? 5)) * 1000, nominal };
+}
 
 // ---------------------------------------------------------------------------------------------
 // The suite's receiver
@@ -157,7 +167,7 @@ const states = new WeakMap<Context, State>();
 
 function stateOf(ctx: Context): State {
   const state = states.get(ctx);
-  if (!state) throw new CheckSkipped('the receiver could not be registered (see the first check of this family)');
+  if (!state) throw new CheckFailure('not run: it needs the receiver that partner.webhooks.register registers, and that check failed');
   return state;
 }
 
@@ -283,6 +293,8 @@ export const webhooksFamily: Family = {
   needs: ['credentials', 'writes', 'webhook-receiver'],
   checks: [
     {
+      id: 'partner.webhooks.register',
+      rules: ['spec:partner:registerWebhook#/x-url-rules', 'seed:partner › Endpoints › Webhooks and events'],
       name: "register the suite's receiver with PUT /api/partner/webhooks",
       async run(ctx) {
         const credentials = ctx.admin ? await ctx.mint(['search', 'buy', 'webhook']) : await ctx.credentials();
@@ -305,6 +317,8 @@ export const webhooksFamily: Family = {
       },
     },
     {
+      id: 'partner.webhooks.delivery',
+      rules: ['spec:partner#/x-webhook-delivery', 'spec:partner#/webhooks', 'seed:partner › Events › Delivery'],
       name: "an order's events are delivered signed, with X-Service-* headers that match a body the contract describes, and are in GET /events",
       async run(ctx) {
         const state = stateOf(ctx);
@@ -348,6 +362,8 @@ export const webhooksFamily: Family = {
       },
     },
     {
+      id: 'partner.webhooks.redelivery',
+      rules: ['spec:partner#/x-webhook-delivery/retry-schedule-seconds', 'spec:partner#/x-webhook-delivery/retry-late-factor', 'seed:partner › Events › Delivery'],
       name: 'a 500 answer is retried: the event arrives again, same id and body, with a higher X-Service-Delivery-Attempt',
       async run(ctx) {
         const state = stateOf(ctx);
@@ -358,9 +374,10 @@ export const webhooksFamily: Family = {
           const first = await state.receiver.waitFor(() => deliveriesOf(state, publicId).find((d) => d.answered === 500), DELIVERY_WAIT_MS);
           if (!first) throw failWith(`order ${publicId} was recorded but no order.recorded delivery arrived within ${DELIVERY_WAIT_MS / 1000} s`, state.receiver.deliveries.slice(-2));
           const eventId = bodyOf(first)?.id;
-          const again = await state.receiver.waitFor(() => state.receiver.deliveries.find((d) => d.n > first.n && bodyOf(d)?.id === eventId), REDELIVERY_WAIT_MS);
+          const deadline = redeliveryDeadlineMs(ctx);
+          const again = await state.receiver.waitFor(() => state.receiver.deliveries.find((d) => d.n > first.n && bodyOf(d)?.id === eventId), deadline.ms);
           if (!again) {
-            throw new CheckSkipped(`no redelivery of ${String(eventId)} within ${REDELIVERY_WAIT_MS / 1000} s after answering 500; the deployment's back-off (about 10 s, 30 s, 2 min… by the contract) may be longer than the suite waits`);
+            throw failWith(`no redelivery of ${String(eventId)} within ${deadline.ms / 1000} s after the receiver answered 500: the contract's first retry is due about ${deadline.nominal} s after a failed attempt (x-webhook-delivery retry-schedule-seconds, at most retry-late-factor times that)`, [first]);
           }
           const problems = deliveryProblems(ctx, state, again);
           if (problems.length > 0) throw failWith(`the redelivery: ${problems.join('; ')}`, [again, first]);
@@ -375,6 +392,8 @@ export const webhooksFamily: Family = {
       },
     },
     {
+      id: 'partner.webhooks.catch-up',
+      rules: ['spec:partner:listEvents#/description', 'seed:partner › Events › Delivery'],
       name: 'catch-up: GET /events with after_id, page by page, returns every delivered event once, in order',
       async run(ctx) {
         const state = stateOf(ctx);
@@ -385,7 +404,7 @@ export const webhooksFamily: Family = {
           const duplicate = ids.find((id, i) => ids.indexOf(id) !== i);
           if (duplicate) throw new CheckFailure(`event ${duplicate} appears twice in one traversal of GET /events`, exchanges.slice(-2));
           for (let i = 1; i < stored.length; i++) {
-            if (String(stored[i]!.created_at) < String(stored[i - 1]!.created_at)) {
+            if (Date.parse(String(stored[i]!.created_at)) < Date.parse(String(stored[i - 1]!.created_at))) {
               throw new CheckFailure(`GET /events is not in creation order: ${ids[i - 1]} (${String(stored[i - 1]!.created_at)}) comes before ${ids[i]} (${String(stored[i]!.created_at)})`, exchanges.slice(-2));
             }
           }

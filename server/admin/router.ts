@@ -158,7 +158,9 @@ export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Rou
         if (!order) throw new ApiError('not_found', `Order "${publicId}" not found`);
         const partner = await tx.credentials.findPartner(order.partner_id);
         const now = deps.clock.now();
-        return applyMove(tx, order, action as OperatorAction, now + (partner?.clockOffsetMs ?? 0), now, reason);
+        // Test-only fault: the state machine is asked as if a delivered order were still in transfer.
+        const asSeen = deps.faults?.has('cancel-after-delivery') && action === 'cancel' && order.status === 'TRANSFER_COMPLETED' ? { ...order, status: 'TRANSFER_IN_PROGRESS' } : order;
+        return applyMove(tx, asSeen, action as OperatorAction, now + (partner?.clockOffsetMs ?? 0), now, reason);
       });
       deps.notifyOutbox();
       res.json(await orderResource(updated));

@@ -121,8 +121,8 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
       if (freshness === 'malformed') {
         throw new ApiError('invalid_timestamp', `${HEADER_TIMESTAMP} must be Unix time in whole seconds (at most 10 digits), got "${timestamp.slice(0, 20)}"`);
       }
-      if (freshness === 'skewed' && !faults.has('ignore-skew')) {
-        const drift = Math.abs(Number(timestamp) - Math.floor(now / 1000));
+      const drift = Math.abs(Number(timestamp) - Math.floor(now / 1000));
+      if (freshness === 'skewed' && !faults.has('ignore-skew') && !(faults.has('skew-window-301') && drift === 301)) {
         throw new ApiError('invalid_timestamp', `${HEADER_TIMESTAMP} is ${drift} seconds away from server time (limit 300)`);
       }
       if (!isValidNonce(nonce)) {
@@ -147,7 +147,8 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
         { keyId, nonce, expiresAt: Number(timestamp) * 1000 + NONCE_RETENTION_MS, bucket: `${keyId}:${name}`, windowMs: windowSeconds * 1000 },
         now,
       );
-      if (!admission.fresh && !faults.has('accept-replays')) throw new ApiError('replay_detected', `${HEADER_NONCE} has already been used with this key id`);
+      const forgotten = faults.has('short-nonce-memory') && now / 1000 - Number(timestamp) >= 299;
+      if (!admission.fresh && !faults.has('accept-replays') && !forgotten) throw new ApiError('replay_detected', `${HEADER_NONCE} has already been used with this key id`);
 
       res.locals.credential = credential;
       if (admission.fresh) res.locals.counted = { count: admission.count, windowStart: admission.windowStart };

@@ -80,11 +80,25 @@ const trimmedLists: Mutation = async (_request, upstream) => {
   return { ...answer, body: JSON.stringify(body) };
 };
 
+/** A shared cache keyed on the request line alone: one partner's list answers reach another. */
+const credentialBlindCache: Mutation = (() => {
+  const cache = new Map<string, Upstream>();
+  return async (request, upstream) => {
+    const cacheable = request.method === 'GET' && /^\/api\/partner\/v1\/(orders|brokerage|links|payouts|settlements|transactions)(\?|$)/.test(request.url);
+    const hit = cacheable ? cache.get(request.url) : undefined;
+    if (hit) return hit;
+    const answer = await upstream();
+    if (cacheable && answer.status === 200) cache.set(request.url, answer);
+    return answer;
+  };
+})();
+
 const CASES: Array<[string, Mutation, string]> = [
   ['a cache that replays identical signed requests', replayingCache, 'nonce-replay'],
   ['a gateway that folds 401 codes into invalid_signature', genericAuthErrors, 'clock-skew'],
   ['a gateway that strips X-Request-Id', strippedHeaders, 'schema'],
   ['a layer that drops the last item of each list page', trimmedLists, 'pagination'],
+  ['a cache that serves one partner’s lists to another (keyed without the credential)', credentialBlindCache, 'authorization'],
 ];
 
 const cleanup: Array<() => Promise<void>> = [];

@@ -6,8 +6,8 @@ import { runConformance, startReferenceServer } from '../../conformance/run.ts';
 import { ALL_FAMILIES } from '../../conformance/families/index.ts';
 import type { Fault } from '../../server/faults.ts';
 
-/** The fault, and the family that must catch it. */
-const CASES: Array<[Fault, string]> = [
+/** The fault, the family that must catch it, and (for the new families) the check that names it. */
+const CASES: Array<[Fault, string, string?]> = [
   ['lenient-canonicalisation', 'canonical-query'],
   ['ignore-skew', 'clock-skew'],
   ['accept-replays', 'nonce-replay'],
@@ -18,6 +18,11 @@ const CASES: Array<[Fault, string]> = [
   ['missing-retry-after', 'headers'],
   ['remove-response-field', 'schema'],
   ['bad-webhook-signature', 'webhooks'],
+  ['foreign-orders-visible', 'authorization', 'partner.authz.by-id.orders'],
+  ['cancel-after-delivery', 'lifecycle', 'partner.lifecycle.order.forbidden-moves'],
+  ['skew-window-301', 'edges', 'partner.auth.skew.past-edge'],
+  ['skew-window-301', 'edges', 'partner.auth.skew.future-edge'],
+  ['short-nonce-memory', 'edges', 'partner.auth.nonce.window-end'],
 ];
 
 let stop: (() => Promise<void>) | undefined;
@@ -35,9 +40,10 @@ async function failuresWith(fault: Fault | undefined, family: string) {
 }
 
 describe('proof of power', () => {
-  it.each(CASES)('fault "%s" makes the %s family fail', async (fault, family) => {
+  it.each(CASES)('fault "%s" makes the %s family fail', async (fault, family, id) => {
     const failed = await failuresWith(fault, family);
     expect(failed.map((r) => r.check), `no ${family} check noticed ${fault}`).not.toEqual([]);
+    if (id) expect(failed.map((r) => r.id), `${id} did not notice ${fault}`).toContain(id);
   }, 120_000);
 
   it('every family but schema passes on the same server without the fault (the failures are the fault’s)', async () => {
@@ -46,7 +52,7 @@ describe('proof of power', () => {
       await stop?.();
       stop = undefined;
     }
-  }, 240_000);
+  }, 420_000);
 
   it('every partner family is covered by at least one fault', () => {
     const covered = new Set(CASES.map(([, family]) => family));

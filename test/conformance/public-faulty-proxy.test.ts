@@ -19,6 +19,7 @@ interface ProxiedRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
+  body: string;
 }
 type Mutation = (request: ProxiedRequest, upstream: () => Promise<Upstream>) => Promise<Upstream>;
 
@@ -31,7 +32,7 @@ async function startProxy(target: string, mutate: Mutation): Promise<{ url: stri
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !HOP_BY_HOP.has(k)) headers[k] = v;
-    const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers };
+    const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers, body: Buffer.concat(chunks).toString('utf8') };
     const from = req.socket.remoteAddress?.replace(/^::ffff:/, '');
     const upstream = () =>
       new Promise<Upstream>((resolve, reject) => {
@@ -154,6 +155,31 @@ const noTotal: Mutation = async (request, upstream) => {
   return { ...answer, body: JSON.stringify(body) };
 };
 
+/** A gateway whose request-body limit (16 KiB) is below what the contract's largest bulk request needs. */
+const smallBodyLimit: Mutation = async (request, upstream) => {
+  if (request.method === 'POST' && Buffer.byteLength(request.body) > 16 * 1024) {
+    return { status: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'payload_too_large', message: 'gateway limit 16 KiB' }) };
+  }
+  return upstream();
+};
+
+/** An idempotency layer in front of search keyed on Idempotency-Key alone, for every client. */
+const globalIdempotency: Mutation = (() => {
+  const stored = new Map<string, { body: string; answer: Upstream }>();
+  return async (request, upstream) => {
+    const key = request.headers['idempotency-key'];
+    if (request.method !== 'POST' || path(request) !== '/api/domain/search' || !key) return upstream();
+    const answer = await upstream();
+    const seen = stored.get(key);
+    if (!seen) {
+      if (answer.status === 200) stored.set(key, { body: request.body, answer });
+      return answer;
+    }
+    if (seen.body !== request.body) return { ...answer, status: 409, body: JSON.stringify({ code: 'conflict', message: 'Idempotency-Key reused with another body' }) };
+    return { ...seen.answer, headers: { ...seen.answer.headers, 'idempotent-replayed': 'true' } };
+  };
+})();
+
 /** The fault, the family that must catch it, and (when the family's check may fail for other reasons too) what its report must name. */
 const CASES: Array<[string, Mutation, string, RegExp?]> = [
   ['a cache serving a listings row twice (and losing another)', duplicatedListing, 'public-pagination'],
@@ -164,6 +190,8 @@ const CASES: Array<[string, Mutation, string, RegExp?]> = [
   ['a CDN dropping the RateLimit fields of public answers', noRateLimit, 'public-headers'],
   ['a proxy replacing the pages\' security headers with a framable, script-friendly policy', framable, 'public-headers', /security-header problems/],
   ['a rewrite losing page.total from listing pages', noTotal, 'public-schema', /GET \/api\/market\/listings → 200[\s\S]*must have required property 'total'/],
+  ['a gateway with a 16 KiB body limit', smallBodyLimit, 'public-edges', /bulk lock of 1000 domains/],
+  ['an idempotency layer that ignores who the client is', globalIdempotency, 'public-authorization', /first use of the key/],
 ];
 
 const PUBLIC = ALL_FAMILIES.filter((f) => f.surface === 'public').map((f) => f.name);

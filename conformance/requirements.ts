@@ -1,0 +1,57 @@
+// Requirement IDs: every check has one, stable across releases of the kit, so baselines, CI
+// dashboards and bug reports can name a rule. An ID never changes meaning: a check whose rule
+// changes gets a new ID, and the old one is listed here as retired (never reused). `--list`
+// prints the live ones and these.
+import type { Family } from './context.ts';
+
+export interface RetiredRequirement {
+  id: string;
+  /** What the check asserted. */
+  title: string;
+  /** The kit version that retired it. */
+  retiredIn: string;
+  reason: string;
+  /** The requirement that covers its rule now, if any. */
+  replacedBy?: string;
+}
+
+/** Retired requirement IDs. None yet: IDs were introduced in 0.2.0. */
+export const RETIRED: RetiredRequirement[] = [];
+
+export const ID_PATTERN = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
+
+/** What is wrong with the IDs of a set of families: malformed, duplicated, reusing a retired one, without rules. */
+export function idProblems(families: Family[], retired: RetiredRequirement[] = RETIRED): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  const gone = new Set(retired.map((r) => r.id));
+  for (const family of families) {
+    for (const check of family.checks) {
+      const where = `${family.name} › ${check.name}`;
+      if (!ID_PATTERN.test(check.id)) problems.push(`${where}: "${check.id}" is not a dotted lowercase ID`);
+      const other = seen.get(check.id);
+      if (other) problems.push(`${where}: ID ${check.id} is also used by ${other}`);
+      seen.set(check.id, where);
+      if (gone.has(check.id)) problems.push(`${where}: ID ${check.id} is retired and may not be reused`);
+      if (check.rules.length === 0) problems.push(`${where}: names no rule`);
+    }
+  }
+  return problems;
+}
+
+/** The listing `--list` prints: live requirements by family, then the retired ones. */
+export function listing(families: Family[], retired: RetiredRequirement[] = RETIRED): string {
+  const lines: string[] = [];
+  const width = Math.max(...families.flatMap((f) => f.checks.map((c) => c.id.length)), 10);
+  for (const f of families) {
+    lines.push(`${f.name} (${f.surface}${f.needs.length ? `; needs ${f.needs.join(', ')}` : ''}): ${f.description}`);
+    for (const c of f.checks) {
+      lines.push(`  ${c.id.padEnd(width)}  ${c.name}${c.needs?.length ? ` [needs ${c.needs.join(', ')}]` : ''}`);
+      lines.push(`  ${''.padEnd(width)}    rules: ${c.rules.join('; ')}`);
+    }
+    lines.push('');
+  }
+  lines.push(`retired (${retired.length}):${retired.length === 0 ? ' none' : ''}`);
+  for (const r of retired) lines.push(`  ${r.id.padEnd(width)}  retired in ${r.retiredIn}: ${r.reason}${r.replacedBy ? ` (now ${r.replacedBy})` : ''} [was: ${r.title}]`);
+  return lines.join('\n');
+}
