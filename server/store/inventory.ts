@@ -136,10 +136,12 @@ function normalise(relevance: number, tokenCount: number): number {
 
 /** `notify` hears of every change this repository makes (the store defers a transaction's to its commit). */
 export function inventoryRepository(db: Kysely<Database>, notify: InventoryListener = () => {}, direct?: DirectSqlite) {
-  // Ties are broken by domain, and PostgreSQL compares text by the database's collation (which
-  // may skip punctuation); "C" is byte order, the same as SQLite's, whatever the collation.
+  // Ties are broken by domain in byte order: SQLite's, and on PostgreSQL the domain column's own
+  // collation ("C", migration 009), which its primary key and listing indexes share, whatever the
+  // database's collation (which may skip punctuation). No query spells a collation, so none can
+  // miss an index by spelling another.
   const onPostgres = db.selectFrom('inventory').select('domain').where('domain', '=', '').compile().sql.includes('$1');
-  const byDomain: RawBuilder<string> = onPostgres ? sql<string>`domain collate "C"` : sql<string>`domain`;
+  const byDomain: RawBuilder<string> = sql<string>`domain`;
   // Availability, pricing and every order read one listing.
   const listing = keptRead(db, direct, 'inventory', 2, (q, environment: Environment, domain: string) => q.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain));
 
@@ -184,6 +186,12 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
           if (batch.length >= batchSize) await flush();
         }
         if (batch.length > 0) await flush();
+        // The planner's statistics describe the inventory as it was; after replacing all of it
+        // they are wrong (or absent, on a new table), and a plan chosen from them can read every
+        // listed row to sell one (issue #20). Brought up to date before the commit, so no reader
+        // ever plans against the new rows with the old statistics. SQLite keeps none: its planner
+        // chooses by the indexes alone (the plan check, test/server/plans.test.ts, holds both).
+        if (onPostgres) await sql`analyze inventory`.execute(trx);
         return { written, keptSold };
       });
       notify({ kind: 'replaced', environment });

@@ -9,6 +9,7 @@ import { oauth } from './migrations/005_oauth.ts';
 import { userDomains } from './migrations/006_user_domains.ts';
 import { listingIndex } from './migrations/007_listing_index.ts';
 import { nonceLog } from './migrations/008_nonce_log.ts';
+import { planIndexes } from './migrations/009_plan_indexes.ts';
 import type { Dialect } from './migrations/types.ts';
 
 export type { Dialect };
@@ -27,6 +28,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '006_user_domains': userDomains(dialect),
     '007_listing_index': listingIndex(dialect),
     '008_nonce_log': nonceLog(dialect),
+    '009_plan_indexes': planIndexes(dialect),
   };
 }
 
