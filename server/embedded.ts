@@ -14,6 +14,7 @@ import { runScheduledSettlement } from './partner/settlement-run.ts';
 import { secretBox } from './security/secret-box.ts';
 import { openDatabase } from './store/database.ts';
 import { createStore, type Store } from './store/index.ts';
+import type { StatementListener } from './store/statements.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 
 const MAINTENANCE_EVERY_MS = 60_000;
@@ -30,10 +31,15 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** Test-only (the conformance suite's proof of power). */
   faults?: Faults;
+  /** Hears every statement the store runs (the benchmark's statement profile). */
+  onStatement?: StatementListener;
 }
 
-export async function startServer({ config, clock = systemClock, log = (l) => console.log(l), faults }: StartOptions): Promise<RunningServer> {
-  const store = createStore(await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.sqliteSynchronous ? { sqliteSynchronous: config.sqliteSynchronous } : {}) }), secretBox(config.masterKey));
+export async function startServer({ config, clock = systemClock, log = (l) => console.log(l), faults, onStatement }: StartOptions): Promise<RunningServer> {
+  const store = createStore(
+    await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.sqliteSynchronous ? { sqliteSynchronous: config.sqliteSynchronous } : {}), ...(onStatement ? { onStatement } : {}) }),
+    secretBox(config.masterKey),
+  );
   const sandboxUser = await ensureSandboxUser(store, config.sandboxUser ?? DEFAULT_SANDBOX_USER, clock.now());
   // The sandbox user's own domains, for the bulk operations (server/bulk/seed.ts; added once).
   await seedUserDomains(store, sandboxUser.userId, clock.now());

@@ -9,6 +9,7 @@ import { directSqlite, type DirectSqlite } from './direct.ts';
 import { inlineLimits } from './inline-limits.ts';
 import { migrate, type Dialect } from './migrations.ts';
 import type { Database } from './schema.ts';
+import { kyselyLog, type StatementListener } from './statements.ts';
 
 export interface OpenedDatabase {
   db: Kysely<Database>;
@@ -37,6 +38,8 @@ export interface DatabaseOptions {
    * so test files sharing one database never see each other's rows.
    */
   schema?: string;
+  /** Hears every statement once it has run (the benchmark's statement profile, the plan check). */
+  onStatement?: StatementListener;
 }
 
 // pg returns int8 as strings to be safe beyond 2^53; our bigints are epoch ms and cents.
@@ -61,7 +64,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
     // take the process down: pg emits it on the pool, and an unheard 'error' event is fatal. The
     // pool discards that client and connects afresh on the next query.
     pool.on('error', (err) => console.error(`PostgreSQL: an idle connection failed and was discarded: ${err.message}`));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}) });
     if (schema) await sql.raw(`create schema if not exists "${schema}"`).execute(db);
     await migrateWithLock(db, 'postgres', schema);
     return { db, dialect: 'postgres', close: () => db.destroy() };
@@ -78,10 +81,10 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
   const synchronous = options.sqliteSynchronous ?? 'full';
   sqlite.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   const cached = withStatementCache(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins: [inlineLimits] });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins: [inlineLimits], ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}) });
   await migrate(db as unknown as Kysely<unknown>, 'sqlite');
   // An in-memory database has no log to flush and is only for tests: it keeps the plain path.
-  const direct = filename === ':memory:' ? undefined : directSqlite(sqlite, cached.prepare, { filename, synchronous, watched: KEPT_TABLES, ...(options.flush ? { flush: options.flush } : {}), ...(options.onFlushError ? { onFlushError: options.onFlushError } : {}) });
+  const direct = filename === ':memory:' ? undefined : directSqlite(sqlite, cached.prepare, { filename, synchronous, watched: KEPT_TABLES, ...(options.flush ? { flush: options.flush } : {}), ...(options.onFlushError ? { onFlushError: options.onFlushError } : {}), ...(options.onStatement ? { onStatement: options.onStatement } : {}) });
   return {
     db,
     dialect: 'sqlite',

@@ -8,6 +8,7 @@ import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
 import { rowCache, type ReadMark } from './row-cache.ts';
+import type { StatementListener } from './statements.ts';
 
 /**
  * The longest a deferred commit waits for its flush to disk: the most a power loss can take back
@@ -54,6 +55,8 @@ export interface DirectOptions {
   flush?: (fd: number) => Promise<void>;
   /** Told when a deferred flush fails (default: the error log); nobody waits for it to answer. */
   onFlushError?: (err: unknown) => void;
+  /** Hears every statement run here, as Kysely's log hears its own (database.ts). */
+  onStatement?: StatementListener;
 }
 
 const fdatasyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
@@ -64,13 +67,27 @@ const fdatasyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fd
  */
 export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: string) => BetterSqlite3.Statement, options: DirectOptions): DirectSqlite {
   const flush = options.flush ?? fdatasyncAsync;
-  const exec = (query: CompiledQuery): unknown[] => {
+  const runStatement = (query: CompiledQuery): unknown[] => {
     const statement = prepare(query.sql);
     const parameters = query.parameters as unknown[];
     if (statement.reader) return statement.all(parameters);
     statement.run(parameters);
     return [];
   };
+  const heard = options.onStatement;
+  const exec = heard
+    ? (query: CompiledQuery): unknown[] => {
+        const started = performance.now();
+        let failed = true;
+        try {
+          const rows = runStatement(query);
+          failed = false;
+          return rows;
+        } finally {
+          heard({ sql: query.sql, parameters: query.parameters, ms: performance.now() - started, failed });
+        }
+      }
+    : runStatement;
   // In WAL mode a commit appends to the log and, with synchronous=FULL, then flushes the log to
   // disk, blocking the only thread, and the answer waits for the disk. A commit made with
   // synchronous=NORMAL skips that flush; an fdatasync of the log from the thread pool, at most
