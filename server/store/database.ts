@@ -16,6 +16,13 @@ export interface OpenedDatabase {
   dialect: Dialect;
   /** Embedded SQLite in a file: the hot path's synchronous access beside Kysely (direct.ts). */
   direct?: DirectSqlite;
+  /**
+   * PostgreSQL: a second, smaller pool whose commits do not wait for the disk (asynchronous
+   * commit): visible to every session at once, on disk within three times wal_writer_delay. For
+   * the writes whose loss to a power cut costs nothing answered: nonces and rate-limit counts,
+   * and an idempotency key's claim (the order's own commit, after it, flushes the claim too).
+   */
+  relaxed?: Kysely<Database>;
   close(): Promise<void>;
 }
 
@@ -54,20 +61,31 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
     const schema = options.schema;
     // The name goes into DDL and a connection option, where it cannot be a bound parameter.
     if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`schema must be a lowercase SQL identifier, got "${schema}"`);
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
-      types: pgTypes,
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
-    });
-    // An idle connection that the server drops (a restart, a failover, an administrator) must not
-    // take the process down: pg emits it on the pool, and an unheard 'error' event is fatal. The
-    // pool discards that client and connects afresh on the next query.
-    pool.on('error', (err) => console.error(`PostgreSQL: an idle connection failed and was discarded: ${err.message}`));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}) });
-    if (schema) await sql.raw(`create schema if not exists "${schema}"`).execute(db);
-    await migrateWithLock(db, 'postgres', schema);
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    const size = options.poolSize ?? 10;
+    const kysely = (max: number, settings: string[]) => {
+      const pool = new pg.Pool({
+        connectionString: options.databaseUrl,
+        max,
+        types: pgTypes,
+        ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
+      });
+      // An idle connection that the server drops (a restart, a failover, an administrator) must not
+      // take the process down: pg emits it on the pool, and an unheard 'error' event is fatal. The
+      // pool discards that client and connects afresh on the next query.
+      pool.on('error', (err) => console.error(`PostgreSQL: an idle connection failed and was discarded: ${err.message}`));
+      return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}) });
+    };
+    const path = schema ? [`-c search_path=${schema}`] : [];
+    const db = kysely(size, path);
+    const relaxed = kysely(Math.max(2, Math.ceil(size / 2)), [...path, '-c synchronous_commit=off']);
+    try {
+      if (schema) await sql.raw(`create schema if not exists "${schema}"`).execute(db);
+      await migrateWithLock(db, 'postgres', schema);
+    } catch (err) {
+      await Promise.all([db.destroy(), relaxed.destroy()]);
+      throw err;
+    }
+    return { db, dialect: 'postgres', relaxed, close: async () => void (await Promise.all([db.destroy(), relaxed.destroy()])) };
   }
   const filename = options.filename ?? join(options.dataDir ?? './data', 'service.sqlite');
   if (filename !== ':memory:') mkdirSync(options.dataDir ?? './data', { recursive: true });

@@ -33,13 +33,15 @@ export interface DirectSqlite {
   mark(): ReadMark;
   /**
    * Runs `work` in one transaction; `work` runs its statements through `exec`, synchronously, so
-   * nothing else can use the connection meanwhile. The commit is deferred: it is visible to every
-   * connection and survives a crash of this process at once, and is flushed to disk within
-   * DEFERRED_FLUSH_MS (with synchronous = FULL; NORMAL flushes only at checkpoints, as SQLite does).
-   * For writes that may be lost to a power loss: the nonces and rate-limit counts, never orders.
+   * nothing else can use the connection meanwhile. A `deferred` commit (the default) is visible
+   * to every connection and survives a crash of this process at once, and is flushed to disk
+   * within DEFERRED_FLUSH_MS (with synchronous = FULL; NORMAL flushes only at checkpoints, as
+   * SQLite does): for writes that may be lost to a power loss, such as the nonces and rate-limit
+   * counts, never orders. A `durable` commit is on disk when this returns (with synchronous =
+   * FULL), and so is every deferred commit before it: they share the log.
    * `{ ran: false }` when a transaction holds the connection (as for `run`).
    */
-  transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T): { ran: true; result: T } | { ran: false };
+  transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T, commit?: 'deferred' | 'durable'): { ran: true; result: T } | { ran: false };
   /** Flushes any deferred commit to disk now, synchronously, then lets the connection go. */
   close(): void;
 }
@@ -130,9 +132,9 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
     run,
     read: (table, query, since) => rows.read(table, `${query.sql}\u0000${JSON.stringify(query.parameters)}`, () => run(query), since),
     mark: () => rows.mark(),
-    transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T) {
+    transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T, commit: 'deferred' | 'durable' = 'deferred') {
       if (sqlite.inTransaction) return { ran: false };
-      if (options.synchronous === 'normal') return { ran: true, result: inOneTransaction(work) as T };
+      if (options.synchronous === 'normal' || commit === 'durable') return { ran: true, result: inOneTransaction(work) as T };
       relaxed();
       let result: T;
       try {

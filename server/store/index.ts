@@ -6,6 +6,7 @@ import { brokerageRepository } from './brokerage.ts';
 import { checkoutRepository } from './checkout.ts';
 import { credentialRepository } from './credentials.ts';
 import type { OpenedDatabase } from './database.ts';
+import type { Dialect } from './migrations.ts';
 import type { DirectSqlite } from './direct.ts';
 import { eventRepository } from './events.ts';
 import { idempotencyRepository } from './idempotency.ts';
@@ -20,18 +21,25 @@ import type { ReadMark } from './row-cache.ts';
 import { settlementRepository } from './settlements.ts';
 import { userDomainRepository } from './user-domains.ts';
 
-/**
- * `direct` only for the database itself, never inside a transaction (store/direct.ts); `ledger`,
- * on SQLite, is the database's one nonce ledger, shared by its transactions (store/nonce-ledger.ts).
- */
-export function repositories(db: Kysely<Database>, box: SecretBox, onInventoryChange?: InventoryListener, direct?: DirectSqlite, ledger?: NonceLedger) {
+export interface RepositoryOptions {
+  dialect: Dialect;
+  onInventoryChange?: InventoryListener | undefined;
+  /** Only for the database itself, never inside a transaction (store/direct.ts). */
+  direct?: DirectSqlite | undefined;
+  /** SQLite: the database's one nonce ledger, shared by its transactions (store/nonce-ledger.ts). */
+  ledger?: NonceLedger | undefined;
+  /** PostgreSQL: the pool whose commits do not wait for the disk (database.ts); never inside a transaction. */
+  relaxed?: Kysely<Database> | undefined;
+}
+
+export function repositories(db: Kysely<Database>, box: SecretBox, { onInventoryChange, direct, ledger, relaxed }: RepositoryOptions) {
   return {
     credentials: credentialRepository(db, box, direct),
-    replayGuard: replayGuardRepository(db, { ...(direct ? { direct } : {}), ...(ledger ? { ledger } : {}) }),
+    replayGuard: replayGuardRepository(db, { ...(direct ? { direct } : {}), ...(ledger ? { ledger } : {}), ...(relaxed ? { relaxed } : {}) }),
     inventory: inventoryRepository(db, onInventoryChange, direct),
     orders: orderRepository(db, direct),
     events: eventRepository(db, box),
-    idempotency: idempotencyRepository(db),
+    idempotency: idempotencyRepository(db, { ...(direct ? { direct } : {}), ...(relaxed ? { relaxed } : {}) }),
     checkout: checkoutRepository(db),
     referral: referralRepository(db),
     brokerage: brokerageRepository(db),
@@ -61,7 +69,7 @@ export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
   const listeners = new Set<InventoryListener>();
   const publish = (change: InventoryChange) => listeners.forEach((listener) => listener(change));
   const ledger = opened.dialect === 'sqlite' ? nonceLedger() : undefined;
-  const repos = repositories(opened.db, box, publish, opened.direct, ledger);
+  const repos = repositories(opened.db, box, { dialect: opened.dialect, onInventoryChange: publish, direct: opened.direct, ledger, relaxed: opened.relaxed });
   return {
     ...repos,
     dialect: opened.dialect,
@@ -69,7 +77,7 @@ export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
     // A transaction's inventory changes are told once it commits, and never if it rolls back.
     async transaction(work) {
       const changes: InventoryChange[] = [];
-      const result = await opened.db.transaction().execute((trx) => work(repositories(trx, box, (change) => changes.push(change), undefined, ledger)));
+      const result = await opened.db.transaction().execute((trx) => work(repositories(trx, box, { dialect: opened.dialect, onInventoryChange: (change) => changes.push(change), ledger })));
       changes.forEach(publish);
       return result;
     },

@@ -23,6 +23,7 @@ import type { DirectSqlite } from './direct.ts';
 import { pairKey, type NonceLedger, type NonceLogRow } from './nonce-ledger.ts';
 import { template, type Template } from './prepared.ts';
 import type { Database } from './schema.ts';
+import { runSteps, type Steps } from './steps.ts';
 
 /** Rows per statement: far below both dialects' bound-parameter limits (4 parameters a row). */
 const MAX_BATCH = 500;
@@ -61,7 +62,7 @@ type Settle = () => void;
  * the requests, called only once the transaction is durable. A generator, so one plan runs both
  * synchronously on embedded SQLite (direct.ts) and awaiting each statement through Kysely.
  */
-type Plan = Generator<CompiledQuery, Settle, unknown[]>;
+type Plan = Steps<Settle>;
 
 /** Whether the stored window has ended at the incoming row's time (its window_start is `now`). */
 const windowEnded = sql<boolean>`rate_counters.window_start + (excluded.expires_at - excluded.window_start) <= excluded.window_start`;
@@ -88,12 +89,15 @@ const nonceRows = (a: unknown[], n: number) => Array.from({ length: n }, (_, i) 
 export interface ReplayGuardOptions {
   /** Embedded SQLite in a file: the database itself, never a transaction (direct.ts). */
   direct?: DirectSqlite;
+  /** PostgreSQL: the database's pool whose commits do not wait for the disk (database.ts). */
+  relaxed?: Kysely<Database>;
   /** SQLite: its nonces are logged and indexed in memory, one ledger per database (nonce-ledger.ts). */
   ledger?: NonceLedger;
 }
 
 export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuardOptions = {}) {
-  const { direct, ledger } = options;
+  const { direct, ledger, relaxed } = options;
+  const setLocalAsynchronousCommit = sql`set local synchronous_commit = off`.compile(db);
   // Both statements are built once per row count: building them with Kysely on every batch cost
   // as much as running them. Arguments: the rows' values in order, then (nonces) the batch's `now`.
   const insertNoncesQuery = perRowCount((n) =>
@@ -242,42 +246,19 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
     }
   }
 
-  async function execute<T>(plan: () => Generator<CompiledQuery, T, unknown[]>): Promise<T> {
-    const committed = direct?.transaction((exec) => {
-      const steps = plan();
-      let step = steps.next();
-      while (!step.done) step = steps.next(exec(step.value));
-      return step.value;
-    });
-    if (committed?.ran) return committed.result;
-    const awaiting = async (executor: Kysely<Database>) => {
-      const steps = plan();
-      let step = steps.next();
-      while (!step.done) step = steps.next((await executor.executeQuery(step.value)).rows as unknown[]);
-      return step.value;
-    };
-    if (db.isTransaction) return awaiting(db);
-    if (!ledger) {
-      // PostgreSQL's asynchronous commit, for this transaction only: visible to every session at
-      // once, on disk within three times wal_writer_delay.
-      return db.transaction().execute(async (trx) => {
-        await sql`set local synchronous_commit = off`.execute(trx);
-        return awaiting(trx);
-      });
-    }
+  function execute<T>(plan: () => Steps<T>): Promise<T> {
     // SQLite reads the log before it writes, so the transaction takes the write lock first: a
     // deferred one could see another process commit between the read and the write.
-    return db.connection().execute(async (connection) => {
-      await sql`begin immediate`.execute(connection);
-      try {
-        const result = await awaiting(connection);
-        await sql`commit`.execute(connection);
-        return result;
-      } catch (err) {
-        await sql`rollback`.execute(connection).catch(() => undefined);
-        throw err;
-      }
-    });
+    if (ledger || db.isTransaction) return runSteps(db, direct, plan, { commit: 'deferred', immediate: true });
+    // PostgreSQL's asynchronous commit: on the relaxed pool's connections it is their setting
+    // (database.ts); elsewhere it is set for this transaction alone, one statement more.
+    if (relaxed) return runSteps(relaxed, undefined, plan, { commit: 'deferred' });
+    return runSteps(db, undefined, () => relaxedCommit(plan()), { commit: 'deferred' });
+  }
+
+  function* relaxedCommit<T>(steps: Steps<T>): Steps<T> {
+    yield setLocalAsynchronousCommit;
+    return yield* steps;
   }
 
   // Inside a transaction there is no batching: the caller's transaction is the unit.
