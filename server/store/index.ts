@@ -12,6 +12,7 @@ import { eventRepository } from './events.ts';
 import { idempotencyRepository } from './idempotency.ts';
 import { inventoryRepository, type InventoryChange, type InventoryListener } from './inventory.ts';
 import { oauthRepository } from './oauth.ts';
+import { orderPlacement } from './order-placement.ts';
 import { orderRepository } from './orders.ts';
 import { referralRepository } from './referral.ts';
 import { nonceLedger, type NonceLedger } from './nonce-ledger.ts';
@@ -32,12 +33,13 @@ export interface RepositoryOptions {
   relaxed?: Kysely<Database> | undefined;
 }
 
-export function repositories(db: Kysely<Database>, box: SecretBox, { onInventoryChange, direct, ledger, relaxed }: RepositoryOptions) {
+export function repositories(db: Kysely<Database>, box: SecretBox, { dialect, onInventoryChange, direct, ledger, relaxed }: RepositoryOptions) {
   return {
     credentials: credentialRepository(db, box, direct),
     replayGuard: replayGuardRepository(db, { ...(direct ? { direct } : {}), ...(ledger ? { ledger } : {}), ...(relaxed ? { relaxed } : {}) }),
     inventory: inventoryRepository(db, onInventoryChange, direct),
     orders: orderRepository(db, direct),
+    placement: orderPlacement(db, dialect === 'postgres', direct),
     events: eventRepository(db, box),
     idempotency: idempotencyRepository(db, { ...(direct ? { direct } : {}), ...(relaxed ? { relaxed } : {}) }),
     checkout: checkoutRepository(db),
