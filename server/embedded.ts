@@ -67,8 +67,14 @@ export async function startServer({ config, clock = systemClock, log = (l) => co
     server.listen(config.port, config.host, resolve);
   });
   dispatcher.start();
+  // Tables that grew while no server ran (or under another's maintenance) get their statistics now.
+  void store.refreshStatistics().catch((e: unknown) => log(`maintenance failed: ${String(e)}`));
   const maintenance = setInterval(() => {
-    void store.purge(clock.now()).catch((e: unknown) => log(`purge failed: ${String(e)}`));
+    // The statistics after the purge, which may have deleted many rows.
+    void store
+      .purge(clock.now())
+      .then(() => store.refreshStatistics())
+      .catch((e: unknown) => log(`maintenance failed: ${String(e)}`));
     // Closes each month end that has passed; the statements are its state, so this is a no-op otherwise.
     void runScheduledSettlement({ store, clock, notifyOutbox: () => dispatcher.wake() }).catch((e: unknown) => log(`scheduled settlement failed: ${String(e)}`));
   }, MAINTENANCE_EVERY_MS);

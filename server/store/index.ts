@@ -20,6 +20,7 @@ import { replayGuardRepository } from './replay-guard.ts';
 import type { Database } from './schema.ts';
 import type { ReadMark } from './row-cache.ts';
 import { settlementRepository } from './settlements.ts';
+import { refreshStatistics } from './statistics.ts';
 import { userDomainRepository } from './user-domains.ts';
 
 export interface RepositoryOptions {
@@ -60,6 +61,8 @@ export interface Store extends Repositories {
   transaction<T>(work: (tx: Repositories) => Promise<T>): Promise<T>;
   /** Deletes expired nonces, rate-limit windows and idempotency records. */
   purge(now: number): Promise<void>;
+  /** PostgreSQL: analyses the tables whose statistics are stale (statistics.ts); gives their names. */
+  refreshStatistics(): Promise<string[]>;
   /** Now, as a mark for reads of rows kept in memory (row-cache.ts); undefined where none are. */
   readMark(): ReadMark | undefined;
   /** Hears every committed change to the listed inventory (the search index); returns the unsubscribe. */
@@ -93,6 +96,7 @@ export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
       await repos.idempotency.purge(now);
       await repos.oauth.purge(now);
     },
+    refreshStatistics: async () => (opened.dialect === 'postgres' ? refreshStatistics(opened.db) : []),
     close: () => opened.close(),
   };
 }
