@@ -41,7 +41,7 @@ export function repositories(db: Kysely<Database>, box: SecretBox, { dialect, on
     inventory: inventoryRepository(db, onInventoryChange, direct),
     orders: orderRepository(db, direct),
     placement: orderPlacement(db, dialect === 'postgres', direct),
-    events: eventRepository(db, box),
+    events: eventRepository(db, box, dialect === 'postgres'),
     idempotency: idempotencyRepository(db, { ...(direct ? { direct } : {}), ...(relaxed ? { relaxed } : {}) }),
     checkout: checkoutRepository(db),
     referral: referralRepository(db),

@@ -332,18 +332,22 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
     return where;
   }
 
-  /** Rows strictly after `key` in `sort` order (the order is total, so "not after" is "at or before"). */
+  /**
+   * Rows strictly after `key` in `sort` order (the order is total, so "not after" is "at or
+   * before"). Led by a range on the sort column, so an index in the sort's order starts at the
+   * key instead of reading every row before it; only the key's ties are read and passed over.
+   */
   function afterKey(sort: ListingSort, key: ListingKey): RawBuilder<unknown> {
     const v = key.value ?? 0;
     switch (sort) {
       case 'domain':
         return sql`${byDomain} > ${key.domain}`;
       case 'price_asc':
-        return sql`(price_cents > ${v} or (price_cents = ${v} and ${byDomain} > ${key.domain}))`;
+        return sql`(price_cents >= ${v} and (price_cents > ${v} or ${byDomain} > ${key.domain}))`;
       case 'price_desc':
-        return sql`(price_cents < ${v} or (price_cents = ${v} and ${byDomain} > ${key.domain}))`;
+        return sql`(price_cents <= ${v} and (price_cents < ${v} or ${byDomain} > ${key.domain}))`;
       case 'newest':
-        return sql`(listed_at < ${v} or (listed_at = ${v} and ${byDomain} > ${key.domain}))`;
+        return sql`(listed_at <= ${v} and (listed_at < ${v} or ${byDomain} > ${key.domain}))`;
     }
   }
 
