@@ -42,9 +42,19 @@ export interface DirectSqlite {
    * `{ ran: false }` when a transaction holds the connection (as for `run`).
    */
   transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T, commit?: 'deferred' | 'durable'): { ran: true; result: T } | { ran: false };
+  /**
+   * Group commit: runs each of `units` in one transaction, each in a savepoint of its own, so one
+   * that throws is undone alone and settles with its error while the others commit together, with
+   * one commit (one flush to disk when durable) for all. Undefined when a transaction holds the
+   * connection (as for `run`).
+   */
+  batch<T>(units: ReadonlyArray<(exec: (query: CompiledQuery) => unknown[]) => T>, commit?: 'deferred' | 'durable'): Array<Settled<T>> | undefined;
   /** Flushes any deferred commit to disk now, synchronously, then lets the connection go. */
   close(): void;
 }
+
+/** How one unit of a batch ended. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 export interface DirectOptions {
   /** The database file; its write-ahead log is `<filename>-wal`. */
@@ -103,6 +113,23 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
   // from the start; nothing another process commits can slip in between. Built once: better-sqlite3
   // passes the call's argument through.
   const inOneTransaction = sqlite.transaction((work: (run: typeof exec) => unknown) => work(exec)).immediate;
+  // Called inside a transaction, a better-sqlite3 transaction function is a savepoint: a throw
+  // inside rolls back to it and rethrows.
+  const inSavepoint = sqlite.transaction((unit: (run: typeof exec) => unknown) => unit(exec));
+  // The commit (its flush to disk, when durable) is the largest part of a write; the profile hears
+  // it as a statement of its own.
+  const committing = heard
+    ? <T>(work: (run: typeof exec) => T, how: 'deferred' | 'durable'): T => {
+        let worked = 0;
+        const result = inOneTransaction((run: typeof exec) => {
+          const value = work(run);
+          worked = performance.now();
+          return value;
+        }) as T;
+        heard({ sql: how === 'durable' ? 'commit' : 'commit -- deferred', parameters: [], ms: performance.now() - worked, failed: false });
+        return result;
+      }
+    : <T>(work: (run: typeof exec) => T): T => inOneTransaction(work) as T;
   const onFlushError = options.onFlushError ?? ((err: unknown) => console.error('SQLite: a deferred flush of the write-ahead log failed', err));
   let wal: number | undefined;
   // The log exists once anything has been committed; the connection keeps it (same inode) until
@@ -128,23 +155,38 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
   };
   const rows = rowCache(sqlite, options.watched ?? []);
   const run = <R>(query: CompiledQuery<R>): R[] | undefined => (sqlite.inTransaction ? undefined : (exec(query) as R[]));
+  function transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T, commit: 'deferred' | 'durable' = 'deferred'): { ran: true; result: T } | { ran: false } {
+    if (sqlite.inTransaction) return { ran: false };
+    if (options.synchronous === 'normal' || commit === 'durable') return { ran: true, result: committing(work, commit) };
+    relaxed();
+    let result: T;
+    try {
+      result = committing(work, commit);
+    } finally {
+      strict();
+    }
+    dirty = true;
+    flushSoon();
+    return { ran: true, result };
+  }
   return {
     run,
     read: (table, query, since) => rows.read(table, `${query.sql}\u0000${JSON.stringify(query.parameters)}`, () => run(query), since),
     mark: () => rows.mark(),
-    transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T, commit: 'deferred' | 'durable' = 'deferred') {
-      if (sqlite.inTransaction) return { ran: false };
-      if (options.synchronous === 'normal' || commit === 'durable') return { ran: true, result: inOneTransaction(work) as T };
-      relaxed();
-      let result: T;
-      try {
-        result = inOneTransaction(work) as T;
-      } finally {
-        strict();
-      }
-      dirty = true;
-      flushSoon();
-      return { ran: true, result };
+    transaction,
+    batch<T>(units: ReadonlyArray<(exec: (query: CompiledQuery) => unknown[]) => T>, commit: 'deferred' | 'durable' = 'deferred') {
+      const outcome = transaction(
+        () =>
+          units.map((unit): Settled<T> => {
+            try {
+              return { ok: true, value: inSavepoint(unit) as T };
+            } catch (error) {
+              return { ok: false, error };
+            }
+          }),
+        commit,
+      );
+      return outcome.ran ? outcome.result : undefined;
     },
     close() {
       if (timer) clearTimeout(timer);

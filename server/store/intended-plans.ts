@@ -74,12 +74,13 @@ function listingEntries(): Intended[] {
 }
 
 export const INTENDED: readonly Intended[] = [
-  { name: 'transaction control', statement: /^(begin|commit|rollback)( immediate)?$/, reaches: [] },
+  // `commit -- deferred`: the embedded SQLite connection's commit that does not wait for the disk (direct.ts).
+  { name: 'transaction control', statement: /^(begin|commit|rollback)( immediate| -- deferred)?$/, reaches: [] },
 
   // Every signed request: its credential, its nonce and rate-limit count (store/replay-guard.ts).
-  // SQLite keeps credentials in memory until they change (row-cache.ts): the walk's is never read again.
+  // SQLite keeps credentials and partners in memory until they change (row-cache.ts): the walk's are never read again.
   { name: 'credential', statement: /^select \* from "credentials" where "key_id" = \?$/, reaches: [by('credentials', 'key_id')], unwalked: 'sqlite' },
-  { name: 'partner', statement: /^select \* from "partners" where "id" = \?$/, reaches: [by('partners', 'id')] },
+  { name: 'partner', statement: /^select \* from "partners" where "id" = \?$/, reaches: [by('partners', 'id')], unwalked: 'sqlite' },
   { name: 'nonces', statement: /^insert into "nonces" .* on conflict \("key_id", "nonce"\) do update/, reaches: [], dialect: 'postgres' },
   { name: 'nonce log, what others appended', statement: /^select "seq", "key_id", "nonce", "expires_at" from "nonce_log" where "seq" > \?/, reaches: [by('nonce_log', 'seq')], dialect: 'sqlite' },
   { name: 'nonce log, appended', statement: /^insert into "nonce_log" /, reaches: [], dialect: 'sqlite' },

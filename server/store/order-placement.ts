@@ -4,15 +4,16 @@
 // is delivered when the partner has an active webhook endpoint, the first timeline entry and the
 // stored answer of its idempotency key: all of them or none. On PostgreSQL that is one statement
 // (data-modifying CTEs, each conditional on the listing having been taken), so one round trip and
-// one commit; on SQLite one transaction on the embedded connection.
+// one commit; on SQLite a savepoint in a transaction on the embedded connection that the orders
+// arriving together share, with one durable commit for all of them.
 //
 // Two orders never take one domain: the listing changes from listed to sold once, and an order
 // that loses that race writes nothing (PostgreSQL re-checks the row once the winner commits).
-import { sql, type Kysely } from 'kysely';
-import type { DirectSqlite } from './direct.ts';
+import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import type { DirectSqlite, Settled } from './direct.ts';
 import { template, type Template } from './prepared.ts';
 import type { Database, Environment, OrdersTable } from './schema.ts';
-import { runSteps, type Steps } from './steps.ts';
+import { runSteps, stepThrough, type Steps } from './steps.ts';
 
 /** What a new order on `domain` is decided from; `listing` undefined when the environment never listed it. */
 export interface OrderSight {
@@ -111,6 +112,41 @@ export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct
 
   const built = new Map<string, Template<unknown[], { placed: unknown; deliveries: unknown }>>();
   const statements = sqliteStatements(db);
+  // SQLite: orders arriving together commit together (group commit). Each placement runs in a
+  // savepoint of one transaction on the embedded connection, and the one durable commit, a flush
+  // of the log to disk on the event loop's thread, is shared instead of paid per order. A
+  // placement that fails is undone alone. Queued for one turn of the event loop.
+  let queued: Array<{ placement: Placement; resolve(placed: Placed): void; reject(err: unknown): void }> = [];
+  const commitQueued = () => {
+    const batch = queued;
+    queued = [];
+    let settled: Array<Settled<Placed>> | undefined;
+    try {
+      settled = direct?.batch(
+        batch.map(({ placement }) => (exec: (query: CompiledQuery) => unknown[]) => stepThrough(sqlitePlacement(statements, placement), exec)),
+        'durable',
+      );
+    } catch (err) {
+      // The commit itself failed: nothing of the batch was written.
+      for (const job of batch) job.reject(err);
+      return;
+    }
+    if (settled) {
+      batch.forEach((job, i) => {
+        const outcome = settled[i];
+        if (outcome?.ok) job.resolve(outcome.value);
+        else job.reject(outcome ? outcome.error : new Error('placement not run'));
+      });
+      return;
+    }
+    // Another transaction holds the connection: each waits for it through Kysely.
+    for (const job of batch) runSteps(db, undefined, () => sqlitePlacement(statements, job.placement), { commit: 'durable' }).then(job.resolve, job.reject);
+  };
+  const together = (placement: Placement) =>
+    new Promise<Placed>((resolve, reject) => {
+      if (queued.length === 0) setImmediate(commitQueued);
+      queued.push({ placement, resolve, reject });
+    });
 
   return {
     /** One read: the listing, whether the domain has a live order, and another partner's reservation. */
@@ -128,7 +164,7 @@ export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct
 
     /** Takes the listing and writes the order with everything that belongs to it, durably; or nothing. */
     async place(p: Placement): Promise<Placed> {
-      if (!onPostgres) return runSteps(db, direct, () => sqlitePlacement(statements, p), { commit: 'durable' });
+      if (!onPostgres) return direct && !db.isTransaction ? together(p) : runSteps(db, direct, () => sqlitePlacement(statements, p), { commit: 'durable' });
       const shape = shapeOf(p);
       let bind = built.get(shape);
       if (!bind) built.set(shape, (bind = postgresPlacement(db, p)));

@@ -27,12 +27,7 @@ export interface StepsOptions {
 
 /** Runs `steps` in one transaction (inside the caller's, when `db` is one) and gives their result. */
 export async function runSteps<T>(db: Kysely<Database>, direct: DirectSqlite | undefined, steps: () => Steps<T>, options: StepsOptions): Promise<T> {
-  const ran = direct?.transaction((exec) => {
-    const it = steps();
-    let step = it.next();
-    while (!step.done) step = it.next(exec(step.value));
-    return step.value;
-  }, options.commit);
+  const ran = direct?.transaction((exec) => stepThrough(steps(), exec), options.commit);
   if (ran?.ran) return ran.result;
   if (db.isTransaction || options.alone) return awaiting(db, steps());
   if (!options.immediate) return db.transaction().execute((trx) => awaiting(trx, steps()));
@@ -47,6 +42,13 @@ export async function runSteps<T>(db: Kysely<Database>, direct: DirectSqlite | u
       throw err;
     }
   });
+}
+
+/** Runs the steps synchronously, each statement through `exec` (the embedded connection's). */
+export function stepThrough<T>(it: Steps<T>, exec: (query: CompiledQuery) => unknown[]): T {
+  let step = it.next();
+  while (!step.done) step = it.next(exec(step.value));
+  return step.value;
 }
 
 async function awaiting<T>(executor: Kysely<Database>, it: Steps<T>): Promise<T> {
