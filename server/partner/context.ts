@@ -30,7 +30,7 @@ export interface Caller {
 export async function callerOf(deps: PartnerDeps, res: Response): Promise<Caller> {
   const credential = res.locals.credential;
   if (!credential) throw new Error('route reached without an authenticated credential');
-  const partner = await deps.store.credentials.findPartner(credential.partnerId);
+  const partner = await deps.store.credentials.findPartner(credential.partnerId, res.locals.readMark);
   if (!partner) throw new ApiError('forbidden', 'The partner of this credential no longer exists');
   const now = deps.clock.now();
   return { credential, partner, now, businessNow: now + partner.clockOffsetMs };

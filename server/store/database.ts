@@ -127,7 +127,7 @@ async function migrateWithLock(db: Kysely<Database>, dialect: Dialect, schema?: 
 }
 
 /** Tables whose hot reads are kept in memory until they change (row-cache.ts). */
-const KEPT_TABLES = ['credentials', 'inventory'];
+const KEPT_TABLES = ['credentials', 'partners', 'inventory'];
 
 /** Distinct SQL texts kept prepared; multi-row inserts vary with their row count, so it is bounded. */
 const STATEMENT_CACHE_SIZE = 500;
