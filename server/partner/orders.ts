@@ -8,8 +8,9 @@ import { issueQuote, quoteError, readQuote, QUOTE_VALIDITY_SECONDS } from '../do
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError, STATUS_OF } from '../http/errors.ts';
 import { newId } from '../ids.ts';
+import type { OrderSight } from '../store/order-placement.ts';
 import type { OrderRow } from '../store/orders.ts';
-import { callerOf, parseInstant, queryInteger, queryString, type Caller, type PartnerDeps } from './context.ts';
+import { callerFrom, callerOf, credentialOf, parseInstant, queryInteger, queryString, type Caller, type PartnerDeps } from './context.ts';
 import { applyMove, orderEvents } from './order-moves.ts';
 import { toOrder, toOrderDetail } from './resources.ts';
 
@@ -72,7 +73,7 @@ interface Answering {
  * answer in one durable write (store/order-placement.ts). A refusal is stored on its own; a
  * validation error is thrown and never stored.
  */
-async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas['OrderRequest'], requestId: string, answering: Answering | undefined): Promise<Outcome> {
+async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas['OrderRequest'], requestId: string, answering: Answering | undefined, sight: OrderSight): Promise<Outcome> {
   const refuse = async (outcome: Outcome) => {
     const code = (outcome.body as { code?: string }).code;
     if (answering && isStoredOutcome(outcome.status, code)) await deps.store.idempotency.complete(answering.keyId, answering.key, outcome.status, JSON.stringify(outcome.body), {});
@@ -80,7 +81,6 @@ async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas[
   };
   const environment = caller.credential.environment;
   const { domain } = request;
-  const sight = await deps.store.placement.look(environment, domain, caller.partner.id, caller.now);
   const listing = sight.listing;
   if (!listing) return refuse(failure('not_found', `Domain "${domain}" is not listed`, requestId));
   if (listing.status !== 'listed' || sight.liveOrder) return refuse(failure('not_found', `Domain "${domain}" is already sold`, requestId));
@@ -152,12 +152,25 @@ function replay(res: Response, status: number, body: string): void {
 
 export function createOrder(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
-    const caller = await callerOf(deps, res);
+    const credential = credentialOf(res);
+    const request = req.body as Schemas['OrderRequest'];
     const key = req.get('idempotency-key') ?? '';
-    const keyId = caller.credential.keyId;
+    const keyId = credential.keyId;
     const fp = fingerprint(req.rawBody);
     const ignoreKeys = deps.faults?.has('ignore-idempotency') ?? false;
-    const claim = ignoreKeys ? ({ claimed: true } as const) : await deps.store.idempotency.claim(keyId, key, fp, caller.now);
+    const now = deps.clock.now();
+    // The key's claim, the caller's partner and what the order is decided from, together
+    // (one statement on PostgreSQL: store/order-placement.ts).
+    const begun = await deps.store.placement.begin({
+      environment: credential.environment,
+      domain: request.domain,
+      partnerId: credential.partnerId,
+      now,
+      claim: ignoreKeys ? undefined : { keyId, key, fingerprint: fp },
+    });
+    const claim = begun.claim ?? ({ claimed: true } as const);
+    if (claim.claimed && !begun.partner && !ignoreKeys) await deps.store.idempotency.release(keyId, key);
+    const caller = callerFrom(credential, begun.partner, now);
     if (!claim.claimed) {
       const record = claim.existing;
       const decision = decideIdempotency(
@@ -178,7 +191,7 @@ export function createOrder(deps: PartnerDeps): RequestHandler {
     const requestId = String(res.locals.requestId ?? '');
     let outcome: Outcome;
     try {
-      outcome = await executeOrder(deps, caller, req.body as Schemas['OrderRequest'], requestId, ignoreKeys ? undefined : { keyId, key });
+      outcome = await executeOrder(deps, caller, request, requestId, ignoreKeys ? undefined : { keyId, key }, begun.sight);
     } catch (err) {
       // Validation errors and 5xx are not stored: the key is free for a corrected retry.
       if (!ignoreKeys) await deps.store.idempotency.release(keyId, key);

@@ -8,7 +8,7 @@
 // after the claim's in the same log, so it flushes the claim too. A power loss may forget only a
 // claim whose request was never answered (a retry then executes it, as nothing was written), or a
 // release (the key then answers 409 until the claim is taken as abandoned).
-import type { Kysely } from 'kysely';
+import type { Kysely, QueryCreator } from 'kysely';
 import type { DirectSqlite } from './direct.ts';
 import { template } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -30,22 +30,31 @@ export interface IdempotencyOptions {
   relaxed?: Kysely<Database>;
 }
 
+/** The times a claim at `now` writes and compares: its expiry, and before when a claim is abandoned. */
+export const claimTimes = (now: number) => ({ expiresAt: now + RETENTION_MS, abandonedBefore: now - ABANDONED_AFTER_MS });
+
+/**
+ * The claim as one statement: inserts the key as executing, or takes over a record that is
+ * abandoned or expired; returns the key when it claimed. (order-placement.ts also sends it inside
+ * the order's first statement on PostgreSQL.) Every value is an argument, so a prepared template
+ * can bind it (store/prepared.ts).
+ */
+export function claimStatement(db: QueryCreator<Database>, keyId: string, key: string, fingerprint: string, now: number, expiresAt: number, abandonedBefore: number) {
+  return db
+    .insertInto('idempotency')
+    .values({ key_id: keyId, idem_key: key, fingerprint, state: 'executing', status_code: null, body: null, headers: null, created_at: now, expires_at: expiresAt })
+    .onConflict((oc) =>
+      oc
+        .columns(['key_id', 'idem_key'])
+        .doUpdateSet({ fingerprint, state: 'executing', created_at: now, expires_at: expiresAt })
+        .where((eb) => eb.or([eb.and([eb('idempotency.state', '=', 'executing'), eb('idempotency.created_at', '<', abandonedBefore)]), eb('idempotency.expires_at', '<', now)])),
+    )
+    .returning('key_id');
+}
+
 export function idempotencyRepository(db: Kysely<Database>, { direct, relaxed }: IdempotencyOptions = {}) {
   // Every order claims, reads on conflict, and completes: built once, bound per call.
-  const insertClaim = template<[string, string, string, number, number, number], { key_id: string }>(6, (keyId, key, fingerprint, now, expiresAt, abandonedBefore) =>
-    db
-      .insertInto('idempotency')
-      .values({ key_id: keyId, idem_key: key, fingerprint, state: 'executing', status_code: null, body: null, headers: null, created_at: now, expires_at: expiresAt })
-      .onConflict((oc) =>
-        oc
-          .columns(['key_id', 'idem_key'])
-          .doUpdateSet({ fingerprint, state: 'executing', created_at: now, expires_at: expiresAt })
-          .where((eb) =>
-            eb.or([eb.and([eb('idempotency.state', '=', 'executing'), eb('idempotency.created_at', '<', abandonedBefore)]), eb('idempotency.expires_at', '<', now)]),
-          ),
-      )
-      .returning('key_id'),
-  );
+  const insertClaim = template<[string, string, string, number, number, number], { key_id: string }>(6, (...args) => claimStatement(db, ...args));
   const findRecord = template<[string, string], IdempotencyRecord>(2, (keyId, key) => db.selectFrom('idempotency').selectAll().where('key_id', '=', keyId).where('idem_key', '=', key));
   const completeRecord = template<[string, string, number, string, string], never>(5, (keyId, key, statusCode, body, headers) =>
     db.updateTable('idempotency').set({ state: 'done', status_code: statusCode, body, headers }).where('key_id', '=', keyId).where('idem_key', '=', key),
@@ -56,7 +65,8 @@ export function idempotencyRepository(db: Kysely<Database>, { direct, relaxed }:
 
   /** Claimed, or the record that stopped the claim; undefined when that record vanished meanwhile. */
   function* claimSteps(keyId: string, key: string, fingerprint: string, now: number): Steps<Claim | undefined> {
-    const inserted = yield insertClaim([keyId, key, fingerprint, now, now + RETENTION_MS, now - ABANDONED_AFTER_MS]);
+    const { expiresAt, abandonedBefore } = claimTimes(now);
+    const inserted = yield insertClaim([keyId, key, fingerprint, now, expiresAt, abandonedBefore]);
     if (inserted.length === 1) return { claimed: true };
     const [existing] = (yield findRecord([keyId, key])) as IdempotencyRecord[];
     return existing ? { claimed: false, existing } : undefined;

@@ -35,14 +35,16 @@ export interface RepositoryOptions {
 }
 
 export function repositories(db: Kysely<Database>, box: SecretBox, { dialect, onInventoryChange, direct, ledger, relaxed }: RepositoryOptions) {
+  const credentials = credentialRepository(db, box, direct);
+  const idempotency = idempotencyRepository(db, { ...(direct ? { direct } : {}), ...(relaxed ? { relaxed } : {}) });
   return {
-    credentials: credentialRepository(db, box, direct),
+    credentials,
     replayGuard: replayGuardRepository(db, { ...(direct ? { direct } : {}), ...(ledger ? { ledger } : {}), ...(relaxed ? { relaxed } : {}) }),
     inventory: inventoryRepository(db, onInventoryChange, direct),
     orders: orderRepository(db, direct),
-    placement: orderPlacement(db, dialect === 'postgres', direct),
+    placement: orderPlacement(db, dialect === 'postgres', direct, { idempotency, findPartner: (id) => credentials.findPartner(id), relaxed }),
     events: eventRepository(db, box, dialect === 'postgres'),
-    idempotency: idempotencyRepository(db, { ...(direct ? { direct } : {}), ...(relaxed ? { relaxed } : {}) }),
+    idempotency,
     checkout: checkoutRepository(db),
     referral: referralRepository(db),
     brokerage: brokerageRepository(db),

@@ -87,11 +87,27 @@ export const INTENDED: readonly Intended[] = [
   { name: 'rate-limit counts', statement: /^insert into "rate_counters" .* on conflict \("bucket"\) do update/, reaches: [] },
 
   // POST /orders: the key's claim, one read, one write (store/idempotency.ts, store/order-placement.ts).
-  { name: 'idempotency claim', statement: /^insert into "idempotency" .* on conflict \("key_id", "idem_key"\) do update/, reaches: [] },
+  // PostgreSQL claims inside the order's first statement; alone when a claim vanished, and on the public surface.
+  { name: 'idempotency claim', statement: /^insert into "idempotency" .* on conflict \("key_id", "idem_key"\) do update/, reaches: [], unwalked: 'postgres' },
   { name: 'idempotency record', statement: /^select \* from "idempotency" where "key_id" = \? and "idem_key" = \?$/, reaches: [by('idempotency', 'key_id', 'idem_key')] },
   { name: 'idempotency answer', statement: /^update "idempotency" set "state" = \?.* where "key_id" = \? and "idem_key" = \?$/, reaches: [by('idempotency', 'key_id', 'idem_key')] },
   { name: 'idempotency release', statement: /^delete from "idempotency" where "key_id" = \? and "idem_key" = \?/, reaches: [by('idempotency', 'key_id', 'idem_key')], unwalked: true },
   {
+    name: 'order begun',
+    statement: /^with "claim" as \(insert into "idempotency" .* from "partners" as "caller" left join "inventory" on "inventory"\."environment" = \? and "inventory"\."domain" = \?/,
+    reaches: [by('partners', 'id'), by('inventory', 'environment', 'domain'), by('orders', 'domain'), by('quotes', 'environment', 'domain')],
+    dialect: 'postgres',
+  },
+  {
+    name: 'order begun, keys ignored',
+    statement: /^select "caller"\."clock_offset_ms", .* from "partners" as "caller" left join "inventory" on "inventory"\."environment" = \? and "inventory"\."domain" = \?/,
+    reaches: [by('partners', 'id'), by('inventory', 'environment', 'domain'), by('orders', 'domain'), by('quotes', 'environment', 'domain')],
+    dialect: 'postgres',
+    unwalked: true,
+  },
+  {
+    // PostgreSQL reads it inside the order's first statement; alone when a claim vanished.
+    unwalked: 'postgres',
     name: 'order sight',
     statement: /^select "status", "price_cents", "currency", exists \(select "orders"\."public_id" from "orders"/,
     reaches: [by('inventory', 'environment', 'domain'), by('orders', 'domain'), by('quotes', 'environment', 'domain'), by('partners', 'id')],

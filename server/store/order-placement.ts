@@ -9,7 +9,8 @@
 //
 // Two orders never take one domain: the listing changes from listed to sold once, and an order
 // that loses that race writes nothing (PostgreSQL re-checks the row once the winner commits).
-import { sql, type CompiledQuery, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely';
+import { claimStatement, claimTimes, type Claim, type IdempotencyRepository } from './idempotency.ts';
 import type { DirectSqlite, Settled } from './direct.ts';
 import { template, type Template } from './prepared.ts';
 import type { Database, Environment, OrdersTable } from './schema.ts';
@@ -75,40 +76,102 @@ const ORDER_COLUMNS = [
 /** The shape of a placement's statements: how many events, which are delivered, whether an answer is stored. */
 const shapeOf = (p: Placement) => `${p.events.map((e) => (e.deliver ? 'd' : 'k')).join('')}:${p.answer ? 'a' : ''}`;
 
-export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct?: DirectSqlite) {
-  const sight = template<[Environment, string, string, number], { status: 'listed' | 'sold'; price_cents: number; currency: string; live_order: unknown; reserved_until: number | null }>(
-    4,
-    (environment, domain, partnerId, now) =>
-      db
-        .selectFrom('inventory')
-        .select(['status', 'price_cents', 'currency'])
-        .select((eb) => [
-          eb
-            .exists(
-              eb
-                .selectFrom('orders')
-                .select('orders.public_id')
-                .where('orders.environment', '=', environment)
-                .where('orders.domain', '=', domain)
-                .where('orders.status', 'not in', ['REFUNDED', 'CANCELLED']),
-            )
-            .as('live_order'),
-          // Each quote's expiry is in its own partner's business time.
-          eb
-            .selectFrom('quotes')
-            .innerJoin('partners', 'partners.id', 'quotes.partner_id')
-            .select('quotes.expires_at')
-            .where('quotes.environment', '=', environment)
-            .where('quotes.domain', '=', domain)
-            .where('quotes.partner_id', '!=', partnerId)
-            .where(sql<boolean>`quotes.expires_at > ${now} + partners.clock_offset_ms`)
-            .orderBy('quotes.expires_at', 'desc')
-            .limit(1)
-            .as('reserved_until'),
-        ])
-        .where('inventory.environment', '=', environment)
-        .where('inventory.domain', '=', domain),
+/** What a new order asks for before its decision: the caller's partner and the domain, and its key claimed. */
+export interface Beginning {
+  environment: Environment;
+  domain: string;
+  partnerId: string;
+  /** Real time, ms. */
+  now: number;
+  /** The Idempotency-Key to claim (absent: keys ignored, a fault of the conformance suite). */
+  claim?: { keyId: string; key: string; fingerprint: string } | undefined;
+}
+
+export interface Begun {
+  /** The caller's partner (its test clock); undefined when it no longer exists. */
+  partner: { clockOffsetMs: number } | undefined;
+  /** Undefined when no claim was asked for. */
+  claim: Claim | undefined;
+  sight: OrderSight;
+}
+
+/** What the store needs besides its own statements: the key's repository and the partner's read. */
+export interface PlacementPeers {
+  idempotency: Pick<IdempotencyRepository, 'claim' | 'find'>;
+  findPartner(id: string): Promise<{ clockOffsetMs: number } | undefined>;
+  /** PostgreSQL: where a statement that claims a key runs (its commit need not wait for the disk). */
+  relaxed?: Kysely<Database> | undefined;
+}
+
+type SightRow = { status: 'listed' | 'sold' | null; price_cents: number | null; currency: string | null; live_order: unknown; reserved_until: number | null };
+
+/** The sight's columns beside the listing's: whether the domain has a live order, and another partner's reservation. */
+function sightColumns(eb: ExpressionBuilder<Database, 'inventory'>, environment: Environment, domain: string, partnerId: string, now: number) {
+  return [
+    eb
+      .exists(
+        eb
+          .selectFrom('orders')
+          .select('orders.public_id')
+          .where('orders.environment', '=', environment)
+          .where('orders.domain', '=', domain)
+          .where('orders.status', 'not in', ['REFUNDED', 'CANCELLED']),
+      )
+      .as('live_order'),
+    // Each quote's expiry is in its own partner's business time.
+    eb
+      .selectFrom('quotes')
+      .innerJoin('partners', 'partners.id', 'quotes.partner_id')
+      .select('quotes.expires_at')
+      .where('quotes.environment', '=', environment)
+      .where('quotes.domain', '=', domain)
+      .where('quotes.partner_id', '!=', partnerId)
+      .where(sql<boolean>`quotes.expires_at > ${now} + partners.clock_offset_ms`)
+      .orderBy('quotes.expires_at', 'desc')
+      .limit(1)
+      .as('reserved_until'),
+  ];
+}
+
+function toSight(row: SightRow | undefined): OrderSight {
+  if (!row || row.status === null) return { listing: undefined, liveOrder: false, reservedUntil: null };
+  return {
+    listing: { status: row.status, price_cents: Number(row.price_cents), currency: row.currency as string },
+    // PostgreSQL answers a boolean, SQLite 0 or 1.
+    liveOrder: row.live_order === true || Number(row.live_order) === 1,
+    reservedUntil: row.reserved_until === null ? null : Number(row.reserved_until),
+  };
+}
+
+export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct: DirectSqlite | undefined, peers: PlacementPeers) {
+  const sight = template<[Environment, string, string, number], SightRow>(4, (environment, domain, partnerId, now) =>
+    db
+      .selectFrom('inventory')
+      .select(['status', 'price_cents', 'currency'])
+      .select((eb) => sightColumns(eb, environment, domain, partnerId, now))
+      .where('inventory.environment', '=', environment)
+      .where('inventory.domain', '=', domain),
   );
+  // PostgreSQL: the key's claim, the caller's partner and the sight in one statement, on the
+  // relaxed pool (the claim's commit need not wait for the disk; idempotency.ts says why). The
+  // partner row is the statement's one row; the listing is joined to it, so a missing listing
+  // still answers the partner.
+  type BeginRow = SightRow & { clock_offset_ms: number; claimed: number | string | null };
+  const beginQuery = (claiming: boolean) =>
+    template<unknown[], BeginRow>(claiming ? 9 : 4, (...a) => {
+      const [environment, domain, partnerId, now, keyId, key, fingerprint, expiresAt, abandonedBefore] = a as [Environment, string, string, number, string, string, string, number, number];
+      // Typed as the plain database: the claim CTE is read by name only, in raw SQL below.
+      const source = (claiming ? db.with('claim', (qc) => claimStatement(qc, keyId, key, fingerprint, now, expiresAt, abandonedBefore)) : db) as unknown as Kysely<Database>;
+      return source
+        .selectFrom('partners as caller')
+        .leftJoin('inventory', (j) => j.on('inventory.environment', '=', environment).on('inventory.domain', '=', domain))
+        .select(['caller.clock_offset_ms', 'inventory.status', 'inventory.price_cents', 'inventory.currency'])
+        .select((eb) => sightColumns(eb as unknown as ExpressionBuilder<Database, 'inventory'>, environment, domain, partnerId, now))
+        .select(claiming ? sql<number>`(select count(*) from claim)`.as('claimed') : sql<null>`null`.as('claimed'))
+        .where('caller.id', '=', partnerId);
+    });
+  const beginClaiming = beginQuery(true);
+  const beginUnclaimed = beginQuery(false);
 
   const built = new Map<string, Template<unknown[], { placed: unknown; deliveries: unknown }>>();
   const statements = sqliteStatements(db);
@@ -148,18 +211,45 @@ export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct
       queued.push({ placement, resolve, reject });
     });
 
+  const look = async (environment: Environment, domain: string, partnerId: string, now: number): Promise<OrderSight> => {
+    const query = sight([environment, domain, partnerId, now]);
+    const [row] = direct?.run(query) ?? (await db.executeQuery(query)).rows;
+    return toSight(row);
+  };
+
   return {
     /** One read: the listing, whether the domain has a live order, and another partner's reservation. */
-    async look(environment: Environment, domain: string, partnerId: string, now: number): Promise<OrderSight> {
-      const query = sight([environment, domain, partnerId, now]);
-      const [row] = direct?.run(query) ?? (await db.executeQuery(query)).rows;
-      if (!row) return { listing: undefined, liveOrder: false, reservedUntil: null };
-      return {
-        listing: { status: row.status, price_cents: Number(row.price_cents), currency: row.currency },
-        // PostgreSQL answers a boolean, SQLite 0 or 1.
-        liveOrder: row.live_order === true || Number(row.live_order) === 1,
-        reservedUntil: row.reserved_until === null ? null : Number(row.reserved_until),
-      };
+    look,
+
+    /**
+     * Everything a new order is decided from, with its key claimed: one statement on PostgreSQL;
+     * on SQLite the claim (a deferred commit), the partner (kept in memory) and the read, each
+     * cheap on the embedded connection. A key that is not claimed comes with the record that
+     * stopped it; its sight is not to be used.
+     */
+    async begin(b: Beginning): Promise<Begun> {
+      if (!onPostgres || db.isTransaction) {
+        const claim = b.claim ? await peers.idempotency.claim(b.claim.keyId, b.claim.key, b.claim.fingerprint, b.now) : undefined;
+        const found = await peers.findPartner(b.partnerId);
+        return { partner: found ? { clockOffsetMs: found.clockOffsetMs } : undefined, claim, sight: await look(b.environment, b.domain, b.partnerId, b.now) };
+      }
+      const on = peers.relaxed ?? db;
+      const base = [b.environment, b.domain, b.partnerId, b.now];
+      const query = b.claim
+        ? beginClaiming([...base, b.claim.keyId, b.claim.key, b.claim.fingerprint, claimTimes(b.now).expiresAt, claimTimes(b.now).abandonedBefore])
+        : beginUnclaimed(base);
+      const [row] = (await on.executeQuery(query)).rows;
+      if (!row) {
+        // No partner: nothing to decide. (A claim made meanwhile stays, as after any refusal before execution.)
+        return { partner: undefined, claim: undefined, sight: toSight(undefined) };
+      }
+      const partner = { clockOffsetMs: Number(row.clock_offset_ms) };
+      if (!b.claim) return { partner, claim: undefined, sight: toSight(row) };
+      if (Number(row.claimed) === 1) return { partner, claim: { claimed: true }, sight: toSight(row) };
+      // Not claimed: the record that stopped it, or (it vanished meanwhile) a claim again.
+      const existing = await peers.idempotency.find(b.claim.keyId, b.claim.key);
+      const claim = existing ? ({ claimed: false, existing } as const) : await peers.idempotency.claim(b.claim.keyId, b.claim.key, b.claim.fingerprint, b.now);
+      return { partner, claim, sight: claim.claimed ? await look(b.environment, b.domain, b.partnerId, b.now) : toSight(row) };
     },
 
     /** Takes the listing and writes the order with everything that belongs to it, durably; or nothing. */

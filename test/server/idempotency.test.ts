@@ -240,16 +240,16 @@ describe.each(databases())('idempotency of POST /orders ($name)', ({ databaseUrl
     const cred = await h.mint({ rate_limits: HIGH });
     const d = await take(h, cred);
     const key = randomUUID();
-    // Hold the first request once it is executing (its key claimed), before it reads or writes
-    // anything, until the second has been answered. (Not inside a database transaction: SQLite
-    // has one connection, which the second request needs too.)
+    // Hold the first request once it is executing (its key claimed), before it writes anything,
+    // until the second has been answered. (Not inside a database transaction: SQLite has one
+    // connection, which the second request needs too.)
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;
     const inside = new Promise<void>((resolve) => (entered = resolve));
     const placement = h.store.placement;
-    const original = placement.look;
-    placement.look = async (...args) => {
+    const original = placement.place;
+    placement.place = async (...args) => {
       entered();
       await gate;
       return original(...args);
@@ -258,7 +258,7 @@ describe.each(databases())('idempotency of POST /orders ($name)', ({ databaseUrl
     try {
       first = post(cred, orderBody(d), key);
       await inside;
-      placement.look = original;
+      placement.place = original;
       const second = await post(cred, orderBody(d), key);
       expectError(second, 'conflict');
       expectRateLimitHeaders(second);
@@ -266,7 +266,7 @@ describe.each(databases())('idempotency of POST /orders ($name)', ({ databaseUrl
       // Another body under the same key is a conflict as well.
       expectError(await post(cred, orderBody(d, { external_payment_ref: 'other' }), key), 'conflict');
     } finally {
-      placement.look = original;
+      placement.place = original;
       release();
     }
     const done = await first;

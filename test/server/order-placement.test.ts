@@ -126,4 +126,26 @@ describe.each(stores)('order placement on %s', (name, open) => {
       expect(heard.filter((e) => e.sql === 'commit').length).toBe(1);
     }
   });
+
+  it('begins an order: claims its key, reads the partner and the sight; the same key again gets the record that stopped it', async () => {
+    const { store: s, listed } = await setUp();
+    await s.db.updateTable('partners').set({ clock_offset_ms: 5000 }).where('id', '=', 'ptn_a').execute();
+    const domain = listed[6]!.domain;
+    const claim = { keyId: 'pk_a', key: 'key-begin', fingerprint: 'f1' };
+    const first = await s.placement.begin({ environment: 'sandbox', domain, partnerId: 'ptn_a', now: NOW, claim });
+    expect(first).toEqual({
+      partner: { clockOffsetMs: 5000 },
+      claim: { claimed: true },
+      sight: { listing: { status: 'listed', price_cents: Number(listed[6]!.price_cents), currency: 'USD' }, liveOrder: false, reservedUntil: null },
+    });
+    const again = await s.placement.begin({ environment: 'sandbox', domain, partnerId: 'ptn_a', now: NOW + 10, claim: { ...claim, fingerprint: 'f2' } });
+    expect(again.claim).toEqual({ claimed: false, existing: expect.objectContaining({ key_id: 'pk_a', idem_key: 'key-begin', fingerprint: 'f1', state: 'executing' }) });
+    // Another partner's live quote reserves the domain; an unknown domain has no listing.
+    await s.credentials.createPartner({ id: 'ptn_b', environment: 'sandbox', clockOffsetMs: 0, createdAt: NOW });
+    await s.orders.insertQuote({ quote_id: 'qt_b', partner_id: 'ptn_b', environment: 'sandbox', domain, price_cents: 1, expires_at: NOW + 60_000, created_at: NOW });
+    expect((await s.placement.begin({ environment: 'sandbox', domain, partnerId: 'ptn_a', now: NOW })).sight.reservedUntil).toBe(NOW + 60_000);
+    expect((await s.placement.begin({ environment: 'sandbox', domain: 'never-listed.example', partnerId: 'ptn_a', now: NOW })).sight).toEqual({ listing: undefined, liveOrder: false, reservedUntil: null });
+    // A partner that does not exist: none is read.
+    expect((await s.placement.begin({ environment: 'sandbox', domain, partnerId: 'ptn_gone', now: NOW })).partner).toBeUndefined();
+  });
 });
