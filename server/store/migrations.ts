@@ -40,9 +40,15 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
 export async function migrate(db: Kysely<unknown>, dialect: Dialect, schema?: string): Promise<void> {
   const all = migrations(dialect);
   const migrator = new Migrator({ db, provider: { getMigrations: async () => all }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  const { error, results } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  for (let attempt = 1; ; attempt++) {
+    const { error, results } = await migrator.migrateToLatest();
+    if (!error) return;
+    // Kysely looks for its bookkeeping tables by listing every table of every schema; on a
+    // PostgreSQL shared with others (test runs in schemas of their own), a schema dropped during
+    // that listing fails it before anything of ours ran. Nothing was migrated then: try again.
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
+    const message = error instanceof Error ? error.message : String(error);
+    if (failed === undefined && attempt < 5 && /^schema "[^"]+" does not exist$/.test(message) && !message.includes(`"${schema}"`)) continue;
+    throw new Error(`Migration ${failed ?? 'unknown'} failed: ${message}`);
   }
 }
