@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [-- --duration 10 --rounds 3 --connections 10 --out bench/results.json
-//                 --only availability,orders,pages,webhooks --strict]
+//                 --only availability,orders,pages,webhooks,import --import-rows 1000000 --strict]
 // Starts everything itself (servers in child processes, Prism, bare node:http, PostgreSQL in a
 // fresh database when DATABASE_URL is set, and beside it `pgbench -N` when pgbench is on PATH),
 // prints one table with the ratios, each POST /orders leg's statement profile, and writes JSON.
@@ -9,6 +9,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchAvailability, type AvailabilityResult } from './availability.ts';
+import { benchImport, type ImportResult } from './import.ts';
 import { ROOT } from './lib/processes.ts';
 import { formatNumber, renderTable } from './lib/table.ts';
 import { benchPages, type PagesResult } from './pages.ts';
@@ -16,8 +17,10 @@ import { benchWebhooks, type WebhooksResult } from './webhooks.ts';
 import { benchWrites, type WritesResult } from './writes.ts';
 import type { StatementProfileResult } from './lib/statement-profile.ts';
 
-const SECTIONS = ['availability', 'orders', 'pages', 'webhooks'] as const;
+const SECTIONS = ['availability', 'orders', 'pages', 'webhooks', 'import'] as const;
 type Section = (typeof SECTIONS)[number];
+/** Run unless --only names others; `import` (minutes, PostgreSQL only) runs only when named. */
+const DEFAULT_SECTIONS: readonly Section[] = ['availability', 'orders', 'pages', 'webhooks'];
 
 /** The targets of issues #10 and #20. */
 export const TARGETS = { vsPrism: 1.5, vsBare: 0.15, p99Ms: 10, pageCost: 1.5, ordersVsPgbench: 0.1, ordersPgP99Ms: 50, ordersSqlitePerSecond: 1000 };
@@ -34,6 +37,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     strict: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    'import-rows': { type: 'string', default: '1000000' },
   },
 });
 
@@ -41,7 +45,7 @@ const quick = values.quick ?? false;
 const duration = Number(values.duration ?? (quick ? 3 : 10));
 const rounds = Number(values.rounds ?? (quick ? 2 : 3));
 const connections = Number(values.connections);
-const only = new Set<Section>((values.only ? values.only.split(',') : SECTIONS).map((s) => {
+const only = new Set<Section>((values.only ? values.only.split(',') : DEFAULT_SECTIONS).map((s) => {
   if (!SECTIONS.includes(s as Section)) throw new Error(`--only: unknown section "${s}" (one of ${SECTIONS.join(', ')})`);
   return s as Section;
 }));
@@ -55,6 +59,7 @@ const results: {
   orders?: WritesResult;
   pages?: { sqlite: PagesResult; postgres: PagesResult | 'skipped' };
   webhooks?: WebhooksResult;
+  import?: ImportResult | 'skipped';
   /** `informative` figures put the targets in context; they are never met or missed. */
   targets?: Record<string, { value: number; target: string; met: boolean; informative?: boolean }>;
 } = {
@@ -67,6 +72,7 @@ if (only.has('availability')) results.availability = await benchAvailability({ d
 if (only.has('orders')) results.orders = await benchWrites({ duration, rounds, connections, log });
 if (only.has('pages')) results.pages = await benchPages({ duration, rounds, connections, depth: Number(values.depth), log });
 if (only.has('webhooks')) results.webhooks = await benchWebhooks({ events: Number(values.events ?? (quick ? 1000 : 5000)), log });
+if (only.has('import')) results.import = await benchImport({ rows: Number(values['import-rows']), log });
 results.machine.loadavgAfter = loadavg();
 
 const rows: Array<Array<string | number>> = [];
@@ -137,6 +143,23 @@ if (p) {
 const h = results.webhooks;
 if (h) {
   rows.push([`webhook dispatch to a local receiver: deliveries/s`, h.deliveriesPerSecond, '', '', '', h.badSignatures, `${h.events} events in ${formatNumber(h.seconds)} s (steady ${formatNumber(h.steadyDeliveriesPerSecond)}/s), ${h.duplicates} duplicates`]);
+}
+const imported = results.import;
+if (imported === 'skipped') rows.push(['import, PostgreSQL', 'SKIPPED', '', '', '', '', 'DATABASE_URL not set']);
+else if (imported) {
+  for (const run of imported.runs) {
+    const bad = run.statements.filter((st) => !st.ok);
+    rows.push([
+      `npm run inventory -- import, ${imported.rows.toLocaleString('en-US')} listings, ${run.label}: seconds`,
+      Number(run.seconds.toFixed(1)),
+      '',
+      '',
+      '',
+      bad.length,
+      `peak ${Math.round(run.peakMb)} MB; ${run.statements.length - bad.length}/${run.statements.length} hot inventory statements on their intended plans`,
+    ]);
+    targets[`import_plans_${imported.runs.indexOf(run) + 1}`] = { value: bad.length, target: `0 statements off their intended plans after the import (${run.label})`, met: bad.length === 0 };
+  }
 }
 results.targets = targets;
 

@@ -11,7 +11,7 @@ import type { ReadMark } from './row-cache.ts';
 export type { InventoryRecord, InventoryRow, InventorySearchHit, InventoryStatus } from '../inventory/types.ts';
 
 export interface ReplaceOptions {
-  /** Rows per INSERT statement (default 500, at most MAX_BATCH_SIZE). */
+  /** Rows per INSERT statement (default 500 on SQLite, at most MAX_BATCH_SIZE; 5,000 on PostgreSQL). */
   batchSize?: number;
   /**
    * A domain already in the environment keeps its listed_at and, if sold, stays sold. Read in
@@ -61,6 +61,23 @@ const COLUMNS_PER_ROW = 11;
 /** SQLite binds at most 32,766 parameters per statement (PostgreSQL 65,535). */
 export const MAX_BATCH_SIZE = Math.floor(32_766 / COLUMNS_PER_ROW);
 const DEFAULT_BATCH_SIZE = 500;
+/** PostgreSQL binds one array per column (unnest), whatever the rows: only memory bounds a batch. */
+const POSTGRES_BATCH_SIZE = 5_000;
+const POSTGRES_MAX_BATCH_SIZE = 50_000;
+/** The inventory's columns with PostgreSQL's type of each, for inserting them as arrays. */
+const POSTGRES_COLUMNS = [
+  ['environment', 'text'],
+  ['domain', 'text'],
+  ['label', 'text'],
+  ['tld', 'text'],
+  ['price_cents', 'int8'],
+  ['floor_cents', 'int8'],
+  ['currency', 'text'],
+  ['status', 'text'],
+  ['category', 'text'],
+  ['keywords', 'text'],
+  ['listed_at', 'int8'],
+] as const satisfies ReadonlyArray<readonly [keyof DbRow, string]>;
 /** Search words beyond these add little and each costs a scan of every row. */
 const MAX_QUERY_TOKENS = 8;
 
@@ -156,7 +173,9 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
       rows: Iterable<InventoryRow> | AsyncIterable<InventoryRow>,
       options: ReplaceOptions = {},
     ): Promise<ReplaceResult> {
-      const batchSize = Math.max(1, Math.min(MAX_BATCH_SIZE, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE)));
+      const batchSize = onPostgres
+        ? Math.max(1, Math.min(POSTGRES_MAX_BATCH_SIZE, Math.floor(options.batchSize ?? POSTGRES_BATCH_SIZE)))
+        : Math.max(1, Math.min(MAX_BATCH_SIZE, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE)));
       const result = await db.transaction().execute(async (trx) => {
         const before = new Map<string, { listed_at: number; status: InventoryStatus }>();
         if (options.preserve) {
@@ -168,7 +187,12 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
         let written = 0;
         let keptSold = 0;
         const flush = async () => {
-          await trx.insertInto('inventory').values(batch).execute();
+          // PostgreSQL: one array per column, a statement of eleven parameters whatever the rows,
+          // instead of eleven per row for the server to parse and bind.
+          if (onPostgres) {
+            const arrays = POSTGRES_COLUMNS.map(([column, type]) => sql`${batch.map((r) => r[column])}::${sql.raw(type)}[]`);
+            await sql`insert into inventory (${sql.join(POSTGRES_COLUMNS.map(([column]) => sql.ref(column)))}) select * from unnest(${sql.join(arrays)})`.execute(trx);
+          } else await trx.insertInto('inventory').values(batch).execute();
           written += batch.length;
           batch = [];
         };
