@@ -1,6 +1,6 @@
 // Schema migrations, run at start. Each lives in migrations/ and is written once for both
 // dialects (migrations/types.ts has the two column types that differ).
-import { Migrator, type Kysely, type Migration } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration } from 'kysely';
 import { partnerCore } from './migrations/001_partner_core.ts';
 import { settlement } from './migrations/002_settlement.ts';
 import { checkoutReferral } from './migrations/003_checkout_referral.ts';
@@ -39,16 +39,42 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
  */
 export async function migrate(db: Kysely<unknown>, dialect: Dialect, schema?: string): Promise<void> {
   const all = migrations(dialect);
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => all }, ...(schema ? { migrationTableSchema: schema } : {}) });
-  for (let attempt = 1; ; attempt++) {
-    const { error, results } = await migrator.migrateToLatest();
-    if (!error) return;
-    // Kysely looks for its bookkeeping tables by listing every table of every schema; on a
-    // PostgreSQL shared with others (test runs in schemas of their own), a schema dropped during
-    // that listing fails it before anything of ours ran. Nothing was migrated then: try again.
-    const failed = results?.find((r) => r.status === 'Error')?.migrationName;
-    const message = error instanceof Error ? error.message : String(error);
-    if (failed === undefined && attempt < 5 && /^schema "[^"]+" does not exist$/.test(message) && !message.includes(`"${schema}"`)) continue;
-    throw new Error(`Migration ${failed ?? 'unknown'} failed: ${message}`);
+  const migrator = new Migrator({ db: dialect === 'postgres' ? withBookkeepingLookup(db, schema) : db, provider: { getMigrations: async () => all }, ...(schema ? { migrationTableSchema: schema } : {}) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`Migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
   }
+}
+
+/**
+ * PostgreSQL: `db` with an introspection that answers only what the Migrator asks (do the
+ * schema and its two bookkeeping tables exist?), from the catalogs alone. Kysely's own lists
+ * every column of every table of every schema through functions that resolve each table by name,
+ * so on a server shared with others (test runs keep schemas of their own and drop them) a schema
+ * dropped meanwhile failed the migration ("schema ... does not exist") before anything of ours ran.
+ */
+function withBookkeepingLookup(db: Kysely<unknown>, schema: string | undefined): Kysely<unknown> {
+  const introspection = {
+    async getSchemas() {
+      return (await sql<{ name: string }>`select nspname as name from pg_catalog.pg_namespace`.execute(db)).rows;
+    },
+    async getTables() {
+      const { rows } = await sql<{ name: string; schema: string }>`
+        select c.relname as name, n.nspname as schema from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+        where c.relname in ('kysely_migration', 'kysely_migration_lock') and n.nspname = ${schema ?? sql`current_schema()`}`.execute(db);
+      return rows.map((r) => ({ ...r, isView: false, columns: [] }));
+    },
+    async getMetadata() {
+      return { tables: await this.getTables() };
+    },
+  };
+  // Methods run on the real instance (Kysely keeps private fields); only the introspection differs.
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
