@@ -18,6 +18,7 @@ import type { ListingSort } from '../../server/store/inventory.ts';
 import type { Placement } from '../../server/store/order-placement.ts';
 import { statementShape, type StatementEvent } from '../../server/store/statements.ts';
 import { freshDatabase, postgresUrlOrSkip } from './lib/postgres.ts';
+import { benchOrder } from './lib/orders.ts';
 import { ROOT, tempDir } from './lib/processes.ts';
 
 export interface ImportOptions {
@@ -167,26 +168,7 @@ async function rolledBack(store: Store, work: Parameters<Store['transaction']>[0
 function benchPlacement(domain: string, price: number): Placement {
   const now = Date.now();
   return {
-    order: {
-      public_id: 'ord_benchimport1',
-      partner_id: 'ptn_bench',
-      environment: 'sandbox',
-      domain,
-      status: 'EXTERNALLY_PAID',
-      held_from: null,
-      sale_price_cents: price,
-      currency: 'USD',
-      payment_model: 'partner_collected',
-      buyer_email: 'bench@example.org',
-      buyer_country: null,
-      buyer_account: null,
-      quote_id: null,
-      external_payment_ref: null,
-      checkout_session_id: null,
-      created_at: now,
-      updated_at: now,
-      transfer_completed_at: null,
-    },
+    order: benchOrder({ public_id: 'ord_benchimport1', partner_id: 'ptn_bench', domain, sale_price_cents: price, created_at: now }),
     events: [{ id: 'evt_benchimport1', type: 'order.recorded', body: '{}', deliver: true }],
     timeline: { event_type: 'order.recorded', event_id: 'evt_benchimport1' },
     answer: { keyId: 'pk_bench', key: 'bench-import', statusCode: 201, body: '{}' },

@@ -3,7 +3,7 @@
 // are seeded straight into the store; the deep cursor is reached by walking the API, as a partner
 // would.
 import { sql } from 'kysely';
-import type { OrderRow } from '../../server/store/orders.ts';
+import { benchOrder } from './lib/orders.ts';
 import { mint, signFor, signedRequest } from './lib/partner.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
 import { freshDatabase, postgresUrlOrSkip } from './lib/postgres.ts';
@@ -72,26 +72,7 @@ async function benchPagesOn(dialect: 'sqlite' | 'postgres', databaseUrl: string 
     await store.transaction(async (tx) => {
       for (let i = 0; i < total; i++) {
         const at = base + i * 1000;
-        const order: OrderRow = {
-          public_id: `ord_bench${String(i).padStart(11, '0')}`,
-          partner_id: credential.partnerId,
-          environment: 'sandbox',
-          domain: `bench-${i}.com`,
-          status: 'EXTERNALLY_PAID',
-          held_from: null,
-          sale_price_cents: 10_000,
-          currency: 'USD',
-          payment_model: 'partner_collected',
-          buyer_email: 'bench@example.org',
-          buyer_country: null,
-          buyer_account: null,
-          quote_id: null,
-          external_payment_ref: null,
-          checkout_session_id: null,
-          created_at: at,
-          updated_at: at,
-          transfer_completed_at: null,
-        };
+        const order = benchOrder({ public_id: `ord_bench${String(i).padStart(11, '0')}`, partner_id: credential.partnerId, domain: `bench-${i}.com`, created_at: at });
         await tx.orders.insertOrder(order);
       }
     });

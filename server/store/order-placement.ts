@@ -9,7 +9,8 @@
 //
 // Two orders never take one domain: the listing changes from listed to sold once, and an order
 // that loses that race writes nothing (PostgreSQL re-checks the row once the winner commits).
-import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely, type QueryCreator } from 'kysely';
+import { liveQuoteOfOther } from './orders.ts';
 import { claimStatement, claimTimes, type Claim, type IdempotencyRepository } from './idempotency.ts';
 import type { DirectSqlite, Settled } from './direct.ts';
 import { template, type Template } from './prepared.ts';
@@ -118,17 +119,8 @@ function sightColumns(eb: ExpressionBuilder<Database, 'inventory'>, environment:
           .where('orders.status', 'not in', ['REFUNDED', 'CANCELLED']),
       )
       .as('live_order'),
-    // Each quote's expiry is in its own partner's business time.
-    eb
-      .selectFrom('quotes')
-      .innerJoin('partners', 'partners.id', 'quotes.partner_id')
+    liveQuoteOfOther(eb as unknown as Pick<QueryCreator<Database>, 'selectFrom'>, environment, domain, partnerId, now)
       .select('quotes.expires_at')
-      .where('quotes.environment', '=', environment)
-      .where('quotes.domain', '=', domain)
-      .where('quotes.partner_id', '!=', partnerId)
-      .where(sql<boolean>`quotes.expires_at > ${now} + partners.clock_offset_ms`)
-      .orderBy('quotes.expires_at', 'desc')
-      .limit(1)
       .as('reserved_until'),
   ];
 }
