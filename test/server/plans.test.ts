@@ -142,10 +142,12 @@ describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect,
 
   // SQLite keeps no statistics (store/statistics.ts): the server never analyses it, and its
   // planner chooses by the indexes alone, which the moments above check.
-  it.skipIf(dialect !== 'postgres')('once every table has statistics (PostgreSQL)', async () => {
-    await sql.raw('analyze').execute(h.store.db);
-    await check('analysed');
-  }, 120_000);
+  if (dialect === 'postgres') {
+    it('once every table has statistics', async () => {
+      await sql.raw('analyze').execute(h.store.db);
+      await check('analysed');
+    }, 120_000);
+  }
 });
 
 interface Listed {
