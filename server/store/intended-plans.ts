@@ -81,7 +81,9 @@ export const INTENDED: readonly Intended[] = [
   // SQLite keeps credentials and partners in memory until they change (row-cache.ts): the walk's are never read again.
   { name: 'credential', statement: /^select \* from "credentials" where "key_id" = \?$/, reaches: [by('credentials', 'key_id')], unwalked: 'sqlite' },
   { name: 'partner', statement: /^select \* from "partners" where "id" = \?$/, reaches: [by('partners', 'id')], unwalked: 'sqlite' },
-  { name: 'nonces', statement: /^insert into "nonces" .* on conflict \("key_id", "nonce"\) do update/, reaches: [], dialect: 'postgres' },
+  // PostgreSQL admits a batch of signed requests in one statement; nonces and counts alone in mixed batches.
+  { name: 'admission', statement: /^with fresh as \( insert into nonces \(key_id, nonce, expires_at\) values .* insert into rate_counters /, reaches: [], dialect: 'postgres' },
+  { name: 'nonces', statement: /^insert into "nonces" .* on conflict \("key_id", "nonce"\) do update/, reaches: [], dialect: 'postgres', unwalked: true },
   { name: 'nonce log, what others appended', statement: /^select "seq", "key_id", "nonce", "expires_at" from "nonce_log" where "seq" > \?/, reaches: [by('nonce_log', 'seq')], dialect: 'sqlite' },
   { name: 'nonce log, appended', statement: /^insert into "nonce_log" /, reaches: [], dialect: 'sqlite' },
   { name: 'rate-limit counts', statement: /^insert into "rate_counters" .* on conflict \("bucket"\) do update/, reaches: [] },

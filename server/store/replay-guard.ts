@@ -109,6 +109,34 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
         .returning(['key_id', 'nonce']),
     ),
   );
+  // PostgreSQL: a batch of admissions in one statement (admitAtOnce). Arguments: each distinct
+  // pair's key id, nonce, expiry, bucket, window start and window end (sorted by pair), then the
+  // batch's `now`.
+  const admitQuery = perRowCount((n) =>
+    template<unknown[], { kind: 'fresh' | 'count'; a: string; b: string | null; count: number | string | null; window_start: number | string | null }>(6 * n + 1, (...a) => {
+      const row = (i: number) => a.slice(6 * i, 6 * i + 6);
+      const nonceValues = sql.join(Array.from({ length: n }, (_, i) => sql`(${row(i)[0]}, ${row(i)[1]}, ${row(i)[2]})`));
+      const hitValues = sql.join(Array.from({ length: n }, (_, i) => sql`(${row(i)[3]}, ${row(i)[0]}, ${row(i)[1]}, ${row(i)[4]}::bigint, ${row(i)[5]}::bigint)`));
+      const statement = sql<{ kind: 'fresh' | 'count'; a: string; b: string | null; count: number | string | null; window_start: number | string | null }>`
+        with fresh as (
+          insert into nonces (key_id, nonce, expires_at) values ${nonceValues}
+          on conflict (key_id, nonce) do update set expires_at = excluded.expires_at where nonces.expires_at < ${a[6 * n]}
+          returning key_id, nonce),
+        hit (bucket, key_id, nonce, window_start, expires_at) as (values ${hitValues}),
+        counted as (
+          insert into rate_counters (bucket, count, window_start, expires_at)
+          select hit.bucket, count(*), min(hit.window_start), min(hit.expires_at) from hit join fresh on fresh.key_id = hit.key_id and fresh.nonce = hit.nonce
+          group by hit.bucket order by hit.bucket
+          on conflict (bucket) do update set
+            count = case when ${windowEnded} then excluded.count else rate_counters.count + excluded.count end,
+            window_start = case when ${windowEnded} then excluded.window_start else rate_counters.window_start end,
+            expires_at = case when ${windowEnded} then excluded.expires_at else rate_counters.expires_at end
+          returning bucket, count, window_start)
+        select 'fresh' as kind, key_id as a, nonce as b, null::bigint as count, null::bigint as window_start from fresh
+        union all select 'count', bucket, null, count, window_start from counted`;
+      return { compile: () => statement.compile(db) };
+    }),
+  );
   const nonceLogAfter = template<[number, number], NonceLogRow>(2, (after, now) =>
     db.selectFrom('nonce_log').select(['seq', 'key_id', 'nonce', 'expires_at']).where('seq', '>', after).where('expires_at', '>=', now),
   );
@@ -261,11 +289,55 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
     return yield* steps;
   }
 
+  /**
+   * PostgreSQL, a batch of admissions only, each bucket at one instant (as good as always): the
+   * nonces and the counts in one statement instead of a transaction of four (BEGIN, two inserts,
+   * COMMIT). The counts join the nonces the statement found fresh, so a replay still spends no
+   * quota; the rows are taken in one order (pairs, then buckets), as in the transaction.
+   */
+  function canAdmitAtOnce(batch: Batch): boolean {
+    if (ledger || batch.nonces.length > 0 || batch.hits.length > 0 || batch.admissions.length === 0) return false;
+    const instant = new Map<string, string>();
+    for (const j of firstOfEachPair(batch.admissions).values()) {
+      const at = `${j.now}:${j.windowMs}`;
+      if ((instant.get(j.bucket) ?? at) !== at) return false;
+      instant.set(j.bucket, at);
+    }
+    return true;
+  }
+
+  async function admitAtOnce(jobs: AdmissionJob[]): Promise<void> {
+    try {
+      const first = firstOfEachPair(jobs);
+      const distinct = [...first].sort(byKey).map(([, j]) => j);
+      const now = Math.min(...distinct.map((j) => j.now));
+      const args = [...distinct.flatMap((j) => [j.keyId, j.nonce, j.expiresAt, j.bucket, j.now, j.now + j.windowMs]), now];
+      const rows = (await (relaxed ?? db).executeQuery(admitQuery(distinct.length)(args))).rows;
+      const fresh = new Set(rows.filter((r) => r.kind === 'fresh').map((r) => pairKey(r.a, r.b as string)));
+      const counts = new Map(rows.filter((r) => r.kind === 'count').map((r) => [r.a, { count: Number(r.count), windowStart: Number(r.window_start) }]));
+      const isFresh = (j: AdmissionJob) => first.get(pairOf(j)) === j && fresh.has(pairOf(j));
+      // Each bucket's fresh requests are its last n counted, in arrival order.
+      const admitted = new Map<string, AdmissionJob[]>();
+      for (const j of jobs) if (isFresh(j)) admitted.set(j.bucket, [...(admitted.get(j.bucket) ?? []), j]);
+      const counted = new Map<AdmissionJob, Counted>();
+      for (const [bucket, list] of admitted) {
+        const written = counts.get(bucket);
+        if (!written) throw new Error(`rate counter ${bucket} was not written`);
+        list.forEach((j, k) => counted.set(j, { count: written.count - list.length + k + 1, windowStart: written.windowStart }));
+      }
+      for (const j of jobs) j.resolve(isFresh(j) ? { fresh: true, ...(counted.get(j) as Counted) } : { fresh: false });
+    } catch (err) {
+      for (const j of jobs) j.reject(err);
+    }
+  }
+
   // Inside a transaction there is no batching: the caller's transaction is the unit.
   const batcher = db.isTransaction
     ? undefined
     : writeBatcher((batch) =>
-        run(
+        canAdmitAtOnce(batch)
+          ? admitAtOnce(batch.admissions)
+          : run(
           [
             ...(batch.nonces.length ? [nonces(batch.nonces)] : []),
             ...(batch.hits.length ? [hits(batch.hits)] : []),
