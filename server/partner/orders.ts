@@ -168,9 +168,8 @@ export function createOrder(deps: PartnerDeps): RequestHandler {
       now,
       claim: ignoreKeys ? undefined : { keyId, key, fingerprint: fp },
     });
-    const claim = begun.claim ?? ({ claimed: true } as const);
-    if (claim.claimed && !begun.partner && !ignoreKeys) await deps.store.idempotency.release(keyId, key);
     const caller = callerFrom(credential, begun.partner, now);
+    const claim = begun.claim ?? ({ claimed: true } as const);
     if (!claim.claimed) {
       const record = claim.existing;
       const decision = decideIdempotency(

@@ -1,5 +1,6 @@
-// A new partner-collected order, in two trips to the database: one read of everything the
-// decision needs, and one durable write of everything the order is. The write takes the listing
+// A new partner-collected order, in two trips to the database: one that claims its
+// Idempotency-Key and reads everything the decision needs (begin), and one durable write of
+// everything the order is (place). The write takes the listing
 // (listed → sold), and only if it did, writes the order, its events, a delivery for each event that
 // is delivered when the partner has an active webhook endpoint, the first timeline entry and the
 // stored answer of its idempotency key: all of them or none. On PostgreSQL that is one statement
@@ -232,7 +233,8 @@ export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct
         : beginUnclaimed(base);
       const [row] = (await on.executeQuery(query)).rows;
       if (!row) {
-        // No partner: nothing to decide. (A claim made meanwhile stays, as after any refusal before execution.)
+        // No partner: nothing to decide. The statement's claim stands, harmlessly: every request
+        // of a credential whose partner is gone is refused (403) before its key is looked at.
         return { partner: undefined, claim: undefined, sight: toSight(undefined) };
       }
       const partner = { clockOffsetMs: Number(row.clock_offset_ms) };
