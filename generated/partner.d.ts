@@ -153,6 +153,10 @@ export interface paths {
          *       the key check and validation): 201, 404, 409 `domain_reserved` and 422 are stored and
          *       replayed; 400, 401, 403, 409 `conflict`, 413, 415, 429 and 5xx are not, so a retry after
          *       a 5xx can succeed.
+         *     - A stored answer is on disk before it is sent, written together with the order, its events
+         *       and their webhook deliveries: all of them or none. The claim that marks a key as executing
+         *       is seen by every instance at once but reaches the disk just after it (a power loss of the
+         *       database's host may forget it; a retry then executes, since nothing was written under it).
          */
         post: operations["createOrder"];
         delete?: never;

@@ -14,6 +14,7 @@ import { runScheduledSettlement } from './partner/settlement-run.ts';
 import { secretBox } from './security/secret-box.ts';
 import { openDatabase } from './store/database.ts';
 import { createStore, type Store } from './store/index.ts';
+import type { StatementListener } from './store/statements.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 import type { Resolve } from './webhooks/resolve.ts';
 
@@ -36,10 +37,15 @@ export interface StartOptions {
    * (the DNS-rebinding test re-points a name through it). Default: the system resolver.
    */
   resolve?: Resolve;
+  /** Hears every statement the store runs (the benchmark's statement profile). */
+  onStatement?: StatementListener;
 }
 
-export async function startServer({ config, clock = systemClock, log = (l) => console.log(l), faults, resolve }: StartOptions): Promise<RunningServer> {
-  const store = createStore(await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.sqliteSynchronous ? { sqliteSynchronous: config.sqliteSynchronous } : {}) }), secretBox(config.masterKey));
+export async function startServer({ config, clock = systemClock, log = (l) => console.log(l), faults, resolve, onStatement }: StartOptions): Promise<RunningServer> {
+  const store = createStore(
+    await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.sqliteSynchronous ? { sqliteSynchronous: config.sqliteSynchronous } : {}), ...(onStatement ? { onStatement } : {}) }),
+    secretBox(config.masterKey),
+  );
   const sandboxUser = await ensureSandboxUser(store, config.sandboxUser ?? DEFAULT_SANDBOX_USER, clock.now());
   // The sandbox user's own domains, for the bulk operations (server/bulk/seed.ts; added once).
   await seedUserDomains(store, sandboxUser.userId, clock.now());
@@ -68,8 +74,14 @@ export async function startServer({ config, clock = systemClock, log = (l) => co
     server.listen(config.port, config.host, resolve);
   });
   dispatcher.start();
+  // Tables that grew while no server ran (or under another's maintenance) get their statistics now.
+  void store.refreshStatistics().catch((e: unknown) => log(`maintenance failed: ${String(e)}`));
   const maintenance = setInterval(() => {
-    void store.purge(clock.now()).catch((e: unknown) => log(`purge failed: ${String(e)}`));
+    // The statistics after the purge, which may have deleted many rows.
+    void store
+      .purge(clock.now())
+      .then(() => store.refreshStatistics())
+      .catch((e: unknown) => log(`maintenance failed: ${String(e)}`));
     // Closes each month end that has passed; the statements are its state, so this is a no-op otherwise.
     void runScheduledSettlement({ store, clock, notifyOutbox: () => dispatcher.wake() }).catch((e: unknown) => log(`scheduled settlement failed: ${String(e)}`));
   }, MAINTENANCE_EVERY_MS);

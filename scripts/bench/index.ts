@@ -1,24 +1,29 @@
 // npm run bench [-- --quick] [-- --duration 10 --rounds 3 --connections 10 --out bench/results.json
-//                 --only availability,orders,pages,webhooks --strict]
+//                 --only availability,orders,pages,webhooks,import --import-rows 1000000 --strict]
 // Starts everything itself (servers in child processes, Prism, bare node:http, PostgreSQL in a
-// fresh database when DATABASE_URL is set), prints one table with the ratios and writes JSON.
+// fresh database when DATABASE_URL is set, and beside it `pgbench -N` when pgbench is on PATH),
+// prints one table with the ratios, each POST /orders leg's statement profile, and writes JSON.
 // Absolute numbers drift with the machine; the ratios are taken within each round.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchAvailability, type AvailabilityResult } from './availability.ts';
+import { benchImport, type ImportResult } from './import.ts';
 import { ROOT } from './lib/processes.ts';
 import { formatNumber, renderTable } from './lib/table.ts';
 import { benchPages, type PagesResult } from './pages.ts';
 import { benchWebhooks, type WebhooksResult } from './webhooks.ts';
-import { benchWrites, type WriteFigures } from './writes.ts';
+import { benchWrites, type WritesResult } from './writes.ts';
+import type { StatementProfileResult } from './lib/statement-profile.ts';
 
-const SECTIONS = ['availability', 'orders', 'pages', 'webhooks'] as const;
+const SECTIONS = ['availability', 'orders', 'pages', 'webhooks', 'import'] as const;
 type Section = (typeof SECTIONS)[number];
+/** Run unless --only names others; `import` (minutes, PostgreSQL only) runs only when named. */
+const DEFAULT_SECTIONS: readonly Section[] = ['availability', 'orders', 'pages', 'webhooks'];
 
-/** The targets of issue #10. */
-export const TARGETS = { vsPrism: 1.5, vsBare: 0.15, p99Ms: 10, pageCost: 1.5 };
+/** The targets of issues #10 and #20. */
+export const TARGETS = { vsPrism: 1.5, vsBare: 0.15, p99Ms: 10, pageCost: 1.5, ordersVsPgbench: 0.1, ordersPgP99Ms: 50, ordersSqlitePerSecond: 1000 };
 
 const { values } = parseArgs({
   options: {
@@ -32,6 +37,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     strict: { type: 'boolean', default: false },
     profile: { type: 'string' },
+    'import-rows': { type: 'string', default: '1000000' },
   },
 });
 
@@ -39,7 +45,7 @@ const quick = values.quick ?? false;
 const duration = Number(values.duration ?? (quick ? 3 : 10));
 const rounds = Number(values.rounds ?? (quick ? 2 : 3));
 const connections = Number(values.connections);
-const only = new Set<Section>((values.only ? values.only.split(',') : SECTIONS).map((s) => {
+const only = new Set<Section>((values.only ? values.only.split(',') : DEFAULT_SECTIONS).map((s) => {
   if (!SECTIONS.includes(s as Section)) throw new Error(`--only: unknown section "${s}" (one of ${SECTIONS.join(', ')})`);
   return s as Section;
 }));
@@ -50,9 +56,10 @@ const results: {
   machine: { cpus: number; model: string | undefined; node: string; loadavgBefore: number[]; loadavgAfter?: number[] };
   settings: { duration: number; rounds: number; connections: number };
   availability?: AvailabilityResult;
-  orders?: { sqlite: WriteFigures; postgres: WriteFigures | 'skipped' };
-  pages?: PagesResult;
+  orders?: WritesResult;
+  pages?: { sqlite: PagesResult; postgres: PagesResult | 'skipped' };
   webhooks?: WebhooksResult;
+  import?: ImportResult | 'skipped';
   /** `informative` figures put the targets in context; they are never met or missed. */
   targets?: Record<string, { value: number; target: string; met: boolean; informative?: boolean }>;
 } = {
@@ -62,9 +69,10 @@ const results: {
 };
 
 if (only.has('availability')) results.availability = await benchAvailability({ duration, rounds, connections, log, profileDir: values.profile });
-if (only.has('orders')) results.orders = await benchWrites({ duration, rounds: Math.min(rounds, 2), connections, log });
+if (only.has('orders')) results.orders = await benchWrites({ duration, rounds, connections, log });
 if (only.has('pages')) results.pages = await benchPages({ duration, rounds, connections, depth: Number(values.depth), log });
 if (only.has('webhooks')) results.webhooks = await benchWebhooks({ events: Number(values.events ?? (quick ? 1000 : 5000)), log });
+if (only.has('import')) results.import = await benchImport({ rows: Number(values['import-rows']), log });
 results.machine.loadavgAfter = loadavg();
 
 const rows: Array<Array<string | number>> = [];
@@ -101,27 +109,57 @@ if (o) {
         w.p99,
         Math.round(w.cpuMicrosPerRequest),
         w.unexpected,
-        `${w.ordersInStore} orders stored for ${w.created} answers 201 (+ requests in flight at each run's end)`,
+        `${w.ordersInStore} orders stored for ${w.created} answers 201 (+ requests in flight at each run's end); ${formatNumber(w.profile.statementsPerUnit)} statements per order`,
       ]);
   }
+  if (o.pgbench === 'skipped') rows.push(['pgbench -N, same server and database', 'SKIPPED', '', '', '', '', o.postgres === 'skipped' ? 'DATABASE_URL not set' : 'pgbench not on PATH']);
+  else rows.push([`pgbench -N, ${connections} clients, same database: transactions/s`, o.pgbench.tps, formatNumber(o.pgbench.latencyMs), '', '', '', `${o.pgbench.version}; p50 column: its average latency`]);
+  targets.orders_sqlite_per_second = { value: o.sqlite.writesPerSecond, target: `>= ${TARGETS.ordersSqlitePerSecond} (absolute: a quiet machine's figure)`, met: o.sqlite.writesPerSecond >= TARGETS.ordersSqlitePerSecond };
+  if (o.vsPgbench) targets.orders_pg_vs_pgbench = { value: o.vsPgbench.median, target: `>= ${TARGETS.ordersVsPgbench} (POST /orders on PostgreSQL / pgbench -N, ${connections} connections)`, met: o.vsPgbench.median >= TARGETS.ordersVsPgbench };
+  if (o.postgres !== 'skipped') targets.orders_pg_p99_ms = { value: o.postgres.p99, target: `<= ${TARGETS.ordersPgP99Ms} ms (POST /orders on PostgreSQL)`, met: o.postgres.p99 <= TARGETS.ordersPgP99Ms };
 }
 const p = results.pages;
 if (p) {
-  rows.push([`GET /orders?limit=${p.pageSize}, depth 1`, p.first.rps, p.first.p50, p.first.p99, Math.round(p.first.cpuMicrosPerRequest), '', `${p.orders.toLocaleString('en-US')} orders seeded`]);
-  rows.push([
-    `GET /orders?limit=${p.pageSize}, depth ${p.depth.toLocaleString('en-US')}`,
-    p.deep.rps,
-    p.deep.p50,
-    p.deep.p99,
-    Math.round(p.deep.cpuMicrosPerRequest),
-    p.unexpected,
-    `req/s depth 1 / depth ${p.depth}: ${formatNumber(p.costRatio)}x; CPU/req deep / first: ${formatNumber(p.cpuCostRatio)}x`,
-  ]);
-  targets.page_cost_ratio = { value: p.costRatio, target: `<= ${TARGETS.pageCost}`, met: p.costRatio <= TARGETS.pageCost && p.costRatio >= 1 / TARGETS.pageCost };
+  for (const leg of [p.sqlite, p.postgres]) {
+    if (leg === 'skipped') {
+      rows.push(['GET /orders pages, PostgreSQL', 'SKIPPED', '', '', '', '', 'DATABASE_URL not set']);
+      continue;
+    }
+    const name = leg.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
+    rows.push([`GET /orders?limit=${leg.pageSize}, depth 1, ${name}`, leg.first.rps, leg.first.p50, leg.first.p99, Math.round(leg.first.cpuMicrosPerRequest), '', `${leg.orders.toLocaleString('en-US')} orders seeded`]);
+    rows.push([
+      `GET /orders?limit=${leg.pageSize}, depth ${leg.depth.toLocaleString('en-US')}, ${name}`,
+      leg.deep.rps,
+      leg.deep.p50,
+      leg.deep.p99,
+      Math.round(leg.deep.cpuMicrosPerRequest),
+      leg.unexpected,
+      `req/s depth 1 / depth ${leg.depth}: ${formatNumber(leg.costRatio)}x; CPU/req deep / first: ${formatNumber(leg.cpuCostRatio)}x`,
+    ]);
+    const key = leg.dialect === 'sqlite' ? 'page_cost_ratio' : 'page_cost_ratio_pg';
+    targets[key] = { value: leg.costRatio, target: `<= ${TARGETS.pageCost} (${name})`, met: leg.costRatio <= TARGETS.pageCost && leg.costRatio >= 1 / TARGETS.pageCost };
+  }
 }
 const h = results.webhooks;
 if (h) {
   rows.push([`webhook dispatch to a local receiver: deliveries/s`, h.deliveriesPerSecond, '', '', '', h.badSignatures, `${h.events} events in ${formatNumber(h.seconds)} s (steady ${formatNumber(h.steadyDeliveriesPerSecond)}/s), ${h.duplicates} duplicates`]);
+}
+const imported = results.import;
+if (imported === 'skipped') rows.push(['import, PostgreSQL', 'SKIPPED', '', '', '', '', 'DATABASE_URL not set']);
+else if (imported) {
+  for (const run of imported.runs) {
+    const bad = run.statements.filter((st) => !st.ok);
+    rows.push([
+      `npm run inventory -- import, ${imported.rows.toLocaleString('en-US')} listings, ${run.label}: seconds`,
+      Number(run.seconds.toFixed(1)),
+      '',
+      '',
+      '',
+      bad.length,
+      `peak ${Math.round(run.peakMb)} MB; ${run.statements.length - bad.length}/${run.statements.length} hot inventory statements on their intended plans`,
+    ]);
+    targets[`import_plans_${imported.runs.indexOf(run) + 1}`] = { value: bad.length, target: `0 statements off their intended plans after the import (${run.label})`, met: bad.length === 0 };
+  }
 }
 results.targets = targets;
 
@@ -131,9 +169,23 @@ if (Object.keys(targets).length > 0) {
   console.log('\ntargets (median of per-round ratios):');
   for (const [name, t] of Object.entries(targets)) console.log(`  ${t.informative ? 'INFO' : t.met ? 'MET ' : 'MISS'}  ${name.padEnd(22)} ${formatNumber(t.value).padStart(7)}   ${t.target}`);
 }
+if (o) {
+  for (const w of [o.sqlite, o.postgres]) if (w !== 'skipped') printProfile(`POST /orders on ${w.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, w.profile);
+  if (o.pgStatStatements) console.log(`  (pg_stat_statements unavailable: ${o.pgStatStatements})`);
+}
 const out = resolve(values.out as string);
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\nresults: ${out}`);
 if (values.strict && Object.values(targets).some((t) => !t.informative && !t.met)) process.exit(1);
 process.exit(0);
+
+function printProfile(what: string, profile: StatementProfileResult): void {
+  console.log(`\nstatement profile, ${what} (${profile.source}; ${formatNumber(profile.statementsPerUnit)} statements per order):`);
+  console.log(
+    renderTable(
+      ['share', 'per order', 'mean ms', 'statement'],
+      profile.lines.map((l) => [`${Math.round(l.share * 100)} %`, formatNumber(l.perUnit), l.meanMs.toFixed(3), l.statement.length > 110 ? `${l.statement.slice(0, 107)}...` : l.statement]),
+    ),
+  );
+}

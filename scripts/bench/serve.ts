@@ -1,14 +1,26 @@
 // A reference server in a process of its own, for the benchmarks and the drills: configuration
 // from the environment (server/config.ts), then one `READY <url>` line on stdout once it listens,
 // so the parent never guesses when it is up. SIGTERM stops it gracefully; the drills use SIGKILL.
+// With STATEMENT_PROFILE=<file>, every statement the store runs is timed (statements.ts): SIGUSR2
+// starts the profile afresh (after the warm-up), and it is written to the file on SIGTERM.
+import { writeFileSync } from 'node:fs';
 import { configFromEnv } from '../../server/config.ts';
 import { startServer } from '../../server/embedded.ts';
+import { statementProfile } from '../../server/store/statements.ts';
 
 const quiet = process.env.SERVE_QUIET === '1';
-const running = await startServer({ config: configFromEnv(), log: quiet ? () => {} : (line) => console.error(line) });
+const profileFile = process.env.STATEMENT_PROFILE || undefined;
+const profile = profileFile ? statementProfile() : undefined;
+const running = await startServer({
+  config: configFromEnv(),
+  log: quiet ? () => {} : (line) => console.error(line),
+  ...(profile ? { onStatement: profile.listener } : {}),
+});
 process.stdout.write(`READY ${running.url}\n`);
+if (profile) process.on('SIGUSR2', () => profile.reset());
 const stop = async () => {
   await running.stop();
+  if (profile && profileFile) writeFileSync(profileFile, `${JSON.stringify(profile.stats(), null, 2)}\n`);
   process.exit(0);
 };
 process.on('SIGTERM', () => void stop());

@@ -1,11 +1,19 @@
 // POST /orders with a fresh idempotency key and a fresh listed domain per request: writes per
-// second on SQLite and on PostgreSQL (a fresh database), production profile. Afterwards the
-// store must hold exactly as many orders as there were 201 answers.
+// second on SQLite and on PostgreSQL (a fresh database), production profile, and beside them
+// PostgreSQL's own `pgbench -N` against the same server at the same concurrency (lib/pgbench.ts).
+// The three run in alternating rounds, so each round's ratio compares runs made moments apart on a
+// machine whose load drifts. Afterwards the store must hold exactly as many orders as there were
+// 201 answers, and each dialect's statement profile names where the database time went.
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { StatementStats } from '../../server/store/statements.ts';
 import { mint, signFor } from './lib/partner.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
+import { initPgbench, pgbenchVersion, runPgbench, type PgbenchRun } from './lib/pgbench.ts';
 import { freshDatabase, postgresUrlOrSkip, type FreshDatabase } from './lib/postgres.ts';
 import { newMasterKey, spawnServer, tempDir, type Child } from './lib/processes.ts';
+import { profileOf, pgStatStatements, type PgStatStatements, type StatementProfileResult } from './lib/statement-profile.ts';
 import { listedInventory, openServerStore } from './lib/store.ts';
 import { median } from './lib/table.ts';
 
@@ -26,29 +34,116 @@ export interface WriteFigures {
   created: number;
   ordersInStore: number;
   unexpected: number;
+  profile: StatementProfileResult;
+}
+
+export interface PgbenchFigures {
+  version: string;
+  runs: PgbenchRun[];
+  tps: number;
+  latencyMs: number;
+}
+
+export interface WritesResult {
+  sqlite: WriteFigures;
+  postgres: WriteFigures | 'skipped';
+  pgbench: PgbenchFigures | 'skipped';
+  /** POST /orders on PostgreSQL over pgbench -N, per round and their median. */
+  vsPgbench?: { rounds: number[]; median: number };
+  /** Why pg_stat_statements was not used, when it was not. */
+  pgStatStatements?: string;
 }
 
 const PATH = '/api/partner/v1/orders';
 /** Generous: each order takes one domain off the market. */
 const INVENTORY = 60_000;
 
-export async function benchWrites(o: WritesOptions): Promise<{ sqlite: WriteFigures; postgres: WriteFigures | 'skipped' }> {
-  const sqlite = await benchOne('sqlite', undefined, o);
-  const pgUrl = postgresUrlOrSkip('the PostgreSQL leg of the POST /orders benchmark');
-  if (!pgUrl) return { sqlite, postgres: 'skipped' };
-  const fresh: FreshDatabase = await freshDatabase(pgUrl, 'bench_orders');
+interface Leg {
+  dialect: 'sqlite' | 'postgres';
+  server: Child;
+  run(duration: number): Promise<LoadResult>;
+  /** After the warm-up: the statement profile starts afresh. */
+  startProfile(): Promise<void>;
+  finish(runs: LoadResult[], warm: LoadResult): Promise<WriteFigures>;
+}
+
+export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
+  const legs: Leg[] = [];
+  let fresh: FreshDatabase | undefined;
+  let statements: PgStatStatements | undefined;
+  let pgbench: { version: string; url: string } | undefined;
   try {
-    return { sqlite, postgres: await benchOne('postgres', fresh.url, o) };
+    legs.push(await startLeg('sqlite', undefined, o, undefined));
+    const pgUrl = postgresUrlOrSkip('the PostgreSQL leg of the POST /orders benchmark');
+    if (pgUrl) {
+      fresh = await freshDatabase(pgUrl, 'bench_orders');
+      statements = await pgStatStatements(fresh.url);
+      if (statements.unavailable) o.log(`orders: pg_stat_statements is not available here (${statements.unavailable}); the profile is the server's own timings`);
+      legs.push(await startLeg('postgres', fresh.url, o, statements.unavailable ? undefined : statements));
+      const version = pgbenchVersion();
+      if (!version) console.warn('\n*** pgbench is not on PATH: the POST /orders / pgbench -N ratio is SKIPPED ***\n');
+      else {
+        o.log(`orders: pgbench -N tables (scale 10) in the same database (${version})`);
+        await initPgbench(fresh.url);
+        pgbench = { version, url: fresh.url };
+      }
+    }
+    const warm = await Promise.all(legs.map((leg) => leg.run(2)));
+    await Promise.all(legs.map((leg) => leg.startProfile()));
+    const runs = new Map<Leg, LoadResult[]>(legs.map((leg) => [leg, []]));
+    const pgbenchRuns: PgbenchRun[] = [];
+    const ratios: number[] = [];
+    // pgbench, then the servers, in alternating order: a drift in the machine's load falls on all.
+    const steps: Array<Leg | 'pgbench'> = [...(pgbench ? (['pgbench'] as const) : []), ...legs];
+    for (let round = 0; round < o.rounds; round++) {
+      const order = round % 2 === 0 ? steps : [...steps].reverse();
+      let pgOrders: number | undefined;
+      let tps: number | undefined;
+      for (const step of order) {
+        if (step === 'pgbench') {
+          const r = await runPgbench((pgbench as { url: string }).url, o.connections, o.duration);
+          pgbenchRuns.push(r);
+          tps = r.tps;
+          o.log(`  pgbench -N round ${round + 1}/${o.rounds}: ${Math.round(r.tps)} transactions/s  latency ${r.latencyMs.toFixed(2)} ms`);
+          continue;
+        }
+        const r = await step.run(o.duration);
+        runs.get(step)?.push(r);
+        const perSecond = (r.statuses['201'] ?? 0) / o.duration;
+        if (step.dialect === 'postgres') pgOrders = perSecond;
+        o.log(`  ${step.dialect} round ${round + 1}/${o.rounds}: ${Math.round(perSecond)} writes/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${JSON.stringify(r.statuses)}`);
+      }
+      if (pgOrders !== undefined && tps !== undefined) ratios.push(pgOrders / tps);
+    }
+    const figures = await Promise.all(legs.map((leg, i) => leg.finish(runs.get(leg) ?? [], warm[i] as LoadResult)));
+    legs.length = 0;
+    const [sqlite, postgres] = figures as [WriteFigures, WriteFigures | undefined];
+    return {
+      sqlite,
+      postgres: postgres ?? 'skipped',
+      pgbench: pgbench ? { version: pgbench.version, runs: pgbenchRuns, tps: median(pgbenchRuns.map((r) => r.tps)), latencyMs: median(pgbenchRuns.map((r) => r.latencyMs)) } : 'skipped',
+      ...(ratios.length > 0 ? { vsPgbench: { rounds: ratios, median: median(ratios) } } : {}),
+      ...(statements?.unavailable ? { pgStatStatements: statements.unavailable } : {}),
+    };
   } finally {
-    await fresh.drop();
+    await Promise.all(legs.map((leg) => leg.server.stop()));
+    await fresh?.drop();
   }
 }
 
-async function benchOne(dialect: 'sqlite' | 'postgres', databaseUrl: string | undefined, o: WritesOptions): Promise<WriteFigures> {
+async function startLeg(dialect: 'sqlite' | 'postgres', databaseUrl: string | undefined, o: WritesOptions, statements: PgStatStatements | undefined): Promise<Leg> {
   const dataDir = tempDir('bench-orders');
   const masterKey = newMasterKey();
+  const profileFile = join(dataDir, 'statements.json');
   o.log(`orders (${dialect}): starting a server with ${INVENTORY.toLocaleString('en-US')} sandbox domains`);
-  const server: Child = await spawnServer({ dataDir, masterKey, validateResponses: false, inventorySize: INVENTORY, ...(databaseUrl ? { databaseUrl } : {}) });
+  const server: Child = await spawnServer({
+    dataDir,
+    masterKey,
+    validateResponses: false,
+    inventorySize: INVENTORY,
+    ...(databaseUrl ? { databaseUrl } : {}),
+    extra: { STATEMENT_PROFILE: profileFile },
+  });
   const store = await openServerStore({ dataDir, databaseUrl, masterKey });
   try {
     const credential = await mint(server.url);
@@ -60,30 +155,41 @@ async function benchOne(dialect: 'sqlite' | 'postgres', databaseUrl: string | un
       const body = JSON.stringify({ domain: listing.domain, expected_price: listing.price_cents, currency: listing.currency, buyer: { email: 'bench@example.org' } });
       return { headers: { 'content-type': 'application/json', ...signFor(credential, 'POST', PATH, body, randomUUID()) }, body };
     };
-    const warm = await runLoad({ pid: server.child.pid, url: server.url, connections: o.connections, duration: 2, method: 'POST', path: PATH, build });
-    const runs: LoadResult[] = [];
-    for (let round = 0; round < o.rounds; round++) {
-      const r = await runLoad({ pid: server.child.pid, url: server.url, connections: o.connections, duration: o.duration, method: 'POST', path: PATH, build });
-      runs.push(r);
-      o.log(`  ${dialect} round ${round + 1}/${o.rounds}: ${Math.round((r.statuses['201'] ?? 0) / o.duration)} writes/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${JSON.stringify(r.statuses)}`);
-    }
-    if (next > domains.length) o.log(`  warning: ${dialect} ran out of inventory (${next} requests for ${domains.length} domains); later answers are 404`);
-    const created = runs.reduce((n, r) => n + (r.statuses['201'] ?? 0), 0);
-    const count = await store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return {
       dialect,
-      runs,
-      writesPerSecond: median(runs.map((r) => (r.statuses['201'] ?? 0) / o.duration)),
-      p50: median(runs.map((r) => r.p50)),
-      p99: median(runs.map((r) => r.p99)),
-      cpuMicrosPerRequest: median(runs.map((r) => r.cpuMicrosPerRequest)),
-      // The warm-up's orders are in the store too.
-      created: created + (warm.statuses['201'] ?? 0),
-      ordersInStore: Number(count.n),
-      unexpected: runs.reduce((n, r) => n + r.errors + r.timeouts + Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '201' ? 0 : c), 0), 0),
+      server,
+      run: (duration) => runLoad({ pid: server.child.pid, url: server.url, connections: o.connections, duration, method: 'POST', path: PATH, build }),
+      async startProfile() {
+        server.child.kill('SIGUSR2');
+        await statements?.reset();
+      },
+      async finish(runs, warm) {
+        if (next > domains.length) o.log(`  warning: ${dialect} ran out of inventory (${next} requests for ${domains.length} domains); later answers are 404`);
+        const created = runs.reduce((n, r) => n + (r.statuses['201'] ?? 0), 0);
+        const count = await store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        await store.close();
+        // Stopping the server writes its profile (scripts/bench/serve.ts).
+        await server.stop();
+        const timings = JSON.parse(readFileSync(profileFile, 'utf8')) as StatementStats[];
+        const fromServer = statements ? await statements.read() : undefined;
+        return {
+          dialect,
+          runs,
+          writesPerSecond: median(runs.map((r) => (r.statuses['201'] ?? 0) / o.duration)),
+          p50: median(runs.map((r) => r.p50)),
+          p99: median(runs.map((r) => r.p99)),
+          cpuMicrosPerRequest: median(runs.map((r) => r.cpuMicrosPerRequest)),
+          // The warm-up's orders are in the store too.
+          created: created + (warm.statuses['201'] ?? 0),
+          ordersInStore: Number(count.n),
+          unexpected: runs.reduce((n, r) => n + r.errors + r.timeouts + Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '201' ? 0 : c), 0), 0),
+          profile: fromServer ? profileOf('pg_stat_statements', fromServer, created) : profileOf('client timings', timings, created),
+        };
+      },
     };
-  } finally {
+  } catch (err) {
     await store.close();
     await server.stop();
+    throw err;
   }
 }

@@ -378,7 +378,10 @@ export async function importInventoryFile(db: Kysely<Database>, environment: Env
   const parsed = parseInventoryText(text, format);
   if (!parsed.ok) return { ok: false, format, problems: parsed.problems };
   const now = options.now ?? Date.now();
-  const rows = parsed.entries.map((entry) => entryToRow(entry, now));
+  // In domain order: the primary key and the domain-ordered listing index then grow at their
+  // right edge instead of at a random page for every row, which on PostgreSQL made a million-row
+  // import about a third as fast (bench/README.md).
+  const rows = parsed.entries.map((entry) => entryToRow(entry, now)).sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
   const { written: imported, keptSold } = await inventoryRepository(db).replaceEnvironment(environment, rows, {
     preserve: true,
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),

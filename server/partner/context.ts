@@ -20,20 +20,31 @@ export interface PartnerDeps {
 
 export interface Caller {
   credential: Credential;
-  partner: Partner;
+  /** The caller's partner: its id and its test clock. */
+  partner: Pick<Partner, 'id' | 'clockOffsetMs'>;
   /** Real time, ms. */
   now: number;
   /** The partner's business time (its sandbox test clock), ms. */
   businessNow: number;
 }
 
-export async function callerOf(deps: PartnerDeps, res: Response): Promise<Caller> {
+/** The request's authenticated credential (partner-auth put it there). */
+export function credentialOf(res: Response): Credential {
   const credential = res.locals.credential;
   if (!credential) throw new Error('route reached without an authenticated credential');
-  const partner = await deps.store.credentials.findPartner(credential.partnerId);
+  return credential;
+}
+
+/** The caller at `now`, from its credential and its partner as read (undefined: it no longer exists). */
+export function callerFrom(credential: Credential, partner: Pick<Partner, 'clockOffsetMs'> | undefined, now: number): Caller {
   if (!partner) throw new ApiError('forbidden', 'The partner of this credential no longer exists');
-  const now = deps.clock.now();
-  return { credential, partner, now, businessNow: now + partner.clockOffsetMs };
+  return { credential, partner: { id: credential.partnerId, clockOffsetMs: partner.clockOffsetMs }, now, businessNow: now + partner.clockOffsetMs };
+}
+
+export async function callerOf(deps: PartnerDeps, res: Response): Promise<Caller> {
+  const credential = credentialOf(res);
+  const partner = await deps.store.credentials.findPartner(credential.partnerId, res.locals.readMark);
+  return callerFrom(credential, partner, deps.clock.now());
 }
 
 /** A single query parameter as a string (the validator has checked its form). */

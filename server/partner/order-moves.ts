@@ -12,19 +12,23 @@ import { eventOrder } from './resources.ts';
 /** Event ids sort by creation time first, so they read naturally in logs; order comes from the store's sequence. */
 export const newEventId = (at: number) => `evt_${at.toString(36).padStart(9, '0')}${randomBase62(16)}`;
 
+/** The stored events of a move, each with its id and envelope; `order` is the order as it is after the move. */
+export function orderEvents(order: OrderRow, events: readonly WrittenEvent[], at: number): Array<{ id: string; type: string; body: string; deliver: boolean }> {
+  return events.map((event) => {
+    const id = newEventId(at);
+    const body = JSON.stringify({ id, type: event.type, created_at: rfc3339(at), partner_id: order.partner_id, data: { order: eventOrder(order) } });
+    return { id, type: event.type, body, deliver: event.delivered };
+  });
+}
+
 /**
  * Writes the events of a move and returns the first (the one the timeline entry names).
  * `order` is the order as it is after the move.
  */
 export async function writeOrderEvents(tx: Repositories, order: OrderRow, events: readonly WrittenEvent[], at: number, now: number) {
-  let first: { id: string; type: string } | undefined;
-  for (const event of events) {
-    const id = newEventId(at);
-    const body = JSON.stringify({ id, type: event.type, created_at: rfc3339(at), partner_id: order.partner_id, data: { order: eventOrder(order) } });
-    await tx.events.append({ id, partnerId: order.partner_id, type: event.type, createdAt: at, body }, event.delivered, now);
-    first ??= { id, type: event.type };
-  }
-  return first;
+  const rows = orderEvents(order, events, at);
+  for (const { id, type, body, deliver } of rows) await tx.events.append({ id, partnerId: order.partner_id, type, createdAt: at, body }, deliver, now);
+  return rows[0];
 }
 
 /** Applies `move` to a stored order, or throws 409 invalid_state naming its current status. */

@@ -8,10 +8,10 @@ import { issueQuote, quoteError, readQuote, QUOTE_VALIDITY_SECONDS } from '../do
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError, STATUS_OF } from '../http/errors.ts';
 import { newId } from '../ids.ts';
-import type { Repositories } from '../store/index.ts';
+import type { OrderSight } from '../store/order-placement.ts';
 import type { OrderRow } from '../store/orders.ts';
-import { callerOf, parseInstant, queryInteger, queryString, type Caller, type PartnerDeps } from './context.ts';
-import { applyMove, writeOrderEvents } from './order-moves.ts';
+import { callerFrom, callerOf, credentialOf, parseInstant, queryInteger, queryString, type Caller, type PartnerDeps } from './context.ts';
+import { applyMove, orderEvents } from './order-moves.ts';
 import { toOrder, toOrderDetail } from './resources.ts';
 
 type Schemas = components['schemas'];
@@ -53,6 +53,8 @@ export function createQuote(deps: PartnerDeps): RequestHandler {
 interface Outcome {
   status: number;
   body: unknown;
+  /** Webhook deliveries the order queued. */
+  deliveries?: number;
 }
 
 const failure = (code: Schemas['ErrorCode'], message: string, requestId: string): Outcome => ({
@@ -60,16 +62,31 @@ const failure = (code: Schemas['ErrorCode'], message: string, requestId: string)
   body: { code, message, request_id: requestId },
 });
 
-async function executeOrder(tx: Repositories, deps: PartnerDeps, caller: Caller, request: Schemas['OrderRequest'], requestId: string): Promise<Outcome> {
+/** The claimed key whose answer is stored with the outcome; absent when keys are ignored (a fault). */
+interface Answering {
+  keyId: string;
+  key: string;
+}
+
+/**
+ * Decides the order from one read, then writes it with its events, deliveries, timeline and stored
+ * answer in one durable write (store/order-placement.ts). A refusal is stored on its own; a
+ * validation error is thrown and never stored.
+ */
+async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas['OrderRequest'], requestId: string, answering: Answering | undefined, sight: OrderSight): Promise<Outcome> {
+  const refuse = async (outcome: Outcome) => {
+    const code = (outcome.body as { code?: string }).code;
+    if (answering && isStoredOutcome(outcome.status, code)) await deps.store.idempotency.complete(answering.keyId, answering.key, outcome.status, JSON.stringify(outcome.body), {});
+    return outcome;
+  };
   const environment = caller.credential.environment;
   const { domain } = request;
-  const listing = await tx.inventory.find(environment, domain);
-  if (!listing) return failure('not_found', `Domain "${domain}" is not listed`, requestId);
-  if (listing.status !== 'listed' || (await tx.orders.liveOrderFor(environment, domain))) {
-    return failure('not_found', `Domain "${domain}" is already sold`, requestId);
+  const listing = sight.listing;
+  if (!listing) return refuse(failure('not_found', `Domain "${domain}" is not listed`, requestId));
+  if (listing.status !== 'listed' || sight.liveOrder) return refuse(failure('not_found', `Domain "${domain}" is already sold`, requestId));
+  if (sight.reservedUntil !== null) {
+    return refuse(failure('domain_reserved', `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(sight.reservedUntil)}`, requestId));
   }
-  const held = await tx.orders.reservationByOther(environment, domain, caller.partner.id, caller.now);
-  if (held) return failure('domain_reserved', `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(held.expires_at)}`, requestId);
 
   let price = listing.price_cents;
   if (request.quote_id !== undefined && request.quote_id !== null) {
@@ -78,7 +95,7 @@ async function executeOrder(tx: Repositories, deps: PartnerDeps, caller: Caller,
       const err = quoteError(quote);
       // A tampered or foreign quote is a validation error: not stored, so not an Outcome.
       if (err.status === 400) throw new ApiError('validation_error', err.message, err.details);
-      return failure(err.code, err.message, requestId);
+      return refuse(failure(err.code, err.message, requestId));
     }
     if (quote.payload.domain !== domain) {
       throw new ApiError('validation_error', `quote_id was issued for "${quote.payload.domain}", not "${domain}"`, [{ path: '/body/quote_id', message: 'quotes another domain' }]);
@@ -87,7 +104,7 @@ async function executeOrder(tx: Repositories, deps: PartnerDeps, caller: Caller,
   }
   if (request.expected_price !== price || request.currency !== listing.currency) {
     const what = request.quote_id ? 'quoted' : 'current';
-    return failure('price_mismatch', `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`, requestId);
+    return refuse(failure('price_mismatch', `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`, requestId));
   }
 
   const at = caller.businessNow;
@@ -112,14 +129,20 @@ async function executeOrder(tx: Repositories, deps: PartnerDeps, caller: Caller,
     updated_at: at,
     transfer_completed_at: null,
   };
+  const events = orderEvents(order, start.events, at);
+  const body = toOrder(order);
   // Taking the listing is the claim on the domain: of concurrent orders that all read it as
-  // listed, only the first to mark it sold goes on (PostgreSQL re-checks the row once the
+  // listed, only the first to mark it sold writes anything (PostgreSQL re-checks the row once the
   // first commits); the others find it sold, so two orders are never recorded.
-  if (!(await tx.inventory.markSold(environment, domain))) return failure('not_found', `Domain "${domain}" is already sold`, requestId);
-  await tx.orders.insertOrder(order);
-  const first = await writeOrderEvents(tx, order, start.events, at, caller.now);
-  await tx.orders.appendTimeline({ public_id: order.public_id, status: order.status, event_type: first?.type ?? null, event_id: first?.id ?? null, at, note: null });
-  return { status: 201, body: toOrder(order) };
+  const placed = await deps.store.placement.place({
+    order,
+    events,
+    timeline: { event_type: events[0]?.type ?? null, event_id: events[0]?.id ?? null },
+    answer: answering ? { ...answering, statusCode: 201, body: JSON.stringify(body) } : undefined,
+    now: caller.now,
+  });
+  if (!placed.placed) return refuse(failure('not_found', `Domain "${domain}" is already sold`, requestId));
+  return { status: 201, body, deliveries: placed.deliveries };
 }
 
 function replay(res: Response, status: number, body: string): void {
@@ -129,12 +152,24 @@ function replay(res: Response, status: number, body: string): void {
 
 export function createOrder(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
-    const caller = await callerOf(deps, res);
+    const credential = credentialOf(res);
+    const request = req.body as Schemas['OrderRequest'];
     const key = req.get('idempotency-key') ?? '';
-    const keyId = caller.credential.keyId;
+    const keyId = credential.keyId;
     const fp = fingerprint(req.rawBody);
     const ignoreKeys = deps.faults?.has('ignore-idempotency') ?? false;
-    const claim = ignoreKeys ? ({ claimed: true } as const) : await deps.store.idempotency.claim(keyId, key, fp, caller.now);
+    const now = deps.clock.now();
+    // The key's claim, the caller's partner and what the order is decided from, together
+    // (one statement on PostgreSQL: store/order-placement.ts).
+    const begun = await deps.store.placement.begin({
+      environment: credential.environment,
+      domain: request.domain,
+      partnerId: credential.partnerId,
+      now,
+      claim: ignoreKeys ? undefined : { keyId, key, fingerprint: fp },
+    });
+    const caller = callerFrom(credential, begun.partner, now);
+    const claim = begun.claim ?? ({ claimed: true } as const);
     if (!claim.claimed) {
       const record = claim.existing;
       const decision = decideIdempotency(
@@ -155,18 +190,13 @@ export function createOrder(deps: PartnerDeps): RequestHandler {
     const requestId = String(res.locals.requestId ?? '');
     let outcome: Outcome;
     try {
-      outcome = await deps.store.transaction(async (tx) => {
-        const result = await executeOrder(tx, deps, caller, req.body as Schemas['OrderRequest'], requestId);
-        const code = (result.body as { code?: string }).code;
-        if (!ignoreKeys && isStoredOutcome(result.status, code)) await tx.idempotency.complete(keyId, key, result.status, JSON.stringify(result.body), {});
-        return result;
-      });
+      outcome = await executeOrder(deps, caller, request, requestId, ignoreKeys ? undefined : { keyId, key }, begun.sight);
     } catch (err) {
       // Validation errors and 5xx are not stored: the key is free for a corrected retry.
-      await deps.store.idempotency.release(keyId, key);
+      if (!ignoreKeys) await deps.store.idempotency.release(keyId, key);
       throw err;
     }
-    if (outcome.status === 201) deps.notifyOutbox();
+    if (outcome.deliveries) deps.notifyOutbox();
     res.status(outcome.status).json(outcome.body);
   };
 }

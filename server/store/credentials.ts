@@ -50,8 +50,9 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
     }
     return secret;
   };
-  // Every signed request reads its credential; credentials change rarely.
+  // Every signed request reads its credential and every partner route its partner; both change rarely.
   const credentialByKeyId = keptRead(db, direct, 'credentials', 1, (q, keyId: string) => q.selectFrom('credentials').selectAll().where('key_id', '=', keyId));
+  const partnerById = keptRead(db, direct, 'partners', 1, (q, id: string) => q.selectFrom('partners').selectAll().where('id', '=', id));
   return {
     /** `since`: the request's mark (row-cache.ts), when it has one. */
     async findCredential(keyId: string, since?: ReadMark): Promise<Credential | undefined> {
@@ -70,8 +71,9 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
       };
     },
 
-    async findPartner(id: string): Promise<Partner | undefined> {
-      const row = await db.selectFrom('partners').selectAll().where('id', '=', id).executeTakeFirst();
+    /** `since`: the request's mark (row-cache.ts), when it has one. */
+    async findPartner(id: string, since?: ReadMark): Promise<Partner | undefined> {
+      const [row] = await partnerById(since, id);
       return row ? toPartner(row) : undefined;
     },
 

@@ -9,12 +9,20 @@ import { directSqlite, type DirectSqlite } from './direct.ts';
 import { inlineLimits } from './inline-limits.ts';
 import { migrate, type Dialect } from './migrations.ts';
 import type { Database } from './schema.ts';
+import { kyselyLog, type StatementListener } from './statements.ts';
 
 export interface OpenedDatabase {
   db: Kysely<Database>;
   dialect: Dialect;
   /** Embedded SQLite in a file: the hot path's synchronous access beside Kysely (direct.ts). */
   direct?: DirectSqlite;
+  /**
+   * PostgreSQL: a second, smaller pool whose commits do not wait for the disk (asynchronous
+   * commit): visible to every session at once, on disk within three times wal_writer_delay. For
+   * the writes whose loss to a power cut costs nothing answered: nonces and rate-limit counts,
+   * and an idempotency key's claim (the order's own commit, after it, flushes the claim too).
+   */
+  relaxed?: Kysely<Database>;
   close(): Promise<void>;
 }
 
@@ -37,6 +45,8 @@ export interface DatabaseOptions {
    * so test files sharing one database never see each other's rows.
    */
   schema?: string;
+  /** Hears every statement once it has run (the benchmark's statement profile, the plan check). */
+  onStatement?: StatementListener;
 }
 
 // pg returns int8 as strings to be safe beyond 2^53; our bigints are epoch ms and cents.
@@ -51,20 +61,31 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
     const schema = options.schema;
     // The name goes into DDL and a connection option, where it cannot be a bound parameter.
     if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`schema must be a lowercase SQL identifier, got "${schema}"`);
-    const pool = new pg.Pool({
-      connectionString: options.databaseUrl,
-      max: options.poolSize ?? 10,
-      types: pgTypes,
-      ...(schema ? { options: `-c search_path=${schema}` } : {}),
-    });
-    // An idle connection that the server drops (a restart, a failover, an administrator) must not
-    // take the process down: pg emits it on the pool, and an unheard 'error' event is fatal. The
-    // pool discards that client and connects afresh on the next query.
-    pool.on('error', (err) => console.error(`PostgreSQL: an idle connection failed and was discarded: ${err.message}`));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    if (schema) await sql.raw(`create schema if not exists "${schema}"`).execute(db);
-    await migrateWithLock(db, 'postgres', schema);
-    return { db, dialect: 'postgres', close: () => db.destroy() };
+    const size = options.poolSize ?? 10;
+    const kysely = (max: number, settings: string[]) => {
+      const pool = new pg.Pool({
+        connectionString: options.databaseUrl,
+        max,
+        types: pgTypes,
+        ...(settings.length > 0 ? { options: settings.join(' ') } : {}),
+      });
+      // An idle connection that the server drops (a restart, a failover, an administrator) must not
+      // take the process down: pg emits it on the pool, and an unheard 'error' event is fatal. The
+      // pool discards that client and connects afresh on the next query.
+      pool.on('error', (err) => console.error(`PostgreSQL: an idle connection failed and was discarded: ${err.message}`));
+      return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}) });
+    };
+    const path = schema ? [`-c search_path=${schema}`] : [];
+    const db = kysely(size, path);
+    const relaxed = kysely(Math.max(2, Math.ceil(size / 2)), [...path, '-c synchronous_commit=off']);
+    try {
+      if (schema) await sql.raw(`create schema if not exists "${schema}"`).execute(db);
+      await migrateWithLock(db, 'postgres', schema);
+    } catch (err) {
+      await Promise.all([db.destroy(), relaxed.destroy()]);
+      throw err;
+    }
+    return { db, dialect: 'postgres', relaxed, close: async () => void (await Promise.all([db.destroy(), relaxed.destroy()])) };
   }
   const filename = options.filename ?? join(options.dataDir ?? './data', 'service.sqlite');
   if (filename !== ':memory:') mkdirSync(options.dataDir ?? './data', { recursive: true });
@@ -78,10 +99,10 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
   const synchronous = options.sqliteSynchronous ?? 'full';
   sqlite.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   const cached = withStatementCache(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins: [inlineLimits] });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins: [inlineLimits], ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}) });
   await migrate(db as unknown as Kysely<unknown>, 'sqlite');
   // An in-memory database has no log to flush and is only for tests: it keeps the plain path.
-  const direct = filename === ':memory:' ? undefined : directSqlite(sqlite, cached.prepare, { filename, synchronous, watched: KEPT_TABLES, ...(options.flush ? { flush: options.flush } : {}), ...(options.onFlushError ? { onFlushError: options.onFlushError } : {}) });
+  const direct = filename === ':memory:' ? undefined : directSqlite(sqlite, cached.prepare, { filename, synchronous, watched: KEPT_TABLES, ...(options.flush ? { flush: options.flush } : {}), ...(options.onFlushError ? { onFlushError: options.onFlushError } : {}), ...(options.onStatement ? { onStatement: options.onStatement } : {}) });
   return {
     db,
     dialect: 'sqlite',
@@ -106,7 +127,7 @@ async function migrateWithLock(db: Kysely<Database>, dialect: Dialect, schema?: 
 }
 
 /** Tables whose hot reads are kept in memory until they change (row-cache.ts). */
-const KEPT_TABLES = ['credentials', 'inventory'];
+const KEPT_TABLES = ['credentials', 'partners', 'inventory'];
 
 /** Distinct SQL texts kept prepared; multi-row inserts vary with their row count, so it is bounded. */
 const STATEMENT_CACHE_SIZE = 500;

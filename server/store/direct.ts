@@ -8,6 +8,7 @@ import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
 import { rowCache, type ReadMark } from './row-cache.ts';
+import type { StatementListener } from './statements.ts';
 
 /**
  * The longest a deferred commit waits for its flush to disk: the most a power loss can take back
@@ -32,16 +33,28 @@ export interface DirectSqlite {
   mark(): ReadMark;
   /**
    * Runs `work` in one transaction; `work` runs its statements through `exec`, synchronously, so
-   * nothing else can use the connection meanwhile. The commit is deferred: it is visible to every
-   * connection and survives a crash of this process at once, and is flushed to disk within
-   * DEFERRED_FLUSH_MS (with synchronous = FULL; NORMAL flushes only at checkpoints, as SQLite does).
-   * For writes that may be lost to a power loss: the nonces and rate-limit counts, never orders.
+   * nothing else can use the connection meanwhile. A `deferred` commit (the default) is visible
+   * to every connection and survives a crash of this process at once, and is flushed to disk
+   * within DEFERRED_FLUSH_MS (with synchronous = FULL; NORMAL flushes only at checkpoints, as
+   * SQLite does): for writes that may be lost to a power loss, such as the nonces and rate-limit
+   * counts, never orders. A `durable` commit is on disk when this returns (with synchronous =
+   * FULL), and so is every deferred commit before it: they share the log.
    * `{ ran: false }` when a transaction holds the connection (as for `run`).
    */
-  transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T): { ran: true; result: T } | { ran: false };
+  transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T, commit?: 'deferred' | 'durable'): { ran: true; result: T } | { ran: false };
+  /**
+   * Group commit: runs each of `units` in one transaction, each in a savepoint of its own, so one
+   * that throws is undone alone and settles with its error while the others commit together, with
+   * one commit (one flush to disk when durable) for all. Undefined when a transaction holds the
+   * connection (as for `run`).
+   */
+  batch<T>(units: ReadonlyArray<(exec: (query: CompiledQuery) => unknown[]) => T>, commit?: 'deferred' | 'durable'): Array<Settled<T>> | undefined;
   /** Flushes any deferred commit to disk now, synchronously, then lets the connection go. */
   close(): void;
 }
+
+/** How one unit of a batch ended. */
+export type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 export interface DirectOptions {
   /** The database file; its write-ahead log is `<filename>-wal`. */
@@ -54,6 +67,8 @@ export interface DirectOptions {
   flush?: (fd: number) => Promise<void>;
   /** Told when a deferred flush fails (default: the error log); nobody waits for it to answer. */
   onFlushError?: (err: unknown) => void;
+  /** Hears every statement run here, as Kysely's log hears its own (database.ts). */
+  onStatement?: StatementListener;
 }
 
 const fdatasyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
@@ -64,13 +79,27 @@ const fdatasyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fd
  */
 export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: string) => BetterSqlite3.Statement, options: DirectOptions): DirectSqlite {
   const flush = options.flush ?? fdatasyncAsync;
-  const exec = (query: CompiledQuery): unknown[] => {
+  const runStatement = (query: CompiledQuery): unknown[] => {
     const statement = prepare(query.sql);
     const parameters = query.parameters as unknown[];
     if (statement.reader) return statement.all(parameters);
     statement.run(parameters);
     return [];
   };
+  const heard = options.onStatement;
+  const exec = heard
+    ? (query: CompiledQuery): unknown[] => {
+        const started = performance.now();
+        let failed = true;
+        try {
+          const rows = runStatement(query);
+          failed = false;
+          return rows;
+        } finally {
+          heard({ sql: query.sql, parameters: query.parameters, ms: performance.now() - started, failed });
+        }
+      }
+    : runStatement;
   // In WAL mode a commit appends to the log and, with synchronous=FULL, then flushes the log to
   // disk, blocking the only thread, and the answer waits for the disk. A commit made with
   // synchronous=NORMAL skips that flush; an fdatasync of the log from the thread pool, at most
@@ -84,6 +113,23 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
   // from the start; nothing another process commits can slip in between. Built once: better-sqlite3
   // passes the call's argument through.
   const inOneTransaction = sqlite.transaction((work: (run: typeof exec) => unknown) => work(exec)).immediate;
+  // Called inside a transaction, a better-sqlite3 transaction function is a savepoint: a throw
+  // inside rolls back to it and rethrows.
+  const inSavepoint = sqlite.transaction((unit: (run: typeof exec) => unknown) => unit(exec));
+  // The commit (its flush to disk, when durable) is the largest part of a write; the profile hears
+  // it as a statement of its own.
+  const committing = heard
+    ? <T>(work: (run: typeof exec) => T, how: 'deferred' | 'durable'): T => {
+        let worked = 0;
+        const result = inOneTransaction((run: typeof exec) => {
+          const value = work(run);
+          worked = performance.now();
+          return value;
+        }) as T;
+        heard({ sql: how === 'durable' ? 'commit' : 'commit -- deferred', parameters: [], ms: performance.now() - worked, failed: false });
+        return result;
+      }
+    : <T>(work: (run: typeof exec) => T): T => inOneTransaction(work) as T;
   const onFlushError = options.onFlushError ?? ((err: unknown) => console.error('SQLite: a deferred flush of the write-ahead log failed', err));
   let wal: number | undefined;
   // The log exists once anything has been committed; the connection keeps it (same inode) until
@@ -109,23 +155,38 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
   };
   const rows = rowCache(sqlite, options.watched ?? []);
   const run = <R>(query: CompiledQuery<R>): R[] | undefined => (sqlite.inTransaction ? undefined : (exec(query) as R[]));
+  function transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T, commit: 'deferred' | 'durable' = 'deferred'): { ran: true; result: T } | { ran: false } {
+    if (sqlite.inTransaction) return { ran: false };
+    if (options.synchronous === 'normal' || commit === 'durable') return { ran: true, result: committing(work, commit) };
+    relaxed();
+    let result: T;
+    try {
+      result = committing(work, commit);
+    } finally {
+      strict();
+    }
+    dirty = true;
+    flushSoon();
+    return { ran: true, result };
+  }
   return {
     run,
     read: (table, query, since) => rows.read(table, `${query.sql}\u0000${JSON.stringify(query.parameters)}`, () => run(query), since),
     mark: () => rows.mark(),
-    transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T) {
-      if (sqlite.inTransaction) return { ran: false };
-      if (options.synchronous === 'normal') return { ran: true, result: inOneTransaction(work) as T };
-      relaxed();
-      let result: T;
-      try {
-        result = inOneTransaction(work) as T;
-      } finally {
-        strict();
-      }
-      dirty = true;
-      flushSoon();
-      return { ran: true, result };
+    transaction,
+    batch<T>(units: ReadonlyArray<(exec: (query: CompiledQuery) => unknown[]) => T>, commit: 'deferred' | 'durable' = 'deferred') {
+      const outcome = transaction(
+        () =>
+          units.map((unit): Settled<T> => {
+            try {
+              return { ok: true, value: inSavepoint(unit) as T };
+            } catch (error) {
+              return { ok: false, error };
+            }
+          }),
+        commit,
+      );
+      return outcome.ran ? outcome.result : undefined;
     },
     close() {
       if (timer) clearTimeout(timer);

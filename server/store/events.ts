@@ -1,6 +1,6 @@
 // The event history and the webhook outbox. An event and its outbox row are written by the same
 // executor as the change that caused them, so a crash loses neither or both.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { Database } from './schema.ts';
 
@@ -44,7 +44,7 @@ export interface DeliveryRecord {
   deliveredAt: number | null;
 }
 
-export function eventRepository(db: Kysely<Database>, box: SecretBox) {
+export function eventRepository(db: Kysely<Database>, box: SecretBox, onPostgres = false) {
   return {
     /** Appends an event; when `deliver` is set and the partner has an active endpoint, queues a delivery. */
     async append(event: { id: string; partnerId: string; type: string; createdAt: number; body: string }, deliver: boolean, now: number): Promise<void> {
@@ -95,10 +95,27 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox) {
     },
 
     /**
-     * Claims up to `limit` due deliveries for `leaseMs`: another instance (or this one after a
-     * crash) may take them once the lease has run out, so nothing is lost or stuck.
+     * Claims up to `limit` due deliveries for `leaseMs`, the longest due first (outbox_due gives
+     * that order): another instance (or this one after a crash) may take them once the lease has
+     * run out, so nothing is lost or stuck.
      */
     async claimDue(now: number, limit: number, leaseMs: number): Promise<DueDelivery[]> {
+      if (onPostgres) {
+        // One statement: the due rows are chosen through outbox_due and locked (rows another
+        // instance is claiming are passed over), then leased by id. Re-checking the status and
+        // lease by id in an UPDATE of its own let the planner reach the row through outbox_due
+        // by status alone, which reads every pending delivery to lease one (the plan check).
+        const { rows } = await sql<DueDelivery>`
+          with claimed as (
+            update outbox set lease_until = ${now + leaseMs}
+            where id in (
+              select id from outbox where status = 'pending' and next_attempt_at <= ${now} and (lease_until is null or lease_until < ${now})
+              order by next_attempt_at, id limit ${limit} for update skip locked)
+            returning id, event_id, partner_id, attempts, next_attempt_at)
+          select claimed.id as "outboxId", claimed.event_id as "eventId", claimed.partner_id as "partnerId", claimed.attempts as "attempts", events.body as "body", events.type as "type"
+          from claimed join events on events.id = claimed.event_id order by claimed.next_attempt_at, claimed.id`.execute(db);
+        return rows.map((r) => ({ ...r, outboxId: Number(r.outboxId) }));
+      }
       const candidates = await db
         .selectFrom('outbox')
         .innerJoin('events', 'events.id', 'outbox.event_id')
@@ -106,9 +123,12 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox) {
         .where('outbox.status', '=', 'pending')
         .where('outbox.next_attempt_at', '<=', now)
         .where((eb) => eb.or([eb('outbox.lease_until', 'is', null), eb('outbox.lease_until', '<', now)]))
+        .orderBy('outbox.next_attempt_at')
         .orderBy('outbox.id')
         .limit(limit)
         .execute();
+      // SQLite: one writer at a time, so a candidate is leased unless another process leased it
+      // between the read and this update.
       const claimed: DueDelivery[] = [];
       for (const c of candidates) {
         const result = await db

@@ -11,7 +11,7 @@ import type { ReadMark } from './row-cache.ts';
 export type { InventoryRecord, InventoryRow, InventorySearchHit, InventoryStatus } from '../inventory/types.ts';
 
 export interface ReplaceOptions {
-  /** Rows per INSERT statement (default 500, at most MAX_BATCH_SIZE). */
+  /** Rows per INSERT statement (default 500 on SQLite, at most MAX_BATCH_SIZE; 5,000 on PostgreSQL). */
   batchSize?: number;
   /**
    * A domain already in the environment keeps its listed_at and, if sold, stays sold. Read in
@@ -61,6 +61,23 @@ const COLUMNS_PER_ROW = 11;
 /** SQLite binds at most 32,766 parameters per statement (PostgreSQL 65,535). */
 export const MAX_BATCH_SIZE = Math.floor(32_766 / COLUMNS_PER_ROW);
 const DEFAULT_BATCH_SIZE = 500;
+/** PostgreSQL binds one array per column (unnest), whatever the rows: only memory bounds a batch. */
+const POSTGRES_BATCH_SIZE = 5_000;
+const POSTGRES_MAX_BATCH_SIZE = 50_000;
+/** The inventory's columns with PostgreSQL's type of each, for inserting them as arrays. */
+const POSTGRES_COLUMNS = [
+  ['environment', 'text'],
+  ['domain', 'text'],
+  ['label', 'text'],
+  ['tld', 'text'],
+  ['price_cents', 'int8'],
+  ['floor_cents', 'int8'],
+  ['currency', 'text'],
+  ['status', 'text'],
+  ['category', 'text'],
+  ['keywords', 'text'],
+  ['listed_at', 'int8'],
+] as const satisfies ReadonlyArray<readonly [keyof DbRow, string]>;
 /** Search words beyond these add little and each costs a scan of every row. */
 const MAX_QUERY_TOKENS = 8;
 
@@ -136,10 +153,12 @@ function normalise(relevance: number, tokenCount: number): number {
 
 /** `notify` hears of every change this repository makes (the store defers a transaction's to its commit). */
 export function inventoryRepository(db: Kysely<Database>, notify: InventoryListener = () => {}, direct?: DirectSqlite) {
-  // Ties are broken by domain, and PostgreSQL compares text by the database's collation (which
-  // may skip punctuation); "C" is byte order, the same as SQLite's, whatever the collation.
+  // Ties are broken by domain in byte order: SQLite's, and on PostgreSQL the domain column's own
+  // collation ("C", migration 009), which its primary key and listing indexes share, whatever the
+  // database's collation (which may skip punctuation). No query spells a collation, so none can
+  // miss an index by spelling another.
   const onPostgres = db.selectFrom('inventory').select('domain').where('domain', '=', '').compile().sql.includes('$1');
-  const byDomain: RawBuilder<string> = onPostgres ? sql<string>`domain collate "C"` : sql<string>`domain`;
+  const byDomain: RawBuilder<string> = sql<string>`domain`;
   // Availability, pricing and every order read one listing.
   const listing = keptRead(db, direct, 'inventory', 2, (q, environment: Environment, domain: string) => q.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain));
 
@@ -154,7 +173,9 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
       rows: Iterable<InventoryRow> | AsyncIterable<InventoryRow>,
       options: ReplaceOptions = {},
     ): Promise<ReplaceResult> {
-      const batchSize = Math.max(1, Math.min(MAX_BATCH_SIZE, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE)));
+      const batchSize = onPostgres
+        ? Math.max(1, Math.min(POSTGRES_MAX_BATCH_SIZE, Math.floor(options.batchSize ?? POSTGRES_BATCH_SIZE)))
+        : Math.max(1, Math.min(MAX_BATCH_SIZE, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE)));
       const result = await db.transaction().execute(async (trx) => {
         const before = new Map<string, { listed_at: number; status: InventoryStatus }>();
         if (options.preserve) {
@@ -166,7 +187,12 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
         let written = 0;
         let keptSold = 0;
         const flush = async () => {
-          await trx.insertInto('inventory').values(batch).execute();
+          // PostgreSQL: one array per column, a statement of eleven parameters whatever the rows,
+          // instead of eleven per row for the server to parse and bind.
+          if (onPostgres) {
+            const arrays = POSTGRES_COLUMNS.map(([column, type]) => sql`${batch.map((r) => r[column])}::${sql.raw(type)}[]`);
+            await sql`insert into inventory (${sql.join(POSTGRES_COLUMNS.map(([column]) => sql.ref(column)))}) select * from unnest(${sql.join(arrays)})`.execute(trx);
+          } else await trx.insertInto('inventory').values(batch).execute();
           written += batch.length;
           batch = [];
         };
@@ -184,6 +210,12 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
           if (batch.length >= batchSize) await flush();
         }
         if (batch.length > 0) await flush();
+        // The planner's statistics describe the inventory as it was; after replacing all of it
+        // they are wrong (or absent, on a new table), and a plan chosen from them can read every
+        // listed row to sell one (issue #20). Brought up to date before the commit, so no reader
+        // ever plans against the new rows with the old statistics. SQLite keeps none: its planner
+        // chooses by the indexes alone (the plan check, test/server/plans.test.ts, holds both).
+        if (onPostgres) await sql`analyze inventory`.execute(trx);
         return { written, keptSold };
       });
       notify({ kind: 'replaced', environment });
@@ -324,18 +356,22 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
     return where;
   }
 
-  /** Rows strictly after `key` in `sort` order (the order is total, so "not after" is "at or before"). */
+  /**
+   * Rows strictly after `key` in `sort` order (the order is total, so "not after" is "at or
+   * before"). Led by a range on the sort column, so an index in the sort's order starts at the
+   * key instead of reading every row before it; only the key's ties are read and passed over.
+   */
   function afterKey(sort: ListingSort, key: ListingKey): RawBuilder<unknown> {
     const v = key.value ?? 0;
     switch (sort) {
       case 'domain':
         return sql`${byDomain} > ${key.domain}`;
       case 'price_asc':
-        return sql`(price_cents > ${v} or (price_cents = ${v} and ${byDomain} > ${key.domain}))`;
+        return sql`(price_cents >= ${v} and (price_cents > ${v} or ${byDomain} > ${key.domain}))`;
       case 'price_desc':
-        return sql`(price_cents < ${v} or (price_cents = ${v} and ${byDomain} > ${key.domain}))`;
+        return sql`(price_cents <= ${v} and (price_cents < ${v} or ${byDomain} > ${key.domain}))`;
       case 'newest':
-        return sql`(listed_at < ${v} or (listed_at = ${v} and ${byDomain} > ${key.domain}))`;
+        return sql`(listed_at <= ${v} and (listed_at < ${v} or ${byDomain} > ${key.domain}))`;
     }
   }
 

@@ -11,6 +11,7 @@ import { listingIndex } from './migrations/007_listing_index.ts';
 import { nonceLog } from './migrations/008_nonce_log.ts';
 import { outboxByPartner } from './migrations/009_outbox_by_partner.ts';
 import { signinThrottle } from './migrations/010_signin_throttle.ts';
+import { planIndexes } from './migrations/011_plan_indexes.ts';
 import type { Dialect } from './migrations/types.ts';
 
 export type { Dialect };
@@ -31,6 +32,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '008_nonce_log': nonceLog(dialect),
     '009_outbox_by_partner': outboxByPartner(),
     '010_signin_throttle': signinThrottle(dialect),
+    '011_plan_indexes': planIndexes(dialect),
   };
 }
 
@@ -71,3 +73,4 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect, schema?: st
     }
   }
 }
+

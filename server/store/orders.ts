@@ -1,6 +1,6 @@
 // Quotes (reservations), orders and their timelines. Every method takes the executor it runs on,
 // so a caller can put a state change and its events in one transaction.
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type QueryCreator } from 'kysely';
 import type { DirectSqlite } from './direct.ts';
 import { prepared } from './prepared.ts';
 import type { Database, Environment, OrdersTable } from './schema.ts';
@@ -18,19 +18,26 @@ export interface OrderFilters {
   to?: number | undefined;
 }
 
+/**
+ * The latest live quote of another partner on the domain (a reservation), to select from. Each
+ * quote's expiry is in its own partner's business time, so it is compared with that partner's clock.
+ */
+export function liveQuoteOfOther(q: Pick<QueryCreator<Database>, 'selectFrom'>, environment: Environment, domain: string, partnerId: string, now: number) {
+  return q
+    .selectFrom('quotes')
+    .innerJoin('partners', 'partners.id', 'quotes.partner_id')
+    .where('quotes.environment', '=', environment)
+    .where('quotes.domain', '=', domain)
+    .where('quotes.partner_id', '!=', partnerId)
+    .where(sql<boolean>`quotes.expires_at > ${now} + partners.clock_offset_ms`)
+    .orderBy('quotes.expires_at', 'desc')
+    .limit(1);
+}
+
 export function orderRepository(db: Kysely<Database>, direct?: DirectSqlite) {
   // Every availability answer asks for it.
-  const liveQuoteOfOther = prepared(db, direct, 4, (q, environment: Environment, domain: string, partnerId: string, now: number) =>
-    q
-      .selectFrom('quotes')
-      .innerJoin('partners', 'partners.id', 'quotes.partner_id')
-      .selectAll('quotes')
-      .where('quotes.environment', '=', environment)
-      .where('quotes.domain', '=', domain)
-      .where('quotes.partner_id', '!=', partnerId)
-      .where(sql<boolean>`quotes.expires_at > ${now} + partners.clock_offset_ms`)
-      .orderBy('quotes.expires_at', 'desc')
-      .limit(1),
+  const reservation = prepared(db, direct, 4, (q, environment: Environment, domain: string, partnerId: string, now: number) =>
+    liveQuoteOfOther(q, environment, domain, partnerId, now).selectAll('quotes'),
   );
   return {
     /**
@@ -41,12 +48,9 @@ export function orderRepository(db: Kysely<Database>, direct?: DirectSqlite) {
       await db.insertInto('quotes').values(q).onConflict((oc) => oc.column('quote_id').doNothing()).execute();
     },
 
-    /**
-     * Another partner's live quote on the domain, if any. Each quote's expiry is in its own
-     * partner's business time, so it is compared with that partner's clock.
-     */
+    /** Another partner's live quote on the domain, if any (liveQuoteOfOther). */
     async reservationByOther(environment: Environment, domain: string, partnerId: string, now: number): Promise<Database['quotes'] | undefined> {
-      const [quote] = await liveQuoteOfOther(environment, domain, partnerId, now);
+      const [quote] = await reservation(environment, domain, partnerId, now);
       return quote;
     },
 

@@ -23,6 +23,7 @@ import type { DirectSqlite } from './direct.ts';
 import { pairKey, type NonceLedger, type NonceLogRow } from './nonce-ledger.ts';
 import { template, type Template } from './prepared.ts';
 import type { Database } from './schema.ts';
+import { runSteps, type Steps } from './steps.ts';
 
 /** Rows per statement: far below both dialects' bound-parameter limits (4 parameters a row). */
 const MAX_BATCH = 500;
@@ -61,7 +62,7 @@ type Settle = () => void;
  * the requests, called only once the transaction is durable. A generator, so one plan runs both
  * synchronously on embedded SQLite (direct.ts) and awaiting each statement through Kysely.
  */
-type Plan = Generator<CompiledQuery, Settle, unknown[]>;
+type Plan = Steps<Settle>;
 
 /** Whether the stored window has ended at the incoming row's time (its window_start is `now`). */
 const windowEnded = sql<boolean>`rate_counters.window_start + (excluded.expires_at - excluded.window_start) <= excluded.window_start`;
@@ -88,12 +89,15 @@ const nonceRows = (a: unknown[], n: number) => Array.from({ length: n }, (_, i) 
 export interface ReplayGuardOptions {
   /** Embedded SQLite in a file: the database itself, never a transaction (direct.ts). */
   direct?: DirectSqlite;
+  /** PostgreSQL: the database's pool whose commits do not wait for the disk (database.ts). */
+  relaxed?: Kysely<Database>;
   /** SQLite: its nonces are logged and indexed in memory, one ledger per database (nonce-ledger.ts). */
   ledger?: NonceLedger;
 }
 
 export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuardOptions = {}) {
-  const { direct, ledger } = options;
+  const { direct, ledger, relaxed } = options;
+  const setLocalAsynchronousCommit = sql`set local synchronous_commit = off`.compile(db);
   // Both statements are built once per row count: building them with Kysely on every batch cost
   // as much as running them. Arguments: the rows' values in order, then (nonces) the batch's `now`.
   const insertNoncesQuery = perRowCount((n) =>
@@ -104,6 +108,34 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
         .onConflict((oc) => oc.columns(['key_id', 'nonce']).doUpdateSet({ expires_at: (eb) => eb.ref('excluded.expires_at') }).where('nonces.expires_at', '<', a[3 * n] as number))
         .returning(['key_id', 'nonce']),
     ),
+  );
+  // PostgreSQL: a batch of admissions in one statement (admitAtOnce). Arguments: each distinct
+  // pair's key id, nonce, expiry, bucket, window start and window end (sorted by pair), then the
+  // batch's `now`.
+  const admitQuery = perRowCount((n) =>
+    template<unknown[], { kind: 'fresh' | 'count'; a: string; b: string | null; count: number | string | null; window_start: number | string | null }>(6 * n + 1, (...a) => {
+      const row = (i: number) => a.slice(6 * i, 6 * i + 6);
+      const nonceValues = sql.join(Array.from({ length: n }, (_, i) => sql`(${row(i)[0]}, ${row(i)[1]}, ${row(i)[2]})`));
+      const hitValues = sql.join(Array.from({ length: n }, (_, i) => sql`(${row(i)[3]}, ${row(i)[0]}, ${row(i)[1]}, ${row(i)[4]}::bigint, ${row(i)[5]}::bigint)`));
+      const statement = sql<{ kind: 'fresh' | 'count'; a: string; b: string | null; count: number | string | null; window_start: number | string | null }>`
+        with fresh as (
+          insert into nonces (key_id, nonce, expires_at) values ${nonceValues}
+          on conflict (key_id, nonce) do update set expires_at = excluded.expires_at where nonces.expires_at < ${a[6 * n]}
+          returning key_id, nonce),
+        hit (bucket, key_id, nonce, window_start, expires_at) as (values ${hitValues}),
+        counted as (
+          insert into rate_counters (bucket, count, window_start, expires_at)
+          select hit.bucket, count(*), min(hit.window_start), min(hit.expires_at) from hit join fresh on fresh.key_id = hit.key_id and fresh.nonce = hit.nonce
+          group by hit.bucket order by hit.bucket
+          on conflict (bucket) do update set
+            count = case when ${windowEnded} then excluded.count else rate_counters.count + excluded.count end,
+            window_start = case when ${windowEnded} then excluded.window_start else rate_counters.window_start end,
+            expires_at = case when ${windowEnded} then excluded.expires_at else rate_counters.expires_at end
+          returning bucket, count, window_start)
+        select 'fresh' as kind, key_id as a, nonce as b, null::bigint as count, null::bigint as window_start from fresh
+        union all select 'count', bucket, null, count, window_start from counted`;
+      return { compile: () => statement.compile(db) };
+    }),
   );
   const nonceLogAfter = template<[number, number], NonceLogRow>(2, (after, now) =>
     db.selectFrom('nonce_log').select(['seq', 'key_id', 'nonce', 'expires_at']).where('seq', '>', after).where('expires_at', '>=', now),
@@ -242,49 +274,70 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
     }
   }
 
-  async function execute<T>(plan: () => Generator<CompiledQuery, T, unknown[]>): Promise<T> {
-    const committed = direct?.transaction((exec) => {
-      const steps = plan();
-      let step = steps.next();
-      while (!step.done) step = steps.next(exec(step.value));
-      return step.value;
-    });
-    if (committed?.ran) return committed.result;
-    const awaiting = async (executor: Kysely<Database>) => {
-      const steps = plan();
-      let step = steps.next();
-      while (!step.done) step = steps.next((await executor.executeQuery(step.value)).rows as unknown[]);
-      return step.value;
-    };
-    if (db.isTransaction) return awaiting(db);
-    if (!ledger) {
-      // PostgreSQL's asynchronous commit, for this transaction only: visible to every session at
-      // once, on disk within three times wal_writer_delay.
-      return db.transaction().execute(async (trx) => {
-        await sql`set local synchronous_commit = off`.execute(trx);
-        return awaiting(trx);
-      });
-    }
+  function execute<T>(plan: () => Steps<T>): Promise<T> {
     // SQLite reads the log before it writes, so the transaction takes the write lock first: a
     // deferred one could see another process commit between the read and the write.
-    return db.connection().execute(async (connection) => {
-      await sql`begin immediate`.execute(connection);
-      try {
-        const result = await awaiting(connection);
-        await sql`commit`.execute(connection);
-        return result;
-      } catch (err) {
-        await sql`rollback`.execute(connection).catch(() => undefined);
-        throw err;
+    if (ledger || db.isTransaction) return runSteps(db, direct, plan, { commit: 'deferred', immediate: true });
+    // PostgreSQL's asynchronous commit: on the relaxed pool's connections it is their setting
+    // (database.ts); elsewhere it is set for this transaction alone, one statement more.
+    if (relaxed) return runSteps(relaxed, undefined, plan, { commit: 'deferred' });
+    return runSteps(db, undefined, () => relaxedCommit(plan()), { commit: 'deferred' });
+  }
+
+  function* relaxedCommit<T>(steps: Steps<T>): Steps<T> {
+    yield setLocalAsynchronousCommit;
+    return yield* steps;
+  }
+
+  /**
+   * PostgreSQL, a batch of admissions only, each bucket at one instant (as good as always): the
+   * nonces and the counts in one statement instead of a transaction of four (BEGIN, two inserts,
+   * COMMIT). The counts join the nonces the statement found fresh, so a replay still spends no
+   * quota; the rows are taken in one order (pairs, then buckets), as in the transaction.
+   */
+  function canAdmitAtOnce(batch: Batch): boolean {
+    if (ledger || batch.nonces.length > 0 || batch.hits.length > 0 || batch.admissions.length === 0) return false;
+    const instant = new Map<string, string>();
+    for (const j of firstOfEachPair(batch.admissions).values()) {
+      const at = `${j.now}:${j.windowMs}`;
+      if ((instant.get(j.bucket) ?? at) !== at) return false;
+      instant.set(j.bucket, at);
+    }
+    return true;
+  }
+
+  async function admitAtOnce(jobs: AdmissionJob[]): Promise<void> {
+    try {
+      const first = firstOfEachPair(jobs);
+      const distinct = [...first].sort(byKey).map(([, j]) => j);
+      const now = Math.min(...distinct.map((j) => j.now));
+      const args = [...distinct.flatMap((j) => [j.keyId, j.nonce, j.expiresAt, j.bucket, j.now, j.now + j.windowMs]), now];
+      const rows = (await (relaxed ?? db).executeQuery(admitQuery(distinct.length)(args))).rows;
+      const fresh = new Set(rows.filter((r) => r.kind === 'fresh').map((r) => pairKey(r.a, r.b as string)));
+      const counts = new Map(rows.filter((r) => r.kind === 'count').map((r) => [r.a, { count: Number(r.count), windowStart: Number(r.window_start) }]));
+      const isFresh = (j: AdmissionJob) => first.get(pairOf(j)) === j && fresh.has(pairOf(j));
+      // Each bucket's fresh requests are its last n counted, in arrival order.
+      const admitted = new Map<string, AdmissionJob[]>();
+      for (const j of jobs) if (isFresh(j)) admitted.set(j.bucket, [...(admitted.get(j.bucket) ?? []), j]);
+      const counted = new Map<AdmissionJob, Counted>();
+      for (const [bucket, list] of admitted) {
+        const written = counts.get(bucket);
+        if (!written) throw new Error(`rate counter ${bucket} was not written`);
+        list.forEach((j, k) => counted.set(j, { count: written.count - list.length + k + 1, windowStart: written.windowStart }));
       }
-    });
+      for (const j of jobs) j.resolve(isFresh(j) ? { fresh: true, ...(counted.get(j) as Counted) } : { fresh: false });
+    } catch (err) {
+      for (const j of jobs) j.reject(err);
+    }
   }
 
   // Inside a transaction there is no batching: the caller's transaction is the unit.
   const batcher = db.isTransaction
     ? undefined
     : writeBatcher((batch) =>
-        run(
+        canAdmitAtOnce(batch)
+          ? admitAtOnce(batch.admissions)
+          : run(
           [
             ...(batch.nonces.length ? [nonces(batch.nonces)] : []),
             ...(batch.hits.length ? [hits(batch.hits)] : []),

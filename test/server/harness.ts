@@ -9,6 +9,7 @@ import { generateInventory } from '../../server/inventory/generate.ts';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
+import type { StatementListener } from '../../server/store/statements.ts';
 import { createDispatcher, type Dispatcher } from '../../server/webhooks/dispatcher.ts';
 import type { Resolve } from '../../server/webhooks/resolve.ts';
 
@@ -55,6 +56,8 @@ export interface HarnessOptions {
   resolve?: Resolve;
   /** MCP_ALLOWED_ORIGINS of the server. */
   mcpAllowedOrigins?: string[];
+  /** Hears every statement of the harness's own store (store/statements.ts). */
+  onStatement?: StatementListener;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -73,9 +76,10 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   let store: Store;
   if (options.shareWith) store = options.shareWith.store;
   else {
+    const heard = options.onStatement ? { onStatement: options.onStatement } : {};
     const opened = database.databaseUrl
-      ? await openDatabase({ databaseUrl: database.databaseUrl, ...(database.schema ? { schema: database.schema } : {}) })
-      : await openDatabase({ filename: database.sqliteFile ?? ':memory:', ...(database.sqliteFile && database.sqliteFile !== ':memory:' ? { dataDir: dirOf(database.sqliteFile) } : {}) });
+      ? await openDatabase({ databaseUrl: database.databaseUrl, ...(database.schema ? { schema: database.schema } : {}), ...heard })
+      : await openDatabase({ filename: database.sqliteFile ?? ':memory:', ...(database.sqliteFile && database.sqliteFile !== ':memory:' ? { dataDir: dirOf(database.sqliteFile) } : {}), ...heard });
     store = createStore(opened, secretBox(masterKey));
     if (await store.inventory.isEmpty('sandbox')) {
       await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: options.inventorySize ?? 2000, seed: 1 }));

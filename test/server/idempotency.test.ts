@@ -247,18 +247,18 @@ describe.each(databases())('idempotency of POST /orders ($name)', ({ databaseUrl
     const gate = new Promise<void>((resolve) => (release = resolve));
     let entered!: () => void;
     const inside = new Promise<void>((resolve) => (entered = resolve));
-    const store = h.store;
-    const original = store.transaction;
-    store.transaction = async (work) => {
+    const placement = h.store.placement;
+    const original = placement.place;
+    placement.place = async (...args) => {
       entered();
       await gate;
-      return original(work);
+      return original(...args);
     };
     let first: Promise<Awaited<ReturnType<typeof post>>>;
     try {
       first = post(cred, orderBody(d), key);
       await inside;
-      store.transaction = original;
+      placement.place = original;
       const second = await post(cred, orderBody(d), key);
       expectError(second, 'conflict');
       expectRateLimitHeaders(second);
@@ -266,7 +266,7 @@ describe.each(databases())('idempotency of POST /orders ($name)', ({ databaseUrl
       // Another body under the same key is a conflict as well.
       expectError(await post(cred, orderBody(d, { external_payment_ref: 'other' }), key), 'conflict');
     } finally {
-      store.transaction = original;
+      placement.place = original;
       release();
     }
     const done = await first;
