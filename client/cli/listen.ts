@@ -161,7 +161,7 @@ export async function listenCommand(args: string[], io: Io): Promise<number> {
     if (events === undefined) break;
     for (const event of events) {
       if (wanted && !wanted.has(event.type)) {
-        io.out(`skip ${event.id} ${event.type} (not in --events)\n`);
+        io.out(`skip ${event.id} ${event.type} (${values.events === undefined ? 'never delivered as a webhook' : 'not in --events'})\n`);
       } else {
         for (let attempt = 1; ; attempt++) {
           const outcome = await forwardEvent({ url: target, event, secret, attempt, timeoutMs: contract.deliveryTimeoutSeconds * 1000, signal });

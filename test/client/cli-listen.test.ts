@@ -240,3 +240,30 @@ describe('domain-sales listen', () => {
     }
   });
 });
+
+describe('domain-sales listen, where it starts and when it gives up', () => {
+  it('--from now forwards only events created after it started', async () => {
+    const { cred, env } = await partner();
+    const rx = await receiver();
+    await order(cred);
+    const cli = listen(['--forward-to', rx.url, '--cursor-file', join(dir, `${randomUUID()}.json`), '--from', 'now'], env);
+    await cli.waitForOutput(/Resuming after evt_/);
+    await order(cred);
+    const events = await deliveredEvents(cred);
+    expect(events).toHaveLength(2);
+    await eventually(() => (rx.received.length > 0 ? true : undefined), 15_000, 'the forward');
+    await new Promise((r) => setTimeout(r, 600));
+    await cli.interrupt();
+    expect(rx.received.map((r) => r.event.id)).toEqual([events[1]!.id]);
+  });
+
+  it('stops with exit 1 and one line when GET /events refuses the credential', async () => {
+    const { env } = await partner();
+    const result = await runCli(['listen', '--forward-to', 'http://127.0.0.1:9/x', '--cursor-file', join(dir, `${randomUUID()}.json`)], {
+      ...env,
+      SERVICE_SECRET: 'sk_test_not_the_secret_0000000000',
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^domain-sales: GET \/events: 401 invalid_signature/m);
+  });
+});
