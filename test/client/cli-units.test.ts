@@ -24,7 +24,7 @@ describe('shellQuote', () => {
 describe('contractFromDocument', () => {
   it('reads the signing window and the delivery rules from the partner document', () => {
     const signing = partnerDoc['x-signing'] as { 'timestamp-skew-seconds': number };
-    const delivery = partnerDoc['x-webhook-delivery'] as { 'delivered-kinds': string[]; 'timeout-seconds': number };
+    const delivery = partnerDoc['x-webhook-delivery'] as unknown as { 'delivered-kinds': string[]; 'timeout-seconds': number };
     expect(contractFromDocument(partnerDoc)).toEqual({
       skewSeconds: signing['timestamp-skew-seconds'],
       deliveredKinds: delivery['delivered-kinds'],
