@@ -37,7 +37,8 @@ with your webhook secret. Prints each delivery and the receiver's answer. Ctrl-C
                       forward events created from now on
   --secret S          the webhook secret you registered (default: WEBHOOK_SECRET)
   --base-url URL      the deployment (default: SERVICE_BASE_URL, else ${DEFAULT_BASE_URL})
-  --interval SECONDS  pause between polls once caught up (default 2)
+  --interval SECONDS  pause between polls once caught up (default 5; each poll counts
+                      against the credential's reporting rate limit, shared with other reads)
   --backoff-ms MS     first back-off step after a failed forward; it doubles, capped at 60 s
                       (default 1000)
 
@@ -103,7 +104,7 @@ export async function listenCommand(args: string[], io: Io): Promise<number> {
   const secret = webhookSecretFrom(values.secret, io.env, 'listen');
   const from = values.from ?? 'oldest';
   if (from !== 'oldest' && from !== 'now') throw new UsageError(`listen: --from must be "oldest" or "now", got ${JSON.stringify(from)}`);
-  const intervalMs = positiveNumber(values.interval, 2, '--interval') * 1000;
+  const intervalMs = positiveNumber(values.interval, 5, '--interval') * 1000;
   const backoff = defaultRetryPolicy({ baseDelayMs: positiveNumber(values['backoff-ms'], 1000, '--backoff-ms'), maxDelayMs: 60_000 });
   const cursorFile = values['cursor-file'] ?? DEFAULT_CURSOR_FILE;
   const owner = { baseUrl, keyId: credential.keyId };
