@@ -27,6 +27,7 @@ Run domain-sales <command> --help for each command's options.
 Environment: SERVICE_KEY_ID, SERVICE_SECRET, SERVICE_BASE_URL, WEBHOOK_SECRET.`;
 
 async function readStdin(): Promise<Buffer> {
+  if (process.stdin.isTTY) process.stderr.write('Reading stdin: paste, then Ctrl-D (better: pipe the exact bytes).\n');
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
