@@ -39,8 +39,8 @@ export interface PartnerClientOptions {
   nonce?: () => string;
 }
 
-/** The operations whose requests must carry an Idempotency-Key. */
-const needsIdempotencyKey = (method: string, pathname: string) =>
+/** The operations whose requests must carry an Idempotency-Key (the CLI's --curl adds one too). */
+export const needsIdempotencyKey = (method: string, pathname: string) =>
   method === 'POST' && /\/api\/partner\/v1\/orders\/?$/.test(pathname);
 
 /**
