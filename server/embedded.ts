@@ -14,11 +14,11 @@ import { runScheduledSettlement } from './partner/settlement-run.ts';
 import { secretBox } from './security/secret-box.ts';
 import { openDatabase } from './store/database.ts';
 import { createStore, type Store } from './store/index.ts';
-import type { StatementListener } from './store/statements.ts';
+import type { StatementEvent, StatementListener } from './store/statements.ts';
 import { drain } from './ops/drain.ts';
 import { createReadiness, type Readiness } from './ops/health.ts';
 import { loggerFromEnv, loggerToLines, type Logger } from './ops/logger.ts';
-import { createMetrics, type Metrics } from './ops/metrics.ts';
+import { createMetrics, type DeliveryOutcome, type Metrics } from './ops/metrics.ts';
 import { startMetricsServer } from './ops/metrics-server.ts';
 import { outboxProbe } from './ops/outbox-probe.ts';
 import { migrations } from './store/migrations.ts';
@@ -31,7 +31,8 @@ export interface RunningServer {
   url: string;
   store: Store;
   logger: Logger;
-  metrics: Metrics;
+  /** Absent only when started with `metrics: null`. */
+  metrics?: Metrics;
   readiness: Readiness;
   /** GET /metrics on METRICS_PORT, when configured. */
   metricsUrl?: string;
@@ -48,8 +49,8 @@ export interface StartOptions {
   log?: (line: string) => void;
   /** The structured logger (main.ts: LOG_LEVEL, pretty on a terminal); default: `log`'s lines, else loggerFromEnv(). */
   logger?: Logger;
-  /** The metrics (server/ops/metrics.ts); default: a registry of the server's own. */
-  metrics?: Metrics;
+  /** The metrics (server/ops/metrics.ts); default: a registry of the server's own; null: none (the benchmark's baseline). */
+  metrics?: Metrics | null;
   /** Test-only (the conformance suite's proof of power). */
   faults?: Faults;
   /**
@@ -64,16 +65,20 @@ export interface StartOptions {
 export async function startServer(options: StartOptions): Promise<RunningServer> {
   const { config, clock = systemClock, faults, resolve, onStatement } = options;
   const logger = options.logger ?? (options.log ? loggerToLines(options.log) : loggerFromEnv());
-  const metrics = options.metrics ?? createMetrics();
+  const metrics = options.metrics === null ? undefined : (options.metrics ?? createMetrics());
   const store = createStore(
     await openDatabase({
       databaseUrl: config.databaseUrl,
       dataDir: config.dataDir,
       ...(config.sqliteSynchronous ? { sqliteSynchronous: config.sqliteSynchronous } : {}),
-      onStatement: (event) => {
-        metrics.storeQuery(event.ms / 1000, event.failed);
-        onStatement?.(event);
-      },
+      ...(metrics || onStatement
+        ? {
+            onStatement: (event: StatementEvent) => {
+              metrics?.storeQuery(event.ms / 1000, event.failed);
+              onStatement?.(event);
+            },
+          }
+        : {}),
       onFlushError: (err) => logger.error({ event: 'flush_failed', err }, 'SQLite: a deferred flush of the write-ahead log failed'),
       onPoolError: (err) => logger.warn({ event: 'pool_connection_failed', err }, 'PostgreSQL: an idle connection failed and was discarded'),
     }),
@@ -81,7 +86,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   );
   logger.info({ event: 'store_opened', dialect: store.dialect, migrations: Object.keys(migrations(store.dialect)).length }, 'store opened, migrations current');
   const readiness = createReadiness(store);
-  metrics.watchOutbox(outboxProbe(store, clock));
+  metrics?.watchOutbox(outboxProbe(store, clock));
   const sandboxUser = await ensureSandboxUser(store, config.sandboxUser ?? DEFAULT_SANDBOX_USER, clock.now());
   // The sandbox user's own domains, for the bulk operations (server/bulk/seed.ts; added once).
   await seedUserDomains(store, sandboxUser.userId, clock.now());
@@ -96,11 +101,11 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     backoffScale: config.webhookBackoffScale,
     timeoutMs: config.webhookTimeoutMs,
     logger,
-    onAttempt: (outcome) => metrics.deliveryAttempt(outcome),
+    ...(metrics ? { onAttempt: (outcome: DeliveryOutcome) => metrics.deliveryAttempt(outcome) } : {}),
     ...(faults ? { faults } : {}),
     ...(resolve ? { resolve } : {}),
   });
-  const app = createApp({ config, store, clock, dispatcher, logger, metrics, readiness, ...(faults ? { faults } : {}), ...(resolve ? { resolve } : {}) });
+  const app = createApp({ config, store, clock, dispatcher, logger, ...(metrics ? { metrics } : {}), readiness, ...(faults ? { faults } : {}), ...(resolve ? { resolve } : {}) });
   const server = createExpressServer(app);
   // Slow clients are cut off instead of holding sockets: 10 s to send headers, 30 s in all.
   server.headersTimeout = 10_000;
@@ -111,7 +116,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     server.listen(config.port, config.host, resolve);
   });
   dispatcher.start();
-  const metricsServer = config.metricsPort === undefined ? undefined : await startMetricsServer(metrics, { port: config.metricsPort, host: config.metricsHost ?? '127.0.0.1', logger });
+  const metricsServer = config.metricsPort === undefined || !metrics ? undefined : await startMetricsServer(metrics, { port: config.metricsPort, host: config.metricsHost ?? '127.0.0.1', logger });
   // Tables that grew while no server ran (or under another's maintenance) get their statistics now.
   const failed = (event: string, message: string) => (err: unknown) => logger.error({ event, err }, message);
   void store.refreshStatistics().catch(failed('maintenance_failed', 'maintenance failed'));
@@ -146,7 +151,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     url,
     store,
     logger,
-    metrics,
+    ...(metrics ? { metrics } : {}),
     readiness,
     ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
     stop() {

@@ -3,17 +3,29 @@
 // so the parent never guesses when it is up. SIGTERM stops it gracefully; the drills use SIGKILL.
 // With STATEMENT_PROFILE=<file>, every statement the store runs is timed (statements.ts): SIGUSR2
 // starts the profile afresh (after the warm-up), and it is written to the file on SIGTERM.
+// BENCH_OPS (the ops leg, scripts/bench/ops.ts): `on` writes every request's log line at info to
+// DATA_DIR/server.log, synchronously as pino writes stdout in production, with metrics counted;
+// `off` logs nothing and counts nothing. Unset: quiet (SERVE_QUIET=1) or stderr logs, metrics on.
 import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pino } from 'pino';
 import { configFromEnv } from '../../server/config.ts';
 import { startServer } from '../../server/embedded.ts';
+import { createLogger, silentLogger } from '../../server/ops/logger.ts';
 import { statementProfile } from '../../server/store/statements.ts';
 
 const quiet = process.env.SERVE_QUIET === '1';
+const ops = process.env.BENCH_OPS;
 const profileFile = process.env.STATEMENT_PROFILE || undefined;
 const profile = profileFile ? statementProfile() : undefined;
+const config = configFromEnv();
 const running = await startServer({
-  config: configFromEnv(),
-  log: quiet ? () => {} : (line) => console.error(line),
+  config,
+  ...(ops === 'on'
+    ? { logger: createLogger({ level: 'info', destination: pino.destination({ dest: join(config.dataDir, 'server.log'), sync: true }) }) }
+    : ops === 'off'
+      ? { logger: silentLogger, metrics: null }
+      : { log: quiet ? () => {} : (line: string) => console.error(line), ...(quiet ? { logger: silentLogger } : {}) }),
   ...(profile ? { onStatement: profile.listener } : {}),
 });
 process.stdout.write(`READY ${running.url}\n`);

@@ -34,7 +34,7 @@ interface Started {
 }
 
 async function startProcess(dataDir: string): Promise<Started> {
-  const env = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, SANDBOX_INVENTORY_SIZE: String(INVENTORY), DRAIN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'info', LOG_FORMAT: 'json' };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, SANDBOX_INVENTORY_SIZE: String(INVENTORY), DRAIN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'info', LOG_FORMAT: 'json' };
   delete env.DATABASE_URL;
   delete env.METRICS_PORT;
   // What `npm start` runs: one node process with tsx as its loader. (The `tsx` CLI runs the
