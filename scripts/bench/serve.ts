@@ -4,14 +4,13 @@
 // With STATEMENT_PROFILE=<file>, every statement the store runs is timed (statements.ts): SIGUSR2
 // starts the profile afresh (after the warm-up), and it is written to the file on SIGTERM.
 // BENCH_OPS (the ops leg, scripts/bench/ops.ts): `on` writes every request's log line at info to
-// DATA_DIR/server.log, synchronously as pino writes stdout in production, with metrics counted;
-// `off` logs nothing and counts nothing. Unset: quiet (SERVE_QUIET=1) or stderr logs, metrics on.
+// DATA_DIR/server.log, buffered as the server writes stdout in production, with metrics counted;
+// `off` logs nothing and counts nothing; `logs` and `metrics` only one of the two (to tell their costs apart). Unset: quiet (SERVE_QUIET=1) or stderr logs, metrics on.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pino } from 'pino';
 import { configFromEnv } from '../../server/config.ts';
 import { startServer } from '../../server/embedded.ts';
-import { createLogger, silentLogger } from '../../server/ops/logger.ts';
+import { bufferedDestination, createLogger, flushLogger, silentLogger } from '../../server/ops/logger.ts';
 import { statementProfile } from '../../server/store/statements.ts';
 
 const quiet = process.env.SERVE_QUIET === '1';
@@ -21,10 +20,10 @@ const profile = profileFile ? statementProfile() : undefined;
 const config = configFromEnv();
 const running = await startServer({
   config,
-  ...(ops === 'on'
-    ? { logger: createLogger({ level: 'info', destination: pino.destination({ dest: join(config.dataDir, 'server.log'), sync: true }) }) }
-    : ops === 'off'
-      ? { logger: silentLogger, metrics: null }
+  ...(ops === 'on' || ops === 'logs'
+    ? { logger: createLogger({ level: 'info', destination: bufferedDestination(join(config.dataDir, 'server.log')) }), ...(ops === 'logs' ? { metrics: null } : {}) }
+    : ops === 'off' || ops === 'metrics'
+      ? { logger: silentLogger, ...(ops === 'off' ? { metrics: null } : {}) }
       : { log: quiet ? () => {} : (line: string) => console.error(line), ...(quiet ? { logger: silentLogger } : {}) }),
   ...(profile ? { onStatement: profile.listener } : {}),
 });
@@ -32,6 +31,7 @@ process.stdout.write(`READY ${running.url}\n`);
 if (profile) process.on('SIGUSR2', () => profile.reset());
 const stop = async () => {
   await running.stop();
+  flushLogger(running.logger);
   if (profile && profileFile) writeFileSync(profileFile, `${JSON.stringify(profile.stats(), null, 2)}\n`);
   process.exit(0);
 };

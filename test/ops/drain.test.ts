@@ -43,7 +43,8 @@ async function startProcess(dataDir: string): Promise<Started> {
   // under load would be cut short with exit 143. Hence `node --import tsx` in package.json.)
   const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  // 'close', not 'exit': every line the process wrote has been read by then.
+  const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output.join('\n')}`)), 50_000);
     let buffered = '';
