@@ -25,11 +25,12 @@ function policyClass(res: Response): string | undefined {
 export function requestObserver(deps: { logger: Logger; metrics?: Metrics }): RequestHandler {
   const { logger, metrics } = deps;
   return (req, res, next) => {
-    const started = performance.now();
-    // One 'close' listener (it follows 'finish', or comes alone when the client went away).
-    res.once('close', () => {
-      const aborted = !res.writableFinished;
-      const seconds = (performance.now() - started) / 1000;
+    const started = process.hrtime.bigint();
+    let done = false;
+    const finish = (aborted: boolean) => {
+      if (done) return;
+      done = true;
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const operation = res.locals.operation;
       const operationId = operation?.operationId ?? 'unmatched';
       const status = aborted && !res.headersSent ? 499 : res.statusCode;
@@ -62,7 +63,9 @@ export function requestObserver(deps: { logger: Logger; metrics?: Metrics }): Re
       if (replayed) line.replayed = true;
       if (aborted) line.aborted = true;
       logger[level](line, 'request');
-    });
+    };
+    res.once('finish', () => finish(false));
+    res.once('close', () => finish(true));
     next();
   };
 }
