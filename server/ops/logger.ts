@@ -55,7 +55,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   if (options.destination) return pino(base, options.destination);
   // pino-pretty in the main thread (sync): a worker-thread transport would outlive a test and
   // lose the last lines of a process that exits at once.
-  if (options.pretty) return pino(base, pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }));
+  if (options.pretty) return pino(base, pretty({ colorize: true, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }));
   return pino(base, bufferedDestination(1));
 }
 
