@@ -10,7 +10,7 @@ import { startMetricsServer, type MetricsServer } from '../../server/ops/metrics
 import { outboxProbe } from '../../server/ops/outbox-probe.ts';
 import { silentLogger } from '../../server/ops/logger.ts';
 import { startHarness, type Harness } from '../server/harness.ts';
-import { domainSource, INVENTORY_SIZE, orderBody, signedRequest } from '../server/support/http.ts';
+import { databases, domainSource, INVENTORY_SIZE, orderBody, signedRequest } from '../server/support/http.ts';
 import { startReceiver, type Receiver } from '../server/support/receiver.ts';
 
 /** The value of one sample of the exposition text, `undefined` when the series is absent. */
@@ -33,7 +33,7 @@ async function scrape(server: MetricsServer): Promise<string> {
   return res.text();
 }
 
-describe('metrics after a small load', () => {
+describe.each(databases())('metrics after a small load ($name)', ({ databaseUrl }) => {
   let h: Harness;
   let metrics: Metrics;
   let server: MetricsServer;
@@ -44,7 +44,7 @@ describe('metrics after a small load', () => {
 
   beforeAll(async () => {
     metrics = createMetrics({ defaultMetrics: false });
-    h = await startHarness({ inventorySize: INVENTORY_SIZE, metrics });
+    h = await startHarness({ databaseUrl, inventorySize: INVENTORY_SIZE, metrics });
     metrics.watchOutbox(outboxProbe(h.store, h.clock));
     server = await startMetricsServer(metrics, { port: 0, host: '127.0.0.1', logger: silentLogger });
     rx = await startReceiver();
@@ -109,11 +109,11 @@ describe('metrics after a small load', () => {
   });
 });
 
-describe('outbox gauges of a backlog', () => {
+describe.each(databases())('outbox gauges of a backlog ($name)', ({ databaseUrl }) => {
   it('show the pending deliveries and the age of the oldest, read from the store at scrape time', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     // No dispatcher running: whatever is queued stays queued.
-    const h = await startHarness({ inventorySize: INVENTORY_SIZE, metrics, dispatch: false });
+    const h = await startHarness({ databaseUrl, inventorySize: INVENTORY_SIZE, metrics, dispatch: false });
     const rx = await startReceiver();
     const server = await startMetricsServer(metrics, { port: 0, host: '127.0.0.1', logger: silentLogger });
     try {
