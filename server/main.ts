@@ -22,7 +22,12 @@ async function main(): Promise<void> {
   );
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    // A second signal while draining (Ctrl-C twice) means now.
+    if (stopping) {
+      logger.warn({ event: 'signal', signal }, `${signal} again: exiting without finishing the drain`);
+      flushLogger(logger);
+      process.exit(1);
+    }
     stopping = true;
     logger.info({ event: 'signal', signal }, `${signal}: draining`);
     try {
