@@ -83,8 +83,8 @@ export function loggerFromEnv(env: NodeJS.ProcessEnv = process.env, stdout: { is
   return createLogger({ level, pretty: format === 'pretty' || (format !== 'json' && stdout.isTTY === true) });
 }
 
-/** A logger whose JSON lines go to `line` (the `log` option callers of startServer pass). */
-export function loggerToLines(line: (text: string) => void, level: LogLevel = 'info'): Logger {
+/** A logger whose JSON lines go to `line` (the `log` option callers of startServer pass); LOG_LEVEL, silent under vitest. */
+export function loggerToLines(line: (text: string) => void, level: LogLevel = logLevelOf(process.env.LOG_LEVEL, process.env.VITEST ? 'silent' : 'info')): Logger {
   return createLogger({ level, destination: { write: (text: string) => line(text.trimEnd()) } });
 }
 
