@@ -85,6 +85,14 @@ describe.each(databases())('metrics after a small load ($name)', ({ databaseUrl 
     const other = await take(h, cred); // one more getPricing (2xx)
     const conflict = await signedRequest(h, cred, { method: 'POST', path: '/api/partner/v1/orders', body: orderBody(other), idempotencyKey: key });
     expect(conflict.status, conflict.text).toBe(409);
+    // The public surface: its window of 60 per client, then one refusal of class "public".
+    const publicStatuses: number[] = [];
+    for (let i = 0; i < 61; i++) {
+      const r = await fetch(`${h.baseUrl}/api/v1`);
+      publicStatuses.push(r.status);
+      await r.arrayBuffer();
+    }
+    expect(publicStatuses.filter((s) => s === 429)).toHaveLength(1);
     // The order's event reaches the receiver.
     await rx.waitFor((d) => d.length >= 1, 5000, 'the order event');
     await new Promise((r) => setTimeout(r, 100));
@@ -98,6 +106,9 @@ describe.each(databases())('metrics after a small load ($name)', ({ databaseUrl 
     expect(sample(after, 'http_requests_total', { operation: 'createOrder', status_class: '4xx' })).toBe(1);
     expect(sample(after, 'rate_limit_refusals_total', { class: 'search' })).toBe(2);
     expect(sample(after, 'rate_limit_refusals_total', { class: 'write' })).toBeUndefined();
+    expect(sample(after, 'rate_limit_refusals_total', { class: 'public' })).toBe(1);
+    expect(sample(after, 'http_requests_total', { operation: 'getApiIndex', status_class: '2xx' })).toBe(60);
+    expect(sample(after, 'http_requests_total', { operation: 'getApiIndex', status_class: '4xx' })).toBe(1);
     expect(sample(after, 'replay_refusals_total')).toBe(1);
     expect(sample(after, 'idempotency_replays_total')).toBe(1);
     expect(sample(after, 'idempotency_conflicts_total')).toBe(1);
