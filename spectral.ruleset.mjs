@@ -163,6 +163,17 @@ export default {
       rules: { 'owasp:api4:2023-rate-limit': 'off', 'owasp:api4:2023-rate-limit-responses-429': 'off' },
     },
     {
+      // The health probes are exempt from the rate limit on purpose (x-rate-limit: none; their
+      // descriptions): a load balancer probing every few seconds must never be refused 429, nor
+      // take calls from a client's window.
+      files: [
+        'generated/public.openapi.json#/paths/~1healthz',
+        'generated/public.openapi.json#/paths/~1readyz',
+        'generated/public.openapi.json#/components/responses/MisdirectedProbe',
+      ],
+      rules: { 'owasp:api4:2023-rate-limit': 'off', 'owasp:api4:2023-rate-limit-responses-429': 'off' },
+    },
+    {
       // A partner 401 and 413 come before the credential is identified (the body is read and the
       // signature checked first), so they carry no rate-limit headers (the partner document's
       // Unauthorized and PayloadTooLarge responses say so).

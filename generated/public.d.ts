@@ -946,6 +946,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Liveness probe (the process is alive)
+         * @description For load balancers and orchestrators: 200 as long as the process can answer HTTP at all. It
+         *     looks at nothing else (not the store, not the draining state), so a slow or unreachable
+         *     database never gets a live instance restarted; `/readyz` says whether to send it traffic.
+         *     Unauthenticated, uncounted and never refused 429 (`x-rate-limit: none`: no rate-limit
+         *     headers), no CORS, and not written to the access log at `info` (health probes are logged at
+         *     `debug`). The trusted-host check applies, as everywhere (421 `misdirected_request`); a load
+         *     balancer probing by address is fine, the address the connection arrived at is trusted.
+         */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness probe (send this instance traffic?)
+         * @description 200 when every check passes, else 503 with the checks that failed (`failed`), so a load
+         *     balancer or an orchestrator stops routing here until it recovers. The checks:
+         *
+         *     - `store`: the database answers a query;
+         *     - `migrations`: the database's applied migrations are exactly the ones this build knows
+         *       (a newer build migrating a shared PostgreSQL further makes older instances not ready);
+         *     - `search_index`: the domain-search indexes are warm (built at start; a cold index would
+         *       make the first searches take seconds);
+         *     - `draining`: the instance has not been told to stop. On SIGTERM this check fails first,
+         *       while requests are still served for the drain grace period (`DRAIN_GRACE_MS`), so the
+         *       balancer takes the instance out before it stops accepting connections.
+         *
+         *     Cheap (one small query), unauthenticated, uncounted and never refused 429
+         *     (`x-rate-limit: none`: no rate-limit headers), no CORS, and not written to the access log at
+         *     `info`.
+         */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1952,6 +2012,28 @@ export interface components {
                 "domain-sales/authorization"?: components["schemas"]["McpAuthentication"];
             };
         };
+        /** @description The liveness probe's answer. */
+        Health: {
+            /** @enum {string} */
+            status: "ok";
+        };
+        /** @description The readiness probe's answer; each check is `true` when it passed. */
+        Readiness: {
+            /** @enum {string} */
+            status: "ready" | "not_ready";
+            checks: {
+                /** @description The database answers a query. */
+                store: boolean;
+                /** @description The database's applied migrations are exactly those this build knows. */
+                migrations: boolean;
+                /** @description The domain-search indexes are built. */
+                search_index: boolean;
+                /** @description `false` once the instance was told to stop (SIGTERM): it is draining. */
+                draining: boolean;
+            };
+            /** @description The names of the checks that failed (empty when ready). */
+            failed: ("store" | "migrations" | "search_index" | "draining")[];
+        };
     };
     responses: {
         /**
@@ -2734,6 +2816,26 @@ export interface components {
             };
             content: {
                 "application/mcp-server-card+json": components["schemas"]["McpServerCard"];
+            };
+        };
+        /**
+         * @description The request's `Host` is not one the deployment answers for (`x-trusted-hosts`), refused
+         *     before anything else. A health probe's answer carries no rate-limit headers.
+         */
+        MisdirectedProbe: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "misdirected_request",
+                 *       "message": "This server does not answer for the host \"attacker.example\"",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7S"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
             };
         };
     };
@@ -4351,6 +4453,85 @@ export interface operations {
             200: components["responses"]["McpServerCard"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The process is alive. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Always `no-store`; a probe's answer is about this moment. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+            421: components["responses"]["MisdirectedProbe"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready; every check passed. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Always `no-store`; a probe's answer is about this moment. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "checks": {
+                     *         "store": true,
+                     *         "migrations": true,
+                     *         "search_index": true,
+                     *         "draining": true
+                     *       },
+                     *       "failed": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            421: components["responses"]["MisdirectedProbe"];
+            500: components["responses"]["InternalError"];
+            /** @description Not ready; `failed` names the checks that failed. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    /** @description Always `no-store`; a probe's answer is about this moment. */
+                    "Cache-Control": "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
         };
     };
 }

@@ -17,6 +17,11 @@ import { hostTrust } from './http/trusted-host.ts';
 import { partnerRouter } from './partner/router.ts';
 import { brokerageProgressRouter } from './public/brokerage-progress.ts';
 import { originAllowed } from './mcp/origin.ts';
+import { requestObserver } from './ops/access-log.ts';
+import { closeConnectionsWhileDraining } from './ops/drain.ts';
+import { createReadiness, healthRouter, type Readiness } from './ops/health.ts';
+import { loggerFromEnv, type Logger } from './ops/logger.ts';
+import type { Metrics } from './ops/metrics.ts';
 import { hostedPagesRouter } from './public/checkout.ts';
 import type { PublicDeps } from './public-api/context.ts';
 import { publicModules } from './public-api/modules.ts';
@@ -36,6 +41,12 @@ export interface AppDeps {
   /** Resolves webhook host names (tests inject one; default: the system resolver). */
   resolve?: Resolve;
   log?: (message: string, err?: unknown) => void;
+  /** Structured logs: one line per request (server/ops/access-log.ts). Default: LOG_LEVEL (silent under vitest). */
+  logger?: Logger;
+  /** Prometheus metrics (server/ops/metrics.ts); none counted without. */
+  metrics?: Metrics;
+  /** /readyz's state (draining, search index); default: store and migrations checked, index taken as warm. */
+  readiness?: Readiness;
   /** Test-only: break rules of the contract on purpose (server/faults.ts). */
   faults?: Faults;
 }
@@ -46,7 +57,9 @@ export function createApp(deps: AppDeps): Express {
     public: loadDocument(GENERATED_DIR, 'public'),
     admin: loadDocument(GENERATED_DIR, 'admin'),
   };
-  const log = deps.log ?? ((message: string, err?: unknown) => console.error(message, err ?? ''));
+  const logger = deps.logger ?? loggerFromEnv();
+  const log = deps.log ?? ((message: string, err?: unknown) => logger.error({ event: 'request_failed', err }, message));
+  const readiness = deps.readiness ?? createReadiness(deps.store);
   const faults = deps.faults ?? NO_FAULTS;
   // A deployment that mangles its answers has no response validation in front of them.
   const validateResponses = deps.config.validateResponses && !faults.has('remove-response-field');
@@ -73,7 +86,14 @@ export function createApp(deps: AppDeps): Express {
   // The Host check comes first: nothing may be answered, or echoed, for an untrusted host. The
   // security headers go on every answer, the Host check's refusals included. Preflights are
   // answered next, before anything counts them.
-  app.use(requestId(), securityHeaders({ document: documents.public, publicBaseUrl: deps.config.publicBaseUrl }), hosts.middleware, corsLayer, rawBody());
+  app.use(requestId());
+  // Observed from the request id on, so every answer (a 421 included) is logged and counted; left
+  // out entirely when nothing would be logged or counted (the benchmark's baseline).
+  if (deps.metrics || logger.isLevelEnabled('fatal')) app.use(requestObserver({ logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) }));
+  app.use(securityHeaders({ document: documents.public, publicBaseUrl: deps.config.publicBaseUrl }), hosts.middleware, closeConnectionsWhileDraining(readiness));
+  // The probes (x-rate-limit: none) before CORS, the body reader and the rate-limited pipeline.
+  app.use(healthRouter(readiness, documents.public));
+  app.use(corsLayer, rawBody());
   if (faults.has('remove-response-field')) {
     app.use((_req, res, next) => {
       const json = res.json.bind(res);

@@ -38,6 +38,12 @@ export interface Config {
   mcpAllowedOrigins?: string[];
   /** SQLite durability (SQLITE_SYNCHRONOUS): `full` (default) survives power loss (nonces and rate-limit counts: within 100 ms, direct.ts), `normal` only process crashes. */
   sqliteSynchronous?: 'full' | 'normal';
+  /** GET /metrics on a listener of its own (METRICS_PORT; 0 = any free port); absent: no metrics listener. */
+  metricsPort?: number;
+  /** Address of the metrics listener (METRICS_HOST, default 127.0.0.1: the operator's own network only). */
+  metricsHost?: string;
+  /** On SIGTERM, how long requests are still served after /readyz turns 503 (DRAIN_GRACE_MS, default 5000). */
+  drainGraceMs?: number;
 }
 
 /** The documented sandbox sign-in user (README), used when SANDBOX_USER_EMAIL / _PASSWORD are unset. */
@@ -93,6 +99,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 5000, 'WEBHOOK_TIMEOUT_MS'),
     rdapLookup: bool(env.RDAP_LOOKUP, false),
     sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
+    ...(env.METRICS_PORT !== undefined && env.METRICS_PORT !== '' ? { metricsPort: int(env.METRICS_PORT, 0, 'METRICS_PORT') } : {}),
+    metricsHost: env.METRICS_HOST || '127.0.0.1',
+    drainGraceMs: int(env.DRAIN_GRACE_MS, 5000, 'DRAIN_GRACE_MS'),
     mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? '')
       .split(',')
       .map((o) => o.trim().replace(/\/+$/, ''))

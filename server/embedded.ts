@@ -14,7 +14,14 @@ import { runScheduledSettlement } from './partner/settlement-run.ts';
 import { secretBox } from './security/secret-box.ts';
 import { openDatabase } from './store/database.ts';
 import { createStore, type Store } from './store/index.ts';
-import type { StatementListener } from './store/statements.ts';
+import type { StatementEvent, StatementListener } from './store/statements.ts';
+import { drain } from './ops/drain.ts';
+import { createReadiness, type Readiness } from './ops/health.ts';
+import { loggerFromEnv, loggerToLines, type Logger } from './ops/logger.ts';
+import { createMetrics, type DeliveryOutcome, type Metrics } from './ops/metrics.ts';
+import { startMetricsServer } from './ops/metrics-server.ts';
+import { outboxProbe } from './ops/outbox-probe.ts';
+import { migrations } from './store/migrations.ts';
 import { createDispatcher } from './webhooks/dispatcher.ts';
 import type { Resolve } from './webhooks/resolve.ts';
 
@@ -23,13 +30,27 @@ const MAINTENANCE_EVERY_MS = 60_000;
 export interface RunningServer {
   url: string;
   store: Store;
+  logger: Logger;
+  /** Absent only when started with `metrics: null`. */
+  metrics?: Metrics;
+  readiness: Readiness;
+  /** GET /metrics on METRICS_PORT, when configured. */
+  metricsUrl?: string;
+  /** Stops at once: no grace period (tests, the benchmark). */
   stop(): Promise<void>;
+  /** SIGTERM: /readyz 503 first, requests served for config.drainGraceMs, then stop() (server/ops/drain.ts). */
+  drain(): Promise<void>;
 }
 
 export interface StartOptions {
   config: Config;
   clock?: Clock;
+  /** Where log lines go, one JSON object each (tests pass () => {} to silence them); see `logger`. */
   log?: (line: string) => void;
+  /** The structured logger (main.ts: LOG_LEVEL, pretty on a terminal); default: `log`'s lines, else loggerFromEnv(). */
+  logger?: Logger;
+  /** The metrics (server/ops/metrics.ts); default: a registry of the server's own; null: none (the benchmark's baseline). */
+  metrics?: Metrics | null;
   /** Test-only (the conformance suite's proof of power). */
   faults?: Faults;
   /**
@@ -41,29 +62,50 @@ export interface StartOptions {
   onStatement?: StatementListener;
 }
 
-export async function startServer({ config, clock = systemClock, log = (l) => console.log(l), faults, resolve, onStatement }: StartOptions): Promise<RunningServer> {
+export async function startServer(options: StartOptions): Promise<RunningServer> {
+  const { config, clock = systemClock, faults, resolve, onStatement } = options;
+  const logger = options.logger ?? (options.log ? loggerToLines(options.log) : loggerFromEnv());
+  const metrics = options.metrics === null ? undefined : (options.metrics ?? createMetrics());
   const store = createStore(
-    await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, ...(config.sqliteSynchronous ? { sqliteSynchronous: config.sqliteSynchronous } : {}), ...(onStatement ? { onStatement } : {}) }),
+    await openDatabase({
+      databaseUrl: config.databaseUrl,
+      dataDir: config.dataDir,
+      ...(config.sqliteSynchronous ? { sqliteSynchronous: config.sqliteSynchronous } : {}),
+      ...(metrics || onStatement
+        ? {
+            onStatement: (event: StatementEvent) => {
+              metrics?.storeQuery(event.ms / 1000, event.failed);
+              onStatement?.(event);
+            },
+          }
+        : {}),
+      onFlushError: (err) => logger.error({ event: 'flush_failed', err }, 'SQLite: a deferred flush of the write-ahead log failed'),
+      onPoolError: (err) => logger.warn({ event: 'pool_connection_failed', err }, 'PostgreSQL: an idle connection failed and was discarded'),
+    }),
     secretBox(config.masterKey),
   );
+  logger.info({ event: 'store_opened', dialect: store.dialect, migrations: Object.keys(migrations(store.dialect)).length }, 'store opened, migrations current');
+  const readiness = createReadiness(store);
+  metrics?.watchOutbox(outboxProbe(store, clock));
   const sandboxUser = await ensureSandboxUser(store, config.sandboxUser ?? DEFAULT_SANDBOX_USER, clock.now());
   // The sandbox user's own domains, for the bulk operations (server/bulk/seed.ts; added once).
   await seedUserDomains(store, sandboxUser.userId, clock.now());
   if (await store.inventory.isEmpty('sandbox')) {
     const started = Date.now();
     await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: config.sandboxInventorySize, seed: 1 }));
-    log(`generated ${config.sandboxInventorySize} sandbox domains in ${Date.now() - started} ms`);
+    logger.info({ event: 'inventory_generated', size: config.sandboxInventorySize, ms: Date.now() - started }, 'sandbox inventory generated');
   }
   const dispatcher = createDispatcher({
     store,
     clock,
     backoffScale: config.webhookBackoffScale,
     timeoutMs: config.webhookTimeoutMs,
-    log: (m) => log(m),
+    logger,
+    ...(metrics ? { onAttempt: (outcome: DeliveryOutcome) => metrics.deliveryAttempt(outcome) } : {}),
     ...(faults ? { faults } : {}),
     ...(resolve ? { resolve } : {}),
   });
-  const app = createApp({ config, store, clock, dispatcher, log: (m, err) => log(`${m}${err ? `: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}` : ''}`), ...(faults ? { faults } : {}), ...(resolve ? { resolve } : {}) });
+  const app = createApp({ config, store, clock, dispatcher, logger, ...(metrics ? { metrics } : {}), readiness, ...(faults ? { faults } : {}), ...(resolve ? { resolve } : {}) });
   const server = createExpressServer(app);
   // Slow clients are cut off instead of holding sockets: 10 s to send headers, 30 s in all.
   server.headersTimeout = 10_000;
@@ -74,30 +116,51 @@ export async function startServer({ config, clock = systemClock, log = (l) => co
     server.listen(config.port, config.host, resolve);
   });
   dispatcher.start();
+  const metricsServer = config.metricsPort === undefined || !metrics ? undefined : await startMetricsServer(metrics, { port: config.metricsPort, host: config.metricsHost ?? '127.0.0.1', logger });
   // Tables that grew while no server ran (or under another's maintenance) get their statistics now.
-  void store.refreshStatistics().catch((e: unknown) => log(`maintenance failed: ${String(e)}`));
+  const failed = (event: string, message: string) => (err: unknown) => logger.error({ event, err }, message);
+  void store.refreshStatistics().catch(failed('maintenance_failed', 'maintenance failed'));
   const maintenance = setInterval(() => {
     // The statistics after the purge, which may have deleted many rows.
     void store
       .purge(clock.now())
       .then(() => store.refreshStatistics())
-      .catch((e: unknown) => log(`maintenance failed: ${String(e)}`));
+      .catch(failed('maintenance_failed', 'maintenance failed'));
     // Closes each month end that has passed; the statements are its state, so this is a no-op otherwise.
-    void runScheduledSettlement({ store, clock, notifyOutbox: () => dispatcher.wake() }).catch((e: unknown) => log(`scheduled settlement failed: ${String(e)}`));
+    void runScheduledSettlement({ store, clock, notifyOutbox: () => dispatcher.wake() }).catch(failed('settlement_failed', 'scheduled settlement failed'));
   }, MAINTENANCE_EVERY_MS);
   maintenance.unref();
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://${config.host}:${port}`,
-    store,
-    async stop() {
+  const url = `http://${config.host}:${port}`;
+  logger.info({ event: 'listening', url, dialect: store.dialect, operator_api: Boolean(config.adminToken), ...(metricsServer ? { metrics: metricsServer.url } : {}) }, `Domain Sales reference server listening on ${url}`);
+  // Stop accepting and let requests in flight finish (idle keep-alive sockets are closed now, busy
+  // ones after their answer), then stop deliveries and close the store.
+  const steps = {
+    closeListener: async () => {
       clearInterval(maintenance);
-      // Stop accepting and let requests in flight finish, then stop deliveries and close the store.
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await closed;
-      await dispatcher.stop();
-      await store.close();
+      await metricsServer?.close();
+    },
+    stopDeliveries: () => dispatcher.stop(),
+    closeStore: () => store.close(),
+  };
+  let stopping: Promise<void> | undefined;
+  return {
+    url,
+    store,
+    logger,
+    ...(metrics ? { metrics } : {}),
+    readiness,
+    ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
+    stop() {
+      stopping ??= drain({ readiness, graceMs: 0, logger, ...steps });
+      return stopping;
+    },
+    drain() {
+      stopping ??= drain({ readiness, graceMs: config.drainGraceMs ?? 0, logger, ...steps });
+      return stopping;
     },
   };
 }

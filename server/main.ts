@@ -1,27 +1,43 @@
-// Process entry: configuration from the environment, then the server; a graceful stop on
-// SIGTERM/SIGINT (stop accepting, drain, stop deliveries, close the store).
+// Process entry: configuration and the logger from the environment, then the server. On SIGTERM
+// or SIGINT the instance drains (server/ops/drain.ts: /readyz 503, DRAIN_GRACE_MS of service,
+// requests and deliveries in flight finished, store closed) and exits 0.
 import { configFromEnv } from './config.ts';
 import { startServer } from './embedded.ts';
+import { flushLogger, loggerFromEnv } from './ops/logger.ts';
 import { domainSearch } from './search/index.ts';
 
 async function main(): Promise<void> {
+  const logger = loggerFromEnv();
   const config = configFromEnv();
-  const running = await startServer({ config });
-  // Build the search indexes now rather than on the first search (a few seconds at 100,000 names).
+  const running = await startServer({ config, logger });
+  if (!config.adminToken) logger.info({ event: 'operator_api_off' }, 'operator API off: set ADMIN_TOKEN');
+  // Build the search indexes now rather than on the first search (a few seconds at 100,000
+  // names); /readyz fails its search_index check until they are built.
   const warmed = Date.now();
-  void Promise.all(['sandbox', 'live'].map((env) => domainSearch(running.store).warm(env))).then(
-    () => console.log(`search index ready in ${Date.now() - warmed} ms`),
-    (err: unknown) => console.error('search index warm-up failed', err),
-  );
-  console.log(
-    `Domain Sales reference server listening on ${running.url} (${running.store.dialect}${config.adminToken ? ', operator API on' : ', operator API off: set ADMIN_TOKEN'})`,
+  const warming = Promise.all(['sandbox', 'live'].map((env) => domainSearch(running.store).warm(env)));
+  running.readiness.trackSearchIndex(warming);
+  warming.then(
+    () => logger.info({ event: 'search_index_ready', ms: Date.now() - warmed }, 'search index ready'),
+    (err: unknown) => logger.error({ event: 'search_index_failed', err }, 'search index warm-up failed'),
   );
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
+    // A second signal while draining (Ctrl-C twice) means now.
+    if (stopping) {
+      logger.warn({ event: 'signal', signal }, `${signal} again: exiting without finishing the drain`);
+      flushLogger(logger);
+      process.exit(1);
+    }
     stopping = true;
-    console.log(`${signal}: stopping`);
-    await running.stop();
+    logger.info({ event: 'signal', signal }, `${signal}: draining`);
+    try {
+      await running.drain();
+    } catch (err) {
+      logger.fatal({ event: 'drain_failed', err }, 'the drain failed');
+      flushLogger(logger);
+      process.exit(1);
+    }
+    flushLogger(logger);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
@@ -29,6 +45,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // The logger may not exist yet (a bad LOG_LEVEL): the one line that stays on stderr.
   console.error(err instanceof Error ? err.message : err);
   process.exit(1);
 });

@@ -99,7 +99,7 @@ export const publicHeadersFamily: Family = {
     {
       id: 'public.headers.every-answer',
       rules: ['spec:public#/info/description'],
-      name: 'every public answer of the run (errors, pages, OAuth, MCP included) carries X-Request-Id and consistent RateLimit fields',
+      name: 'every public answer of the run (errors, pages, OAuth, MCP included) carries X-Request-Id and consistent RateLimit fields (none on the x-rate-limit: none probes)',
       async run(ctx) {
         // A few answers of other kinds, so the rule is tried on them even in a short run (each
         // only when the run has no answer of that kind yet).
@@ -119,6 +119,11 @@ export const publicHeadersFamily: Family = {
           else ids.set(id, e);
           // A 500 may come before the client is counted (the document says so); the rest carry all five.
           if (e.status === 500) continue;
+          // The health probes are not counted at all (`x-rate-limit: none`): they carry none.
+          if (operationOf(ctx, e)?.op.rateClass === 'none') {
+            if (rateLimitFields(e) !== undefined) problems.push([e, 'RateLimit fields on an operation the document marks x-rate-limit: none']);
+            continue;
+          }
           if (rateLimitFields(e) === undefined) problems.push([e, 'no (or incomplete) RateLimit fields']);
           else for (const p of rateLimitProblems(ctx, e, operationOf(ctx, e))) problems.push([e, p]);
         }

@@ -1,5 +1,5 @@
 // npm run bench [-- --quick] [-- --duration 10 --rounds 3 --connections 10 --out bench/results.json
-//                 --only availability,orders,pages,webhooks,import --import-rows 1000000 --strict]
+//                 --only availability,orders,pages,webhooks,ops,import --import-rows 1000000 --strict]
 // Starts everything itself (servers in child processes, Prism, bare node:http, PostgreSQL in a
 // fresh database when DATABASE_URL is set, and beside it `pgbench -N` when pgbench is on PATH),
 // prints one table with the ratios, each POST /orders leg's statement profile, and writes JSON.
@@ -11,16 +11,17 @@ import { parseArgs } from 'node:util';
 import { benchAvailability, type AvailabilityResult } from './availability.ts';
 import { benchImport, type ImportResult } from './import.ts';
 import { ROOT } from './lib/processes.ts';
+import { benchOps, OPS_TARGET, type OpsResult } from './ops.ts';
 import { formatNumber, renderTable } from './lib/table.ts';
 import { benchPages, type PagesResult } from './pages.ts';
 import { benchWebhooks, type WebhooksResult } from './webhooks.ts';
 import { benchWrites, type WritesResult } from './writes.ts';
 import type { StatementProfileResult } from './lib/statement-profile.ts';
 
-const SECTIONS = ['availability', 'orders', 'pages', 'webhooks', 'import'] as const;
+const SECTIONS = ['availability', 'orders', 'pages', 'webhooks', 'ops', 'import'] as const;
 type Section = (typeof SECTIONS)[number];
 /** Run unless --only names others; `import` (minutes, PostgreSQL only) runs only when named. */
-const DEFAULT_SECTIONS: readonly Section[] = ['availability', 'orders', 'pages', 'webhooks'];
+const DEFAULT_SECTIONS: readonly Section[] = ['availability', 'orders', 'pages', 'webhooks', 'ops'];
 
 /** The targets of issues #10 and #20. */
 export const TARGETS = { vsPrism: 1.5, vsBare: 0.15, p99Ms: 10, pageCost: 1.5, ordersVsPgbench: 0.1, ordersPgP99Ms: 50, ordersSqlitePerSecond: 1000 };
@@ -59,6 +60,7 @@ const results: {
   orders?: WritesResult;
   pages?: { sqlite: PagesResult; postgres: PagesResult | 'skipped' };
   webhooks?: WebhooksResult;
+  ops?: OpsResult;
   import?: ImportResult | 'skipped';
   /** `informative` figures put the targets in context; they are never met or missed. */
   targets?: Record<string, { value: number; target: string; met: boolean; informative?: boolean }>;
@@ -72,6 +74,7 @@ if (only.has('availability')) results.availability = await benchAvailability({ d
 if (only.has('orders')) results.orders = await benchWrites({ duration, rounds, connections, log });
 if (only.has('pages')) results.pages = await benchPages({ duration, rounds, connections, depth: Number(values.depth), log });
 if (only.has('webhooks')) results.webhooks = await benchWebhooks({ events: Number(values.events ?? (quick ? 1000 : 5000)), log });
+if (only.has('ops')) results.ops = await benchOps({ duration, rounds, connections, log });
 if (only.has('import')) results.import = await benchImport({ rows: Number(values['import-rows']), log });
 results.machine.loadavgAfter = loadavg();
 
@@ -143,6 +146,18 @@ if (p) {
 const h = results.webhooks;
 if (h) {
   rows.push([`webhook dispatch to a local receiver: deliveries/s`, h.deliveriesPerSecond, '', '', '', h.badSignatures, `${h.events} events in ${formatNumber(h.seconds)} s (steady ${formatNumber(h.steadyDeliveriesPerSecond)}/s), ${h.duplicates} duplicates`]);
+}
+const ops = results.ops;
+if (ops) {
+  for (const key of ['on', 'off'] as const) {
+    const side = ops[key];
+    rows.push([`GET /availability, production profile, logs + metrics ${key}`, side.rps, side.p50, side.p99, Math.round(side.cpuMicrosPerRequest), key === 'on' ? ops.unexpected : '', key === 'on' ? `one JSON log line per request (pino, buffered, to a file) + prom-client` : 'nothing logged or counted']);
+  }
+  // The target is on server CPU per answer: on the shared 2-core machine two identical servers'
+  // throughput differs by up to ±30 % from round to round (BENCH_OPS_ON=off, an A/A run), their
+  // CPU per answer by about ±10 %. Throughput is printed beside it.
+  targets.ops_cpu_cost = { value: ops.cpuCost.median, target: `< ${OPS_TARGET} (server CPU per answer, on / off - 1, per round: ${ops.cpuCost.rounds.map((r) => formatNumber(r)).join(', ')})`, met: ops.cpuCost.median < OPS_TARGET };
+  targets.ops_throughput_cost = { value: ops.throughputCost.median, target: `< ${OPS_TARGET} (1 - req/s on / off, per round: ${ops.throughputCost.rounds.map((r) => formatNumber(r)).join(', ')}; informative: scheduling noise)`, met: ops.throughputCost.median < OPS_TARGET, informative: true };
 }
 const imported = results.import;
 if (imported === 'skipped') rows.push(['import, PostgreSQL', 'SKIPPED', '', '', '', '', 'DATABASE_URL not set']);

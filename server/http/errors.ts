@@ -4,6 +4,13 @@ import type { ErrorRequestHandler, Response } from 'express';
 import type { components } from '../../generated/partner.d.ts';
 import { NO_FAULTS, WRONG_CODE, type Faults } from '../faults.ts';
 
+declare module 'express-serve-static-core' {
+  interface Locals {
+    /** The error code this answer carries (the request log and the metrics read it: server/ops/access-log.ts). */
+    errorCode?: string;
+  }
+}
+
 export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorDetail = components['schemas']['ErrorDetail'];
 
@@ -75,6 +82,7 @@ export function sendErrorBody(res: Response, err: ApiError, body: Record<string,
   // Sent without res.json on purpose: the response validator hooks res.json, and a failure of
   // that hook inside the error handler would escape to Express's HTML error page. Error bodies
   // are built here from the one Error shape; the conformance suite checks them from outside.
+  res.locals.errorCode = typeof body.code === 'string' ? body.code : err.code;
   res.status(err.status).type('application/json').send(JSON.stringify(body));
 }
 

@@ -53,6 +53,7 @@ const TITLES: Record<number, string> = { 400: 'This link or form is not valid', 
 
 export function sendErrorPage(res: Response, err: ApiError): void {
   const title = TITLES[err.status] ?? 'Something went wrong';
+  res.locals.errorCode = err.code;
   res
     .status(err.status)
     .type('html')
@@ -85,11 +86,13 @@ export function publicErrorHandler(shapes: ErrorShapes, log: (message: string, e
       res.setHeader('Cache-Control', 'no-store');
       const error = oauthErrorCode(format, apiError, req.body);
       if (error) {
+        res.locals.errorCode = error;
         res.status(400).type('application/json').send(JSON.stringify({ error, error_description: apiError.message }));
         return;
       }
     }
     if (format === 'jsonrpc') {
+      res.locals.errorCode = apiError.code;
       sendJsonRpcError(res, apiError, { body: req.body, protocolVersion: req.get('mcp-protocol-version') }, faults);
       return;
     }

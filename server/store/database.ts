@@ -45,8 +45,10 @@ export interface DatabaseOptions {
    * so test files sharing one database never see each other's rows.
    */
   schema?: string;
-  /** Hears every statement once it has run (the benchmark's statement profile, the plan check). */
+  /** Hears every statement once it has run (the benchmark's statement profile, the plan check, the metrics). */
   onStatement?: StatementListener;
+  /** PostgreSQL only: told when an idle pooled connection fails and is discarded (default: the error log). */
+  onPoolError?: (err: Error) => void;
 }
 
 // pg returns int8 as strings to be safe beyond 2^53; our bigints are epoch ms and cents.
@@ -72,7 +74,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
       // An idle connection that the server drops (a restart, a failover, an administrator) must not
       // take the process down: pg emits it on the pool, and an unheard 'error' event is fatal. The
       // pool discards that client and connects afresh on the next query.
-      pool.on('error', (err) => console.error(`PostgreSQL: an idle connection failed and was discarded: ${err.message}`));
+      pool.on('error', options.onPoolError ?? ((err) => console.error(`PostgreSQL: an idle connection failed and was discarded: ${err.message}`)));
       return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}) });
     };
     const path = schema ? [`-c search_path=${schema}`] : [];

@@ -10,6 +10,8 @@ import type { Faults } from '../faults.ts';
 import { isDeliverySuccess, nextAttemptDelayMs } from '../domain/webhook-schedule.ts';
 import type { DueDelivery } from '../store/events.ts';
 import type { Store } from '../store/index.ts';
+import type { Logger } from '../ops/logger.ts';
+import type { DeliveryOutcome } from '../ops/metrics.ts';
 import { postEvent } from './post-event.ts';
 import { systemResolve, type Resolve } from './resolve.ts';
 
@@ -25,6 +27,10 @@ export interface DispatcherOptions {
   pollMs?: number;
   batchSize?: number;
   log?: (message: string) => void;
+  /** Structured delivery-failure lines (takes the place of `log`). */
+  logger?: Logger;
+  /** Told of every attempt's outcome (the metrics). */
+  onAttempt?: (outcome: DeliveryOutcome) => void;
   /** Test-only (server/faults.ts). */
   faults?: Faults;
 }
@@ -44,7 +50,9 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const resolve = options.resolve ?? systemResolve;
   const timeoutMs = options.timeoutMs ?? 5000;
   const pollMs = options.pollMs ?? 1000;
-  const log = options.log ?? (() => {});
+  const logger = options.logger;
+  const log = options.log ?? (logger ? (message: string) => logger.error({ event: 'dispatcher_failed' }, message) : () => {});
+  const onAttempt = options.onAttempt ?? (() => {});
   const inflight = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
   let running = false;
@@ -56,11 +64,13 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const endpoint = await store.events.endpoint(d.partnerId);
     if (!endpoint?.active) {
       await store.events.markRetry(d.outboxId, attempt, undefined, 'no active webhook endpoint');
+      onAttempt('failed');
       return;
     }
     const partner = await store.credentials.findPartner(d.partnerId);
     if (!partner) {
       await store.events.markRetry(d.outboxId, attempt, undefined, 'the partner no longer exists');
+      onAttempt('failed');
       return;
     }
     const outcome = await postEvent({
@@ -81,18 +91,24 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     });
     if ('status' in outcome && isDeliverySuccess(outcome.status)) {
       await store.events.markDelivered(d.outboxId, attempt, clock.now());
+      onAttempt('delivered');
       return;
     }
     const error = 'reason' in outcome ? outcome.reason : `the receiver answered HTTP ${outcome.status}`;
     const delay = nextAttemptDelayMs(attempt, options.backoffScale ?? 1);
     await store.events.markRetry(d.outboxId, attempt, delay === undefined ? undefined : clock.now() + delay, error);
-    log(`webhook ${d.eventId} attempt ${attempt} failed (${error})${delay === undefined ? '; giving up' : ''}`);
+    onAttempt(delay === undefined ? 'failed' : 'retry');
+    if (logger) logger.warn({ event: 'delivery_failed', event_id: d.eventId, partner_id: d.partnerId, attempt, reason: error, gave_up: delay === undefined }, 'webhook delivery failed');
+    else log(`webhook ${d.eventId} attempt ${attempt} failed (${error})${delay === undefined ? '; giving up' : ''}`);
   }
 
   async function runOnce(): Promise<number> {
     const due = await store.events.claimDue(clock.now(), options.batchSize ?? 20, timeoutMs + 10_000);
     const work = due.map((d) =>
-      deliver(d).catch((err: unknown) => log(`webhook ${d.eventId} could not be processed: ${String(err)}`)),
+      deliver(d).catch((err: unknown) => {
+        onAttempt('error');
+        log(`webhook ${d.eventId} could not be processed: ${String(err)}`);
+      }),
     );
     for (const p of work) {
       inflight.add(p);

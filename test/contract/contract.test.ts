@@ -24,6 +24,8 @@ const ERROR_REF = '#/components/schemas/Error';
 const MCP_ERROR_REF = '#/components/schemas/McpError';
 // OAuth's token and registration endpoints answer RFC 6749 / RFC 7591 error bodies (DECISIONS §7).
 const OAUTH_SHAPED = new Set(['/api/oauth/token', '/api/oauth/register']);
+// The readiness probe's 503 is its report (which checks failed), read by load balancers by status.
+const READINESS_REPORT = { path: '/readyz', status: '503', ref: '#/components/schemas/Readiness' };
 
 const find = (doc: JsonObject, method: string, path: string) =>
   operations(doc).find((o) => o.method === method && o.path === path)?.operation;
@@ -49,7 +51,8 @@ describe('every document', () => {
         if (json === undefined) continue;
         const ref = schemaRef(json);
         const oauthShaped = OAUTH_SHAPED.has(path) && status !== '429' && status !== '500';
-        const expected = operation['x-error-format'] === 'jsonrpc' ? MCP_ERROR_REF : ERROR_REF;
+        const expected =
+          path === READINESS_REPORT.path && status === READINESS_REPORT.status ? READINESS_REPORT.ref : operation['x-error-format'] === 'jsonrpc' ? MCP_ERROR_REF : ERROR_REF;
         if (!oauthShaped && ref !== expected) offenders.push(`${method} ${path} ${status}: ${ref ?? 'inline schema'}`);
       }
     }

@@ -4,6 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../server/app.ts';
+import type { Logger } from '../../server/ops/logger.ts';
+import type { Metrics } from '../../server/ops/metrics.ts';
 import { manualClock } from '../../server/clock.ts';
 import { generateInventory } from '../../server/inventory/generate.ts';
 import { secretBox } from '../../server/security/secret-box.ts';
@@ -58,6 +60,10 @@ export interface HarnessOptions {
   mcpAllowedOrigins?: string[];
   /** Hears every statement of the harness's own store (store/statements.ts). */
   onStatement?: StatementListener;
+  /** Counts requests and delivery attempts into these metrics (server/ops/metrics.ts). */
+  metrics?: Metrics;
+  /** Logs requests here (server/ops/logger.ts); default: silent under vitest. */
+  logger?: Logger;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -76,7 +82,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   let store: Store;
   if (options.shareWith) store = options.shareWith.store;
   else {
-    const heard = options.onStatement ? { onStatement: options.onStatement } : {};
+    const listen = options.onStatement;
+    const counted = options.metrics;
+    const heard = listen || counted ? { onStatement: ((e) => (counted?.storeQuery(e.ms / 1000, e.failed), listen?.(e))) as StatementListener } : {};
     const opened = database.databaseUrl
       ? await openDatabase({ databaseUrl: database.databaseUrl, ...(database.schema ? { schema: database.schema } : {}), ...heard })
       : await openDatabase({ filename: database.sqliteFile ?? ':memory:', ...(database.sqliteFile && database.sqliteFile !== ':memory:' ? { dataDir: dirOf(database.sqliteFile) } : {}), ...heard });
@@ -88,7 +96,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const clock = options.shareWith?.clock ?? reuse?.clock ?? manualClock(Date.now());
   // Every name is 127.0.0.1, at registration and at each delivery attempt, unless a test says otherwise.
   const resolve = options.resolve ?? (async () => ['127.0.0.1']);
-  const dispatcher = createDispatcher({ store, clock, backoffScale: 0.001, timeoutMs: 2000, pollMs: 20, resolve });
+  const metrics = options.metrics;
+  const dispatcher = createDispatcher({ store, clock, backoffScale: 0.001, timeoutMs: 2000, pollMs: 20, resolve, ...(metrics ? { onAttempt: (outcome) => metrics.deliveryAttempt(outcome) } : {}) });
   const app = createApp({
     config: { adminToken: ADMIN_TOKEN, masterKey, validateResponses: true, ...(options.mcpAllowedOrigins ? { mcpAllowedOrigins: options.mcpAllowedOrigins } : {}) },
     store,
@@ -96,6 +105,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     dispatcher,
     resolve,
     log: () => {},
+    ...(options.metrics ? { metrics: options.metrics } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
   });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,0 +1,91 @@
+// The server's logger: pino, one JSON object per line on stdout (what log shippers read), or
+// pino-pretty's coloured lines when stdout is a terminal (`npm start` by hand). The level comes
+// from LOG_LEVEL (trace, debug, info, warn, error, fatal, silent; default info, or silent under
+// vitest so test runs do not spam). Nothing logged carries a secret: request lines are built
+// field by field (access-log.ts) and never include headers, query strings or bodies; the redact
+// list below is a second net for anything passed in by mistake.
+import { pino, type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
+
+export type { Logger };
+
+export const LOG_LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/**
+ * Fields that must never reach a log line, as top-level keys of a logged object. Top-level only:
+ * wildcard paths (`*.token`) made every line cost about twice as much (18 µs against 9 µs on the
+ * shared 2-core machine, pino 10), and nothing logs nested request data anyway.
+ */
+const REDACT = ['authorization', 'cookie', 'password', 'secret', 'token', 'signature', 'headers'];
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** Coloured, human-readable lines instead of JSON. */
+  pretty?: boolean;
+  /** Where the lines go (default stdout, buffered: bufferedDestination); tests capture them here. */
+  destination?: DestinationStream;
+}
+
+/** How long a buffered line may wait before it is written, at the latest. */
+const FLUSH_EVERY_MS = 1000;
+
+/**
+ * Lines to a file descriptor (or file) through a 4 KiB buffer, written when it fills and at least
+ * every second: one write(2) per dozen request lines instead of one each (pino's asynchronous
+ * mode; the bench's ops leg measures the difference). `flushSync()` before the process exits
+ * (main.ts) so the last lines are not lost.
+ */
+export function bufferedDestination(dest: number | string = 1): DestinationStream & { flushSync(): void } {
+  const stream = pino.destination({ dest, sync: false, minLength: 4096 });
+  const timer = setInterval(() => {
+    try {
+      stream.flush();
+    } catch {
+      // Not ready yet (the file is still opening): the next tick writes.
+    }
+  }, FLUSH_EVERY_MS);
+  timer.unref();
+  return stream;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? 'info';
+  const base = { level, base: { service: 'domain-sales' }, redact: { paths: REDACT, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime };
+  if (options.destination) return pino(base, options.destination);
+  // pino-pretty in the main thread (sync): a worker-thread transport would outlive a test and
+  // lose the last lines of a process that exits at once.
+  if (options.pretty) return pino(base, pretty({ colorize: true, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }));
+  return pino(base, bufferedDestination(1));
+}
+
+/** Writes what a logger has buffered, synchronously (before process.exit). */
+export function flushLogger(logger: Logger): void {
+  try {
+    (logger as Logger & { [pino.symbols.streamSym]?: { flushSync?: () => void } })[pino.symbols.streamSym]?.flushSync?.();
+  } catch {
+    // Nothing buffered, or the stream is not open: nothing to lose.
+  }
+}
+
+export function logLevelOf(value: string | undefined, fallback: LogLevel): LogLevel {
+  if (value === undefined || value === '') return fallback;
+  const v = value.toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(v)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  return v as LogLevel;
+}
+
+/** LOG_LEVEL (default info; silent under vitest), LOG_FORMAT=json|pretty (default: pretty on a terminal). */
+export function loggerFromEnv(env: NodeJS.ProcessEnv = process.env, stdout: { isTTY?: boolean } = process.stdout): Logger {
+  const level = logLevelOf(env.LOG_LEVEL, env.VITEST ? 'silent' : 'info');
+  const format = env.LOG_FORMAT?.toLowerCase();
+  if (format !== undefined && format !== '' && format !== 'json' && format !== 'pretty') throw new Error(`LOG_FORMAT must be json or pretty, got "${env.LOG_FORMAT}"`);
+  return createLogger({ level, pretty: format === 'pretty' || (format !== 'json' && stdout.isTTY === true) });
+}
+
+/** A logger whose JSON lines go to `line` (the `log` option callers of startServer pass); LOG_LEVEL, silent under vitest. */
+export function loggerToLines(line: (text: string) => void, level: LogLevel = logLevelOf(process.env.LOG_LEVEL, process.env.VITEST ? 'silent' : 'info')): Logger {
+  return createLogger({ level, destination: { write: (text: string) => line(text.trimEnd()) } });
+}
+
+export const silentLogger: Logger = createLogger({ level: 'silent' });
