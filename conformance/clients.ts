@@ -48,7 +48,7 @@ export function boundFetch(localAddress: string, agent: http.Agent): typeof fetc
       init?.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')));
       req.end(body);
     });
-  }) as typeof fetch;
+  });
 }
 
 async function bodyBytes(body: RequestInit['body']): Promise<Buffer | undefined> {
@@ -125,7 +125,7 @@ export class ClientPool {
           if ((err as { staleSocket?: unknown }).staleSocket !== true) throw err;
           return fresh(input, init);
         }
-      }) as typeof fetch;
+      });
       this.fetches.set(address, f);
     }
     return f;

@@ -42,7 +42,7 @@ function probe(ctx: Context, credentials: Credentials, extra: Partial<SendOption
 /** The four signature headers of a correctly signed probe, to send with some removed or changed. */
 async function signedHeaders(ctx: Context, credentials: Credentials, sign: Partial<SignOptions> = {}): Promise<Record<string, string>> {
   // Sign without sending: a recorder whose fetch answers locally keeps the one signing path.
-  const dry = new HttpRecorder('http://signing.invalid', (async () => new Response('')) as unknown as typeof fetch);
+  const dry = new HttpRecorder('http://signing.invalid', async () => new Response(''));
   dry.clockOffsetMs = ctx.http.clockOffsetMs;
   const e = await dry.signed({ target: probeTarget(ctx), credentials, ...sign });
   return Object.fromEntries(Object.entries(e.requestHeaders).filter(([k]) => Object.values(HEADERS).includes(k as never)));

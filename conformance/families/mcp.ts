@@ -62,8 +62,8 @@ async function connect(ctx: Context, bearer?: string): Promise<McpSession> {
     throw new CheckFailure(`initialize with the MCP SDK client failed: ${err instanceof Error ? err.message : String(err)}`, ctx.http.exchanges.slice(-2));
   }
   return {
-    listTools: async () => (await client.listTools()) as { tools: ToolInfo[] },
-    callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as CallResult,
+    listTools: async () => (await client.listTools()),
+    callTool: async (name, args) => (await client.callTool({ name, arguments: args })),
     protocolVersion: client.getNegotiatedProtocolVersion(),
     close: () => client.close(),
   };
@@ -141,7 +141,7 @@ export const mcpFamily: Family = {
             expect(t[key]?.type === 'object', `tool ${t.name} has no ${key} of type object`, ctx.http.exchanges.slice(-1));
           }
           const required = (t.inputSchema?.required ?? []) as string[];
-          const props = Object.keys((t.inputSchema?.properties ?? {}) as Json);
+          const props = Object.keys((t.inputSchema?.properties ?? {}));
           expect(required.every((r) => props.includes(r)), `tool ${t.name}'s inputSchema requires ${required.join(', ')} but describes ${props.join(', ')}`);
         }
       },

@@ -88,7 +88,7 @@ async function ordersPage(ctx: Context, credentials: Credentials, query: string,
   expectStatus(exchange, 200, why);
   const body = jsonOf(exchange) as { data?: OrderJson[]; next_cursor?: unknown } | undefined;
   expect(Array.isArray(body?.data) && (body.next_cursor === null || typeof body.next_cursor === 'string'), `${why}: the answer is not { data: [...], next_cursor: string | null }`, [exchange]);
-  return { exchange, items: body.data, nextCursor: body.next_cursor as string | null };
+  return { exchange, items: body.data, nextCursor: body.next_cursor };
 }
 
 async function listOrdersRaw(ctx: Context, credentials: Credentials, query: string, deliberate = true): Promise<Exchange> {

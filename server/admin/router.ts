@@ -97,7 +97,7 @@ export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Rou
     async createCredential(req, res) {
       const body = req.body as Schemas['CredentialCreateRequest'];
       const now = deps.clock.now();
-      let partnerId = body.partner_id;
+      const partnerId = body.partner_id;
       if (partnerId) {
         const partner = await deps.store.credentials.findPartner(partnerId);
         if (!partner) throw new ApiError('not_found', `Partner "${partnerId}" not found`);

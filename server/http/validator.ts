@@ -62,9 +62,9 @@ function integerQueryParameters(document: Record<string, unknown>): Map<string, 
     const shared = ((item.parameters as ParameterObject[] | undefined) ?? []).map(resolve);
     for (const op of Object.values(item)) {
       if (!op || typeof op !== 'object' || !('operationId' in op)) continue;
-      const own = (((op as { parameters?: ParameterObject[] }).parameters ?? []) as ParameterObject[]).map(resolve);
+      const own = (((op as { parameters?: ParameterObject[] }).parameters ?? [])).map(resolve);
       const names = [...shared, ...own].filter((p) => p.in === 'query' && isInteger(p.schema)).map((p) => p.name as string);
-      if (names.length) out.set(String((op as { operationId: unknown }).operationId), names);
+      if (names.length) out.set(String((op).operationId), names);
     }
   }
   return out;

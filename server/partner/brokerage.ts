@@ -1,7 +1,7 @@
 // Brokerage (scope `broker`, the list under `report`): eligibility, opening a case, reading one's
 // own cases, and the case moves the operator API applies (DECISIONS §6).
 import { randomBytes } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
 import {
   eligibility,

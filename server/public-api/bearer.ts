@@ -31,7 +31,7 @@ export function bearerToken(req: Request): string | undefined {
   const header = req.get('authorization');
   if (header === undefined) return undefined;
   const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  return m ? (m[1] as string) : '';
+  return m ? (m[1]) : '';
 }
 
 /** RFC 8707 audience: `<base>` everywhere, `<base>/mcp` only at /mcp. */

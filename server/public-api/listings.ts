@@ -43,7 +43,7 @@ export async function listMarketListings(store: Store, cursorKey: Uint8Array, qu
 
 export function listingsHandler(deps: PublicDeps): RequestHandler {
   return async (req, res) => {
-    const query = parseListingQuery(req.query as Record<string, unknown>);
+    const query = parseListingQuery(req.query);
     res.json(await listMarketListings(deps.store, deps.keys.cursors, query));
   };
 }

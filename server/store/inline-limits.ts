@@ -21,6 +21,6 @@ class InlineLimits extends OperationNodeTransformer {
 const transformer = new InlineLimits();
 
 export const inlineLimits: KyselyPlugin = {
-  transformQuery: (args) => transformer.transformNode(args.node) as RootOperationNode,
+  transformQuery: (args) => transformer.transformNode<RootOperationNode>(args.node),
   transformResult: async (args) => args.result,
 };

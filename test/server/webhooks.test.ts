@@ -100,7 +100,7 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
   const admin = async (publicId: string, action: string) => {
     const res = await h.admin(`/orders/${publicId}/${action}`);
     expect(res.status, `${action}: ${await res.clone().text()}`).toBe(200);
-    return res.json() as Promise<any>;
+    return res.json();
   };
 
   describe('registration', () => {
