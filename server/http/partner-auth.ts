@@ -20,15 +20,13 @@ import {
   type QueryPair,
 } from '../../client/protocol/index.ts';
 import type { Clock } from '../clock.ts';
+import { nonceExpiresAt } from '../domain/nonce.ts';
 import { NO_FAULTS, signatureOverRawQuery, type Faults } from '../faults.ts';
 import type { Credential, CredentialRepository } from '../store/credentials.ts';
 import type { Counted, ReplayGuardRepository } from '../store/replay-guard.ts';
 import type { ReadMark } from '../store/row-cache.ts';
 import { ApiError } from './errors.ts';
 import { rateLimitClassOf, type RateLimitClasses } from './operation-guard.ts';
-
-/** A nonce is remembered until its timestamp is more than 300 s in the past, plus a margin for clock steps. */
-const NONCE_RETENTION_MS = (300 + 60) * 1000;
 
 // Unknown key id and wrong signature answer alike, so key ids cannot be probed.
 const BAD_SIGNATURE = 'Signature does not match the canonical request (or the key id is unknown)';
@@ -144,7 +142,7 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
 
       const { name, windowSeconds } = rateLimitClassOf(deps.classes, res.locals.operation);
       const admission = await deps.replayGuard.admit(
-        { keyId, nonce, expiresAt: Number(timestamp) * 1000 + NONCE_RETENTION_MS, bucket: `${keyId}:${name}`, windowMs: windowSeconds * 1000 },
+        { keyId, nonce, expiresAt: nonceExpiresAt(Number(timestamp)) * 1000, bucket: `${keyId}:${name}`, windowMs: windowSeconds * 1000 },
         now,
       );
       const forgotten = faults.has('short-nonce-memory') && now / 1000 - Number(timestamp) >= 299;
