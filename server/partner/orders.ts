@@ -6,7 +6,7 @@ import { decideIdempotency, fingerprint, isStoredOutcome, IN_FLIGHT_RETRY_AFTER_
 import { initialState } from '../domain/order-state.ts';
 import { issueQuote, quoteError, readQuote, QUOTE_VALIDITY_SECONDS } from '../domain/quote-token.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
-import { ApiError, STATUS_OF } from '../http/errors.ts';
+import { ApiError, errorBody } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import type { OrderSight } from '../store/order-placement.ts';
 import type { OrderRow } from '../store/orders.ts';
@@ -49,18 +49,11 @@ export function createQuote(deps: PartnerDeps): RequestHandler {
   };
 }
 
-/** The outcome of executing POST /orders once: what is answered, and replayed later when stored. */
-interface Outcome {
-  status: number;
-  body: unknown;
-  /** Webhook deliveries the order queued. */
-  deliveries?: number;
-}
-
-const failure = (code: Schemas['ErrorCode'], message: string, requestId: string): Outcome => ({
-  status: STATUS_OF[code],
-  body: { code, message, request_id: requestId },
-});
+/**
+ * The outcome of executing POST /orders once: the order created, or a refusal, which is thrown
+ * (after it is stored) so the one error writer (http/errors.ts) answers it like every other error.
+ */
+type Outcome = { created: true; body: Schemas['Order']; deliveries: number } | { created: false; refusal: ApiError };
 
 /** The claimed key whose answer is stored with the outcome; absent when keys are ignored (a fault). */
 interface Answering {
@@ -73,19 +66,27 @@ interface Answering {
  * answer in one durable write (store/order-placement.ts). A refusal is stored on its own; a
  * validation error is thrown and never stored.
  */
-async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas['OrderRequest'], requestId: string, answering: Answering | undefined, sight: OrderSight): Promise<Outcome> {
-  const refuse = async (outcome: Outcome) => {
-    const code = (outcome.body as { code?: string }).code;
-    if (answering && isStoredOutcome(outcome.status, code)) await deps.store.idempotency.complete(answering.keyId, answering.key, outcome.status, JSON.stringify(outcome.body), {});
-    return outcome;
+async function executeOrder(
+  deps: PartnerDeps,
+  caller: Caller,
+  request: Schemas['OrderRequest'],
+  bodyOf: (err: ApiError) => Record<string, unknown>,
+  answering: Answering | undefined,
+  sight: OrderSight,
+): Promise<Outcome> {
+  // The stored body is the one the error writer answers now, so a replay repeats it byte for byte.
+  const refuse = async (code: Schemas['ErrorCode'], message: string): Promise<Outcome> => {
+    const refusal = new ApiError(code, message);
+    if (answering && isStoredOutcome(refusal.status, code)) await deps.store.idempotency.complete(answering.keyId, answering.key, refusal.status, JSON.stringify(bodyOf(refusal)), {});
+    return { created: false, refusal };
   };
   const environment = caller.credential.environment;
   const { domain } = request;
   const listing = sight.listing;
-  if (!listing) return refuse(failure('not_found', `Domain "${domain}" is not listed`, requestId));
-  if (listing.status !== 'listed' || sight.liveOrder) return refuse(failure('not_found', `Domain "${domain}" is already sold`, requestId));
+  if (!listing) return refuse('not_found', `Domain "${domain}" is not listed`);
+  if (listing.status !== 'listed' || sight.liveOrder) return refuse('not_found', `Domain "${domain}" is already sold`);
   if (sight.reservedUntil !== null) {
-    return refuse(failure('domain_reserved', `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(sight.reservedUntil)}`, requestId));
+    return refuse('domain_reserved', `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(sight.reservedUntil)}`);
   }
 
   let price = listing.price_cents;
@@ -95,7 +96,7 @@ async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas[
       const err = quoteError(quote);
       // A tampered or foreign quote is a validation error: not stored, so not an Outcome.
       if (err.status === 400) throw new ApiError('validation_error', err.message, err.details);
-      return refuse(failure(err.code, err.message, requestId));
+      return refuse(err.code, err.message);
     }
     if (quote.payload.domain !== domain) {
       throw new ApiError('validation_error', `quote_id was issued for "${quote.payload.domain}", not "${domain}"`, [{ path: '/body/quote_id', message: 'quotes another domain' }]);
@@ -104,7 +105,7 @@ async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas[
   }
   if (request.expected_price !== price || request.currency !== listing.currency) {
     const what = request.quote_id ? 'quoted' : 'current';
-    return refuse(failure('price_mismatch', `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`, requestId));
+    return refuse('price_mismatch', `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`);
   }
 
   const at = caller.businessNow;
@@ -141,8 +142,8 @@ async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas[
     answer: answering ? { ...answering, statusCode: 201, body: JSON.stringify(body) } : undefined,
     now: caller.now,
   });
-  if (!placed.placed) return refuse(failure('not_found', `Domain "${domain}" is already sold`, requestId));
-  return { status: 201, body, deliveries: placed.deliveries };
+  if (!placed.placed) return refuse('not_found', `Domain "${domain}" is already sold`);
+  return { created: true, body, deliveries: placed.deliveries };
 }
 
 function replay(res: Response, status: number, body: string): void {
@@ -187,17 +188,18 @@ export function createOrder(deps: PartnerDeps): RequestHandler {
       throw new ApiError('conflict', 'The first request with this Idempotency-Key is still being processed', undefined, { 'Retry-After': '1' });
     }
 
-    const requestId = String(res.locals.requestId ?? '');
+    const bodyOf = (err: ApiError) => errorBody(res, err, deps.faults);
     let outcome: Outcome;
     try {
-      outcome = await executeOrder(deps, caller, request, requestId, ignoreKeys ? undefined : { keyId, key }, begun.sight);
+      outcome = await executeOrder(deps, caller, request, bodyOf, ignoreKeys ? undefined : { keyId, key }, begun.sight);
     } catch (err) {
       // Validation errors and 5xx are not stored: the key is free for a corrected retry.
       if (!ignoreKeys) await deps.store.idempotency.release(keyId, key);
       throw err;
     }
+    if (!outcome.created) throw outcome.refusal;
     if (outcome.deliveries) deps.notifyOutbox();
-    res.status(outcome.status).json(outcome.body);
+    res.status(201).json(outcome.body);
   };
 }
 

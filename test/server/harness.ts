@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../server/app.ts';
+import type { Faults } from '../../server/faults.ts';
 import { manualClock } from '../../server/clock.ts';
 import { generateInventory } from '../../server/inventory/generate.ts';
 import { secretBox } from '../../server/security/secret-box.ts';
@@ -58,6 +59,8 @@ export interface HarnessOptions {
   mcpAllowedOrigins?: string[];
   /** Hears every statement of the harness's own store (store/statements.ts). */
   onStatement?: StatementListener;
+  /** Test-only breakage of the contract (server/faults.ts). */
+  faults?: Faults;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -96,6 +99,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     dispatcher,
     resolve,
     log: () => {},
+    ...(options.faults ? { faults: options.faults } : {}),
   });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
