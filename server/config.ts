@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { publicBaseUrlOf } from './http/trusted-host.ts';
 
 export interface Config {
   port: number;
@@ -88,7 +89,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey: loadMasterKey(env, dataDir),
     sandboxInventorySize: int(env.SANDBOX_INVENTORY_SIZE, 10_000, 'SANDBOX_INVENTORY_SIZE'),
     validateResponses: bool(env.VALIDATE_RESPONSES, true),
-    publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
+    publicBaseUrl: publicBaseUrlOf(env.PUBLIC_BASE_URL),
     webhookBackoffScale: Number(env.WEBHOOK_BACKOFF_SCALE ?? '1'),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 5000, 'WEBHOOK_TIMEOUT_MS'),
     rdapLookup: bool(env.RDAP_LOOKUP, false),
