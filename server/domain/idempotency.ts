@@ -73,22 +73,50 @@ export function decideIdempotency(
   now: number,
 ): IdempotencyDecision {
   if (record === undefined || now >= record.expiresAt) return { action: 'execute' };
-  if (record.fingerprint !== incomingFingerprint) {
-    return {
-      action: 'conflict-different-body',
-      code: 'conflict',
-      message: `Idempotency-Key ${JSON.stringify(key)} was used with a different request body`,
-    };
-  }
-  if (record.state === 'in-flight') {
-    return {
-      action: 'conflict-in-flight',
-      code: 'conflict',
-      retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS,
-      message: `A request with Idempotency-Key ${JSON.stringify(key)} is still executing; retry in ${IN_FLIGHT_RETRY_AFTER_SECONDS} s`,
-    };
-  }
+  if (record.fingerprint !== incomingFingerprint) return differentBody(key);
+  if (record.state === 'in-flight') return inFlight(key);
   return { action: 'replay' };
+}
+
+const differentBody = (key: string): IdempotencyDecision => ({
+  action: 'conflict-different-body',
+  code: 'conflict',
+  message: `Idempotency-Key ${JSON.stringify(key)} was used with a different request body`,
+});
+
+const inFlight = (key: string): Extract<IdempotencyDecision, { action: 'conflict-in-flight' }> => ({
+  action: 'conflict-in-flight',
+  code: 'conflict',
+  retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS,
+  message: `A request with Idempotency-Key ${JSON.stringify(key)} is still executing; retry in ${IN_FLIGHT_RETRY_AFTER_SECONDS} s`,
+});
+
+/** A record as the store keeps it (store/idempotency.ts): the answer is stored once it is done. */
+export interface StoredIdempotencyRecord {
+  readonly fingerprint: string;
+  readonly state: 'executing' | 'done';
+  readonly expires_at: number;
+  readonly status_code: number | null;
+  readonly body: string | null;
+}
+
+export type ExistingKeyDecision =
+  | { action: 'replay'; statusCode: number; body: string }
+  | Extract<IdempotencyDecision, { code: 'conflict' }>;
+
+/**
+ * The decision for a request whose key the store would not let it claim, on both surfaces (POST
+ * /orders and the public POSTs). The claim itself takes over a record that expired or was
+ * abandoned, so a record it did not take over, or one marked done whose answer is not stored yet,
+ * belongs to a request still executing: 409 with Retry-After, never a second execution.
+ */
+export function decideForExistingKey(existing: StoredIdempotencyRecord, incomingFingerprint: string, key: string, now: number): ExistingKeyDecision {
+  const answered = existing.state === 'done' && existing.status_code !== null && existing.body !== null;
+  const record: IdempotencyRecord = { fingerprint: existing.fingerprint, state: answered ? 'completed' : 'in-flight', expiresAt: existing.expires_at };
+  const decision = decideIdempotency(record, incomingFingerprint, key, now);
+  if (decision.action === 'conflict-different-body' || decision.action === 'conflict-in-flight') return decision;
+  if (decision.action === 'replay' && existing.status_code !== null && existing.body !== null) return { action: 'replay', statusCode: existing.status_code, body: existing.body };
+  return inFlight(key);
 }
 
 /** When a record written at `nowMs` may be forgotten. */

@@ -1,12 +1,13 @@
 // Partner-collected sales (scope `buy`): quotes, idempotent orders, order reads, refunds.
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
 import { decodeCursor, encodeCursor, isCursorError } from '../domain/cursor.ts';
-import { decideIdempotency, fingerprint, isStoredOutcome, IN_FLIGHT_RETRY_AFTER_SECONDS } from '../domain/idempotency.ts';
+import { decideForExistingKey, fingerprint, isStoredOutcome } from '../domain/idempotency.ts';
 import { initialState } from '../domain/order-state.ts';
 import { issueQuote, quoteError, readQuote, QUOTE_VALIDITY_SECONDS } from '../domain/quote-token.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError, errorBody } from '../http/errors.ts';
+import { replayOrThrow, sendReplay } from '../http/idempotency-answer.ts';
 import { newId } from '../ids.ts';
 import type { OrderSight } from '../store/order-placement.ts';
 import type { OrderRow } from '../store/orders.ts';
@@ -146,11 +147,6 @@ async function executeOrder(
   return { created: true, body, deliveries: placed.deliveries };
 }
 
-function replay(res: Response, status: number, body: string): void {
-  res.status(status).setHeader('Idempotent-Replayed', 'true');
-  res.type('application/json').send(Buffer.from(body, 'utf8'));
-}
-
 export function createOrder(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const credential = credentialOf(res);
@@ -172,20 +168,8 @@ export function createOrder(deps: PartnerDeps): RequestHandler {
     const caller = callerFrom(credential, begun.partner, now);
     const claim = begun.claim ?? ({ claimed: true } as const);
     if (!claim.claimed) {
-      const record = claim.existing;
-      const decision = decideIdempotency(
-        { fingerprint: record.fingerprint, state: record.state === 'done' ? 'completed' : 'in-flight', expiresAt: record.expires_at },
-        fp,
-        key,
-        caller.now,
-      );
-      if (decision.action === 'conflict-different-body') throw new ApiError('conflict', decision.message);
-      if (decision.action === 'conflict-in-flight') {
-        throw new ApiError('conflict', decision.message, undefined, { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_SECONDS) });
-      }
-      if (decision.action === 'replay' && record.status_code !== null && record.body !== null) return replay(res, record.status_code, record.body);
-      // 'execute' here would mean an expired record the claim did not take over: treat as in flight.
-      throw new ApiError('conflict', 'The first request with this Idempotency-Key is still being processed', undefined, { 'Retry-After': '1' });
+      const stored = replayOrThrow(decideForExistingKey(claim.existing, fp, key, caller.now));
+      return sendReplay(res, stored.statusCode, stored.body, { 'Content-Type': 'application/json; charset=utf-8' });
     }
 
     const bodyOf = (err: ApiError) => errorBody(res, err, deps.faults);

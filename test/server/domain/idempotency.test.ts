@@ -5,6 +5,7 @@ import {
   IDEMPOTENCY_RETENTION_MS,
   STORED_OUTCOMES,
   checkIdempotencyKey,
+  decideForExistingKey,
   decideIdempotency,
   idempotencyExpiresAt,
   isStoredOutcome,
@@ -113,6 +114,26 @@ describe('decideIdempotency (DECISIONS §3)', () => {
     const hours = at(xIdempotency, 'retention-hours') as number;
     expect(IDEMPOTENCY_RETENTION_MS).toBe(hours * 3_600_000);
     expect(idempotencyExpiresAt(NOW)).toBe(NOW + hours * 3_600_000);
+  });
+});
+
+describe('decideForExistingKey: a key the store would not let this request claim (both surfaces)', () => {
+  const done = { fingerprint: fp('a'), state: 'done', expires_at: NOW + 1, status_code: 201, body: '{"ok":true}' } as const;
+  const executing = { ...done, state: 'executing', status_code: null, body: null } as const;
+
+  it('replays the stored answer for the same fingerprint', () => {
+    expect(decideForExistingKey(done, fp('a'), SPEC_KEY, NOW)).toEqual({ action: 'replay', statusCode: 201, body: '{"ok":true}' });
+  });
+
+  it('refuses another fingerprint without Retry-After', () => {
+    expect(decideForExistingKey(done, fp('b'), SPEC_KEY, NOW)).toMatchObject({ action: 'conflict-different-body', message: conflictExamples.conflict?.value.message });
+    expect(decideForExistingKey(executing, fp('b'), SPEC_KEY, NOW).action).toBe('conflict-different-body');
+  });
+
+  it('is in flight (409 with Retry-After) while executing, when done without its answer, and when expired but not taken over', () => {
+    expect(decideForExistingKey(executing, fp('a'), SPEC_KEY, NOW)).toMatchObject({ action: 'conflict-in-flight', retryAfterSeconds: 1 });
+    expect(decideForExistingKey({ ...done, body: null }, fp('a'), SPEC_KEY, NOW).action).toBe('conflict-in-flight');
+    expect(decideForExistingKey(done, fp('b'), SPEC_KEY, done.expires_at).action).toBe('conflict-in-flight');
   });
 });
 
