@@ -1,7 +1,6 @@
 // Partner-collected sales (scope `buy`): quotes, idempotent orders, order reads, refunds.
 import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
-import { decodeCursor, encodeCursor, isCursorError } from '../domain/cursor.ts';
 import { decideForExistingKey, fingerprint, isStoredOutcome } from '../domain/idempotency.ts';
 import { initialState } from '../domain/order-state.ts';
 import { issueQuote, quoteError, readQuote, QUOTE_VALIDITY_SECONDS } from '../domain/quote-token.ts';
@@ -11,7 +10,7 @@ import { replayOrThrow, sendReplay } from '../http/idempotency-answer.ts';
 import { newId } from '../ids.ts';
 import type { OrderSight } from '../store/order-placement.ts';
 import type { OrderRow } from '../store/orders.ts';
-import { callerFrom, callerOf, credentialOf, parseInstant, queryInteger, queryString, type Caller, type PartnerDeps } from './context.ts';
+import { callerFrom, callerOf, credentialOf, parseInstant, partnerCursorList, queryString, type Caller, type PartnerDeps } from './context.ts';
 import { applyMove, orderEvents } from './order-moves.ts';
 import { toOrder, toOrderDetail } from './resources.ts';
 
@@ -192,15 +191,8 @@ const ORDER_FILTERS = ['status', 'domain', 'from', 'to'] as const;
 export function listOrders(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
-    const limit = queryInteger(req, 'limit') ?? 50;
-    const binding = Object.fromEntries(ORDER_FILTERS.map((f) => [f, queryString(req, f) ?? null]));
-    const cursor = queryString(req, 'cursor');
-    let after: { createdAt: number; publicId: string } | undefined;
-    if (cursor !== undefined) {
-      const position = decodeCursor(deps.keys.cursors, cursor, `orders:${caller.partner.id}`, binding);
-      if (isCursorError(position)) throw new ApiError('invalid_cursor', position.message);
-      after = { createdAt: Number(position[0]), publicId: String(position[1]) };
-    }
+    const list = partnerCursorList(deps, req, `orders:${caller.partner.id}`, ORDER_FILTERS);
+    const after = list.after ? { createdAt: Number(list.after[0]), publicId: String(list.after[1]) } : undefined;
     const rows = await deps.store.orders.listOrders(
       {
         partnerId: caller.partner.id,
@@ -209,16 +201,13 @@ export function listOrders(deps: PartnerDeps): RequestHandler {
         from: parseInstant(queryString(req, 'from')),
         to: parseInstant(queryString(req, 'to')),
       },
-      limit + 1,
+      list.fetch,
       after,
     );
-    const page = rows.slice(0, limit);
     // The faults hand out a cursor one row too early (a duplicate) or too late (a gap).
-    const lastIndex = page.length - 1 + (deps.faults?.has('duplicate-page-items') ? -1 : 0) + (deps.faults?.has('drop-page-items') ? 1 : 0);
-    const last = rows[Math.max(0, lastIndex)];
-    const next_cursor =
-      rows.length > limit && last ? encodeCursor(deps.keys.cursors, { scope: `orders:${caller.partner.id}`, binding, position: [last.created_at, last.public_id] }) : null;
-    const body: Schemas['OrderList'] = { data: page.map(toOrder), next_cursor };
+    const shift = (deps.faults?.has('duplicate-page-items') ? -1 : 0) + (deps.faults?.has('drop-page-items') ? 1 : 0);
+    const { data, next_cursor } = list.page(rows, (r) => [r.created_at, r.public_id], shift);
+    const body: Schemas['OrderList'] = { data: data.map(toOrder), next_cursor };
     res.json(body);
   };
 }
