@@ -26,7 +26,7 @@ export interface Config {
   publicBaseUrl: string | undefined;
   /** Scales the webhook retry schedule (1 = the documented schedule; tests use ~0.001). */
   webhookBackoffScale: number;
-  /** Per-attempt webhook timeout, ms (5 s by DECISIONS §5). */
+  /** Per-attempt webhook timeout, ms (5 s: x-webhook-delivery `timeout-seconds`). */
   webhookTimeoutMs: number;
   /** The seeded sign-in user of the OAuth pages (created or updated at start); absent: DEFAULT_SANDBOX_USER. */
   sandboxUser?: { email: string; password: string };

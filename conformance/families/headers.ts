@@ -1,4 +1,4 @@
-// Response headers the contract gives a meaning beyond their syntax (DECISIONS §2): the rate-limit
+// Response headers the contract gives a meaning beyond their syntax (spec/shared/headers.yaml, x-rate-limit-classes): the rate-limit
 // fields agree with their policy and with the operation's `x-rate-limit` class, count down one
 // request at a time, are absent from the partner 401s (the caller is not identified), and a 429
 // says how long to wait; `Deprecation`, `Sunset` and `Link` are well-formed where they appear.

@@ -1,4 +1,4 @@
-// The MCP server at /mcp (DECISIONS §7, the operation's `x-mcp-tools`), met with the official SDK's
+// The MCP server at /mcp (the operation's `x-mcp-tools`), met with the official SDK's
 // client over Streamable HTTP (its requests go through the suite's recorder): initialize
 // negotiates a served revision, tools/list lists the four tools with input and output schemas,
 // each tool's structuredContent validates against its own outputSchema and the contract's schema

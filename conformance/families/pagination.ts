@@ -1,4 +1,4 @@
-// Pagination of partner lists (DECISIONS §4): cursor walks over GET /orders cover the set exactly
+// Pagination of partner lists (the partner document's "Lists" paragraph): cursor walks over GET /orders cover the set exactly
 // once, honour `limit` and end with `next_cursor: null`, with and without filters; cursors are
 // bound to their filters and tamper-proof (400 invalid_cursor); `limit` outside its range is
 // 400 validation_error; GET /events pages by `after_id` in creation order and never loses its

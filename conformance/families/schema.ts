@@ -1,4 +1,4 @@
-// Every answer of the run against the contract (DECISIONS §2): the status is documented for its
+// Every answer of the run against the contract (each operation's responses and the "Errors" paragraph): the status is documented for its
 // operation, the Content-Type is the documented one, the body validates, required headers are
 // there and match their schemas, 4xx/5xx bodies are the Error schema with a code of that
 // status. Runs last, over every exchange the other families recorded, after a sweep of its own

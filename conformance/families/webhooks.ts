@@ -1,4 +1,4 @@
-// Webhook deliveries (seed "Events > Delivery", DECISIONS §5): the suite runs a receiver,
+// Webhook deliveries (seed "Events > Delivery", x-webhook-delivery): the suite runs a receiver,
 // registers it, causes events (an order; with the operator API its transfer too) and checks
 // every delivery: the signature is the lowercase hex HMAC-SHA256 of the raw body with the
 // registered secret, the X-Service-* headers match the body, the body is what the contract's

@@ -1,4 +1,4 @@
-// Brokerage cases (DECISIONS §6): the case state machine the operator drives, and who may open a
+// Brokerage cases (the admin contract's x-transitions): the case state machine the operator drives, and who may open a
 // case for a domain. Pure: no clock, no storage.
 
 export const BROKERAGE_STATUSES = ['open', 'contacting_owner', 'negotiating', 'deal_closed', 'no_deal', 'cancelled'] as const;

@@ -54,7 +54,7 @@ export function decideRateLimit(input: RateLimitInput): RateLimitDecision {
 const CLASS_NAME = /^[a-z_]+$/;
 
 /**
- * The headers of DECISIONS §2: the IETF draft pair (`RateLimit-Policy`, `RateLimit`) and the
+ * The RateLimit headers of spec/shared/headers.yaml: the IETF draft pair (`RateLimit-Policy`, `RateLimit`) and the
  * older trio, plus `Retry-After` on a refusal.
  */
 export function rateLimitHeaders(

@@ -1,4 +1,4 @@
-// Signed authentication of the partner surface, exactly in the order DECISIONS §1 fixes:
+// Signed authentication of the partner surface, exactly in the order of the partner document's x-signing `check-order`:
 // malformed query → missing_credentials → missing_signature_headers → invalid_timestamp →
 // invalid_signature → replay_detected. The nonce is recorded only after the signature verifies,
 // and in the same write the request is counted against its rate-limit class (a replay is not):
@@ -74,7 +74,7 @@ function signedTarget(target: string): { path: string; query: string; pairs: Que
 }
 
 /**
- * Makes `req.query` the parameters the signature covers (DECISIONS §1): decoded from the raw
+ * Makes `req.query` the parameters the signature covers (x-signing `canonical-query`): decoded from the raw
  * request target, `%XX` escapes only, so a `+` stays a plus. Express's own parser turns it into a
  * space, and the handlers would then act on another value than the one that was signed.
  * A repeated key gives an array, as Express's parser does (and the validator refuses it).

@@ -71,7 +71,7 @@ function integerQueryParameters(document: Record<string, unknown>): Map<string, 
 }
 
 /**
- * The server reads a raw query by its own rule (DECISIONS §1: split on `&` and the first `=`,
+ * The server reads a raw query by its own rule (x-signing `canonical-query`: split on `&` and the first `=`,
  * decode `%XX` escapes only), under which a literal `'`, `(`, `!`, `+`, `:` or `/` in a value is
  * unambiguous. The validator would refuse such values unless a parameter is `allowReserved`
  * (a hint to clients on how to serialise), which turns away requests the contract accepts,

@@ -1,5 +1,5 @@
 // Brokerage (scope `broker`, the list under `report`): eligibility, opening a case, reading one's
-// own cases, and the case moves the operator API applies (DECISIONS §6).
+// own cases, and the case moves the operator API applies (the admin contract's x-transitions).
 import { randomBytes } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';

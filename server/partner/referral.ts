@@ -11,7 +11,7 @@ import { callerOf, parseInstant, partnerCursorList, queryString, type Caller, ty
 
 type Schemas = components['schemas'];
 
-/** Listings are priced in USD (DECISIONS §2), so referral money is too. */
+/** Listings are priced in USD (the partner document's "Money and time" paragraph), so referral money is too. */
 const CURRENCY = 'USD';
 const DAY_MS = 86_400_000;
 

@@ -1,5 +1,5 @@
 // GET /api/market/listings: the sandbox environment's listed domains, offset and cursor paging
-// (DECISIONS §4). The cursor names the page's last row (keyset), so a traversal sees every row
+// (the operation's description, spec/public/paths/market-listings.yaml). The cursor names the page's last row (keyset), so a traversal sees every row
 // that existed throughout it exactly once while rows are added or sold.
 import type { RequestHandler } from 'express';
 import type { components } from '../../generated/public.d.ts';

@@ -53,7 +53,7 @@ describe('Idempotency-Key validation', () => {
   });
 });
 
-describe('decideIdempotency (DECISIONS §3)', () => {
+describe('decideIdempotency (x-idempotency)', () => {
   const completed: IdempotencyRecord = { fingerprint: fp('a'), state: 'completed', expiresAt: NOW + 1 };
   const inFlight: IdempotencyRecord = { fingerprint: fp('a'), state: 'in-flight', expiresAt: NOW + 1 };
 
