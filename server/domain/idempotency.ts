@@ -3,24 +3,8 @@ import { canonicalJson, parseJsonBytes } from './canonical-json.ts';
 
 /** Keys are kept at least this long (x-idempotency retention-hours of POST /orders). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** The Retry-After of an in-flight conflict: the first request is expected to finish soon. */
 export const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
-
-// Printable ASCII with space, the same alphabet as the nonce: it keeps control characters out
-// of logs and storage keys, and header parsers trim surrounding whitespace anyway.
-const KEY_PATTERN = new RegExp(`^[\\x20-\\x7E]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
-
-export type IdempotencyKeyCheck = { ok: true } | { ok: false; code: 'validation_error'; message: string };
-
-export function checkIdempotencyKey(key: string): IdempotencyKeyCheck {
-  if (KEY_PATTERN.test(key)) return { ok: true };
-  return {
-    ok: false,
-    code: 'validation_error',
-    message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`,
-  };
-}
 
 /**
  * SHA-256 hex of the body's canonical JSON, so a retry with other whitespace or key order
@@ -140,5 +124,3 @@ export function isStoredOutcome(status: number, code?: string): boolean {
   return STORED.some((s) => s.status === status && (s.code === undefined || s.code === code));
 }
 
-/** The stored outcomes, in the form of the spec's `x-idempotency.stored` list. */
-export const STORED_OUTCOMES: readonly string[] = STORED.map((s) => (s.code === undefined ? String(s.status) : `${s.status} ${s.code}`));

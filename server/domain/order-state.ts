@@ -144,8 +144,8 @@ export function paidStatusOf(paymentModel: PaymentModel): 'EXTERNALLY_PAID' | 'P
  */
 export function initialState(paymentModel: PaymentModel): { status: OrderStatus; events: WrittenEvent[] } {
   return paymentModel === 'partner_collected'
-    ? { status: 'EXTERNALLY_PAID', events: [{ type: 'order.recorded', delivered: true }] }
-    : { status: 'PAID', events: [] };
+    ? { status: paidStatusOf(paymentModel), events: [{ type: 'order.recorded', delivered: true }] }
+    : { status: paidStatusOf(paymentModel), events: [] };
 }
 
 export interface OrderState {
