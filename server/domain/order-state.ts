@@ -208,11 +208,3 @@ export function reachableStatuses(): Record<OrderStatus, OrderStatus[]> {
   }
   return out;
 }
-
-export function isOrderStatus(value: unknown): value is OrderStatus {
-  return typeof value === 'string' && (ORDER_STATUSES as readonly string[]).includes(value);
-}
-
-export function isOrderMove(value: unknown): value is OrderMove {
-  return typeof value === 'string' && (ORDER_MOVES as readonly string[]).includes(value);
-}
