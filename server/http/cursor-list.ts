@@ -28,7 +28,11 @@ export interface CursorList {
    * The page of `rows` (fetched with `fetch`) and the cursor after its last row, or null on the
    * last page. `lastShift` moves the row the cursor names (the pagination faults of server/faults.ts).
    */
-  page<T>(rows: readonly T[], positionOf: (row: T) => CursorPosition, lastShift?: number): { data: T[]; next_cursor: string | null };
+  page<T>(
+    rows: readonly T[],
+    positionOf: (row: T) => CursorPosition,
+    lastShift?: number,
+  ): { data: T[]; next_cursor: string | null };
 }
 
 export function cursorList(key: Uint8Array, request: CursorListRequest): CursorList {
@@ -36,7 +40,8 @@ export function cursorList(key: Uint8Array, request: CursorListRequest): CursorL
   let after: CursorPosition | undefined;
   if (request.cursor !== undefined) {
     const position = decodeCursor(key, request.cursor, scope, binding);
-    if (isCursorError(position)) throw new ApiError('invalid_cursor', request.refusal ? request.refusal(position) : position.message);
+    if (isCursorError(position))
+      throw new ApiError('invalid_cursor', request.refusal ? request.refusal(position) : position.message);
     after = position;
   }
   return {
@@ -46,7 +51,10 @@ export function cursorList(key: Uint8Array, request: CursorListRequest): CursorL
     page(rows, positionOf, lastShift = 0) {
       const data = rows.slice(0, limit);
       const last = rows[Math.max(0, data.length - 1 + lastShift)];
-      const next_cursor = rows.length > limit && last !== undefined ? encodeCursor(key, { scope, binding, position: positionOf(last) }) : null;
+      const next_cursor =
+        rows.length > limit && last !== undefined
+          ? encodeCursor(key, { scope, binding, position: positionOf(last) })
+          : null;
       return { data, next_cursor };
     },
   };

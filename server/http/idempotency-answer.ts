@@ -8,12 +8,18 @@ import { ApiError } from './errors.ts';
 /** Throws the decision's conflict; returns the stored answer to replay otherwise. */
 export function replayOrThrow(decision: ExistingKeyDecision): { statusCode: number; body: string } {
   if (decision.action === 'conflict-different-body') throw new ApiError('conflict', decision.message);
-  if (decision.action === 'conflict-in-flight') throw new ApiError('conflict', decision.message, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
+  if (decision.action === 'conflict-in-flight')
+    throw new ApiError('conflict', decision.message, undefined, { 'Retry-After': String(decision.retryAfterSeconds) });
   return decision;
 }
 
 /** Sends a stored answer again, marked as a replay. */
-export function sendReplay(res: Response, statusCode: number, body: string, headers: Record<string, string> = {}): void {
+export function sendReplay(
+  res: Response,
+  statusCode: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
   for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
   res.setHeader('Idempotent-Replayed', 'true');
   res.status(statusCode).send(body);

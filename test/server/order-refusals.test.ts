@@ -11,7 +11,11 @@ const HIGH = { search: 10_000, write: 10_000, reporting: 10_000 };
 
 describe.each([
   { name: 'faithful', faults: undefined, codeOf: (code: string) => code },
-  { name: 'with the wrong-error-codes fault', faults: new Set(['wrong-error-codes'] as const), codeOf: (code: string) => ({ price_mismatch: 'validation_error', domain_reserved: 'conflict' })[code] ?? code },
+  {
+    name: 'with the wrong-error-codes fault',
+    faults: new Set(['wrong-error-codes'] as const),
+    codeOf: (code: string) => ({ price_mismatch: 'validation_error', domain_reserved: 'conflict' })[code] ?? code,
+  },
 ])('POST /orders refusals ($name)', ({ faults, codeOf }) => {
   let h: Harness;
   let cred: Credential;
@@ -30,7 +34,12 @@ describe.each([
   it('price_mismatch keeps its 422 and carries the code the server means to send, also on replay', async () => {
     const d = await take(h, cred);
     const idempotencyKey = randomUUID();
-    const request = { method: 'POST', path: `${V1}/orders`, body: orderBody(d, { expected_price: d.price + 1 }), idempotencyKey };
+    const request = {
+      method: 'POST',
+      path: `${V1}/orders`,
+      body: orderBody(d, { expected_price: d.price + 1 }),
+      idempotencyKey,
+    };
     const first = await signedRequest(h, cred, request);
     expect(first.status, first.text).toBe(422);
     expect(first.body.code).toBe(codeOf('price_mismatch'));
@@ -45,7 +54,12 @@ describe.each([
     const d = await take(h, cred);
     const q = await signedRequest(h, rival, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } });
     expect(q.status, q.text).toBe(200);
-    const r = await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: orderBody(d), idempotencyKey: randomUUID() });
+    const r = await signedRequest(h, cred, {
+      method: 'POST',
+      path: `${V1}/orders`,
+      body: orderBody(d),
+      idempotencyKey: randomUUID(),
+    });
     expect(r.status, r.text).toBe(409);
     expect(r.body.code).toBe(codeOf('domain_reserved'));
   });
