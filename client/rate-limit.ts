@@ -1,4 +1,4 @@
-// Reads the rate-limit fields every answer carries (DECISIONS §2): the IETF draft's
+// Reads the rate-limit fields every answer carries (spec/shared/headers.yaml): the IETF draft's
 // `RateLimit-Policy: "search";q=60;w=60` and `RateLimit: "search";r=59;t=60`, falling back
 // to the older `RateLimit-Limit/Remaining/Reset` trio.
 

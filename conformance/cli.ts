@@ -115,6 +115,7 @@ function parse(argv: string[]) {
     baseUrl: values['base-url']?.replace(/\/+$/, ''),
     credentials: keyId && secret ? { keyId, secret } : undefined,
     adminToken: values['admin-token'] ?? process.env.ADMIN_TOKEN,
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc widens it back to string here
     surface: surface as 'partner' | 'public' | 'all',
     only: list(values.only, '--only'),
     skip: list(values.skip, '--skip'),
@@ -131,6 +132,7 @@ function parse(argv: string[]) {
       oauthPassword: values['oauth-password'] ?? (process.env.SANDBOX_USER_PASSWORD || undefined),
     },
     provokeRateLimit: values['provoke-rate-limit'],
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- tsc widens it back to string here
     target: target as 'deployment' | 'mock',
     listOnly: values.list,
     help: values.help,

@@ -1,5 +1,5 @@
 // Several clients on one machine. The public surface counts its rate limit per client IP (60 per
-// 60 s, DECISIONS §2), so one address running the whole public suite would spend most of the run
+// 60 s, the public document's x-rate-limit-classes), so one address running the whole public suite would spend most of the run
 // waiting for windows to reset. Against a deployment on this machine's loopback network the suite
 // acts as many clients instead: every address of 127.0.0.0/8 is this host on Linux, so binding a
 // connection's source to 127.0.0.N makes the server see client N, with a window of its own. The
@@ -48,7 +48,7 @@ export function boundFetch(localAddress: string, agent: http.Agent): typeof fetc
       init?.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')));
       req.end(body);
     });
-  }) as typeof fetch;
+  });
 }
 
 async function bodyBytes(body: RequestInit['body']): Promise<Buffer | undefined> {
@@ -125,7 +125,7 @@ export class ClientPool {
           if ((err as { staleSocket?: unknown }).staleSocket !== true) throw err;
           return fresh(input, init);
         }
-      }) as typeof fetch;
+      });
       this.fetches.set(address, f);
     }
     return f;

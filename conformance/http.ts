@@ -365,7 +365,7 @@ export class HttpRecorder {
       for (const cookie of exchange.setCookies ?? []) out.append('set-cookie', cookie);
       const nullBody = [204, 205, 304].includes(exchange.status);
       return new Response(nullBody ? null : exchange.responseBody, { status: exchange.status, headers: out });
-    }) as typeof fetch;
+    });
   }
 
   /** The client for a public request that names none: the current one, or the next whose window is open. */

@@ -1,4 +1,4 @@
-// The OAuth 2.1 flow as a real client runs it (DECISIONS §7): discovery, dynamic registration,
+// The OAuth 2.1 flow as a real client runs it (the public document's "Authentication" paragraph): discovery, dynamic registration,
 // PKCE S256, the server-rendered sign-in and consent page driven like a browser without
 // JavaScript (fetch the page, read its form's hidden inputs and the CSRF cookie, post it back),
 // then the code exchange. oauth4webapi does the client side (it checks state, iss and the token

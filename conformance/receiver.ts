@@ -1,6 +1,6 @@
 // npm run conformance -- receiver --url URL --secret S
 // Checks a PARTNER's webhook endpoint the way the service delivers to it (seed "Events >
-// Delivery", DECISIONS §5, the partner document's `webhooks` and `x-webhook-delivery`): a
+// Delivery", the partner document's `webhooks` and `x-webhook-delivery`): a
 // correctly signed delivery is answered 2xx within 5 s, a bad signature is refused, a duplicate
 // is tolerated (2xx again), and a body that arrives slowly is still answered within 5 s.
 // Exit codes: 0 every check passed, 1 a check failed, 2 bad arguments.

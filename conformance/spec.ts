@@ -128,7 +128,7 @@ export class SpecIndex {
         const responses: Record<string, Json> = {};
         const responseSchemaPointers: Record<string, string> = {};
         for (const [status, raw] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
-          const resolvedPointer = typeof raw.$ref === 'string' ? (raw.$ref as string).slice(1) : `${base}/responses/${status}`;
+          const resolvedPointer = typeof raw.$ref === 'string' ? (raw.$ref).slice(1) : `${base}/responses/${status}`;
           const response = this.resolve(doc, raw);
           responses[status] = response;
           const content = (response.content ?? {}) as Record<string, Json>;
@@ -161,7 +161,7 @@ export class SpecIndex {
     let current = node;
     for (let i = 0; typeof current.$ref === 'string' && i < 20; i++) {
       let target: unknown = doc;
-      for (const part of (current.$ref as string).replace(/^#\//, '').split('/')) {
+      for (const part of (current.$ref).replace(/^#\//, '').split('/')) {
         target = (target as Json)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
       }
       current = target as Json;

@@ -179,7 +179,7 @@ export async function redoclyDiff(base: Json, revision: Json): Promise<{ changes
       });
     } catch (err) {
       const e = err as { stderr?: string; stdout?: string; message: string };
-      throw new Error(`redocly diff failed:\n${e.stderr ?? ''}${e.stdout ?? ''}${e.message}`);
+      throw new Error(`redocly diff failed:\n${e.stderr ?? ''}${e.stdout ?? ''}${e.message}`, { cause: err });
     }
     return JSON.parse(await readFile(out, 'utf8')) as { changes?: RedoclyChange[] };
   } finally {

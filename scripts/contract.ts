@@ -32,7 +32,7 @@ export async function bundle(api: ApiName): Promise<Record<string, unknown>> {
     return JSON.parse(await readFile(out, 'utf8')) as Record<string, unknown>;
   } catch (err) {
     const e = err as { stderr?: string; stdout?: string; message: string };
-    throw new Error(`redocly bundle ${api} failed:\n${e.stderr ?? ''}${e.stdout ?? ''}${e.message}`);
+    throw new Error(`redocly bundle ${api} failed:\n${e.stderr ?? ''}${e.stdout ?? ''}${e.message}`, { cause: err });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

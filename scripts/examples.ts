@@ -40,7 +40,7 @@ export function exampleProblems(document: unknown): ExampleProblem[] {
   const doc = document as Json;
   const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true });
   addFormats(ajv);
-  ajv.addSchema({ ...(doc as object), $id: DOC_ID } as object);
+  ajv.addSchema({ ...(doc as object), $id: DOC_ID });
   const compiled = new Map<string, ValidateFunction>();
   const validatorAt = (pointer: string) => {
     let fn = compiled.get(pointer);

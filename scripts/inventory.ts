@@ -5,7 +5,7 @@
 // Exit status: 0 done, 1 bad input (nothing written), 2 usage error.
 import { parseArgs } from 'node:util';
 import { DEFAULT_INVENTORY_SEED, DEFAULT_INVENTORY_SIZE, generateInventory } from '../server/inventory/generate.ts';
-import { importInventoryFile, type ImportFormat } from '../server/inventory/import.ts';
+import { importInventoryFile } from '../server/inventory/import.ts';
 import { openDatabase, type OpenedDatabase } from '../server/store/database.ts';
 import { inventoryRepository } from '../server/store/inventory.ts';
 import type { Environment } from '../server/store/schema.ts';
@@ -71,7 +71,7 @@ async function run(argv: string[]): Promise<number> {
       const file = positionals[0] ?? '';
       const format = values.format;
       if (format !== undefined && format !== 'csv' && format !== 'json') throw new UsageError(`--format must be csv or json, not "${format}"`);
-      const outcome = await withDatabase(({ db }) => importInventoryFile(db, environment, file, format ? { format: format as ImportFormat } : {}));
+      const outcome = await withDatabase(({ db }) => importInventoryFile(db, environment, file, format ? { format } : {}));
       if (!outcome.ok) {
         for (const p of outcome.problems) console.error(`${file}:${p.line}: ${p.message}`);
         const lines = new Set(outcome.problems.map((p) => p.line)).size;

@@ -133,7 +133,7 @@ export function createApp(deps: AppDeps): Express {
     },
   );
 
-  // The partner document lives under the partner prefix but is public (DECISIONS §7).
+  // The partner document lives under the partner prefix but is public (the public document serves it: spec/public/paths/partner-openapi-json.yaml).
   app.get('/api/partner/v1/openapi.json', publicSurface);
   app.use('/api/partner', partnerRouter(partnerDeps, { document: documents.partner, validateResponses }));
   if (deps.config.adminToken) {

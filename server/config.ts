@@ -3,6 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { DELIVERY_TIMEOUT_SECONDS } from './domain/webhook-schedule.ts';
+import { publicBaseUrlOf } from './http/trusted-host.ts';
 
 export interface Config {
   port: number;
@@ -25,7 +27,7 @@ export interface Config {
   publicBaseUrl: string | undefined;
   /** Scales the webhook retry schedule (1 = the documented schedule; tests use ~0.001). */
   webhookBackoffScale: number;
-  /** Per-attempt webhook timeout, ms (5 s by DECISIONS §5). */
+  /** Per-attempt webhook timeout, ms (x-webhook-delivery `timeout-seconds`, DELIVERY_TIMEOUT_SECONDS, by default). */
   webhookTimeoutMs: number;
   /** The seeded sign-in user of the OAuth pages (created or updated at start); absent: DEFAULT_SANDBOX_USER. */
   sandboxUser?: { email: string; password: string };
@@ -94,9 +96,9 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey: loadMasterKey(env, dataDir),
     sandboxInventorySize: int(env.SANDBOX_INVENTORY_SIZE, 10_000, 'SANDBOX_INVENTORY_SIZE'),
     validateResponses: bool(env.VALIDATE_RESPONSES, true),
-    publicBaseUrl: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : undefined,
+    publicBaseUrl: publicBaseUrlOf(env.PUBLIC_BASE_URL),
     webhookBackoffScale: Number(env.WEBHOOK_BACKOFF_SCALE ?? '1'),
-    webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, 5000, 'WEBHOOK_TIMEOUT_MS'),
+    webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, DELIVERY_TIMEOUT_SECONDS * 1000, 'WEBHOOK_TIMEOUT_MS'),
     rdapLookup: bool(env.RDAP_LOOKUP, false),
     sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
     ...(env.METRICS_PORT !== undefined && env.METRICS_PORT !== '' ? { metricsPort: int(env.METRICS_PORT, 0, 'METRICS_PORT') } : {}),

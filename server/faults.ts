@@ -3,6 +3,9 @@
 // Faults are injected through createApp's dependencies only (never from the environment), so a
 // deployment cannot switch them on by configuration.
 import { canonicalString, signatureHex } from '../client/protocol/index.ts';
+import type { components } from '../generated/partner.d.ts';
+
+type ErrorCode = components['schemas']['ErrorCode'];
 
 export const FAULTS = [
   'accept-replays',
@@ -37,7 +40,7 @@ export function signatureOverRawQuery(request: { secret: string; method: string;
 }
 
 /** wrong-error-codes: plausible but wrong codes, the kind of slip a refactor makes. */
-export const WRONG_CODE: Readonly<Record<string, string>> = {
+export const WRONG_CODE: Readonly<Partial<Record<ErrorCode, ErrorCode>>> = {
   replay_detected: 'invalid_signature',
   domain_reserved: 'conflict',
   price_mismatch: 'validation_error',

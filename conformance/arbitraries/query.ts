@@ -1,4 +1,4 @@
-// Query parameters that exercise every rule of the canonical query (DECISIONS §1): full Unicode
+// Query parameters that exercise every rule of the canonical query (x-signing `canonical-query`): full Unicode
 // (astral characters beside U+FF61, where UTF-16 and code-point order disagree), the reserved
 // `!'()*`, `+`, spaces, `=` and `&` inside values, repeated keys and empty values.
 import fc from 'fast-check';

@@ -1,4 +1,4 @@
-// Error codes (DECISIONS §1-§3, the ErrorCode schema): every code a client can provoke from
+// Error codes (the ErrorCode schema and its x-status-of-code): every code a client can provoke from
 // outside is provoked, and its answer checked against the contract: the status of the code
 // (`x-status-of-code`), the `code`, a non-empty `message`, and `request_id` equal to the
 // X-Request-Id header. Then 403 `forbidden` for every partner operation under a credential
@@ -42,7 +42,7 @@ function probe(ctx: Context, credentials: Credentials, extra: Partial<SendOption
 /** The four signature headers of a correctly signed probe, to send with some removed or changed. */
 async function signedHeaders(ctx: Context, credentials: Credentials, sign: Partial<SignOptions> = {}): Promise<Record<string, string>> {
   // Sign without sending: a recorder whose fetch answers locally keeps the one signing path.
-  const dry = new HttpRecorder('http://signing.invalid', (async () => new Response('')) as unknown as typeof fetch);
+  const dry = new HttpRecorder('http://signing.invalid', async () => new Response(''));
   dry.clockOffsetMs = ctx.http.clockOffsetMs;
   const e = await dry.signed({ target: probeTarget(ctx), credentials, ...sign });
   return Object.fromEntries(Object.entries(e.requestHeaders).filter(([k]) => Object.values(HEADERS).includes(k as never)));
@@ -277,7 +277,7 @@ export const errorCodesFamily: Family = {
       id: 'partner.errors.check-order',
       rules: ['spec:partner#/x-signing/check-order'],
       needs: ['admin'],
-      name: 'order of checks (DECISIONS §1): first failure wins',
+      name: 'order of checks (x-signing check-order): first failure wins',
       async run(ctx) {
         need(ctx);
         const credentials = await ctx.credentials();

@@ -1,9 +1,9 @@
-// Response headers the contract gives a meaning beyond their syntax (DECISIONS §2): the rate-limit
+// Response headers the contract gives a meaning beyond their syntax (spec/shared/headers.yaml, x-rate-limit-classes): the rate-limit
 // fields agree with their policy and with the operation's `x-rate-limit` class, count down one
 // request at a time, are absent from the partner 401s (the caller is not identified), and a 429
 // says how long to wait; `Deprecation`, `Sunset` and `Link` are well-formed where they appear.
 // The per-answer rules are exported: the schema family applies them to every exchange of a run.
-import { CheckFailure, CheckSkipped, expect, type Context, type Family } from '../context.ts';
+import { CheckFailure, expect, type Context, type Family } from '../context.ts';
 import { jsonOf, splitOnce, type Credentials, type Exchange } from '../http.ts';
 import type { SpecOperation } from '../spec.ts';
 
@@ -47,7 +47,7 @@ export function surfaceOf(ctx: Context, exchange: Exchange): Api {
 /** Follows `$ref`s inside one document. */
 export function resolveRef(doc: Json, node: Json): Json {
   let current = node;
-  for (let i = 0; typeof current.$ref === 'string' && i < 20; i++) current = nodeAt(doc, (current.$ref as string).replace(/^#/, '')) ?? {};
+  for (let i = 0; typeof current.$ref === 'string' && i < 20; i++) current = nodeAt(doc, (current.$ref).replace(/^#/, '')) ?? {};
   return current;
 }
 
@@ -68,7 +68,7 @@ export function finalPointer(doc: Json, pointer: string): string {
   for (let i = 0; i < 20; i++) {
     const node = nodeAt(doc, current);
     if (!node || typeof node.$ref !== 'string') return current;
-    current = (node.$ref as string).replace(/^#/, '');
+    current = (node.$ref).replace(/^#/, '');
   }
   return current;
 }

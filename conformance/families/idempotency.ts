@@ -1,4 +1,4 @@
-// Idempotency of POST /orders (DECISIONS §3, `x-idempotency` of createOrder): a retry with the
+// Idempotency of POST /orders (`x-idempotency` of createOrder): a retry with the
 // same key and body replays the stored answer byte for byte, whatever its whitespace and key
 // order; another body under the same key is a conflict; the key is required (and checked
 // before the body); concurrent retries never create two orders; stored 4xx outcomes replay too.

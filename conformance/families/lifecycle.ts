@@ -48,7 +48,7 @@ function transitions(ctx: Context, operationId: string): Record<string, Transiti
   return t;
 }
 
-const statusesOf = (ctx: Context, schema: string) => ((ctx.spec.documents.partner.components as { schemas: Record<string, { enum?: string[] }> }).schemas[schema]?.enum ?? []) as string[];
+const statusesOf = (ctx: Context, schema: string) => ((ctx.spec.documents.partner.components as { schemas: Record<string, { enum?: string[] }> }).schemas[schema]?.enum ?? []);
 
 const target = (t: Transition, model: Model) => (typeof t.to === 'string' ? t.to : (t.to[model] ?? ''));
 

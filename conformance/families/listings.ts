@@ -1,4 +1,4 @@
-// Paging of GET /api/market/listings (DECISIONS §4, the operation's description): over generated
+// Paging of GET /api/market/listings (the operation's description): over generated
 // filters (tld, min_price, max_price, q), sorts and page sizes, a cursor walk covers the filtered
 // set exactly once, in the documented order, with pages no larger than `limit`, ending with
 // `next_cursor: null`; offset pages hold the same rows as the cursor walk, report `total`, and
@@ -306,7 +306,7 @@ export const listingsFamily: Family = {
           expect(p.data.length === Math.min(limit, f.total), `GET /api/market/listings?limit=${limit} answered ${p.data.length} listings of ${f.total}`, [p.exchange]);
         }
         const defaults = await page(ctx, {}, 'GET /api/market/listings (no parameters)');
-        expect(defaults.page.limit === 20 && defaults.data.length === Math.min(20, f.total) && defaults.page.offset === 0, `GET /api/market/listings without parameters should page 20 from offset 0 (DECISIONS §4), got limit ${defaults.page.limit}, offset ${defaults.page.offset}, ${defaults.data.length} rows`, [defaults.exchange]);
+        expect(defaults.page.limit === 20 && defaults.data.length === Math.min(20, f.total) && defaults.page.offset === 0, `GET /api/market/listings without parameters should page 20 from offset 0 (its limit and offset defaults), got limit ${defaults.page.limit}, offset ${defaults.page.offset}, ${defaults.data.length} rows`, [defaults.exchange]);
       },
     },
   ],

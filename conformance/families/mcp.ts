@@ -1,4 +1,4 @@
-// The MCP server at /mcp (DECISIONS §7, the operation's `x-mcp-tools`), met with the official SDK's
+// The MCP server at /mcp (the operation's `x-mcp-tools`), met with the official SDK's
 // client over Streamable HTTP (its requests go through the suite's recorder): initialize
 // negotiates a served revision, tools/list lists the four tools with input and output schemas,
 // each tool's structuredContent validates against its own outputSchema and the contract's schema
@@ -62,8 +62,8 @@ async function connect(ctx: Context, bearer?: string): Promise<McpSession> {
     throw new CheckFailure(`initialize with the MCP SDK client failed: ${err instanceof Error ? err.message : String(err)}`, ctx.http.exchanges.slice(-2));
   }
   return {
-    listTools: async () => (await client.listTools()) as { tools: ToolInfo[] },
-    callTool: async (name, args) => (await client.callTool({ name, arguments: args })) as CallResult,
+    listTools: async () => (await client.listTools()),
+    callTool: async (name, args) => (await client.callTool({ name, arguments: args })),
     protocolVersion: client.getNegotiatedProtocolVersion(),
     close: () => client.close(),
   };
@@ -141,7 +141,7 @@ export const mcpFamily: Family = {
             expect(t[key]?.type === 'object', `tool ${t.name} has no ${key} of type object`, ctx.http.exchanges.slice(-1));
           }
           const required = (t.inputSchema?.required ?? []) as string[];
-          const props = Object.keys((t.inputSchema?.properties ?? {}) as Json);
+          const props = Object.keys((t.inputSchema?.properties ?? {}));
           expect(required.every((r) => props.includes(r)), `tool ${t.name}'s inputSchema requires ${required.join(', ')} but describes ${props.join(', ')}`);
         }
       },

@@ -1,4 +1,4 @@
-// The OAuth 2.1 authorization server (DECISIONS §7; RFC 8414, 7591, 7636, 9207, 9728, 6749 §5.2):
+// The OAuth 2.1 authorization server (the public document's "Authentication" paragraph; RFC 8414, 7591, 7636, 9207, 9728, 6749 §5.2):
 // the metadata documents, dynamic registration, the PKCE flow driven by oauth4webapi through the
 // server-rendered sign-in and consent form, single-use codes whose replay revokes the tokens,
 // PKCE verification, refresh rotation with reuse detection, redirect URIs shown not redirected,

@@ -1,4 +1,4 @@
-// Pagination of partner lists (DECISIONS §4): cursor walks over GET /orders cover the set exactly
+// Pagination of partner lists (the partner document's "Lists" paragraph): cursor walks over GET /orders cover the set exactly
 // once, honour `limit` and end with `next_cursor: null`, with and without filters; cursors are
 // bound to their filters and tamper-proof (400 invalid_cursor); `limit` outside its range is
 // 400 validation_error; GET /events pages by `after_id` in creation order and never loses its
@@ -88,7 +88,7 @@ async function ordersPage(ctx: Context, credentials: Credentials, query: string,
   expectStatus(exchange, 200, why);
   const body = jsonOf(exchange) as { data?: OrderJson[]; next_cursor?: unknown } | undefined;
   expect(Array.isArray(body?.data) && (body.next_cursor === null || typeof body.next_cursor === 'string'), `${why}: the answer is not { data: [...], next_cursor: string | null }`, [exchange]);
-  return { exchange, items: body.data, nextCursor: body.next_cursor as string | null };
+  return { exchange, items: body.data, nextCursor: body.next_cursor };
 }
 
 async function listOrdersRaw(ctx: Context, credentials: Credentials, query: string, deliberate = true): Promise<Exchange> {

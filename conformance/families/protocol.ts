@@ -1,5 +1,5 @@
 // The signing protocol, which generic tools cannot check: canonical query encoding, clock skew
-// and nonce replay (seed "Authentication", DECISIONS §1). The probe is GET /availability: the
+// and nonce replay (seed "Authentication", x-signing). The probe is GET /availability: the
 // signature is checked before the parameters, so a correctly signed request with odd extra
 // parameters must pass authentication (and may then fail validation), never answer 401.
 import { randomUUID } from 'node:crypto';

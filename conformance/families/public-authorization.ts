@@ -1,4 +1,4 @@
-// Authorization between principals on the public surface (DECISIONS-derived rules in the
+// Authorization between principals on the public surface (rules in the
 // contract: `x-token-rules` of requestToken, the IdempotencyKey parameter): two OAuth clients
 // of the sandbox user, A and B. A's authorization code and refresh token are bound to A (client
 // B presenting them gets invalid_grant), and Idempotency-Keys are scoped to the grant that used

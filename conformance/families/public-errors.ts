@@ -1,4 +1,4 @@
-// Error codes of the public REST surface (DECISIONS §2, §7; the public ErrorCode table and each
+// Error codes of the public REST surface (the public ErrorCode table and each
 // response's `x-error-codes`): every code a client can provoke from outside, with its status, the
 // `Error` body and request_id; the Bearer challenges of 401 and 403 (RFC 6750, RFC 9728); the
 // 405s the contract documents; Idempotency-Key replays and conflicts; and the batch rules: more

@@ -1,4 +1,4 @@
-// Headers of the public surface (DECISIONS §2, the document's `x-rate-limit-classes` and
+// Headers of the public surface (the document's `x-rate-limit-classes` and
 // `x-security-headers`): every answer carries X-Request-Id, the security headers and the five
 // rate-limit fields of the "public" policy (60 per 60 s per client), consistent with each other
 // and counting down one per call, a batch entry being a call; clients are counted apart (per IP, per token); past the quota a 429 rate_limited with

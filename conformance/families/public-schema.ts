@@ -1,4 +1,4 @@
-// Every public answer of the run against the public document (DECISIONS §2): documented status,
+// Every public answer of the run against the public document (each operation's responses and the "Errors" paragraph): documented status,
 // Content-Type, body schema, required headers, the Error code of that status (the same review the
 // schema family applies to the partner surface). Runs last, after a sweep that sends the
 // documented example request of every public read once (none may answer a 5xx).

@@ -1,4 +1,4 @@
-// Every answer of the run against the contract (DECISIONS §2): the status is documented for its
+// Every answer of the run against the contract (each operation's responses and the "Errors" paragraph): the status is documented for its
 // operation, the Content-Type is the documented one, the body validates, required headers are
 // there and match their schemas, 4xx/5xx bodies are the Error schema with a code of that
 // status. Runs last, over every exchange the other families recorded, after a sweep of its own
@@ -106,7 +106,7 @@ export function reviewExchange(ctx: Context, exchange: Exchange): Review {
   const response = responsePointer ? nodeAt(doc, responsePointer) : undefined;
 
   // Content-Type and body.
-  const mediaTypes = Object.keys((response?.content ?? {}) as Json);
+  const mediaTypes = Object.keys((response?.content ?? {}));
   if (response && mediaTypes.length > 0 && exchange.method !== 'HEAD') {
     if (!hasBody) problems.push(`an empty body; the contract documents ${mediaTypes.join(' or ')}`);
     else if (media === undefined) problems.push(`no Content-Type; the contract documents ${mediaTypes.join(' or ')}`);
@@ -301,7 +301,7 @@ function scalarBreakers(schema: Json, base: unknown, textual: boolean): Array<{ 
   const main = types.find((t) => t !== 'null');
   const wrap = (v: number) => (textual ? String(v) : v);
   if (main && WRONG_TYPE[main]) {
-    const wrong = textual ? (main === 'integer' || main === 'number' ? ['abc', '1.5x', '12abc', 'true'] : []) : WRONG_TYPE[main]!.filter((v) => !(v === null && types.includes('null')));
+    const wrong = textual ? (main === 'integer' || main === 'number' ? ['abc', '1.5x', '12abc', 'true'] : []) : WRONG_TYPE[main].filter((v) => !(v === null && types.includes('null')));
     if (main === 'integer' && textual) wrong.push('1.5');
     if (wrong.length > 0) out.push({ mutation: 'wrong type', arbitrary: fc.constantFrom(...wrong) });
   }
@@ -458,7 +458,7 @@ function brokenRequest(ctx: Context, t: Target, c: Candidate, value: unknown): S
     // A body that is JSON but no object, sent as is.
     raw = String(value);
   } else if (c.location === 'body') {
-    if (c.mutation.startsWith('an extra member')) body = setAt(t.body, c.member, { ...((getAt(t.body, c.member) as Json | undefined) ?? {}), ...(value as Json) });
+    if (c.mutation.startsWith('an extra member')) body = setAt(t.body, c.member, { ...((getAt(t.body, c.member)) ?? {}), ...(value as Json) });
     else body = setAt(t.body, c.member, value);
     if (ctx.spec.validate(t.api, t.op.requestSchemaPointer!, body) === undefined) return undefined;
   } else {
@@ -529,7 +529,7 @@ export async function checkBrokenInputs(
       const c = t.candidates.find((x) => x.location === input.location && x.member === input.member && x.mutation === input.mutation)!;
       const sent = brokenRequest(ctx, t, c, input.value);
       fc.pre(sent !== undefined);
-      const exchange = await o.send(t, sent!);
+      const exchange = await o.send(t, sent);
       if (o.unjudged?.(exchange, input.operation)) fc.pre(false);
       const body = jsonOf(exchange) as { code?: unknown; details?: unknown } | undefined;
       const what = `${input.operation} with ${input.location === 'body' ? `body member "${input.member || '(the body)'}"` : `${input.location} parameter "${input.member}"`} ${input.mutation}${input.value === REMOVE ? '' : ` (${JSON.stringify(input.value)?.slice(0, 80)})`}`;

@@ -1,4 +1,4 @@
-// Webhook deliveries (seed "Events > Delivery", DECISIONS §5): the suite runs a receiver,
+// Webhook deliveries (seed "Events > Delivery", x-webhook-delivery): the suite runs a receiver,
 // registers it, causes events (an order; with the operator API its transfer too) and checks
 // every delivery: the signature is the lowercase hex HMAC-SHA256 of the raw body with the
 // registered secret, the X-Service-* headers match the body, the body is what the contract's
@@ -64,7 +64,6 @@ export class Receiver {
 
   static async start(listen: string | undefined, publicUrl: string | undefined): Promise<Receiver> {
     const [host, port] = splitHostPort(listen ?? '127.0.0.1:0');
-    let receiver: Receiver | undefined;
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -73,14 +72,14 @@ export class Receiver {
         const headers: Record<string, string> = {};
         for (const [k, v] of Object.entries(req.headers)) if (v !== undefined) headers[k] = Array.isArray(v) ? v.join(', ') : v;
         const id = headers['x-service-event-id'] ?? '';
-        const fail = receiver!.failFirstAttempt && !receiver!.seen.has(id);
-        receiver!.seen.add(id);
+        const fail = receiver.failFirstAttempt && !receiver.seen.has(id);
+        receiver.seen.add(id);
         const answered = fail ? 500 : 200;
-        receiver!.deliveries.push({ n: receiver!.deliveries.length + 1, at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers, raw, answered });
+        receiver.deliveries.push({ n: receiver.deliveries.length + 1, at: Date.now(), method: req.method ?? '', path: req.url ?? '', headers, raw, answered });
         res.statusCode = answered;
         res.setHeader('content-type', 'application/json');
         res.end(fail ? '{"error":"conformance: first attempt refused on purpose"}' : '{"received":true}');
-        for (const wake of receiver!.waiting) wake();
+        for (const wake of receiver.waiting) wake();
       });
     });
     await new Promise<void>((resolve, reject) => {
@@ -90,7 +89,8 @@ export class Receiver {
     server.unref();
     const address = server.address() as AddressInfo;
     const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-    receiver = new Receiver(server, publicUrl ?? `http://${shownHost}:${address.port}/conformance/webhooks`);
+    // The handler above runs only once the server listens, after this line.
+    const receiver = new Receiver(server, publicUrl ?? `http://${shownHost}:${address.port}/conformance/webhooks`);
     return receiver;
   }
 

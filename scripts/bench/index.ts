@@ -188,7 +188,7 @@ if (o) {
   for (const w of [o.sqlite, o.postgres]) if (w !== 'skipped') printProfile(`POST /orders on ${w.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, w.profile);
   if (o.pgStatStatements) console.log(`  (pg_stat_statements unavailable: ${o.pgStatStatements})`);
 }
-const out = resolve(values.out as string);
+const out = resolve(values.out);
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\nresults: ${out}`);

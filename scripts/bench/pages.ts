@@ -78,7 +78,7 @@ async function benchPagesOn(dialect: 'sqlite' | 'postgres', databaseUrl: string 
     });
     // 20,050 orders in one go: on PostgreSQL the server's maintenance analyses the table within a
     // minute (store/statistics.ts); until then its plans see an empty table (a bitmap scan and a
-    // sort of all the partner's orders for each page, 6 ms at this size). Done now, as it would be.
+    // sort of all the partner's orders for each page: bench/README.md). Done now, as it would be.
     if (databaseUrl) await sql`analyze orders`.execute(store.db);
     // Walk to depth N with the largest pages, then keep that page's cursor.
     let cursor: string | null = null;

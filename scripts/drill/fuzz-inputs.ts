@@ -166,7 +166,7 @@ export function invalidValues(document: Schema, schemaIn: unknown): Array<{ valu
   }
   if (Array.isArray(schema.enum)) out.push({ value: 'definitely_not_in_the_enum', why: 'bad enum' });
   if (type === 'integer' || type === 'number') {
-    out.push({ value: -1, why: 'negative' }, { value: 1.5, why: 'fraction' }, { value: 1e300, why: 'huge' }, { value: 9007199254740993, why: 'beyond 2^53' });
+    out.push({ value: -1, why: 'negative' }, { value: 1.5, why: 'fraction' }, { value: 1e300, why: 'huge' }, { value: 2 ** 53, why: 'beyond 2^53 - 1' });
   }
   if (type === 'array') out.push({ value: Array.from({ length: 5000 }, (_, i) => i), why: 'long array' });
   return out;
@@ -215,7 +215,7 @@ export function fuzzRequest(document: Schema, op: FuzzOperation, random: Random)
   let rawBody: string | undefined;
   let contentType = op.body?.contentTypes[0];
   const headers: Record<string, string> = {};
-  let mutation = 'baseline';
+  let mutation: string;
 
   const kinds = ['param', 'body', 'junk', 'content-type', 'missing'].filter((k) => (k === 'param' ? op.parameters.length > 0 : k === 'missing' ? true : op.body !== undefined));
   const kind = kinds.length > 0 ? pick(random, kinds) : 'param';

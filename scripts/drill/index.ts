@@ -61,10 +61,10 @@ for (const name of DRILLS) {
 
 console.log('\ndrill results:');
 for (const r of results) {
-  const { perOperation: _skip, ...shown } = r.figures as Record<string, unknown>;
+  const { perOperation: _skip, ...shown } = r.figures;
   console.log(`  ${r.skipped ? 'SKIPPED' : r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(10)} ${r.seconds.toFixed(1).padStart(7)} s  ${JSON.stringify(shown)}`);
 }
-const out = resolve(values.out as string);
+const out = resolve(values.out);
 mkdirSync(dirname(out), { recursive: true });
 writeFileSync(out, `${JSON.stringify({ finishedAt: new Date().toISOString(), quick, results }, null, 2)}\n`);
 console.log(`\nresults: ${out}`);

@@ -93,7 +93,7 @@ export async function instancesDrill(o: DrillOptions): Promise<DrillResult> {
         );
       }
       checks.expect(replaysAccepted === 0, `${replaysAccepted} replays were accepted`);
-      // A replay is refused as one (DECISIONS §1), never with a server error.
+      // A replay is refused as one (x-signing `nonce`), never with a server error.
       const otherRefusals = Object.entries(refusedCodes).filter(([code]) => code !== '401 replay_detected');
       checks.expect(otherRefusals.length === 0, `replays refused otherwise than 401 replay_detected: ${JSON.stringify(Object.fromEntries(otherRefusals))}`);
       checks.expect(accepted === pairs, `${accepted} of ${pairs} first sends were accepted (each pair must have exactly one)`);

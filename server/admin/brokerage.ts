@@ -1,5 +1,5 @@
 // POST /api/admin/v1/brokerage/{case_id}/{action}: the operator moves any partner's case through
-// the case state machine (DECISIONS §3, the admin contract's x-transitions).
+// the case state machine (the admin contract's x-transitions).
 import type { RequestHandler } from 'express';
 import type { components } from '../../generated/admin.d.ts';
 import { bodyProblem, isBrokerageAction } from '../domain/brokerage.ts';

@@ -1,8 +1,8 @@
 /**
  * Structural limits of request bodies (each document's `x-body-limits`), checked on the raw bytes
- * before anything parses them. Parsing is where a hostile body costs: a 1 MiB `[[[…]]]` took
- * JSON.parse 75-300 ms, and a 1 MiB form of 100,000 fields took URLSearchParams longer still,
- * each time blocking every other request. These scans are one pass over the bytes that stops at
+ * before anything parses them. Parsing is where a hostile body costs: a deeply nested 1 MiB body
+ * or a form of 100,000 fields blocks every other request while JSON.parse or URLSearchParams
+ * works through it (bench/README.md, "Figures behind design choices"). These scans are one pass over the bytes that stops at
  * the first limit crossed (a deep body is refused after `maxDepth + 1` bytes), and skip string
  * contents with a native search, so a body within the limits costs about a memory scan.
  *

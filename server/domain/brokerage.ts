@@ -1,4 +1,4 @@
-// Brokerage cases (DECISIONS §6): the case state machine the operator drives, and who may open a
+// Brokerage cases (the admin contract's x-transitions): the case state machine the operator drives, and who may open a
 // case for a domain. Pure: no clock, no storage.
 
 export const BROKERAGE_STATUSES = ['open', 'contacting_owner', 'negotiating', 'deal_closed', 'no_deal', 'cancelled'] as const;
@@ -38,7 +38,6 @@ export const BROKERAGE_TRANSITIONS: Readonly<Record<BrokerageAction, BrokerageTr
 export const OPENED_EVENT: BrokerageEventType = 'brokerage.case_opened';
 
 export const isBrokerageAction = (value: string): value is BrokerageAction => (BROKERAGE_ACTIONS as readonly string[]).includes(value);
-export const isFinal = (status: BrokerageStatus) => FINAL_STATUSES.includes(status);
 
 /** What a request body must not get wrong, before the case's state is even looked at (400). */
 export function bodyProblem(action: BrokerageAction, finalPriceCents: number | undefined): { path: string; message: string } | undefined {

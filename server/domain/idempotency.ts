@@ -3,24 +3,8 @@ import { canonicalJson, parseJsonBytes } from './canonical-json.ts';
 
 /** Keys are kept at least this long (x-idempotency retention-hours of POST /orders). */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 60 * 60 * 1000;
-export const IDEMPOTENCY_KEY_MAX_LENGTH = 255;
 /** The Retry-After of an in-flight conflict: the first request is expected to finish soon. */
 export const IN_FLIGHT_RETRY_AFTER_SECONDS = 1;
-
-// Printable ASCII with space, the same alphabet as the nonce: it keeps control characters out
-// of logs and storage keys, and header parsers trim surrounding whitespace anyway.
-const KEY_PATTERN = new RegExp(`^[\\x20-\\x7E]{1,${IDEMPOTENCY_KEY_MAX_LENGTH}}$`);
-
-export type IdempotencyKeyCheck = { ok: true } | { ok: false; code: 'validation_error'; message: string };
-
-export function checkIdempotencyKey(key: string): IdempotencyKeyCheck {
-  if (KEY_PATTERN.test(key)) return { ok: true };
-  return {
-    ok: false,
-    code: 'validation_error',
-    message: `Idempotency-Key must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} printable ASCII characters`,
-  };
-}
 
 /**
  * SHA-256 hex of the body's canonical JSON, so a retry with other whitespace or key order
@@ -73,22 +57,50 @@ export function decideIdempotency(
   now: number,
 ): IdempotencyDecision {
   if (record === undefined || now >= record.expiresAt) return { action: 'execute' };
-  if (record.fingerprint !== incomingFingerprint) {
-    return {
-      action: 'conflict-different-body',
-      code: 'conflict',
-      message: `Idempotency-Key ${JSON.stringify(key)} was used with a different request body`,
-    };
-  }
-  if (record.state === 'in-flight') {
-    return {
-      action: 'conflict-in-flight',
-      code: 'conflict',
-      retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS,
-      message: `A request with Idempotency-Key ${JSON.stringify(key)} is still executing; retry in ${IN_FLIGHT_RETRY_AFTER_SECONDS} s`,
-    };
-  }
+  if (record.fingerprint !== incomingFingerprint) return differentBody(key);
+  if (record.state === 'in-flight') return inFlight(key);
   return { action: 'replay' };
+}
+
+const differentBody = (key: string): IdempotencyDecision => ({
+  action: 'conflict-different-body',
+  code: 'conflict',
+  message: `Idempotency-Key ${JSON.stringify(key)} was used with a different request body`,
+});
+
+const inFlight = (key: string): Extract<IdempotencyDecision, { action: 'conflict-in-flight' }> => ({
+  action: 'conflict-in-flight',
+  code: 'conflict',
+  retryAfterSeconds: IN_FLIGHT_RETRY_AFTER_SECONDS,
+  message: `A request with Idempotency-Key ${JSON.stringify(key)} is still executing; retry in ${IN_FLIGHT_RETRY_AFTER_SECONDS} s`,
+});
+
+/** A record as the store keeps it (store/idempotency.ts): the answer is stored once it is done. */
+export interface StoredIdempotencyRecord {
+  readonly fingerprint: string;
+  readonly state: 'executing' | 'done';
+  readonly expires_at: number;
+  readonly status_code: number | null;
+  readonly body: string | null;
+}
+
+export type ExistingKeyDecision =
+  | { action: 'replay'; statusCode: number; body: string }
+  | Extract<IdempotencyDecision, { code: 'conflict' }>;
+
+/**
+ * The decision for a request whose key the store would not let it claim, on both surfaces (POST
+ * /orders and the public POSTs). The claim itself takes over a record that expired or was
+ * abandoned, so a record it did not take over, or one marked done whose answer is not stored yet,
+ * belongs to a request still executing: 409 with Retry-After, never a second execution.
+ */
+export function decideForExistingKey(existing: StoredIdempotencyRecord, incomingFingerprint: string, key: string, now: number): ExistingKeyDecision {
+  const answered = existing.state === 'done' && existing.status_code !== null && existing.body !== null;
+  const record: IdempotencyRecord = { fingerprint: existing.fingerprint, state: answered ? 'completed' : 'in-flight', expiresAt: existing.expires_at };
+  const decision = decideIdempotency(record, incomingFingerprint, key, now);
+  if (decision.action === 'conflict-different-body' || decision.action === 'conflict-in-flight') return decision;
+  if (decision.action === 'replay' && existing.status_code !== null && existing.body !== null) return { action: 'replay', statusCode: existing.status_code, body: existing.body };
+  return inFlight(key);
 }
 
 /** When a record written at `nowMs` may be forgotten. */
@@ -112,5 +124,3 @@ export function isStoredOutcome(status: number, code?: string): boolean {
   return STORED.some((s) => s.status === status && (s.code === undefined || s.code === code));
 }
 
-/** The stored outcomes, in the form of the spec's `x-idempotency.stored` list. */
-export const STORED_OUTCOMES: readonly string[] = STORED.map((s) => (s.code === undefined ? String(s.status) : `${s.status} ${s.code}`));

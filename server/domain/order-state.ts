@@ -144,8 +144,8 @@ export function paidStatusOf(paymentModel: PaymentModel): 'EXTERNALLY_PAID' | 'P
  */
 export function initialState(paymentModel: PaymentModel): { status: OrderStatus; events: WrittenEvent[] } {
   return paymentModel === 'partner_collected'
-    ? { status: 'EXTERNALLY_PAID', events: [{ type: 'order.recorded', delivered: true }] }
-    : { status: 'PAID', events: [] };
+    ? { status: paidStatusOf(paymentModel), events: [{ type: 'order.recorded', delivered: true }] }
+    : { status: paidStatusOf(paymentModel), events: [] };
 }
 
 export interface OrderState {
@@ -207,12 +207,4 @@ export function reachableStatuses(): Record<OrderStatus, OrderStatus[]> {
     }
   }
   return out;
-}
-
-export function isOrderStatus(value: unknown): value is OrderStatus {
-  return typeof value === 'string' && (ORDER_STATUSES as readonly string[]).includes(value);
-}
-
-export function isOrderMove(value: unknown): value is OrderMove {
-  return typeof value === 'string' && (ORDER_MOVES as readonly string[]).includes(value);
 }

@@ -40,7 +40,7 @@ export function decideRateLimit(input: RateLimitInput): RateLimitDecision {
   if (!Number.isSafeInteger(windowSeconds) || windowSeconds < 1) throw new RangeError('windowSeconds must be a positive integer');
   const windowMs = windowSeconds * 1000;
   const fresh = input.windowStart === undefined || now >= input.windowStart + windowMs;
-  const windowStart = fresh ? now : (input.windowStart as number);
+  const windowStart = fresh ? now : (input.windowStart);
   const before = fresh ? 0 : input.count;
   const allowed = before < limit;
   const count = allowed ? before + 1 : before;
@@ -54,7 +54,7 @@ export function decideRateLimit(input: RateLimitInput): RateLimitDecision {
 const CLASS_NAME = /^[a-z_]+$/;
 
 /**
- * The headers of DECISIONS §2: the IETF draft pair (`RateLimit-Policy`, `RateLimit`) and the
+ * The RateLimit headers of spec/shared/headers.yaml: the IETF draft pair (`RateLimit-Policy`, `RateLimit`) and the
  * older trio, plus `Retry-After` on a refusal.
  */
 export function rateLimitHeaders(

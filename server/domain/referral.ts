@@ -23,13 +23,13 @@ export interface LinkTarget {
 /**
  * Where a tracked link sends the browser, on the service's public site: generic → the home
  * page, domain → `/domains/<name>`, product → `/products/<slug>`. Query parameters the link was
- * opened with (utm_* and the like) are passed on unchanged.
+ * opened with (utm_* and the like) are passed on unchanged. `publicBaseUrl` is deps.baseUrl(req)
+ * (http/trusted-host.ts), which has no trailing slash.
  */
 export function linkDestination(publicBaseUrl: string, link: LinkTarget, rawQuery: string): string {
-  const base = publicBaseUrl.replace(/\/+$/, '');
   const path =
     link.type === 'domain' && link.domain ? `/domains/${encodeURIComponent(link.domain)}` : link.type === 'product' && link.product ? `/products/${encodeURIComponent(link.product)}` : '/';
-  return `${base}${path}${rawQuery ? `?${rawQuery}` : ''}`;
+  return `${publicBaseUrl}${path}${rawQuery ? `?${rawQuery}` : ''}`;
 }
 
 /** A sale is attributed to a click at most 30 days (inclusive) before it, never to a later click. */

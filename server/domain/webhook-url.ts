@@ -105,6 +105,7 @@ export function checkWebhookUrl(url: string, environment: Environment): WebhookU
   if (url.length > WEBHOOK_URL_MAX_LENGTH) return refuse(`url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`);
   // The WHATWG parser silently strips surrounding whitespace and tabs or newlines inside, so the
   // URL stored would not be the one sent: refuse them instead.
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
   if (/[\u0000-\u0020\u007F]/.test(url)) return refuse('url must not contain spaces or control characters');
   if (!/^https?:\/\//.test(url)) return refuse('url must be an absolute http or https URL');
   let parsed: URL;

@@ -1,4 +1,4 @@
-// Answers of a deprecated operation announce it (DECISIONS §2): `Deprecation: @<unix-seconds>`
+// Answers of a deprecated operation announce it (each document's "Versioning" paragraph, the operation's `x-deprecation`): `Deprecation: @<unix-seconds>`
 // (RFC 9745), `Sunset: <IMF-fixdate>` (RFC 8594) and `Link: <notice>; rel="deprecation"`. The
 // dates come from the operation's `x-deprecation` in the spec.
 import type { RequestHandler } from 'express';

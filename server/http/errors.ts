@@ -65,10 +65,19 @@ export function sendError(res: Response, err: ApiError, faults: Faults = NO_FAUL
 /** The `Error` body of `err` for this response (its request id). */
 export function errorBody(res: Response, err: ApiError, faults: Faults = NO_FAULTS): Record<string, unknown> {
   const requestId = res.getHeader('x-request-id');
+  return errorBodyOf(err, typeof requestId === 'string' ? requestId : undefined, faults);
+}
+
+/** The one writer of the `Error` body (`code`, `message`, `request_id`, `details`); batch entries use it too. */
+export function errorBodyOf(
+  err: ApiError,
+  requestId: string | undefined,
+  faults: Faults = NO_FAULTS,
+): { code: ErrorCode; message: string; request_id?: string; details?: ErrorDetail[] } {
   return {
     code: faults.has('wrong-error-codes') ? (WRONG_CODE[err.code] ?? err.code) : err.code,
     message: err.message,
-    ...(typeof requestId === 'string' ? { request_id: requestId } : {}),
+    ...(requestId !== undefined ? { request_id: requestId } : {}),
     ...(err.details?.length ? { details: err.details } : {}),
   };
 }

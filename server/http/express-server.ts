@@ -2,10 +2,10 @@
 // prototypes (app.request, app.response) instead of being re-parented on arrival.
 //
 // Express 5 calls Object.setPrototypeOf on every req and res it handles (application.js,
-// app.handle). V8 pays for that change of prototype on a live object long after it: a minimal
-// Express app had 21–38 % of its young objects survive each scavenge (--trace-gc-nvp; 0.1 % with
-// this module), scavenges paused 4–14 ms, and it answered half as many requests; the reference
-// server spent its time in V8 building shapes and looking up properties (bench/README.md). With
+// app.handle). V8 pays for that change of prototype on a live object long after it: far more
+// young objects survive each scavenge, scavenges pause longer and a minimal Express app answers
+// about half as many requests (figures: bench/README.md, "Figures behind design choices"); the
+// reference server spent its time in V8 building shapes and looking up properties. With
 // the prototype already in place, Express's call changes nothing: setting an object's prototype
 // to the one it has returns at once (ECMA-262 OrdinarySetPrototypeOf, step 2).
 import { IncomingMessage, ServerResponse, createServer, type Server } from 'node:http';

@@ -1,5 +1,5 @@
-// POST /orders without Idempotency-Key is refused before the body is validated (DECISIONS §1
-// order of checks). Which operations need the header is read from the spec.
+// POST /orders without Idempotency-Key is refused before the body is validated (x-signing
+// `check-order`). Which operations need the header is read from the spec.
 import type { RequestHandler } from 'express';
 import { ApiError } from './errors.ts';
 

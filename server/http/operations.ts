@@ -125,7 +125,7 @@ function corsOf(value: unknown, path: string): CorsPolicy | undefined {
 }
 
 /**
- * A deprecated operation must say when (DECISIONS §2): `x-deprecation: { deprecated_at, sunset,
+ * A deprecated operation must say when (each document's "Versioning" paragraph): `x-deprecation: { deprecated_at, sunset,
  * link }`, the sunset at least 90 days after the deprecation. A document that breaks this is
  * refused at start-up rather than served with made-up dates.
  */

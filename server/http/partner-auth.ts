@@ -1,4 +1,4 @@
-// Signed authentication of the partner surface, exactly in the order DECISIONS §1 fixes:
+// Signed authentication of the partner surface, exactly in the order of the partner document's x-signing `check-order`:
 // malformed query → missing_credentials → missing_signature_headers → invalid_timestamp →
 // invalid_signature → replay_detected. The nonce is recorded only after the signature verifies,
 // and in the same write the request is counted against its rate-limit class (a replay is not):
@@ -20,15 +20,13 @@ import {
   type QueryPair,
 } from '../../client/protocol/index.ts';
 import type { Clock } from '../clock.ts';
+import { nonceExpiresAt } from '../domain/nonce.ts';
 import { NO_FAULTS, signatureOverRawQuery, type Faults } from '../faults.ts';
 import type { Credential, CredentialRepository } from '../store/credentials.ts';
 import type { Counted, ReplayGuardRepository } from '../store/replay-guard.ts';
 import type { ReadMark } from '../store/row-cache.ts';
 import { ApiError } from './errors.ts';
 import { rateLimitClassOf, type RateLimitClasses } from './operation-guard.ts';
-
-/** A nonce is remembered until its timestamp is more than 300 s in the past, plus a margin for clock steps. */
-const NONCE_RETENTION_MS = (300 + 60) * 1000;
 
 // Unknown key id and wrong signature answer alike, so key ids cannot be probed.
 const BAD_SIGNATURE = 'Signature does not match the canonical request (or the key id is unknown)';
@@ -76,7 +74,7 @@ function signedTarget(target: string): { path: string; query: string; pairs: Que
 }
 
 /**
- * Makes `req.query` the parameters the signature covers (DECISIONS §1): decoded from the raw
+ * Makes `req.query` the parameters the signature covers (x-signing `canonical-query`): decoded from the raw
  * request target, `%XX` escapes only, so a `+` stays a plus. Express's own parser turns it into a
  * space, and the handlers would then act on another value than the one that was signed.
  * A repeated key gives an array, as Express's parser does (and the validator refuses it).
@@ -144,7 +142,7 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
 
       const { name, windowSeconds } = rateLimitClassOf(deps.classes, res.locals.operation);
       const admission = await deps.replayGuard.admit(
-        { keyId, nonce, expiresAt: Number(timestamp) * 1000 + NONCE_RETENTION_MS, bucket: `${keyId}:${name}`, windowMs: windowSeconds * 1000 },
+        { keyId, nonce, expiresAt: nonceExpiresAt(Number(timestamp)) * 1000, bucket: `${keyId}:${name}`, windowMs: windowSeconds * 1000 },
         now,
       );
       const forgotten = faults.has('short-nonce-memory') && now / 1000 - Number(timestamp) >= 299;

@@ -11,8 +11,13 @@ import type { Request, RequestHandler } from 'express';
 import { classifyAddress } from '../domain/address-class.ts';
 import { ApiError } from './errors.ts';
 
+/** PUBLIC_BASE_URL as every absolute URL is built on it: without trailing slashes. The one home of that rule. */
+export function publicBaseUrlOf(configured: string | undefined): string | undefined {
+  return configured ? configured.replace(/\/+$/, '') : undefined;
+}
+
 export interface HostTrustOptions {
-  /** PUBLIC_BASE_URL without a trailing slash; when set, the only base. */
+  /** PUBLIC_BASE_URL; when set, the only base (its trailing slashes are dropped). */
   publicBaseUrl?: string | undefined;
   /** The HOST the server listens on (a name or an address; a wildcard adds nothing). */
   listenHost?: string | undefined;
@@ -61,7 +66,7 @@ export function isTrustedHost(host: string, listenHost: string | undefined, loca
 }
 
 export function hostTrust(options: HostTrustOptions): HostTrust {
-  const configured = options.publicBaseUrl?.replace(/\/+$/, '');
+  const configured = publicBaseUrlOf(options.publicBaseUrl);
   if (configured !== undefined) {
     // Behind a proxy `Host` may be any internal name: it is neither read nor checked.
     return { middleware: (_req, _res, next) => next(), baseUrl: () => configured };

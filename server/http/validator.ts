@@ -62,16 +62,16 @@ function integerQueryParameters(document: Record<string, unknown>): Map<string, 
     const shared = ((item.parameters as ParameterObject[] | undefined) ?? []).map(resolve);
     for (const op of Object.values(item)) {
       if (!op || typeof op !== 'object' || !('operationId' in op)) continue;
-      const own = (((op as { parameters?: ParameterObject[] }).parameters ?? []) as ParameterObject[]).map(resolve);
+      const own = (((op as { parameters?: ParameterObject[] }).parameters ?? [])).map(resolve);
       const names = [...shared, ...own].filter((p) => p.in === 'query' && isInteger(p.schema)).map((p) => p.name as string);
-      if (names.length) out.set(String((op as { operationId: unknown }).operationId), names);
+      if (names.length) out.set(String((op).operationId), names);
     }
   }
   return out;
 }
 
 /**
- * The server reads a raw query by its own rule (DECISIONS §1: split on `&` and the first `=`,
+ * The server reads a raw query by its own rule (x-signing `canonical-query`: split on `&` and the first `=`,
  * decode `%XX` escapes only), under which a literal `'`, `(`, `!`, `+`, `:` or `/` in a value is
  * unambiguous. The validator would refuse such values unless a parameter is `allowReserved`
  * (a hint to clients on how to serialise), which turns away requests the contract accepts,

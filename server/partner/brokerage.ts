@@ -1,7 +1,7 @@
 // Brokerage (scope `broker`, the list under `report`): eligibility, opening a case, reading one's
-// own cases, and the case moves the operator API applies (DECISIONS §6).
+// own cases, and the case moves the operator API applies (the admin contract's x-transitions).
 import { randomBytes } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
 import {
   eligibility,
@@ -13,13 +13,12 @@ import {
   type BrokerageEventType,
   type BrokerageStatus,
 } from '../domain/brokerage.ts';
-import { decodeCursor, encodeCursor, isCursorError } from '../domain/cursor.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import type { CaseRow, CaseTimelineRow } from '../store/brokerage.ts';
 import type { Repositories } from '../store/index.ts';
-import { callerOf, parseInstant, queryInteger, queryString, type Caller, type PartnerDeps } from './context.ts';
+import { callerOf, parseInstant, partnerCursorList, queryString, type Caller, type PartnerDeps } from './context.ts';
 import { newEventId } from './order-moves.ts';
 
 type Schemas = components['schemas'];
@@ -168,26 +167,16 @@ const CASE_FILTERS = ['status', 'from', 'to'] as const;
 export function listBrokerageCases(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
-    const limit = queryInteger(req, 'limit') ?? 50;
-    const binding = Object.fromEntries(CASE_FILTERS.map((f) => [f, queryString(req, f) ?? null]));
-    const scope = `brokerage:${caller.partner.id}`;
-    const cursor = queryString(req, 'cursor');
-    let after: { createdAt: number; caseId: string } | undefined;
-    if (cursor !== undefined) {
-      const position = decodeCursor(deps.keys.cursors, cursor, scope, binding);
-      if (isCursorError(position)) throw new ApiError('invalid_cursor', position.message);
-      after = { createdAt: Number(position[0]), caseId: String(position[1]) };
-    }
+    const list = partnerCursorList(deps, req, `brokerage:${caller.partner.id}`, CASE_FILTERS);
+    const after = list.after ? { createdAt: Number(list.after[0]), caseId: String(list.after[1]) } : undefined;
     const rows = await deps.store.brokerage.listCases(
       { partnerId: caller.partner.id, status: queryString(req, 'status'), from: parseInstant(queryString(req, 'from')), to: parseInstant(queryString(req, 'to')) },
-      limit + 1,
+      list.fetch,
       after,
     );
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    const next_cursor = rows.length > limit && last ? encodeCursor(deps.keys.cursors, { scope, binding, position: [last.created_at, last.case_id] }) : null;
+    const { data, next_cursor } = list.page(rows, (r) => [r.created_at, r.case_id]);
     const base = deps.baseUrl(req);
-    const body: Schemas['BrokerageCaseList'] = { data: page.map((r) => toCase(r, base)), next_cursor };
+    const body: Schemas['BrokerageCaseList'] = { data: data.map((r) => toCase(r, base)), next_cursor };
     res.json(body);
   };
 }

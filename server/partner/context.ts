@@ -2,6 +2,7 @@
 import type { Request, Response } from 'express';
 import type { Clock } from '../clock.ts';
 import type { Faults } from '../faults.ts';
+import { cursorList, type CursorList } from '../http/cursor-list.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Credential, Partner } from '../store/credentials.ts';
 import type { Store } from '../store/index.ts';
@@ -61,6 +62,16 @@ export function queryInteger(req: Request, name: string): number | undefined {
   const value = req.query[name];
   if (typeof value === 'number') return value;
   return typeof value === 'string' && value !== '' ? Number(value) : undefined;
+}
+
+/** A partner list's cursor list (http/cursor-list.ts): `limit` (default 50) and the cursor, bound to these filters. */
+export function partnerCursorList(deps: PartnerDeps, req: Request, scope: string, filters: readonly string[]): CursorList {
+  return cursorList(deps.keys.cursors, {
+    scope,
+    binding: Object.fromEntries(filters.map((f) => [f, queryString(req, f) ?? null])),
+    limit: queryInteger(req, 'limit') ?? 50,
+    cursor: queryString(req, 'cursor'),
+  });
 }
 
 /** `from`/`to` accept an RFC 3339 date-time or a full-date (midnight UTC). */

@@ -1,16 +1,16 @@
 // Partner-collected sales (scope `buy`): quotes, idempotent orders, order reads, refunds.
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
-import { decodeCursor, encodeCursor, isCursorError } from '../domain/cursor.ts';
-import { decideIdempotency, fingerprint, isStoredOutcome, IN_FLIGHT_RETRY_AFTER_SECONDS } from '../domain/idempotency.ts';
+import { decideForExistingKey, fingerprint, isStoredOutcome } from '../domain/idempotency.ts';
 import { initialState } from '../domain/order-state.ts';
 import { issueQuote, quoteError, readQuote, QUOTE_VALIDITY_SECONDS } from '../domain/quote-token.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
-import { ApiError, STATUS_OF } from '../http/errors.ts';
+import { ApiError, errorBody } from '../http/errors.ts';
+import { replayOrThrow, sendReplay } from '../http/idempotency-answer.ts';
 import { newId } from '../ids.ts';
 import type { OrderSight } from '../store/order-placement.ts';
 import type { OrderRow } from '../store/orders.ts';
-import { callerFrom, callerOf, credentialOf, parseInstant, queryInteger, queryString, type Caller, type PartnerDeps } from './context.ts';
+import { callerFrom, callerOf, credentialOf, parseInstant, partnerCursorList, queryString, type Caller, type PartnerDeps } from './context.ts';
 import { applyMove, orderEvents } from './order-moves.ts';
 import { toOrder, toOrderDetail } from './resources.ts';
 
@@ -49,18 +49,11 @@ export function createQuote(deps: PartnerDeps): RequestHandler {
   };
 }
 
-/** The outcome of executing POST /orders once: what is answered, and replayed later when stored. */
-interface Outcome {
-  status: number;
-  body: unknown;
-  /** Webhook deliveries the order queued. */
-  deliveries?: number;
-}
-
-const failure = (code: Schemas['ErrorCode'], message: string, requestId: string): Outcome => ({
-  status: STATUS_OF[code],
-  body: { code, message, request_id: requestId },
-});
+/**
+ * The outcome of executing POST /orders once: the order created, or a refusal, which is thrown
+ * (after it is stored) so the one error writer (http/errors.ts) answers it like every other error.
+ */
+type Outcome = { created: true; body: Schemas['Order']; deliveries: number } | { created: false; refusal: ApiError };
 
 /** The claimed key whose answer is stored with the outcome; absent when keys are ignored (a fault). */
 interface Answering {
@@ -73,19 +66,27 @@ interface Answering {
  * answer in one durable write (store/order-placement.ts). A refusal is stored on its own; a
  * validation error is thrown and never stored.
  */
-async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas['OrderRequest'], requestId: string, answering: Answering | undefined, sight: OrderSight): Promise<Outcome> {
-  const refuse = async (outcome: Outcome) => {
-    const code = (outcome.body as { code?: string }).code;
-    if (answering && isStoredOutcome(outcome.status, code)) await deps.store.idempotency.complete(answering.keyId, answering.key, outcome.status, JSON.stringify(outcome.body), {});
-    return outcome;
+async function executeOrder(
+  deps: PartnerDeps,
+  caller: Caller,
+  request: Schemas['OrderRequest'],
+  bodyOf: (err: ApiError) => Record<string, unknown>,
+  answering: Answering | undefined,
+  sight: OrderSight,
+): Promise<Outcome> {
+  // The stored body is the one the error writer answers now, so a replay repeats it byte for byte.
+  const refuse = async (code: Schemas['ErrorCode'], message: string): Promise<Outcome> => {
+    const refusal = new ApiError(code, message);
+    if (answering && isStoredOutcome(refusal.status, code)) await deps.store.idempotency.complete(answering.keyId, answering.key, refusal.status, JSON.stringify(bodyOf(refusal)), {});
+    return { created: false, refusal };
   };
   const environment = caller.credential.environment;
   const { domain } = request;
   const listing = sight.listing;
-  if (!listing) return refuse(failure('not_found', `Domain "${domain}" is not listed`, requestId));
-  if (listing.status !== 'listed' || sight.liveOrder) return refuse(failure('not_found', `Domain "${domain}" is already sold`, requestId));
+  if (!listing) return refuse('not_found', `Domain "${domain}" is not listed`);
+  if (listing.status !== 'listed' || sight.liveOrder) return refuse('not_found', `Domain "${domain}" is already sold`);
   if (sight.reservedUntil !== null) {
-    return refuse(failure('domain_reserved', `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(sight.reservedUntil)}`, requestId));
+    return refuse('domain_reserved', `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(sight.reservedUntil)}`);
   }
 
   let price = listing.price_cents;
@@ -95,7 +96,7 @@ async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas[
       const err = quoteError(quote);
       // A tampered or foreign quote is a validation error: not stored, so not an Outcome.
       if (err.status === 400) throw new ApiError('validation_error', err.message, err.details);
-      return refuse(failure(err.code, err.message, requestId));
+      return refuse(err.code, err.message);
     }
     if (quote.payload.domain !== domain) {
       throw new ApiError('validation_error', `quote_id was issued for "${quote.payload.domain}", not "${domain}"`, [{ path: '/body/quote_id', message: 'quotes another domain' }]);
@@ -104,7 +105,7 @@ async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas[
   }
   if (request.expected_price !== price || request.currency !== listing.currency) {
     const what = request.quote_id ? 'quoted' : 'current';
-    return refuse(failure('price_mismatch', `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`, requestId));
+    return refuse('price_mismatch', `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`);
   }
 
   const at = caller.businessNow;
@@ -141,13 +142,8 @@ async function executeOrder(deps: PartnerDeps, caller: Caller, request: Schemas[
     answer: answering ? { ...answering, statusCode: 201, body: JSON.stringify(body) } : undefined,
     now: caller.now,
   });
-  if (!placed.placed) return refuse(failure('not_found', `Domain "${domain}" is already sold`, requestId));
-  return { status: 201, body, deliveries: placed.deliveries };
-}
-
-function replay(res: Response, status: number, body: string): void {
-  res.status(status).setHeader('Idempotent-Replayed', 'true');
-  res.type('application/json').send(Buffer.from(body, 'utf8'));
+  if (!placed.placed) return refuse('not_found', `Domain "${domain}" is already sold`);
+  return { created: true, body, deliveries: placed.deliveries };
 }
 
 export function createOrder(deps: PartnerDeps): RequestHandler {
@@ -171,33 +167,22 @@ export function createOrder(deps: PartnerDeps): RequestHandler {
     const caller = callerFrom(credential, begun.partner, now);
     const claim = begun.claim ?? ({ claimed: true } as const);
     if (!claim.claimed) {
-      const record = claim.existing;
-      const decision = decideIdempotency(
-        { fingerprint: record.fingerprint, state: record.state === 'done' ? 'completed' : 'in-flight', expiresAt: record.expires_at },
-        fp,
-        key,
-        caller.now,
-      );
-      if (decision.action === 'conflict-different-body') throw new ApiError('conflict', decision.message);
-      if (decision.action === 'conflict-in-flight') {
-        throw new ApiError('conflict', decision.message, undefined, { 'Retry-After': String(IN_FLIGHT_RETRY_AFTER_SECONDS) });
-      }
-      if (decision.action === 'replay' && record.status_code !== null && record.body !== null) return replay(res, record.status_code, record.body);
-      // 'execute' here would mean an expired record the claim did not take over: treat as in flight.
-      throw new ApiError('conflict', 'The first request with this Idempotency-Key is still being processed', undefined, { 'Retry-After': '1' });
+      const stored = replayOrThrow(decideForExistingKey(claim.existing, fp, key, caller.now));
+      return sendReplay(res, stored.statusCode, stored.body, { 'Content-Type': 'application/json; charset=utf-8' });
     }
 
-    const requestId = String(res.locals.requestId ?? '');
+    const bodyOf = (err: ApiError) => errorBody(res, err, deps.faults);
     let outcome: Outcome;
     try {
-      outcome = await executeOrder(deps, caller, request, requestId, ignoreKeys ? undefined : { keyId, key }, begun.sight);
+      outcome = await executeOrder(deps, caller, request, bodyOf, ignoreKeys ? undefined : { keyId, key }, begun.sight);
     } catch (err) {
       // Validation errors and 5xx are not stored: the key is free for a corrected retry.
       if (!ignoreKeys) await deps.store.idempotency.release(keyId, key);
       throw err;
     }
+    if (!outcome.created) throw outcome.refusal;
     if (outcome.deliveries) deps.notifyOutbox();
-    res.status(outcome.status).json(outcome.body);
+    res.status(201).json(outcome.body);
   };
 }
 
@@ -206,15 +191,8 @@ const ORDER_FILTERS = ['status', 'domain', 'from', 'to'] as const;
 export function listOrders(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
-    const limit = queryInteger(req, 'limit') ?? 50;
-    const binding = Object.fromEntries(ORDER_FILTERS.map((f) => [f, queryString(req, f) ?? null]));
-    const cursor = queryString(req, 'cursor');
-    let after: { createdAt: number; publicId: string } | undefined;
-    if (cursor !== undefined) {
-      const position = decodeCursor(deps.keys.cursors, cursor, `orders:${caller.partner.id}`, binding);
-      if (isCursorError(position)) throw new ApiError('invalid_cursor', position.message);
-      after = { createdAt: Number(position[0]), publicId: String(position[1]) };
-    }
+    const list = partnerCursorList(deps, req, `orders:${caller.partner.id}`, ORDER_FILTERS);
+    const after = list.after ? { createdAt: Number(list.after[0]), publicId: String(list.after[1]) } : undefined;
     const rows = await deps.store.orders.listOrders(
       {
         partnerId: caller.partner.id,
@@ -223,16 +201,13 @@ export function listOrders(deps: PartnerDeps): RequestHandler {
         from: parseInstant(queryString(req, 'from')),
         to: parseInstant(queryString(req, 'to')),
       },
-      limit + 1,
+      list.fetch,
       after,
     );
-    const page = rows.slice(0, limit);
     // The faults hand out a cursor one row too early (a duplicate) or too late (a gap).
-    const lastIndex = page.length - 1 + (deps.faults?.has('duplicate-page-items') ? -1 : 0) + (deps.faults?.has('drop-page-items') ? 1 : 0);
-    const last = rows[Math.max(0, lastIndex)];
-    const next_cursor =
-      rows.length > limit && last ? encodeCursor(deps.keys.cursors, { scope: `orders:${caller.partner.id}`, binding, position: [last.created_at, last.public_id] }) : null;
-    const body: Schemas['OrderList'] = { data: page.map(toOrder), next_cursor };
+    const shift = (deps.faults?.has('duplicate-page-items') ? -1 : 0) + (deps.faults?.has('drop-page-items') ? 1 : 0);
+    const { data, next_cursor } = list.page(rows, (r) => [r.created_at, r.public_id], shift);
+    const body: Schemas['OrderList'] = { data: data.map(toOrder), next_cursor };
     res.json(body);
   };
 }

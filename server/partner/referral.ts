@@ -2,17 +2,16 @@
 // statistics, clicks, attributed sales, the commission ledger, referral payouts and the funnel.
 import type { Request, RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
-import { decodeCursor, encodeCursor, isCursorError, type CursorPosition } from '../domain/cursor.ts';
 import { analyticsWindow, maskEmail, PRODUCTS } from '../domain/referral.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError } from '../http/errors.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import type { LinkRow } from '../store/referral.ts';
-import { callerOf, parseInstant, queryInteger, queryString, type Caller, type PartnerDeps } from './context.ts';
+import { callerOf, parseInstant, partnerCursorList, queryString, type Caller, type PartnerDeps } from './context.ts';
 
 type Schemas = components['schemas'];
 
-/** Listings are priced in USD (DECISIONS §2), so referral money is too. */
+/** Listings are priced in USD (the partner document's "Money and time" paragraph), so referral money is too. */
 const CURRENCY = 'USD';
 const DAY_MS = 86_400_000;
 
@@ -22,20 +21,6 @@ async function affiliateCaller(deps: PartnerDeps, res: Parameters<RequestHandler
     throw new ApiError('forbidden', 'This credential is not linked to an affiliate account; referral links and reports need one (ask the operator to link it)');
   }
   return caller;
-}
-
-/** The keyset position after which a page starts, from a cursor bound to this list and its filters. */
-function position(deps: PartnerDeps, req: Request, scope: string, binding: Record<string, unknown>): CursorPosition | undefined {
-  const cursor = queryString(req, 'cursor');
-  if (cursor === undefined) return undefined;
-  const p = decodeCursor(deps.keys.cursors, cursor, scope, binding);
-  if (isCursorError(p)) throw new ApiError('invalid_cursor', p.message);
-  return p;
-}
-
-function nextCursor<T>(deps: PartnerDeps, rows: T[], limit: number, scope: string, binding: Record<string, unknown>, key: (row: T) => CursorPosition): string | null {
-  const last = rows[limit - 1];
-  return rows.length > limit && last ? encodeCursor(deps.keys.cursors, { scope, binding, position: key(last) }) : null;
 }
 
 const windowOf = (req: Request) => ({ from: parseInstant(queryString(req, 'from')), to: parseInstant(queryString(req, 'to')) });
@@ -75,17 +60,15 @@ export function createLink(deps: PartnerDeps): RequestHandler {
 export function listLinks(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await affiliateCaller(deps, res);
-    const limit = queryInteger(req, 'limit') ?? 50;
     const type = queryString(req, 'type');
-    const scope = `links:${caller.partner.id}`;
-    const binding = { type: type ?? null };
-    const p = position(deps, req, scope, binding);
-    const rows = await deps.store.referral.listLinks(caller.partner.id, type, limit + 1, p ? { createdAt: Number(p[0]), linkId: String(p[1]) } : undefined);
-    const page = rows.slice(0, limit);
-    const stats = await deps.store.referral.linkStats(page.map((r) => r.link_id));
+    const list = partnerCursorList(deps, req, `links:${caller.partner.id}`, ['type']);
+    const p = list.after;
+    const rows = await deps.store.referral.listLinks(caller.partner.id, type, list.fetch, p ? { createdAt: Number(p[0]), linkId: String(p[1]) } : undefined);
+    const { data, next_cursor } = list.page(rows, (r) => [r.created_at, r.link_id]);
+    const stats = await deps.store.referral.linkStats(data.map((r) => r.link_id));
     const body: Schemas['LinkList'] = {
-      data: page.map((r) => ({ ...toLink(deps, req, r), stats: { ...stats.get(r.link_id)!, currency: CURRENCY } })),
-      next_cursor: nextCursor(deps, rows, limit, scope, binding, (r) => [r.created_at, r.link_id]),
+      data: data.map((r) => ({ ...toLink(deps, req, r), stats: { ...stats.get(r.link_id)!, currency: CURRENCY } })),
+      next_cursor,
     };
     res.json(body);
   };
@@ -110,16 +93,14 @@ export function getReferralClicks(deps: PartnerDeps): RequestHandler {
 export function listReferralSales(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await affiliateCaller(deps, res);
-    const limit = queryInteger(req, 'limit') ?? 50;
     const window = windowOf(req);
-    const scope = `referral-sales:${caller.partner.id}`;
-    const binding = { from: queryString(req, 'from') ?? null, to: queryString(req, 'to') ?? null };
-    const p = position(deps, req, scope, binding);
-    const rows = await deps.store.referral.listSales(caller.partner.id, window, limit + 1, p ? { soldAt: Number(p[0]), publicId: String(p[1]) } : undefined);
-    const page = rows.slice(0, limit);
-    const statuses = await deps.store.referral.latestStatuses(page.map((r) => r.public_id));
+    const list = partnerCursorList(deps, req, `referral-sales:${caller.partner.id}`, ['from', 'to']);
+    const p = list.after;
+    const rows = await deps.store.referral.listSales(caller.partner.id, window, list.fetch, p ? { soldAt: Number(p[0]), publicId: String(p[1]) } : undefined);
+    const { data, next_cursor } = list.page(rows, (r) => [r.sold_at, r.public_id]);
+    const statuses = await deps.store.referral.latestStatuses(data.map((r) => r.public_id));
     const body: Schemas['ReferralSaleList'] = {
-      data: page.map((r) => ({
+      data: data.map((r) => ({
         public_id: r.public_id,
         link_id: r.link_id,
         domain: r.domain,
@@ -130,7 +111,7 @@ export function listReferralSales(deps: PartnerDeps): RequestHandler {
         currency: r.currency,
         sold_at: rfc3339(r.sold_at),
       })),
-      next_cursor: nextCursor(deps, rows, limit, scope, binding, (r) => [r.sold_at, r.public_id]),
+      next_cursor,
     };
     res.json(body);
   };
@@ -139,14 +120,13 @@ export function listReferralSales(deps: PartnerDeps): RequestHandler {
 export function listCommissions(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await affiliateCaller(deps, res);
-    const limit = queryInteger(req, 'limit') ?? 50;
     const status = queryString(req, 'status');
-    const scope = `commissions:${caller.partner.id}`;
-    const binding = { status: status ?? null, from: queryString(req, 'from') ?? null, to: queryString(req, 'to') ?? null };
-    const p = position(deps, req, scope, binding);
-    const rows = await deps.store.referral.listLedger(caller.partner.id, { ...windowOf(req), status }, limit + 1, p ? Number(p[0]) : undefined);
+    const list = partnerCursorList(deps, req, `commissions:${caller.partner.id}`, ['status', 'from', 'to']);
+    const p = list.after;
+    const rows = await deps.store.referral.listLedger(caller.partner.id, { ...windowOf(req), status }, list.fetch, p ? Number(p[0]) : undefined);
+    const { data, next_cursor } = list.page(rows, (r) => [r.seq]);
     const body: Schemas['CommissionLedger'] = {
-      data: rows.slice(0, limit).map((r) => ({
+      data: data.map((r) => ({
         entry_id: r.entry_id,
         status: r.status,
         amount_cents: r.amount_cents,
@@ -156,7 +136,7 @@ export function listCommissions(deps: PartnerDeps): RequestHandler {
         payout_id: r.payout_id,
         created_at: rfc3339(r.created_at),
       })),
-      next_cursor: nextCursor(deps, rows, limit, scope, binding, (r) => [r.seq]),
+      next_cursor,
       balance_cents: await deps.store.referral.balance(caller.partner.id),
       currency: CURRENCY,
     };
@@ -167,14 +147,13 @@ export function listCommissions(deps: PartnerDeps): RequestHandler {
 export function listReferralPayouts(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await affiliateCaller(deps, res);
-    const limit = queryInteger(req, 'limit') ?? 50;
-    const scope = `referral-payouts:${caller.partner.id}`;
-    const binding = { from: queryString(req, 'from') ?? null, to: queryString(req, 'to') ?? null };
-    const p = position(deps, req, scope, binding);
-    const { rows, totalCents } = await deps.store.referral.listPayouts(caller.partner.id, windowOf(req), limit + 1, p ? { paidAt: Number(p[0]), payoutId: String(p[1]) } : undefined);
+    const list = partnerCursorList(deps, req, `referral-payouts:${caller.partner.id}`, ['from', 'to']);
+    const p = list.after;
+    const { rows, totalCents } = await deps.store.referral.listPayouts(caller.partner.id, windowOf(req), list.fetch, p ? { paidAt: Number(p[0]), payoutId: String(p[1]) } : undefined);
+    const { data, next_cursor } = list.page(rows, (r) => [r.paid_at, r.payout_id]);
     const body: Schemas['ReferralPayoutList'] = {
-      data: rows.slice(0, limit).map((r) => ({ payout_id: r.payout_id, kind: r.kind, amount_cents: Number(r.amount_cents), currency: r.currency, paid_at: rfc3339(r.paid_at) })),
-      next_cursor: nextCursor(deps, rows, limit, scope, binding, (r) => [r.paid_at, r.payout_id]),
+      data: data.map((r) => ({ payout_id: r.payout_id, kind: r.kind, amount_cents: Number(r.amount_cents), currency: r.currency, paid_at: rfc3339(r.paid_at) })),
+      next_cursor,
       total_paid_cents: totalCents,
       currency: CURRENCY,
     };

@@ -1,4 +1,4 @@
-// The partner surface: the pipeline of DECISIONS §1 and §2, then one handler per operationId.
+// The partner surface: the pipeline of x-signing `check-order`, then one handler per operationId.
 // Paths live only in the spec; the router dispatches on the operation it matched there.
 import express, { type RequestHandler, type Router } from 'express';
 import { rateLimitClasses } from '../domain/rate-limit.ts';

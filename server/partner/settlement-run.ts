@@ -1,4 +1,4 @@
-// The settlement run (DECISIONS §3, §6; admin runSettlement): for each partner, in a transaction
+// The settlement run (admin runSettlement's description): for each partner, in a transaction
 // of its own, the delivered orders of the period become SETTLED through the state machine (so
 // their timeline entries and `order.settled` events are written with them) and one statement
 // lists them. The operator's run and the scheduled month-end run share it.
@@ -43,7 +43,7 @@ export async function settlePartner(store: Store, partner: SettlementPartner, pe
       // unique (partner_id, period_start), before it has moved any order.
       await tx.settlements.insertStatement(statement);
       for (const { order } of orders) await applyMove(tx, order, 'settle', businessNow, now, null);
-      // Referral commission on these sales is now owed: accrued → pending (DECISIONS §6).
+      // Referral commission on these sales is now owed: accrued → pending (the CommissionStatus schema).
       await markPending(tx, partner.id, orders.map(({ order }) => order.public_id), businessNow);
       await tx.settlements.insertStatementOrders(
         orders.map(({ order, commission_cents }) => ({

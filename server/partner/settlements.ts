@@ -1,13 +1,12 @@
 // Settlement and reporting reads: statements (scope buy), the sales history with totals and the
 // payouts (scope report). Keyset cursors bound to each list's filters, as for GET /orders.
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
-import { decodeCursor, encodeCursor, isCursorError, type CursorPosition } from '../domain/cursor.ts';
+import type { CursorPosition } from '../domain/cursor.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { transactionCommissionCents, transactionTotals } from '../domain/settlement.ts';
-import { ApiError } from '../http/errors.ts';
 import type { PayoutKind, PayoutRow, StatementWithOrders, TransactionRow } from '../store/settlements.ts';
-import { callerOf, parseInstant, queryInteger, queryString, type PartnerDeps } from './context.ts';
+import { callerOf, parseInstant, partnerCursorList, queryString, type PartnerDeps } from './context.ts';
 
 type Schemas = components['schemas'];
 
@@ -32,51 +31,20 @@ export function payoutResource(p: PayoutRow): Schemas['Payout'] {
   return { payout_id: p.payout_id, kind: p.kind, amount_cents: p.amount_cents, currency: p.currency, paid_at: rfc3339(p.paid_at) };
 }
 
-interface Page {
-  limit: number;
-  binding: Record<string, string | null>;
-  /** The position after which to continue, when a cursor was sent. */
-  after: CursorPosition | undefined;
-  next(last: CursorPosition | undefined, more: boolean): string | null;
-}
-
-/** limit, the filters a cursor is bound to, and the cursor itself, read and checked once. */
-function pageOf(deps: PartnerDeps, req: Request, scope: string, filters: readonly string[]): Page {
-  const limit = queryInteger(req, 'limit') ?? 50;
-  const binding = Object.fromEntries(filters.map((f) => [f, queryString(req, f) ?? null]));
-  const cursor = queryString(req, 'cursor');
-  let after: CursorPosition | undefined;
-  if (cursor !== undefined) {
-    const position = decodeCursor(deps.keys.cursors, cursor, scope, binding);
-    if (isCursorError(position)) throw new ApiError('invalid_cursor', position.message);
-    after = position;
-  }
-  return {
-    limit,
-    binding,
-    after,
-    next: (last, more) => (more && last ? encodeCursor(deps.keys.cursors, { scope, binding, position: last }) : null),
-  };
-}
-
 const keyOf = (position: CursorPosition | undefined) => (position ? { at: Number(position[0]), id: String(position[1]) } : undefined);
 
 export function listSettlements(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
-    const page = pageOf(deps, req, `settlements:${caller.partner.id}`, ['from', 'to']);
+    const page = partnerCursorList(deps, req, `settlements:${caller.partner.id}`, ['from', 'to']);
     const key = keyOf(page.after);
     const rows = await deps.store.settlements.listStatements(
       { partnerId: caller.partner.id, from: parseInstant(queryString(req, 'from')), to: parseInstant(queryString(req, 'to')) },
-      page.limit + 1,
+      page.fetch,
       key ? { periodEnd: key.at, statementId: key.id } : undefined,
     );
-    const data = rows.slice(0, page.limit);
-    const last = data[data.length - 1];
-    const body: Schemas['StatementList'] = {
-      data: data.map(statementResource),
-      next_cursor: page.next(last ? [last.period_end, last.statement_id] : undefined, rows.length > page.limit),
-    };
+    const { data, next_cursor } = page.page(rows, (r) => [r.period_end, r.statement_id]);
+    const body: Schemas['StatementList'] = { data: data.map(statementResource), next_cursor };
     res.json(body);
   };
 }
@@ -84,7 +52,7 @@ export function listSettlements(deps: PartnerDeps): RequestHandler {
 export function listTransactions(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
-    const page = pageOf(deps, req, `transactions:${caller.partner.id}`, ['from', 'to', 'status', 'payment_model']);
+    const page = partnerCursorList(deps, req, `transactions:${caller.partner.id}`, ['from', 'to', 'status', 'payment_model']);
     const filters = {
       partnerId: caller.partner.id,
       status: queryString(req, 'status'),
@@ -94,10 +62,9 @@ export function listTransactions(deps: PartnerDeps): RequestHandler {
     };
     const key = keyOf(page.after);
     const rates = await deps.store.settlements.commissionRates(caller.partner.id);
-    const rows = await deps.store.settlements.transactions(filters, page.limit + 1, key ? { createdAt: key.at, publicId: key.id } : undefined);
+    const rows = await deps.store.settlements.transactions(filters, page.fetch, key ? { createdAt: key.at, publicId: key.id } : undefined);
     const all = await deps.store.settlements.transactions(filters);
-    const data = rows.slice(0, page.limit);
-    const last = data[data.length - 1];
+    const { data, next_cursor } = page.page(rows, (r) => [r.created_at, r.public_id]);
     const toTransaction = (r: TransactionRow): Schemas['Transaction'] => ({
       public_id: r.public_id,
       domain: r.domain,
@@ -112,7 +79,7 @@ export function listTransactions(deps: PartnerDeps): RequestHandler {
     });
     const body: Schemas['TransactionList'] = {
       data: data.map(toTransaction),
-      next_cursor: page.next(last ? [last.created_at, last.public_id] : undefined, rows.length > page.limit),
+      next_cursor,
       totals: { ...transactionTotals(all, rates), currency: all[0]?.currency ?? 'USD' },
     };
     res.json(body);
@@ -122,7 +89,7 @@ export function listTransactions(deps: PartnerDeps): RequestHandler {
 export function listPayouts(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
-    const page = pageOf(deps, req, `payouts:${caller.partner.id}`, ['kind', 'from', 'to']);
+    const page = partnerCursorList(deps, req, `payouts:${caller.partner.id}`, ['kind', 'from', 'to']);
     const key = keyOf(page.after);
     const rows = await deps.store.settlements.listPayouts(
       {
@@ -131,15 +98,11 @@ export function listPayouts(deps: PartnerDeps): RequestHandler {
         from: parseInstant(queryString(req, 'from')),
         to: parseInstant(queryString(req, 'to')),
       },
-      page.limit + 1,
+      page.fetch,
       key ? { paidAt: key.at, payoutId: key.id } : undefined,
     );
-    const data = rows.slice(0, page.limit);
-    const last = data[data.length - 1];
-    const body: Schemas['PayoutList'] = {
-      data: data.map(payoutResource),
-      next_cursor: page.next(last ? [last.paid_at, last.payout_id] : undefined, rows.length > page.limit),
-    };
+    const { data, next_cursor } = page.page(rows, (r) => [r.paid_at, r.payout_id]);
+    const body: Schemas['PayoutList'] = { data: data.map(payoutResource), next_cursor };
     res.json(body);
   };
 }

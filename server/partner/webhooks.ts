@@ -27,7 +27,7 @@ const urlError = (message: string) => new ApiError('validation_error', message, 
  * tunnel or DNS may not be up yet) because every delivery attempt resolves and checks again.
  */
 async function checkHostName(resolve: Resolve, hostname: string, environment: 'sandbox' | 'live'): Promise<void> {
-  let addresses: string[] = [];
+  let addresses: string[];
   try {
     addresses = await resolve(hostname);
   } catch {

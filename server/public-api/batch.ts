@@ -3,14 +3,13 @@
 // 20 entries, duplicate ids) are 400 before anything runs; an entry's own failure stays its own.
 import type { RequestHandler } from 'express';
 import type { components } from '../../generated/public.d.ts';
-import { ApiError, type ErrorDetail } from '../http/errors.ts';
+import { ApiError, errorBodyOf, type ErrorDetail } from '../http/errors.ts';
 import { batchCatalogue, batchOps, MAX_BATCH_OPERATIONS, type BatchOpName } from './batch-catalogue.ts';
 import type { HandlerMap, PublicCalls, PublicDeps, Viewer } from './context.ts';
 import type { PublicReads } from './reads-service.ts';
 
 type Schemas = components['schemas'];
 type Result = Schemas['BatchResult'];
-type ErrorBody = Schemas['Error'];
 
 export interface BatchContext {
   viewer: Viewer | undefined;
@@ -56,15 +55,6 @@ export function parseBatch(body: unknown): Entry[] {
   return operations as Entry[];
 }
 
-function errorBody(err: ApiError, requestId: string | undefined): ErrorBody {
-  return {
-    code: err.code,
-    message: err.message,
-    ...(requestId ? { request_id: requestId } : {}),
-    ...(err.details?.length ? { details: err.details } : {}),
-  };
-}
-
 async function dispatch(reads: PublicReads, op: BatchOpName, params: Record<string, unknown>, viewer: Viewer | undefined): Promise<Result['body']> {
   switch (op) {
     case 'search_domain':
@@ -82,7 +72,7 @@ async function dispatch(reads: PublicReads, op: BatchOpName, params: Record<stri
 
 async function runEntry(reads: PublicReads, entry: Entry, index: number, ctx: BatchContext): Promise<Result> {
   const { id, op } = entry;
-  const fail = (err: ApiError): Result => ({ id, op, status: err.status, body: errorBody(err, ctx.requestId) });
+  const fail = (err: ApiError): Result => ({ id, op, status: err.status, body: errorBodyOf(err, ctx.requestId) });
   const known = batchOps().get(op);
   if (!known) {
     return fail(
@@ -120,7 +110,7 @@ export async function runBatch(reads: PublicReads, body: unknown, ctx: BatchCont
     if (i > 0 && ctx.calls && (spent || !(await ctx.calls.take()))) {
       spent = true;
       const err = new ApiError('rate_limited', `The "public" rate limit was reached before operation "${entry.id}"; retry it once the window resets (see the RateLimit header)`);
-      results.push({ id: entry.id, op: entry.op, status: err.status, body: errorBody(err, ctx.requestId) });
+      results.push({ id: entry.id, op: entry.op, status: err.status, body: errorBodyOf(err, ctx.requestId) });
       continue;
     }
     results.push(await runEntry(reads, entry, i, ctx));

@@ -1,4 +1,4 @@
-// Bearer tokens on the public surface (RFC 6750, RFC 9728, DECISIONS §7). A token is resolved on
+// Bearer tokens on the public surface (RFC 6750, RFC 9728; the public document's "Authentication" paragraph). A token is resolved on
 // every request (it keys the rate limit); whether it is required, optional or ignored is read
 // from the operation's `security` in the spec. A token that is sent to an operation accepting
 // one must be valid: a bad one is never silently treated as anonymous.
@@ -31,7 +31,7 @@ export function bearerToken(req: Request): string | undefined {
   const header = req.get('authorization');
   if (header === undefined) return undefined;
   const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  return m ? (m[1] as string) : '';
+  return m ? (m[1]) : '';
 }
 
 /** RFC 8707 audience: `<base>` everywhere, `<base>/mcp` only at /mcp. */

@@ -5,8 +5,8 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Clock } from '../clock.ts';
-import { fingerprint } from '../domain/idempotency.ts';
-import { ApiError } from '../http/errors.ts';
+import { decideForExistingKey, fingerprint } from '../domain/idempotency.ts';
+import { replayOrThrow, sendReplay } from '../http/idempotency-answer.ts';
 import type { IdempotencyRepository } from '../store/idempotency.ts';
 
 /** Headers replayed with a stored answer (the rate-limit and request-id headers are the new request's own). */
@@ -24,17 +24,8 @@ export function publicIdempotency(deps: { idempotency: IdempotencyRepository; cl
       const now = deps.clock.now();
       const claim = await deps.idempotency.claim(scope, key, print, now);
       if (!claim.claimed) {
-        const existing = claim.existing;
-        if (existing.fingerprint !== print) {
-          throw new ApiError('conflict', 'This Idempotency-Key was already used with another request; use a new key for a new call');
-        }
-        if (existing.state !== 'done' || existing.status_code === null || existing.body === null) {
-          throw new ApiError('conflict', 'A request with this Idempotency-Key is still executing; retry shortly', undefined, { 'Retry-After': '1' });
-        }
-        const headers = JSON.parse(existing.headers ?? '{}') as Record<string, string>;
-        for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-        res.setHeader('Idempotent-Replayed', 'true');
-        res.status(existing.status_code).send(existing.body);
+        const stored = replayOrThrow(decideForExistingKey(claim.existing, print, key, now));
+        sendReplay(res, stored.statusCode, stored.body, JSON.parse(claim.existing.headers ?? '{}') as Record<string, string>);
         return;
       }
       recordAnswer(res, (status, body, headers) => (status < 500 ? deps.idempotency.complete(scope, key, status, body, headers) : deps.idempotency.release(scope, key)));

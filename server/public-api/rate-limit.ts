@@ -1,4 +1,4 @@
-// The public rate limit (DECISIONS §2): one class for every operation, counted per bearer token
+// The public rate limit (the public document's `x-rate-limit-classes`): one class for every operation, counted per bearer token
 // when a valid one is sent, else per client IP. Every answer carries the headers, 401s included,
 // and a batch takes one more call per entry through `res.locals.publicCalls`.
 import { createHash } from 'node:crypto';

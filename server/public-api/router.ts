@@ -1,4 +1,4 @@
-// The public surface (DECISIONS §2, §7): one pipeline in front of every operation of the public
+// The public surface (the public document's info.description: "Authentication", "Headers and rate limits"): one pipeline in front of every operation of the public
 // document, then one handler per operationId from the modules that own them. The order matters:
 // the token is resolved before the rate limit (it names the bucket) and enforced after it (a 401
 // carries the rate-limit headers too); validation precedes idempotency, so only answers of an

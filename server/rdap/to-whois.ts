@@ -68,7 +68,7 @@ function nameservers(value: unknown): RdapNameserver[] {
 
 /** The text value of the first jCard property `name`. */
 function cardText(entity: RdapEntity | undefined, name: string): string | undefined {
-  const properties = entity?.vcardArray?.[1] as unknown[][] | undefined;
+  const properties = entity?.vcardArray?.[1];
   const property = properties?.find((p) => p[0] === name);
   const text = property?.[3];
   if (typeof text === 'string' && text.trim() !== '') return text.trim();

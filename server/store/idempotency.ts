@@ -9,6 +9,7 @@
 // claim whose request was never answered (a retry then executes it, as nothing was written), or a
 // release (the key then answers 409 until the claim is taken as abandoned).
 import type { Kysely, QueryCreator } from 'kysely';
+import { idempotencyExpiresAt } from '../domain/idempotency.ts';
 import type { DirectSqlite } from './direct.ts';
 import { template } from './prepared.ts';
 import type { Database } from './schema.ts';
@@ -18,8 +19,6 @@ export type IdempotencyRecord = Database['idempotency'];
 
 /** How long a claim may stay `executing` before it is taken as abandoned (its process died mid-way). */
 export const ABANDONED_AFTER_MS = 60_000;
-/** Kept at least 24 h (DECISIONS §3). */
-export const RETENTION_MS = 24 * 3600 * 1000;
 
 export type Claim = { claimed: true } | { claimed: false; existing: IdempotencyRecord };
 
@@ -31,7 +30,7 @@ export interface IdempotencyOptions {
 }
 
 /** The times a claim at `now` writes and compares: its expiry, and before when a claim is abandoned. */
-export const claimTimes = (now: number) => ({ expiresAt: now + RETENTION_MS, abandonedBefore: now - ABANDONED_AFTER_MS });
+export const claimTimes = (now: number) => ({ expiresAt: idempotencyExpiresAt(now), abandonedBefore: now - ABANDONED_AFTER_MS });
 
 /**
  * The claim as one statement: inserts the key as executing, or takes over a record that is

@@ -69,7 +69,7 @@ export async function migrate(db: Kysely<unknown>, dialect: Dialect, schema?: st
         await sql.raw(`insert into ${table} (name, timestamp) values ('${name}', '${new Date().toISOString()}')`).execute(trx);
       });
     } catch (error) {
-      throw new Error(`Migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`);
+      throw new Error(`Migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     }
   }
 }

@@ -3,7 +3,8 @@
 // On SQLite the nonces are stored in an append-only log (table nonce_log: a growing rowid and an
 // expiry, no index on the nonce), and this ledger is the index: every pair the log holds, with
 // when it may be used again. A unique index on random nonces would cost each fresh nonce its
-// own b-tree page in the commit (about 25 µs a page here); appended rows share one or two.
+// own b-tree page in the commit; appended rows share one or two (cost per page: bench/README.md,
+// "Figures behind design choices").
 //
 // The database stays the authority. The ledger only ever learns rows that are committed, by
 // reading the log past the last row it has seen (`after`), at the start of the write transaction

@@ -28,7 +28,7 @@ export function template<A extends unknown[], R>(arity: number, build: (...args:
   });
   const constants = compiled.parameters;
   const text = compiled.sql;
-  return (args) => CompiledQuery.raw(text, slots.map((slot, k) => (slot >= 0 ? args[slot] : constants[k]))) as CompiledQuery<R>;
+  return (args) => CompiledQuery.raw(text, slots.map((slot, k) => (slot >= 0 ? args[slot] : constants[k])));
 }
 
 type Build<A extends unknown[], R> = (db: Kysely<Database>, ...args: A) => { compile(): CompiledQuery<R> };

@@ -2,6 +2,7 @@
 // and its running balance is summed along ledger order when read, so concurrent writers can
 // never leave a stored balance that disagrees with the entries.
 import { sql, type Kysely } from 'kysely';
+import { BALANCE_EFFECT } from '../domain/referral.ts';
 import type { CommissionLedgerTable, ReferralClicksTable, ReferralLinksTable, ReferralSalesTable } from './checkout-referral-schema.ts';
 import type { Database } from './schema.ts';
 
@@ -30,7 +31,12 @@ const DAY_MS = 86_400_000;
 const UNDONE = ['REFUNDED', 'CANCELLED'];
 // Sums of bigint are numeric in PostgreSQL, which pg hands back as text; a bigint cast keeps
 // them numbers in both dialects.
-const signedAmount = sql<number>`cast(sum(case status when 'accrued' then amount_cents when 'pending' then 0 else -amount_cents end) over (order by seq) as bigint)`;
+// The running balance by the domain's rule (BALANCE_EFFECT: x-balance-effect of CommissionStatus).
+const balanceCases = sql.join(
+  Object.entries(BALANCE_EFFECT).map(([status, effect]) => sql`when ${sql.lit(status)} then ${sql.lit(effect)} * amount_cents`),
+  sql` `,
+);
+const signedAmount = sql<number>`cast(sum(case status ${balanceCases} end) over (order by seq) as bigint)`;
 
 export function referralRepository(db: Kysely<Database>) {
   return {

@@ -5,8 +5,8 @@
 // requests that arrive together are group-committed: queued for one turn of the event loop,
 // then written in one transaction, one multi-row statement per table. The database still decides
 // every outcome (so instances sharing it still agree), but a commit is paid per batch instead of
-// per request, which on SQLite is most of a write's cost (about 80 µs alone, 20 µs in a batch of
-// ten).
+// per request, which on SQLite is most of a write's cost (bench/README.md, "Figures behind design
+// choices").
 //
 // Their commits do not wait for the disk (the partner document's x-signing, nonce-store): once
 // committed, every instance sees them and a crash of the process loses nothing, but a power loss

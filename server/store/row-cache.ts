@@ -1,6 +1,7 @@
 // Rows that nearly every signed request reads and that rarely change (its credential, the listing
-// it asks about), kept in memory on embedded SQLite. Such a read is a few microseconds alone but
-// about 15 µs between a request's other work, once per request.
+// it asks about), kept in memory on embedded SQLite. Such a read is cheap alone but several times
+// dearer between a request's other work, once per request (bench/README.md, "Figures behind design
+// choices").
 //
 // A kept row is dropped the moment it may be stale:
 // - a change this connection makes to a watched table fires a TEMP trigger (it exists for this

@@ -53,6 +53,6 @@ export function stepThrough<T>(it: Steps<T>, exec: (query: CompiledQuery) => unk
 
 async function awaiting<T>(executor: Kysely<Database>, it: Steps<T>): Promise<T> {
   let step = it.next();
-  while (!step.done) step = it.next((await executor.executeQuery(step.value)).rows as unknown[]);
+  while (!step.done) step = it.next((await executor.executeQuery(step.value)).rows);
   return step.value;
 }

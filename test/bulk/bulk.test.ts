@@ -101,7 +101,7 @@ describe('operations', () => {
   });
 
   it('lock, unlock and set_auto_renew are persisted', async () => {
-    const domains = SANDBOX_USER_DOMAINS.slice(4, 7) as string[];
+    const domains = SANDBOX_USER_DOMAINS.slice(4, 7);
     expect((await bulk('lock', { domains })).status).toBe(200);
     for (const d of domains) expect((await owned(d))?.locked, d).toBe(true);
     const unlocked = (await (await bulk('unlock', { domains })).json()) as BulkBody;

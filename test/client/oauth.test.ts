@@ -25,6 +25,7 @@ function issue(res: import('node:http').ServerResponse) {
 }
 
 beforeAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a test server; vitest reports an unhandled rejection
   server = createServer(async (req, res) => {
     let raw = '';
     for await (const chunk of req) raw += chunk;

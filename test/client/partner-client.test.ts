@@ -29,6 +29,7 @@ let recorded: Recorded[] = [];
 let script: Array<{ status: number; headers?: Record<string, string>; body?: unknown }> = [];
 
 beforeAll(async () => {
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a test server; vitest reports an unhandled rejection
   server = createServer(async (req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseRateLimit } from '../../client/rate-limit.ts';
 
 describe('parseRateLimit', () => {
-  it('reads the IETF draft fields (DECISIONS §2 example)', () => {
+  it('reads the IETF draft fields (spec/shared/headers.yaml example)', () => {
     const headers = new Headers({ 'RateLimit-Policy': '"search";q=60;w=60', RateLimit: '"search";r=59;t=60' });
     expect(parseRateLimit(headers)).toEqual({ policy: 'search', limit: 60, remaining: 59, resetSeconds: 60, windowSeconds: 60 });
   });

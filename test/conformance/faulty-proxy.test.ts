@@ -16,6 +16,7 @@ type Mutation = (request: { method: string; url: string; headers: Record<string,
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
 
 async function startProxy(target: string, mutate: Mutation): Promise<{ url: string; close(): Promise<void> }> {
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a test server; vitest reports an unhandled rejection
   const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);

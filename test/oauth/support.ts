@@ -83,7 +83,7 @@ export function scopeOfLength(n: number): string {
   const [a, b] = ['pricing:read', 'domains:manage'];
   // a*13 + b*15 - 1 = n, for counts of the two values joined by single spaces.
   for (let bs = 0; bs * 15 <= n + 1; bs++) {
-    if ((n + 1 - bs * 15) % 13 === 0) return [...Array<string>((n + 1 - bs * 15) / 13).fill(a as string), ...Array<string>(bs).fill(b as string)].join(' ');
+    if ((n + 1 - bs * 15) % 13 === 0) return [...Array<string>((n + 1 - bs * 15) / 13).fill(a), ...Array<string>(bs).fill(b)].join(' ');
   }
   throw new Error(`no scope string of ${n} characters`);
 }

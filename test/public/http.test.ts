@@ -103,7 +103,7 @@ describe('GET /api/market/listings', () => {
     const want = all.map((r) => r.domain).sort();
     const seen: string[] = [];
     let next: string | null = null;
-    let total = -1;
+    let total: number;
     do {
       const res = await get(`/api/market/listings?tld=com&limit=40${next ? `&cursor=${encodeURIComponent(next)}` : ''}`);
       expect(res.status).toBe(200);

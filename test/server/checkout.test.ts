@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.ts';
 import { sessionBody } from './support/checkout.ts';
-import { databases, domainSource, expectError, INVENTORY_SIZE, orderBody, signedRequest, toReply, type Credential, type Listing } from './support/http.ts';
+import { databases, domainSource, expectError, INVENTORY_SIZE, orderBody, signedRequest, toReply, type Credential } from './support/http.ts';
 
 const V1 = '/api/partner/v1';
 const HIGH = { search: 10_000, write: 10_000, reporting: 10_000 };

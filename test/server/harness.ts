@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../server/app.ts';
 import type { Logger } from '../../server/ops/logger.ts';
 import type { Metrics } from '../../server/ops/metrics.ts';
+import type { Faults } from '../../server/faults.ts';
 import { manualClock } from '../../server/clock.ts';
 import { generateInventory } from '../../server/inventory/generate.ts';
 import { secretBox } from '../../server/security/secret-box.ts';
@@ -64,6 +65,8 @@ export interface HarnessOptions {
   metrics?: Metrics;
   /** Logs requests here (server/ops/logger.ts); default: silent under vitest. */
   logger?: Logger;
+  /** Test-only breakage of the contract (server/faults.ts). */
+  faults?: Faults;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -107,6 +110,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     log: () => {},
     ...(options.metrics ? { metrics: options.metrics } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.faults ? { faults: options.faults } : {}),
   });
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

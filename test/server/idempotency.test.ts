@@ -1,4 +1,4 @@
-// POST /orders idempotency as the contract fixes it (DECISIONS §3, x-idempotency of createOrder):
+// POST /orders idempotency as the contract fixes it (x-idempotency of createOrder):
 // canonical-JSON fingerprints, byte-for-byte replays with Idempotent-Replayed, stored 4xx
 // outcomes, and exactly one order under concurrency.
 import { randomUUID } from 'node:crypto';

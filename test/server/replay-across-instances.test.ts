@@ -1,6 +1,6 @@
 // Two server instances on one database, each through its own store (its own SQLite connection
 // to one file, or its own PostgreSQL pool): nonces, rate-limit counts and idempotency records
-// live in the database, so a replay or a burst split across instances is caught (DECISIONS §1, §2).
+// live in the database, so a replay or a burst split across instances is caught (x-signing `nonce-store`).
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

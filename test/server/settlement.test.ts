@@ -245,9 +245,9 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
         arbitrary: fc.record({
           kind: fc.constant('move' as const),
           order: fc.nat(20),
-          action: fc.constantFrom('start-transfer', 'start-transfer', 'confirm-delivery', 'confirm-delivery', 'hold', 'clear-hold', 'cancel', 'refund', 'partner-refund') as fc.Arbitrary<
-            'start-transfer' | 'confirm-delivery' | 'hold' | 'clear-hold' | 'cancel' | 'refund' | 'partner-refund'
-          >,
+          action: fc.constantFrom<'start-transfer' | 'confirm-delivery' | 'hold' | 'clear-hold' | 'cancel' | 'refund' | 'partner-refund'>(
+            'start-transfer', 'start-transfer', 'confirm-delivery', 'confirm-delivery', 'hold', 'clear-hold', 'cancel', 'refund', 'partner-refund',
+          ),
         }),
       },
       // Most sales should get as far as settlement, so delivery is one action of its own.
@@ -259,7 +259,7 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
         arbitrary: fc.record({
           kind: fc.constant('payout' as const),
           amount: fc.integer({ min: 1, max: 1_000_000 }),
-          payout: fc.constantFrom('service_collected_commission', 'brokerage', 'referral_commission') as fc.Arbitrary<'service_collected_commission' | 'brokerage' | 'referral_commission'>,
+          payout: fc.constantFrom<'service_collected_commission' | 'brokerage' | 'referral_commission'>('service_collected_commission', 'brokerage', 'referral_commission'),
         }),
       },
       { weight: 1, arbitrary: fc.record({ kind: fc.constant('rate' as const), bps: fc.integer({ min: 0, max: 10_000 }) }) },

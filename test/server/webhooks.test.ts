@@ -1,5 +1,5 @@
 // Webhook registration, signed deliveries from the durable outbox, retries, delivery after a
-// restart, and the event history (GET /events) as the contract fixes them (DECISIONS §4, §5;
+// restart, and the event history (GET /events) as the contract fixes them (the "Lists" paragraph, x-webhook-delivery;
 // x-webhook-delivery of the partner document).
 import { createHmac, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -100,7 +100,7 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
   const admin = async (publicId: string, action: string) => {
     const res = await h.admin(`/orders/${publicId}/${action}`);
     expect(res.status, `${action}: ${await res.clone().text()}`).toBe(200);
-    return res.json() as Promise<any>;
+    return res.json();
   };
 
   describe('registration', () => {
@@ -408,7 +408,7 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
   });
 
   describe('GET /events', () => {
-    it('after_id, limit and next_cursor (DECISIONS §4)', async () => {
+    it('after_id, limit and next_cursor (GET /events)', async () => {
       const cred = await h.mint({ rate_limits: HIGH });
       const empty = await signedRequest(h, cred, { path: `${V1}/events` });
       expect(empty.status).toBe(200);

@@ -72,7 +72,7 @@ describe('parseJsonBytes', () => {
   });
 });
 
-describe('fingerprint (DECISIONS §3: SHA-256 of the canonical JSON)', () => {
+describe('fingerprint (createOrder: SHA-256 of the canonical JSON)', () => {
   it('is the SHA-256 hex of the sorted, whitespace-free text', () => {
     expect(fingerprint(utf8('{ "expected_price": 250000,\n  "domain": "bestcoffeebeans.com" }'))).toBe(
       sha256('{"domain":"bestcoffeebeans.com","expected_price":250000}'),

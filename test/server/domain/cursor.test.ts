@@ -18,7 +18,7 @@ const binding = fc.dictionary(fc.string({ maxLength: 10 }), fc.oneof(fc.string({
 const ordersBinding = { status: 'EXTERNALLY_PAID', domain: null, from: '2026-11-01T00:00:00Z', to: null, sort: 'created_at' };
 const ordersPosition: CursorPosition = ['2026-11-22T09:31:12Z', 'ord_7QK2M9XB4T'];
 
-describe('cursors (DECISIONS §4)', () => {
+describe('cursors (the "Lists" paragraph)', () => {
   it('round-trip the position of the last row', () => {
     fc.assert(
       fc.property(fc.string({ minLength: 1, maxLength: 12 }), binding, position, (scope, b, p) => {

@@ -1,12 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkTimestamp } from '../../../client/protocol/index.ts';
-import { NONCE_RETENTION_MARGIN_SECONDS, isNonceExpired, nonceExpiresAt } from '../../../server/domain/nonce.ts';
+import { NONCE_RETENTION_MARGIN_SECONDS, nonceExpiresAt } from '../../../server/domain/nonce.ts';
 import { PARTNER_ROOT, at, loadYaml } from './spec.ts';
+
+/** How the store (store/replay-guard.ts) judges a stored nonce: forgotten once expires_at is before now. */
+const isNonceExpired = (expiresAtSeconds: number, nowSeconds: number) => expiresAtSeconds * 1000 < nowSeconds * 1000;
 
 const skew = at(loadYaml(PARTNER_ROOT), 'x-signing', 'timestamp-skew-seconds') as number;
 
-describe('nonce retention (DECISIONS §1)', () => {
+describe('nonce retention (partner x-signing nonce)', () => {
   it('keeps a nonce until its timestamp is more than the skew in the past, plus a small margin', () => {
     expect(skew).toBe(300);
     expect(nonceExpiresAt(1_795_833_600)).toBe(1_795_833_600 + skew + NONCE_RETENTION_MARGIN_SECONDS);

@@ -142,7 +142,7 @@ describe('issueQuote / readQuote', () => {
   });
 });
 
-describe('quoteError (DECISIONS §3)', () => {
+describe('quoteError (x-status-of-code)', () => {
   it('maps expiry to 422 quote_expired with the expiry time, as the spec example words it', () => {
     const example = at(loadYaml('spec/partner/components/responses.yaml'), 'components', 'responses');
     const text = JSON.stringify(example);

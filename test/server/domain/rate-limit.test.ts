@@ -8,7 +8,7 @@ const headerSpecs = at(loadYaml('spec/shared/headers.yaml'), 'components', 'head
 const T0 = 1_795_833_600_000;
 
 describe('rateLimitClasses', () => {
-  it('reads the classes of DECISIONS §2 from the partner document: 60, 20 and 30 per minute', () => {
+  it('reads the classes of x-rate-limit-classes from the partner document: 60, 20 and 30 per minute', () => {
     const classes = rateLimitClasses(partner);
     expect(Object.keys(classes).sort()).toEqual(['reporting', 'search', 'write']);
     expect(classes.search).toMatchObject({ quota: 60, windowSeconds: 60 });
@@ -25,7 +25,7 @@ describe('rateLimitClasses', () => {
 });
 
 describe('decideRateLimit', () => {
-  it('gives the first request of a window the headers of the DECISIONS example', () => {
+  it('gives the first request of a window the headers of the RateLimit example', () => {
     const d = decideRateLimit({ limit: 60, windowSeconds: 60, now: T0, count: 0, windowStart: undefined });
     expect(d).toMatchObject({ allowed: true, count: 1, windowStart: T0, remaining: 59, resetSeconds: 60 });
     const headers = rateLimitHeaders('search', { limit: 60, windowSeconds: 60 }, d);

@@ -46,7 +46,7 @@ describe('referral rules', () => {
 
   it('masks buyers, sends links to the public site and bounds the analytics window', () => {
     expect(maskEmail('jane.doe@example.org')).toBe('j•••@example.org');
-    expect(linkDestination('https://x.test/', { type: 'domain', domain: 'a.com', product: null }, 'utm_source=n')).toBe('https://x.test/domains/a.com?utm_source=n');
+    expect(linkDestination('https://x.test', { type: 'domain', domain: 'a.com', product: null }, 'utm_source=n')).toBe('https://x.test/domains/a.com?utm_source=n');
     expect(linkDestination('https://x.test', { type: 'generic', domain: null, product: null }, '')).toBe('https://x.test/');
     expect(analyticsWindow(undefined, undefined, 100 * ATTRIBUTION_WINDOW_MS)).toEqual({ from: 99 * ATTRIBUTION_WINDOW_MS, to: 100 * ATTRIBUTION_WINDOW_MS });
     expect(analyticsWindow(0, undefined, 5)).toEqual({ from: 0, to: 5 });

@@ -130,7 +130,7 @@ export interface RateLimitState {
   reset: number;
 }
 
-/** The five rate-limit headers of DECISIONS §2, consistent with each other; returns what they say. */
+/** The five rate-limit headers of spec/shared/headers.yaml, consistent with each other; returns what they say. */
 export function expectRateLimitHeaders(reply: Reply, expected?: { className?: string; quota?: number }): RateLimitState {
   const policy = reply.headers.get('ratelimit-policy');
   const current = reply.headers.get('ratelimit');
