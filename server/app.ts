@@ -1,15 +1,14 @@
 // createApp(deps): the one place that wires the pipeline and the routes. The clock, the store,
 // the configuration and the webhook dispatcher are injected, so tests control all of them.
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { adminRouter } from './admin/router.ts';
 import type { Clock } from './clock.ts';
+import { Contract, GENERATED_DIR } from './contract/index.ts';
 import type { Config } from './config.ts';
 import { NO_FAULTS, withoutCurrency, type Faults } from './faults.ts';
 import { cors, corsRules } from './http/cors.ts';
-import { ApiError, errorHandler } from './http/errors.ts';
-import { loadDocument, OperationTable } from './http/operations.ts';
+import { errorHandler } from './http/errors.ts';
+import { noOperation } from './http/match-operation.ts';
 import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
@@ -25,7 +24,7 @@ import { derivedKey } from './security/secret-box.ts';
 import type { Store } from './store/index.ts';
 import type { Resolve } from './webhooks/resolve.ts';
 
-export const GENERATED_DIR = join(fileURLToPath(import.meta.url), '../../generated');
+export { GENERATED_DIR };
 
 export interface AppDeps {
   config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'> & Partial<Pick<Config, 'publicBaseUrl' | 'rdapLookup' | 'mcpAllowedOrigins' | 'host'>>;
@@ -41,11 +40,8 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps): Express {
-  const documents = {
-    partner: loadDocument(GENERATED_DIR, 'partner'),
-    public: loadDocument(GENERATED_DIR, 'public'),
-    admin: loadDocument(GENERATED_DIR, 'admin'),
-  };
+  // The contract index, built once: every step and router reads its per-operation facts here.
+  const contract = Contract.load(GENERATED_DIR);
   const log = deps.log ?? ((message: string, err?: unknown) => console.error(message, err ?? ''));
   const faults = deps.faults ?? NO_FAULTS;
   // A deployment that mangles its answers has no response validation in front of them.
@@ -66,14 +62,14 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   // CORS is the public document's (`x-cors`); `allowed-origins` is the /mcp Origin rule.
   const corsLayer = cors({
-    table: new OperationTable(documents.public),
-    rules: corsRules(documents.public),
+    contract: contract.public,
+    rules: corsRules(contract.public),
     originAllowed: (origin, req) => originAllowed(origin, hosts.baseUrl(req), deps.config.mcpAllowedOrigins ?? []),
   });
   // The Host check comes first: nothing may be answered, or echoed, for an untrusted host. The
   // security headers go on every answer, the Host check's refusals included. Preflights are
   // answered next, before anything counts them.
-  app.use(requestId(), securityHeaders({ document: documents.public, publicBaseUrl: deps.config.publicBaseUrl }), hosts.middleware, corsLayer, rawBody());
+  app.use(requestId(), securityHeaders({ contract: contract.public, publicBaseUrl: deps.config.publicBaseUrl }), hosts.middleware, corsLayer, rawBody());
   if (faults.has('remove-response-field')) {
     app.use((_req, res, next) => {
       const json = res.json.bind(res);
@@ -98,7 +94,7 @@ export function createApp(deps: AppDeps): Express {
   const publicSurface = publicRouter(
     publicDeps,
     {
-      document: documents.public,
+      contract: contract.public,
       validateResponses,
       handlers: modules.handlers,
       accessTokens: modules.accessTokens,
@@ -115,20 +111,20 @@ export function createApp(deps: AppDeps): Express {
 
   // The partner document lives under the partner prefix but is public (DECISIONS §7).
   app.get('/api/partner/v1/openapi.json', publicSurface);
-  app.use('/api/partner', partnerRouter(partnerDeps, { document: documents.partner, validateResponses }));
+  app.use('/api/partner', partnerRouter(partnerDeps, { contract: contract.partner, validateResponses }));
   if (deps.config.adminToken) {
     app.use(
       '/api/admin/v1',
       adminRouter(partnerDeps, {
         adminToken: deps.config.adminToken,
-        document: documents.admin,
-        partnerDocument: documents.partner,
+        contract: contract.admin,
+        partnerContract: contract.partner,
         validateResponses,
       }),
     );
   }
   app.use(publicSurface);
-  app.use((req, _res, next) => next(new ApiError('not_found', `No operation at ${req.method} ${req.path}`)));
+  app.use((req, _res, next) => next(noOperation(req.method, req.path)));
   app.use(errorHandler(log, faults));
   return app;
 }

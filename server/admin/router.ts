@@ -3,13 +3,15 @@
 import { timingSafeEqual } from 'node:crypto';
 import express, { type RequestHandler, type Router } from 'express';
 import type { components } from '../../generated/admin.d.ts';
+import type { ApiContract } from '../contract/index.ts';
 import { rateLimitClasses } from '../domain/rate-limit.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { OPERATOR_ACTIONS, type OperatorAction } from '../domain/order-state.ts';
 import { applyBrokerageAction } from './brokerage.ts';
 import { ApiError } from '../http/errors.ts';
-import { dispatchByOperationId, matchOperation } from '../http/operation-guard.ts';
-import { OperationTable } from '../http/operations.ts';
+import { dispatchByOperationId } from '../http/dispatch.ts';
+import { inOrder } from '../http/in-order.ts';
+import { matchOperation, unmatchedRoute } from '../http/match-operation.ts';
 import { bodyLimitsOf, bodyStructure } from '../http/body-limits.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
 import { openApiValidator } from '../http/validator.ts';
@@ -24,9 +26,10 @@ type Schemas = components['schemas'];
 
 export interface AdminRouterOptions {
   adminToken: string;
-  document: Record<string, unknown>;
-  /** The partner document, for the default quotas of its rate-limit classes. */
-  partnerDocument: Record<string, unknown>;
+  /** The admin document's index. */
+  contract: ApiContract;
+  /** The partner document's index, for the default quotas of its rate-limit classes. */
+  partnerContract: ApiContract;
   validateResponses: boolean;
 }
 
@@ -49,8 +52,7 @@ function bearerAuth(token: string): RequestHandler {
 }
 
 export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Router {
-  const table = new OperationTable(options.document);
-  const defaults = Object.fromEntries(Object.entries(rateLimitClasses(options.partnerDocument)).map(([name, c]) => [name, c.quota])) as Record<
+  const defaults = Object.fromEntries(Object.entries(rateLimitClasses(options.partnerContract.document)).map(([name, c]) => [name, c.quota])) as Record<
     'search' | 'write' | 'reporting',
     number
   >;
@@ -179,6 +181,17 @@ export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Rou
   };
 
   const router = express.Router();
-  router.use(bodyReadError(), bearerAuth(options.adminToken), matchOperation(table), (_req, res, next) => next(res.locals.unmatched), bodyStructure(bodyLimitsOf(options.document)), jsonBody(), ...openApiValidator(options.document, { validateResponses: options.validateResponses }), dispatchByOperationId(handlers));
+  router.use(
+    inOrder(
+      bodyReadError(),
+      bearerAuth(options.adminToken),
+      matchOperation(options.contract),
+      unmatchedRoute(),
+      bodyStructure(bodyLimitsOf(options.contract.document)),
+      jsonBody(),
+      openApiValidator(options.contract, { validateResponses: options.validateResponses }),
+      dispatchByOperationId(handlers),
+    ),
+  );
   return router;
 }

@@ -100,3 +100,11 @@ export function rateLimitClasses(spec: unknown): Record<string, RateLimitClass> 
   }
   return out;
 }
+
+/** The class named `name` (an operation's `x-rate-limit`), or `fallback` for an unknown path; throws for a class the document lacks. */
+export function rateLimitClassOf(classes: Readonly<Record<string, RateLimitClass>>, name: string | undefined, fallback: string): RateLimitClass & { name: string } {
+  const chosen = name ?? fallback;
+  const cls = classes[chosen];
+  if (!cls) throw new Error(`Unknown rate-limit class "${chosen}"`);
+  return { ...cls, name: chosen };
+}
