@@ -222,8 +222,18 @@ export class Contract {
     this.admin = new ApiContract('admin', documents.admin);
   }
 
+  /**
+   * The index of the bundled documents in `generatedDir`, read once per process: they do not
+   * change while it runs, and whatever is built from them (the validators) is then built once
+   * too, however many apps the process creates. Treat the documents as read-only.
+   */
   static load(generatedDir: string = GENERATED_DIR): Contract {
-    return new Contract({ partner: loadDocument(generatedDir, 'partner'), public: loadDocument(generatedDir, 'public'), admin: loadDocument(generatedDir, 'admin') });
+    let contract = loaded.get(generatedDir);
+    if (!contract) {
+      contract = new Contract({ partner: loadDocument(generatedDir, 'partner'), public: loadDocument(generatedDir, 'public'), admin: loadDocument(generatedDir, 'admin') });
+      loaded.set(generatedDir, contract);
+    }
+    return contract;
   }
 
   of(api: Api): ApiContract {
@@ -235,6 +245,8 @@ export class Contract {
     return APIS.flatMap((api) => this[api].operations);
   }
 }
+
+const loaded = new Map<string, Contract>();
 
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 

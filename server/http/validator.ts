@@ -5,10 +5,18 @@
 // then tries one path, not the whole document, and routing is ours alone. Security is ours too.
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { RequestHandler } from 'express';
-import type { ApiContract, ContractOperation, Json } from '../contract/index.ts';
+import { atPointer, type ApiContract, type ContractOperation, type Json } from '../contract/index.ts';
 import { inOrder } from './in-order.ts';
 
 type ApiSpec = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
+
+/**
+ * Each operation's validator, kept per document (the contract index loads each document once per
+ * process): building one costs the validator's set-up (it compiles its OpenAPI meta-schema, even
+ * when told not to check the document, and the operation's schemas), so an operation pays it on
+ * its first request in the process, not in every app.
+ */
+const builtFor = new WeakMap<object, Map<string, RequestHandler>>();
 
 export interface ValidatorOptions {
   validateResponses: boolean;
@@ -20,12 +28,15 @@ export interface ValidatorOptions {
  * without one is not this step's to judge (the unmatched-route answer comes before it).
  */
 export function openApiValidator(contract: ApiContract, options: ValidatorOptions): RequestHandler {
-  const built = new Map<string, RequestHandler>();
+  let built = builtFor.get(contract.document);
+  if (!built) builtFor.set(contract.document, (built = new Map()));
+  const kept = built;
   const validatorOf = (operation: ContractOperation): RequestHandler => {
-    let step = built.get(operation.operationId);
+    const key = `${operation.operationId} ${options.validateResponses ? 'responses' : 'requests'}`;
+    let step = kept.get(key);
     if (!step) {
       step = inOrder(strictIntegerQuery(contract, operation), ...operationValidator(contract, operation, options));
-      built.set(operation.operationId, step);
+      kept.set(key, step);
     }
     return step;
   };
@@ -55,22 +66,59 @@ function operationValidator(contract: ApiContract, operation: ContractOperation,
 }
 
 /**
- * The document one operation's validator reads: the bundled document with only that operation
- * under `paths`, its parameters as the index resolved them. Every query parameter is marked
- * `allowReserved`: the server reads a raw query by the signing rule (the partner document's
- * `x-signing`: split on `&` and the first `=`, decode `%XX` escapes only), under which a literal
- * `'`, `(`, `!`, `+`, `:` or `/` in a value is unambiguous; the validator would otherwise refuse
- * such values, turning away requests the contract accepts (among them what the partner client
- * sends for a search text with an apostrophe). `allowReserved` is a serialisation hint to
- * clients; it changes no schema.
+ * The document one operation's validator reads: that operation alone under `paths`, its
+ * parameters as the index resolved them, and only the components it reaches (the validator
+ * prepares every schema of the document it is given, so a whole document per operation would
+ * cost each operation's first request the whole document's preparation).
+ *
+ * Every query parameter is marked `allowReserved`: the server reads a raw query by the signing
+ * rule (the partner document's `x-signing`: split on `&` and the first `=`, decode `%XX` escapes
+ * only), under which a literal `'`, `(`, `!`, `+`, `:` or `/` in a value is unambiguous; the
+ * validator would otherwise refuse such values, turning away requests the contract accepts
+ * (among them what the partner client sends for a search text with an apostrophe).
+ * `allowReserved` is a serialisation hint to clients; it changes no schema.
  */
 function validatorDocument(contract: ApiContract, operation: ContractOperation): Json {
   const parameters = operation.parameters.map((p) => (p.in === 'query' ? { ...p, allowReserved: true } : p));
-  const { parameters: _shared, ...pathLevel } = contract.pathItem(operation.path);
+  const pathLevel = contract.pathItem(operation.path);
   const op = { ...operation.object, parameters };
-  const item: Json = { ...Object.fromEntries(Object.entries(pathLevel).filter(([key]) => key.startsWith('x-') || key === 'summary' || key === 'description')), [operation.method.toLowerCase()]: op };
-  const { webhooks: _webhooks, ...document } = contract.document;
-  return structuredClone({ ...document, paths: { [operation.path]: item } });
+  const item: Json = { ...Object.fromEntries(Object.entries(pathLevel).filter(([key]) => key.startsWith('x-'))), [operation.method.toLowerCase()]: op };
+  const document = contract.document;
+  const components = (document.components ?? {}) as Record<string, Record<string, unknown>>;
+  return structuredClone({
+    openapi: document.openapi,
+    info: document.info,
+    ...(document.servers ? { servers: document.servers } : {}),
+    paths: { [operation.path]: item },
+    components: { ...reachableComponents(document, op), ...(components.securitySchemes ? { securitySchemes: components.securitySchemes } : {}) },
+  });
+}
+
+/** The components (`#/components/<kind>/<name>`) a node refers to, directly or through each other. */
+function reachableComponents(document: Json, from: unknown): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  const seen = new Set<string>();
+  const pending: unknown[] = [from];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (Array.isArray(node)) {
+      pending.push(...node);
+    } else if (node && typeof node === 'object') {
+      const ref = (node as Json).$ref;
+      if (typeof ref === 'string' && !seen.has(ref)) {
+        seen.add(ref);
+        const m = /^#\/components\/([^/]+)\/([^/]+)$/.exec(ref);
+        const target = atPointer(document, ref.slice(1));
+        if (m && target !== undefined) {
+          const [, kind, name] = m as unknown as [string, string, string];
+          (out[kind] ??= {})[name.replace(/~1/g, '/').replace(/~0/g, '~')] = target;
+          pending.push(target);
+        }
+      }
+      pending.push(...Object.values(node as Json));
+    }
+  }
+  return out;
 }
 
 /**
