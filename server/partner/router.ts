@@ -1,6 +1,6 @@
 // The partner surface: the pipeline of DECISIONS §1 and §2, then one handler per operationId.
 // Paths live only in the spec; the router dispatches on the operation it matched there.
-import express, { type RequestHandler, type Response, type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import type { ApiContract } from '../contract/index.ts';
 import { rateLimitClasses } from '../domain/rate-limit.ts';
 import { bodyLimitsOf, bodyStructure } from '../http/body-limits.ts';
@@ -16,7 +16,7 @@ import { bodyReadError, jsonBody } from '../http/raw-body.ts';
 import { openApiValidator } from '../http/validator.ts';
 import { createBrokerageCase, getBrokerageCase, getBrokerageEligibility, listBrokerageCases } from './brokerage.ts';
 import { createCheckoutSession } from './checkout.ts';
-import type { PartnerDeps } from './context.ts';
+import { credentialOf, type PartnerDeps } from './context.ts';
 import { getAvailability, getDomain, getPricing, searchDomains } from './discovery.ts';
 import { createOrder, createQuote, createRefund, getOrder, listOrders } from './orders.ts';
 import { createLink, getReferralAnalytics, getReferralClicks, listCommissions, listLinks, listReferralPayouts, listReferralSales } from './referral.ts';
@@ -102,13 +102,6 @@ function handlersByOperationId(deps: WebhookDeps): Record<string, RequestHandler
     listTransactions: listTransactions(deps),
     listPayouts: listPayouts(deps),
   } satisfies Record<string, RequestHandler>;
-}
-
-/** The credential partnerAuth identified; the steps after it run only for one. */
-function credentialOf(res: Response): Credential {
-  const credential = res.locals.credential;
-  if (!credential) throw new Error('the partner rate limit needs an authenticated credential');
-  return credential;
 }
 
 export type { PartnerDeps };
