@@ -78,7 +78,7 @@ function operationValidator(contract: ApiContract, operation: ContractOperation,
  * (among them what the partner client sends for a search text with an apostrophe).
  * `allowReserved` is a serialisation hint to clients; it changes no schema.
  */
-function validatorDocument(contract: ApiContract, operation: ContractOperation): Json {
+export function validatorDocument(contract: ApiContract, operation: ContractOperation): Json {
   const parameters = operation.parameters.map((p) => (p.in === 'query' ? { ...p, allowReserved: true } : p));
   const pathLevel = contract.pathItem(operation.path);
   const op = { ...operation.object, parameters };
