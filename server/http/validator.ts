@@ -107,8 +107,9 @@ function reachableComponents(document: Json, from: unknown): Record<string, Reco
       const ref = (node as Json).$ref;
       if (typeof ref === 'string' && !seen.has(ref)) {
         seen.add(ref);
-        const m = /^#\/components\/([^/]+)\/([^/]+)$/.exec(ref);
-        const target = atPointer(document, ref.slice(1));
+        // A pointer into a component (`#/components/schemas/X/properties/y`) keeps all of X.
+        const m = /^#\/components\/([^/]+)\/([^/]+)(?:\/.*)?$/.exec(ref);
+        const target = m ? atPointer(document, `/components/${m[1]}/${m[2]}`) : undefined;
         if (m && target !== undefined) {
           const [, kind, name] = m as unknown as [string, string, string];
           (out[kind] ??= {})[name.replace(/~1/g, '/').replace(/~0/g, '~')] = target;
