@@ -1,15 +1,14 @@
 // createApp(deps): the one place that wires the pipeline and the routes. The clock, the store,
 // the configuration and the webhook dispatcher are injected, so tests control all of them.
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type Express } from 'express';
 import { adminRouter } from './admin/router.ts';
 import type { Clock } from './clock.ts';
+import { Contract, GENERATED_DIR } from './contract/index.ts';
 import type { Config } from './config.ts';
 import { NO_FAULTS, withoutCurrency, type Faults } from './faults.ts';
 import { cors, corsRules } from './http/cors.ts';
-import { ApiError, errorHandler } from './http/errors.ts';
-import { loadDocument, OperationTable } from './http/operations.ts';
+import { errorHandler } from './http/errors.ts';
+import { noOperation } from './http/match-operation.ts';
 import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
@@ -30,7 +29,7 @@ import { derivedKey } from './security/secret-box.ts';
 import type { Store } from './store/index.ts';
 import type { Resolve } from './webhooks/resolve.ts';
 
-export const GENERATED_DIR = join(fileURLToPath(import.meta.url), '../../generated');
+export { GENERATED_DIR };
 
 export interface AppDeps {
   config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'> & Partial<Pick<Config, 'publicBaseUrl' | 'rdapLookup' | 'mcpAllowedOrigins' | 'host'>>;
@@ -52,11 +51,8 @@ export interface AppDeps {
 }
 
 export function createApp(deps: AppDeps): Express {
-  const documents = {
-    partner: loadDocument(GENERATED_DIR, 'partner'),
-    public: loadDocument(GENERATED_DIR, 'public'),
-    admin: loadDocument(GENERATED_DIR, 'admin'),
-  };
+  // The contract index, built once: every step and router reads its per-operation facts here.
+  const contract = Contract.load(GENERATED_DIR);
   const logger = deps.logger ?? loggerFromEnv();
   const log = deps.log ?? ((message: string, err?: unknown) => logger.error({ event: 'request_failed', err }, message));
   const readiness = deps.readiness ?? createReadiness(deps.store);
@@ -79,8 +75,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   // CORS is the public document's (`x-cors`); `allowed-origins` is the /mcp Origin rule.
   const corsLayer = cors({
-    table: new OperationTable(documents.public),
-    rules: corsRules(documents.public),
+    contract: contract.public,
+    rules: corsRules(contract.public),
     originAllowed: (origin, req) => originAllowed(origin, hosts.baseUrl(req), deps.config.mcpAllowedOrigins ?? []),
   });
   // The Host check comes first: nothing may be answered, or echoed, for an untrusted host. The
@@ -90,9 +86,9 @@ export function createApp(deps: AppDeps): Express {
   // Observed from the request id on, so every answer (a 421 included) is logged and counted; left
   // out entirely when nothing would be logged or counted (the benchmark's baseline).
   if (deps.metrics || logger.isLevelEnabled('fatal')) app.use(requestObserver({ logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) }));
-  app.use(securityHeaders({ document: documents.public, publicBaseUrl: deps.config.publicBaseUrl }), hosts.middleware, closeConnectionsWhileDraining(readiness));
+  app.use(securityHeaders({ contract: contract.public, publicBaseUrl: deps.config.publicBaseUrl }), hosts.middleware, closeConnectionsWhileDraining(readiness));
   // The probes (x-rate-limit: none) before CORS, the body reader and the rate-limited pipeline.
-  app.use(healthRouter(readiness, documents.public));
+  app.use(healthRouter(readiness, contract.public));
   app.use(corsLayer, rawBody());
   if (faults.has('remove-response-field')) {
     app.use((_req, res, next) => {
@@ -118,7 +114,7 @@ export function createApp(deps: AppDeps): Express {
   const publicSurface = publicRouter(
     publicDeps,
     {
-      document: documents.public,
+      contract: contract.public,
       validateResponses,
       handlers: modules.handlers,
       accessTokens: modules.accessTokens,
@@ -135,20 +131,20 @@ export function createApp(deps: AppDeps): Express {
 
   // The partner document lives under the partner prefix but is public (the public document serves it: spec/public/paths/partner-openapi-json.yaml).
   app.get('/api/partner/v1/openapi.json', publicSurface);
-  app.use('/api/partner', partnerRouter(partnerDeps, { document: documents.partner, validateResponses }));
+  app.use('/api/partner', partnerRouter(partnerDeps, { contract: contract.partner, validateResponses }));
   if (deps.config.adminToken) {
     app.use(
       '/api/admin/v1',
       adminRouter(partnerDeps, {
         adminToken: deps.config.adminToken,
-        document: documents.admin,
-        partnerDocument: documents.partner,
+        contract: contract.admin,
+        partnerContract: contract.partner,
         validateResponses,
       }),
     );
   }
   app.use(publicSurface);
-  app.use((req, _res, next) => next(new ApiError('not_found', `No operation at ${req.method} ${req.path}`)));
+  app.use((req, _res, next) => next(noOperation(req.method, req.path)));
   app.use(errorHandler(log, faults));
   return app;
 }

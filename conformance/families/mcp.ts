@@ -19,8 +19,7 @@ type Json = Record<string, unknown>;
 
 /** The revisions the contract serves (POST /mcp `x-mcp-protocol-versions`). */
 function served(ctx: Context): string[] {
-  const op = (ctx.spec.documents.public.paths as Record<string, Record<string, Json>>)['/mcp']?.post;
-  const versions = op?.['x-mcp-protocol-versions'];
+  const versions = ctx.spec.match('public', 'POST', '/mcp')?.object['x-mcp-protocol-versions'];
   if (!Array.isArray(versions) || versions.length === 0) throw new Error('the public document names no x-mcp-protocol-versions on POST /mcp');
   return versions as string[];
 }
@@ -83,8 +82,7 @@ async function withSession<T>(ctx: Context, bearer: string | undefined, run: (s:
 
 /** The contract's tools: name → the component schemas of input and output, and the REST equivalent. */
 function contractTools(ctx: Context): Array<{ name: string; input: string; output: string }> {
-  const op = (ctx.spec.documents.public.paths as Record<string, Record<string, Json>>)['/mcp']?.post;
-  const tools = (op?.['x-mcp-tools'] ?? []) as Array<{ name: string; input: string; output: string }>;
+  const tools = (ctx.spec.match('public', 'POST', '/mcp')?.object['x-mcp-tools'] ?? []) as Array<{ name: string; input: string; output: string }>;
   if (tools.length === 0) throw new Error('the public document names no x-mcp-tools on POST /mcp');
   return tools;
 }

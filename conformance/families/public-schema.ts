@@ -11,11 +11,8 @@ import { answeredOperations, buildTargets, checkBrokenInputs, reviewSurface } fr
 const REST_TAGS = new Set(['Search', 'WHOIS', 'TLDs', 'Marketplace', 'Batch']);
 
 function restOperations(ctx: Context): Set<string> {
-  const out = new Set<string>();
-  for (const item of Object.values((ctx.spec.documents.public.paths ?? {}) as Record<string, Record<string, { operationId?: string; tags?: string[] }>>)) {
-    for (const op of Object.values(item)) if (op?.operationId && op.tags?.some((t) => REST_TAGS.has(t))) out.add(op.operationId);
-  }
-  return out;
+  const tagged = ctx.spec.operations.filter((op) => op.api === 'public' && (op.object.tags as string[] | undefined)?.some((t) => REST_TAGS.has(t)));
+  return new Set(tagged.map((op) => op.operationId));
 }
 
 export const publicSchemaFamily: Family = {

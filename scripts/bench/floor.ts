@@ -1,19 +1,21 @@
-// The ceiling of the server's own stack: Express 5 and express-openapi-validator over the partner
-// document (requests validated, as in the production profile), answering GET /availability with
-// a fixed JSON body: no signature, no store, no rate limit. What the reference server adds to
+// The ceiling of the server's own stack: Express 5, routing by the contract index and
+// express-openapi-validator over the matched operation (requests validated, as in the production
+// profile), answering GET /availability with a fixed JSON body: no signature, no store, no rate
+// limit. What the reference server adds to
 // this is the cost of the partner protocol itself. `READY <url>` on stdout once it listens.
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { GENERATED_DIR } from '../../server/app.ts';
 import { createExpressServer } from '../../server/http/express-server.ts';
-import { loadDocument } from '../../server/http/operations.ts';
+import { Contract } from '../../server/contract/index.ts';
+import { matchOperation } from '../../server/http/match-operation.ts';
 import { openApiValidator } from '../../server/http/validator.ts';
 
 const body: unknown = JSON.parse(process.env.BARE_BODY ?? '{}');
 const app = express();
 app.disable('x-powered-by');
 app.set('etag', false);
-app.use(...openApiValidator(loadDocument(GENERATED_DIR, 'partner'), { validateResponses: false }));
+const contract = Contract.load().partner;
+app.use(matchOperation(contract), openApiValidator(contract, { validateResponses: false }));
 app.get('/api/partner/v1/availability', (_req, res) => void res.json(body));
 app.use((err: { status?: number; message?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
   res.status(err.status ?? 500).json({ code: 'error', message: err.message ?? 'error' });

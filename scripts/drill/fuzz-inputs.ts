@@ -3,6 +3,7 @@
 // a missing required member, an oversized string, a value outside an enum, a bad format or
 // pattern, junk JSON, the wrong content type. Pure: a seeded random source in, requests out.
 
+import { resolveRef, type ApiContract } from '../../server/contract/index.ts';
 import { mulberry32 } from '../../server/inventory/generate.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -34,53 +35,34 @@ export const seededRandom: (seed: number) => Random = mulberry32;
 
 const pick = <T>(random: Random, xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
 
-/** Resolves local `$ref`s (the documents are bundled), depth-bounded against cycles. */
-export function deref(document: Schema, node: unknown, depth = 0): Schema {
-  if (!node || typeof node !== 'object' || depth > 20) return {};
-  const ref = (node as { $ref?: unknown }).$ref;
-  if (typeof ref === 'string' && ref.startsWith('#/')) {
-    const target = ref
-      .slice(2)
-      .split('/')
-      .reduce<unknown>((at, part) => (at && typeof at === 'object' ? (at as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')] : undefined), document);
-    return deref(document, target, depth + 1);
-  }
-  return node as Schema;
+/** Resolves local `$ref`s (the documents are bundled): the contract index's one resolver. */
+export function deref(document: Schema, node: unknown): Schema {
+  return resolveRef(document, node);
 }
 
-const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
-
-export function operationsOf(document: Schema): FuzzOperation[] {
-  const out: FuzzOperation[] = [];
-  for (const [path, item] of Object.entries((document.paths ?? {}) as Record<string, Schema>)) {
-    const shared = ((item.parameters as unknown[]) ?? []).map((p) => deref(document, p));
-    for (const method of METHODS) {
-      const op = item[method] as Schema | undefined;
-      if (!op) continue;
-      const own = ((op.parameters as unknown[]) ?? []).map((p) => deref(document, p));
-      const byKey = new Map<string, Schema>();
-      for (const p of [...shared, ...own]) byKey.set(`${String(p.in)}:${String(p.name)}`, p);
-      const requestBody = op.requestBody ? deref(document, op.requestBody) : undefined;
-      const content = (requestBody?.content ?? {}) as Record<string, { schema?: unknown }>;
-      const contentTypes = Object.keys(content);
-      out.push({
-        operationId: String(op.operationId ?? `${method} ${path}`),
-        method: method.toUpperCase(),
-        path,
-        parameters: [...byKey.values()].map((p) => ({
-          name: String(p.name),
-          in: p.in as 'path' | 'query' | 'header' | 'cookie',
-          required: p.required === true,
-          schema: deref(document, p.schema),
-          example: p.example,
-        })),
-        ...(requestBody
-          ? { body: { required: requestBody.required === true, contentTypes, schema: contentTypes[0] ? deref(document, content[contentTypes[0]]?.schema) : undefined } }
-          : {}),
-      });
-    }
-  }
-  return out;
+/** Every operation of an indexed document, its parameters and body as the index resolved them. */
+export function operationsOf(contract: ApiContract): FuzzOperation[] {
+  const document = contract.document;
+  return contract.operations.map((op) => {
+    const requestBody = op.object.requestBody ? deref(document, op.object.requestBody) : undefined;
+    const content = (requestBody?.content ?? {}) as Record<string, { schema?: unknown }>;
+    const contentTypes = Object.keys(content);
+    return {
+      operationId: op.operationId,
+      method: op.method,
+      path: op.path,
+      parameters: op.parameters.map((p) => ({
+        name: String(p.name),
+        in: p.in as 'path' | 'query' | 'header' | 'cookie',
+        required: p.required === true,
+        schema: deref(document, p.schema),
+        example: p.example,
+      })),
+      ...(requestBody
+        ? { body: { required: requestBody.required === true, contentTypes, schema: contentTypes[0] ? deref(document, content[contentTypes[0]]?.schema) : undefined } }
+        : {}),
+    };
+  });
 }
 
 /** A value the schema accepts, as far as a quick synthesis can tell (examples first). */

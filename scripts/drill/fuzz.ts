@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { signFor, mint } from '../bench/lib/partner.ts';
+import { Contract } from '../../server/contract/index.ts';
 import { ROOT, spawnServer } from '../bench/lib/processes.ts';
 import { fuzzRequest, operationsOf, seededRandom, type FuzzOperation, type FuzzRequest } from './fuzz-inputs.ts';
 import { timed, type DrillOptions, type DrillResult } from './lib.ts';
@@ -58,13 +59,11 @@ export async function fuzzDrill(o: DrillOptions & { requests: number; seed: numb
     try {
       const credential = await mint(server.url);
       const url = new URL(server.url);
-      const documents = {
-        partner: JSON.parse(readFileSync(join(ROOT, 'generated', 'partner.openapi.json'), 'utf8')) as Record<string, unknown>,
-        public: JSON.parse(readFileSync(join(ROOT, 'generated', 'public.openapi.json'), 'utf8')) as Record<string, unknown>,
-      };
+      const contract = Contract.load(join(ROOT, 'generated'));
+      const documents = { partner: contract.partner.document, public: contract.public.document };
       const ops: Array<{ surface: 'partner' | 'public'; op: FuzzOperation }> = [
-        ...operationsOf(documents.partner).map((op) => ({ surface: 'partner' as const, op })),
-        ...operationsOf(documents.public).map((op) => ({ surface: 'public' as const, op })),
+        ...operationsOf(contract.partner).map((op) => ({ surface: 'partner' as const, op })),
+        ...operationsOf(contract.public).map((op) => ({ surface: 'public' as const, op })),
       ];
       figures.operations = { partner: ops.filter((x) => x.surface === 'partner').length, public: ops.filter((x) => x.surface === 'public').length };
       const random = seededRandom(o.seed);

@@ -3,8 +3,10 @@
 // resource (credentials, orders, clock, brokerage, settlements).
 import express, { type RequestHandler, type Router } from 'express';
 import { bodyLimitsOf, bodyStructure } from '../http/body-limits.ts';
-import { dispatchByOperationId, matchOperation } from '../http/operation-guard.ts';
-import { OperationTable } from '../http/operations.ts';
+import type { ApiContract } from '../contract/index.ts';
+import { dispatchByOperationId } from '../http/dispatch.ts';
+import { inOrder } from '../http/in-order.ts';
+import { matchOperation, unmatchedRoute } from '../http/match-operation.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
 import { openApiValidator } from '../http/validator.ts';
 import type { PartnerDeps } from '../partner/context.ts';
@@ -17,23 +19,34 @@ import { settlementHandlers } from './settlements.ts';
 
 export interface AdminRouterOptions {
   adminToken: string;
-  document: Record<string, unknown>;
-  /** The partner document, for the default quotas of its rate-limit classes. */
-  partnerDocument: Record<string, unknown>;
+  /** The admin document's index. */
+  contract: ApiContract;
+  /** The partner document's index, for the default quotas of its rate-limit classes. */
+  partnerContract: ApiContract;
   validateResponses: boolean;
 }
 
 export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Router {
-  const table = new OperationTable(options.document);
   const handlers: Record<string, RequestHandler> = {
     applyBrokerageAction: applyBrokerageAction(deps),
     ...settlementHandlers(deps),
-    ...credentialHandlers(deps, options.partnerDocument),
+    ...credentialHandlers(deps, options.partnerContract.document),
     applyOrderAction: applyOrderAction(deps),
     advancePartnerClock: advancePartnerClock(deps),
   };
 
   const router = express.Router();
-  router.use(bodyReadError(), bearerAuth(options.adminToken), matchOperation(table), (_req, res, next) => next(res.locals.unmatched), bodyStructure(bodyLimitsOf(options.document)), jsonBody(), ...openApiValidator(options.document, { validateResponses: options.validateResponses }), dispatchByOperationId(handlers));
+  router.use(
+    inOrder(
+      bodyReadError(),
+      bearerAuth(options.adminToken),
+      matchOperation(options.contract),
+      unmatchedRoute(),
+      bodyStructure(bodyLimitsOf(options.contract.document)),
+      jsonBody(),
+      openApiValidator(options.contract, { validateResponses: options.validateResponses }),
+      dispatchByOperationId(handlers),
+    ),
+  );
   return router;
 }

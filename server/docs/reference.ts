@@ -3,6 +3,7 @@
 // rate-limit class, parameters, request body, responses with their error codes, the other
 // per-operation x- facts), then the webhooks and the schemas. Pure: document in, text out.
 
+import type { ApiContract } from '../contract/index.ts';
 import { headingId } from './markdown.ts';
 
 type Json = Record<string, unknown>;
@@ -21,49 +22,13 @@ export interface ReferenceOptions {
   defaultAuthentication: string;
 }
 
-export interface OperationRef {
-  method: string;
-  path: string;
-  operationId: string;
-}
-
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asObject = (v: unknown): Json => (isObject(v) ? v : {});
 const asString = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 const asArray = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-/** Every operation of a document, in document order (the test side computes the same list). */
-export function operationsOf(document: Json): OperationRef[] {
-  const out: OperationRef[] = [];
-  for (const [path, item] of Object.entries(asObject(document.paths))) {
-    for (const method of METHODS) {
-      const op = asObject(asObject(item)[method]);
-      const operationId = asString(op.operationId);
-      if (operationId) out.push({ method: method.toUpperCase(), path, operationId });
-    }
-  }
-  return out;
-}
-
 /** The heading an operation gets, so other pages (and tests) can name its anchor. */
 export const operationHeading = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
-
-class Resolver {
-  constructor(private readonly document: Json) {}
-
-  /** Follows local `$ref`s (`#/components/...`), the only kind a bundled document has. */
-  resolve(node: unknown): Json {
-    let current = asObject(node);
-    for (let hops = 0; hops < 16 && typeof current.$ref === 'string'; hops++) {
-      const ref = current.$ref;
-      if (!ref.startsWith('#/')) break;
-      let target: unknown = this.document;
-      for (const part of ref.slice(2).split('/')) target = asObject(target)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-      current = asObject(target);
-    }
-    return current;
-  }
-}
 
 const refName = (node: unknown): string | undefined => {
   const ref = asString(asObject(node).$ref);
@@ -145,7 +110,7 @@ function mediaList(content: unknown, linkSchemas = true): string {
     .join('; ');
 }
 
-function parametersSection(op: Json, pathItem: Json, r: Resolver): string[] {
+function parametersSection(op: Json, pathItem: Json, r: ApiContract): string[] {
   const params = [...asArray(pathItem.parameters), ...asArray(op.parameters)].map((p) => r.resolve(p));
   if (params.length === 0) return [];
   const rows = params.map((p) => {
@@ -155,7 +120,7 @@ function parametersSection(op: Json, pathItem: Json, r: Resolver): string[] {
   return ['#### Parameters', '', '| Name | In | Required | Schema | Description |', '|---|---|---|---|---|', ...rows, ''];
 }
 
-function requestBodySection(op: Json, r: Resolver): string[] {
+function requestBodySection(op: Json, r: ApiContract): string[] {
   if (!op.requestBody) return [];
   const body = r.resolve(op.requestBody);
   const lines = ['#### Request body', '', `${mediaList(body.content)}${body.required === true ? ' (required)' : ' (optional)'}`, ''];
@@ -164,7 +129,7 @@ function requestBodySection(op: Json, r: Resolver): string[] {
   return lines;
 }
 
-function responsesSection(op: Json, r: Resolver): string[] {
+function responsesSection(op: Json, r: ApiContract): string[] {
   const responses = Object.entries(asObject(op.responses));
   if (responses.length === 0) return [];
   const rows = responses.map(([status, raw]) => {
@@ -191,7 +156,7 @@ function extensionsSection(op: Json): string[] {
   return lines;
 }
 
-function operationSection(method: string, path: string, op: Json, pathItem: Json, document: Json, r: Resolver, options: ReferenceOptions): string[] {
+function operationSection(method: string, path: string, op: Json, pathItem: Json, document: Json, r: ApiContract, options: ReferenceOptions): string[] {
   const facts: Array<[string, string]> = [['Operation', code(String(op.operationId))]];
   facts.push(['Authentication', authentication(op, document, options.defaultAuthentication)]);
   const scopes = asArray(op['x-scopes']).map((s) => code(String(s)));
@@ -215,7 +180,7 @@ function operationSection(method: string, path: string, op: Json, pathItem: Json
   return lines;
 }
 
-function webhooksSection(document: Json, r: Resolver): string[] {
+function webhooksSection(document: Json, r: ApiContract): string[] {
   const hooks = Object.entries(asObject(document.webhooks));
   if (hooks.length === 0) return [];
   const lines = ['## Webhooks', '', 'Deliveries the service POSTs to the registered URL.', ''];
@@ -254,21 +219,18 @@ function schemasSection(document: Json): string[] {
   return lines;
 }
 
-export function referenceMarkdown(document: Json, options: ReferenceOptions): string {
-  const r = new Resolver(document);
+export function referenceMarkdown(contract: ApiContract, options: ReferenceOptions): string {
+  const r = contract;
+  const document = contract.document;
   const info = asObject(document.info);
   const tags = asArray(document.tags).map((t) => asObject(t));
   const byTag = new Map<string, string[][]>();
   for (const tag of tags) byTag.set(String(tag.name), []);
-  for (const [path, rawItem] of Object.entries(asObject(document.paths))) {
-    const item = asObject(rawItem);
-    for (const method of METHODS) {
-      const op = asObject(item[method]);
-      if (!asString(op.operationId)) continue;
-      const tag = asString(asArray(op.tags)[0]) ?? 'Other';
-      if (!byTag.has(tag)) byTag.set(tag, []);
-      byTag.get(tag)?.push(operationSection(method, path, op, item, document, r, options));
-    }
+  for (const operation of contract.operations) {
+    const op = operation.object;
+    const tag = asString(asArray(op.tags)[0]) ?? 'Other';
+    if (!byTag.has(tag)) byTag.set(tag, []);
+    byTag.get(tag)?.push(operationSection(operation.method.toLowerCase(), operation.path, op, contract.pathItem(operation.path), document, r, options));
   }
 
   const lines = [`# ${options.title}`, ''];

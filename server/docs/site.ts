@@ -5,6 +5,7 @@
 import { escapeHtml, htmlPage } from '../public/html.ts';
 import { CATALOG, type ApiName, type CatalogEntry } from './catalog.ts';
 import { renderMarkdown } from './markdown.ts';
+import { ApiContract } from '../contract/index.ts';
 import { referenceMarkdown } from './reference.ts';
 
 export const SITE_NAME = 'Domain Sales API';
@@ -119,7 +120,7 @@ function entrySource(entry: CatalogEntry, input: SiteInput): { title: string; ma
   if (entry.kind === 'reference') {
     return {
       title: entry.title,
-      markdown: referenceMarkdown(input.documents[entry.api], {
+      markdown: referenceMarkdown(new ApiContract(entry.api, input.documents[entry.api]), {
         title: entry.title,
         defaultAuthentication: entry.defaultAuthentication,
         ...(entry.documentPath ? { documentPath: entry.documentPath } : {}),

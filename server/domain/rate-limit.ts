@@ -1,8 +1,10 @@
 /**
- * Fixed-window rate limiting, the arithmetic only: the store keeps `{ count, windowStart }` per
- * credential and class and applies the decision atomically. A window opens with the first
- * request after the previous one ended, so a caller's first request always sees the full quota
- * and window (`"search";r=59;t=60`).
+ * Fixed-window rate limiting, the arithmetic only. The store counts each call in its bucket's
+ * window atomically (server/store/replay-guard.ts, in SQL, where a window opens with the first
+ * call after the previous one ended); the one rate-limit step (server/http/rate-limit.ts) hands
+ * that count here and sends what this decides: allowed or not, the remaining quota, the reset,
+ * the headers. So a caller's first request always sees the full quota and window
+ * (`"search";r=59;t=60`).
  */
 
 export interface RateLimitClass {
@@ -24,7 +26,7 @@ export interface RateLimitInput {
 
 export interface RateLimitDecision {
   readonly allowed: boolean;
-  /** The state to store. A refused request is not counted, so hammering does not extend the wait. */
+  /** The window's count after this request (a refused one is not counted) and its start. */
   readonly count: number;
   readonly windowStart: number;
   readonly remaining: number;
@@ -99,4 +101,12 @@ export function rateLimitClasses(spec: unknown): Record<string, RateLimitClass> 
     };
   }
   return out;
+}
+
+/** The class named `name` (an operation's `x-rate-limit`), or `fallback` for an unknown path; throws for a class the document lacks. */
+export function rateLimitClassOf(classes: Readonly<Record<string, RateLimitClass>>, name: string | undefined, fallback: string): RateLimitClass & { name: string } {
+  const chosen = name ?? fallback;
+  const cls = classes[chosen];
+  if (!cls) throw new Error(`Unknown rate-limit class "${chosen}"`);
+  return { ...cls, name: chosen };
 }

@@ -10,7 +10,7 @@
 // the rate limit (a preflight is the browser's question, not the client's call).
 import type { Request, RequestHandler } from 'express';
 import { ApiError } from './errors.ts';
-import type { CorsPolicy, OperationTable } from './operations.ts';
+import type { ApiContract, CorsPolicy } from '../contract/index.ts';
 
 export interface CorsRules {
   /** `Access-Control-Allow-Headers` of a preflight: the request headers this surface reads. */
@@ -22,8 +22,8 @@ export interface CorsRules {
 }
 
 /** The root `x-cors` of a document; a document that lacks or garbles it is refused at start-up. */
-export function corsRules(document: Record<string, unknown>): CorsRules {
-  const root = document['x-cors'] as { 'allow-headers'?: unknown; 'expose-headers'?: unknown; preflight?: { 'max-age-seconds'?: unknown } } | undefined;
+export function corsRules(contract: ApiContract): CorsRules {
+  const root = contract.root('x-cors') as { 'allow-headers'?: unknown; 'expose-headers'?: unknown; preflight?: { 'max-age-seconds'?: unknown } } | undefined;
   const list = (value: unknown, name: string): string[] => {
     if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && /^[A-Za-z0-9-]+$/.test(v))) {
       throw new TypeError(`x-cors.${name} must be a non-empty list of header names`);
@@ -66,8 +66,8 @@ export function preflightHeaders(policy: CorsPolicy, origin: string, allowed: bo
 }
 
 export interface CorsOptions {
-  /** The operations of the public document, with each path's `x-cors`. */
-  table: OperationTable;
+  /** The public document's index, with each path's `x-cors`. */
+  contract: ApiContract;
   rules: CorsRules;
   /** The `allowed-origins` rule for this request (the `/mcp` Origin rule). */
   originAllowed(origin: string, req: Request): boolean;
@@ -76,7 +76,7 @@ export interface CorsOptions {
 export function cors(options: CorsOptions): RequestHandler {
   return (req, res, next) => {
     const path = req.originalUrl.split('?')[0] ?? '/';
-    const operations = options.table.operationsAt(path);
+    const operations = options.contract.operationsAt(path);
     const policy = operations.find((op) => op.cors)?.cors;
     if (!policy) return next();
     const origin = req.get('origin');

@@ -3,7 +3,7 @@
 // invalid_signature → replay_detected. The nonce is recorded only after the signature verifies,
 // and in the same write the request is counted against its rate-limit class (a replay is not):
 // every signed request then waits for one durable commit, not two. The rate-limit step decides.
-// The operation must have been matched (matchOperation) for its class.
+// The operation must have been matched (match-operation.ts) for its class.
 import { randomBytes } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import {
@@ -21,12 +21,12 @@ import {
 } from '../../client/protocol/index.ts';
 import type { Clock } from '../clock.ts';
 import { nonceExpiresAt } from '../domain/nonce.ts';
+import { rateLimitClassOf, type RateLimitClass } from '../domain/rate-limit.ts';
 import { NO_FAULTS, signatureOverRawQuery, type Faults } from '../faults.ts';
 import type { Credential, CredentialRepository } from '../store/credentials.ts';
 import type { Counted, ReplayGuardRepository } from '../store/replay-guard.ts';
 import type { ReadMark } from '../store/row-cache.ts';
 import { ApiError } from './errors.ts';
-import { rateLimitClassOf, type RateLimitClasses } from './operation-guard.ts';
 
 // Unknown key id and wrong signature answer alike, so key ids cannot be probed.
 const BAD_SIGNATURE = 'Signature does not match the canonical request (or the key id is unknown)';
@@ -48,7 +48,9 @@ export interface PartnerAuthDeps {
   credentials: Pick<CredentialRepository, 'findCredential'>;
   replayGuard: Pick<ReplayGuardRepository, 'admit'>;
   /** The rate-limit classes of the document (x-rate-limit). */
-  classes: RateLimitClasses;
+  classes: Readonly<Record<string, RateLimitClass>>;
+  /** The class of a request that matched no operation. */
+  unmatchedClass: string;
   /** The store's mark of now (store/row-cache.ts); absent where nothing is kept in memory. */
   readMark?: () => ReadMark | undefined;
   /** The signature clock: real time, never a partner's test clock. */
@@ -140,7 +142,7 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
             signature === signatureOverRawQuery({ secret: credential.secret, method, path, query, timestamp, nonce, body: req.rawBody })));
       if (!genuine || !credential) throw new ApiError('invalid_signature', BAD_SIGNATURE);
 
-      const { name, windowSeconds } = rateLimitClassOf(deps.classes, res.locals.operation);
+      const { name, windowSeconds } = rateLimitClassOf(deps.classes, res.locals.operation?.rateClass, deps.unmatchedClass);
       const admission = await deps.replayGuard.admit(
         { keyId, nonce, expiresAt: nonceExpiresAt(Number(timestamp)) * 1000, bucket: `${keyId}:${name}`, windowMs: windowSeconds * 1000 },
         now,

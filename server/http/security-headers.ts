@@ -11,6 +11,7 @@
 // line is written, so they cover answers from anywhere in the pipeline.
 import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
+import type { ApiContract } from '../contract/index.ts';
 
 /** Dynamic destinations an operation's `x-form-action` may name. */
 export type FormTarget = 'return_url' | 'cancel_url' | 'redirect_uri';
@@ -24,8 +25,8 @@ declare module 'express-serve-static-core' {
 }
 
 export interface SecurityHeadersOptions {
-  /** The public document: `x-security-headers` and each operation's `x-form-action`. */
-  document: Record<string, unknown>;
+  /** The public document's index: its `x-security-headers` and each operation's `x-form-action`. */
+  contract: ApiContract;
   /** PUBLIC_BASE_URL; HSTS is sent only when it is https. */
   publicBaseUrl?: string | undefined;
 }
@@ -47,19 +48,17 @@ const entries = (value: unknown, where: string): Array<[string, string]> => {
 };
 
 /** Reads `x-security-headers` and every `x-form-action` of the document; throws at start-up when malformed. */
-export function securityPolicy(document: Record<string, unknown>): Policy {
-  const root = document['x-security-headers'] as Record<string, unknown> | undefined;
+export function securityPolicy(contract: ApiContract): Policy {
+  const root = contract.root<Record<string, unknown>>('x-security-headers');
   if (!root) throw new Error('the document has no x-security-headers');
   const formActions = new Map<string, string[]>();
-  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, { operationId?: string; 'x-form-action'?: unknown }>>)) {
-    for (const op of Object.values(item)) {
-      const sources = op && typeof op === 'object' ? op['x-form-action'] : undefined;
-      if (!op?.operationId || sources === undefined) continue;
-      if (!Array.isArray(sources) || !sources.every((s) => s === "'self'" || FORM_TARGETS.includes(s as string))) {
-        throw new Error(`x-form-action of ${op.operationId} must list 'self' and names among ${FORM_TARGETS.join(', ')}`);
-      }
-      formActions.set(op.operationId, sources as string[]);
+  for (const op of contract.operations) {
+    const sources = op.object['x-form-action'];
+    if (sources === undefined) continue;
+    if (!Array.isArray(sources) || !sources.every((s) => s === "'self'" || FORM_TARGETS.includes(s as string))) {
+      throw new Error(`x-form-action of ${op.operationId} must list 'self' and names among ${FORM_TARGETS.join(', ')}`);
     }
+    formActions.set(op.operationId, sources as string[]);
   }
   return {
     everyAnswer: entries(root['every-answer'], 'every-answer'),
@@ -121,7 +120,7 @@ function isHtml(res: Response, writeHeadArgs: unknown[]): boolean {
 }
 
 export function securityHeaders(options: SecurityHeadersOptions): RequestHandler {
-  const policy = securityPolicy(options.document);
+  const policy = securityPolicy(options.contract);
   const everyAnswer = options.publicBaseUrl?.startsWith('https://') ? [...policy.everyAnswer, ...policy.httpsOnly] : policy.everyAnswer;
 
   const htmlHeaders = (res: Response, body: unknown) => {

@@ -1,19 +1,55 @@
-// express-openapi-validator over one bundled document: requests always, responses unless
-// switched off (production may trade that check for speed). Security is ours, not its.
-import { createRequire } from 'node:module';
+// Every request, and (unless switched off: production may trade that check for speed) every
+// response, checked against the contract by express-openapi-validator, used through its public
+// options only. The pipeline has already matched the operation in the contract index, so each
+// operation gets a validator over a document of that one operation: the validator's own lookup
+// then tries one path, not the whole document, and routing is ours alone. Security is ours too.
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { RequestHandler } from 'express';
+import { atPointer, type ApiContract, type ContractOperation, type Json } from '../contract/index.ts';
+import { inOrder } from './in-order.ts';
 
-export function openApiValidator(document: Record<string, unknown>, options: { validateResponses: boolean }): RequestHandler[] {
-  keepCompiledRoutes();
-  keepRouteLookups();
-  // The validator annotates the document it is given; each instance gets its own copy.
-  const copy = structuredClone(document);
-  allowReservedQueryCharacters(copy);
-  absoluteOAuthUrls(copy);
-  const apiSpec = copy as unknown as Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
-  return [strictIntegerQuery(document), ...(OpenApiValidator.middleware({
-    apiSpec,
+type ApiSpec = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
+
+/**
+ * Each operation's validator, kept per document (the contract index loads each document once per
+ * process): building one costs the validator's set-up (it compiles its OpenAPI meta-schema, even
+ * when told not to check the document, and the operation's schemas), so an operation pays it on
+ * its first request in the process, not in every app.
+ */
+const builtFor = new WeakMap<object, Map<string, RequestHandler>>();
+
+export interface ValidatorOptions {
+  validateResponses: boolean;
+}
+
+/**
+ * The validation step of a surface: the matched operation's validator (built on its first
+ * request and kept), after the strict integer rule. Needs `res.locals.operation`; a request
+ * without one is not this step's to judge (the unmatched-route answer comes before it).
+ */
+export function openApiValidator(contract: ApiContract, options: ValidatorOptions): RequestHandler {
+  let built = builtFor.get(contract.document);
+  if (!built) builtFor.set(contract.document, (built = new Map()));
+  const kept = built;
+  const validatorOf = (operation: ContractOperation): RequestHandler => {
+    const key = `${operation.operationId} ${options.validateResponses ? 'responses' : 'requests'}`;
+    let step = kept.get(key);
+    if (!step) {
+      step = inOrder(strictIntegerQuery(contract, operation), ...operationValidator(contract, operation, options));
+      kept.set(key, step);
+    }
+    return step;
+  };
+  return (req, res, next) => {
+    const operation = res.locals.operation;
+    if (!operation) return next();
+    return validatorOf(operation)(req, res, next);
+  };
+}
+
+function operationValidator(contract: ApiContract, operation: ContractOperation, options: ValidatorOptions): RequestHandler[] {
+  return OpenApiValidator.middleware({
+    apiSpec: validatorDocument(contract, operation) as unknown as ApiSpec,
     // Parameters are text and always coerced by the validator; a JSON body is typed, so
     // `"expected_price": "250000"` or `true` is a validation_error, never silently converted.
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
@@ -21,8 +57,69 @@ export function openApiValidator(document: Record<string, unknown>, options: { v
     validateSecurity: false,
     validateFormats: true,
     ignoreUndocumented: false,
+    // The bundled documents are checked when generated (npm run lint:spec, generate:check); the
+    // validator's own meta-schema check would also insist on absolute OAuth URLs, which the
+    // public document gives relative to the deployment on purpose.
+    validateApiSpec: false,
     $refParser: { mode: 'bundle' },
-  }) as RequestHandler[])];
+  }) as RequestHandler[];
+}
+
+/**
+ * The document one operation's validator reads: that operation alone under `paths`, its
+ * parameters as the index resolved them, and only the components it reaches (the validator
+ * prepares every schema of the document it is given, so a whole document per operation would
+ * cost each operation's first request the whole document's preparation).
+ *
+ * Every query parameter is marked `allowReserved`: the server reads a raw query by the signing
+ * rule (the partner document's `x-signing`: split on `&` and the first `=`, decode `%XX` escapes
+ * only), under which a literal `'`, `(`, `!`, `+`, `:` or `/` in a value is unambiguous; the
+ * validator would otherwise refuse such values, turning away requests the contract accepts
+ * (among them what the partner client sends for a search text with an apostrophe).
+ * `allowReserved` is a serialisation hint to clients; it changes no schema.
+ */
+export function validatorDocument(contract: ApiContract, operation: ContractOperation): Json {
+  const parameters = operation.parameters.map((p) => (p.in === 'query' ? { ...p, allowReserved: true } : p));
+  const pathLevel = contract.pathItem(operation.path);
+  const op = { ...operation.object, parameters };
+  const item: Json = { ...Object.fromEntries(Object.entries(pathLevel).filter(([key]) => key.startsWith('x-'))), [operation.method.toLowerCase()]: op };
+  const document = contract.document;
+  const components = (document.components ?? {}) as Record<string, Record<string, unknown>>;
+  return structuredClone({
+    openapi: document.openapi,
+    info: document.info,
+    ...(document.servers ? { servers: document.servers } : {}),
+    paths: { [operation.path]: item },
+    components: { ...reachableComponents(document, op), ...(components.securitySchemes ? { securitySchemes: components.securitySchemes } : {}) },
+  });
+}
+
+/** The components (`#/components/<kind>/<name>`) a node refers to, directly or through each other. */
+function reachableComponents(document: Json, from: unknown): Record<string, Record<string, unknown>> {
+  const out: Record<string, Record<string, unknown>> = {};
+  const seen = new Set<string>();
+  const pending: unknown[] = [from];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (Array.isArray(node)) {
+      pending.push(...node);
+    } else if (node && typeof node === 'object') {
+      const ref = (node as Json).$ref;
+      if (typeof ref === 'string' && !seen.has(ref)) {
+        seen.add(ref);
+        // A pointer into a component (`#/components/schemas/X/properties/y`) keeps all of X.
+        const m = /^#\/components\/([^/]+)\/([^/]+)(?:\/.*)?$/.exec(ref);
+        const target = m ? atPointer(document, `/components/${m[1]}/${m[2]}`) : undefined;
+        if (m && target !== undefined) {
+          const [, kind, name] = m as unknown as [string, string, string];
+          (out[kind] ??= {})[name.replace(/~1/g, '/').replace(/~0/g, '~')] = target;
+          pending.push(target);
+        }
+      }
+      pending.push(...Object.values(node as Json));
+    }
+  }
+  return out;
 }
 
 /**
@@ -31,11 +128,9 @@ export function openApiValidator(document: Record<string, unknown>, options: { v
  * in decimal digits (RFC 8259 §6 grammar, no fraction or exponent); anything else is refused here
  * with the validator's own 400, before it can be coerced.
  */
-function strictIntegerQuery(document: Record<string, unknown>): RequestHandler {
-  const byOperation = integerQueryParameters(document);
-  return (req, res, next) => {
-    const names = byOperation.get(res.locals.operation?.operationId ?? '');
-    if (!names) return next();
+function strictIntegerQuery(contract: ApiContract, operation: ContractOperation): RequestHandler {
+  const names = operation.parameters.filter((p) => p.in === 'query' && isInteger(contract.resolve(p.schema))).map((p) => String(p.name));
+  return (req, _res, next) => {
     const errors: Array<{ path: string; message: string }> = [];
     for (const name of names) {
       const value = req.query[name];
@@ -48,157 +143,7 @@ function strictIntegerQuery(document: Record<string, unknown>): RequestHandler {
   };
 }
 
-type ParameterObject = { $ref?: string; in?: string; name?: string; schema?: { type?: unknown; $ref?: string } };
-
-function integerQueryParameters(document: Record<string, unknown>): Map<string, string[]> {
-  const components = (document.components ?? {}) as { parameters?: Record<string, ParameterObject>; schemas?: Record<string, { type?: unknown }> };
-  const resolve = (p: ParameterObject): ParameterObject => (p.$ref ? (components.parameters?.[p.$ref.split('/').pop() ?? ''] ?? {}) : p);
-  const isInteger = (schema: ParameterObject['schema']): boolean => {
-    const s = schema?.$ref ? components.schemas?.[schema.$ref.split('/').pop() ?? ''] : schema;
-    return s?.type === 'integer' || (Array.isArray(s?.type) && s.type.includes('integer'));
-  };
-  const out = new Map<string, string[]>();
-  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
-    const shared = ((item.parameters as ParameterObject[] | undefined) ?? []).map(resolve);
-    for (const op of Object.values(item)) {
-      if (!op || typeof op !== 'object' || !('operationId' in op)) continue;
-      const own = (((op as { parameters?: ParameterObject[] }).parameters ?? [])).map(resolve);
-      const names = [...shared, ...own].filter((p) => p.in === 'query' && isInteger(p.schema)).map((p) => p.name as string);
-      if (names.length) out.set(String((op).operationId), names);
-    }
-  }
-  return out;
-}
-
-/**
- * The server reads a raw query by its own rule (x-signing `canonical-query`: split on `&` and the first `=`,
- * decode `%XX` escapes only), under which a literal `'`, `(`, `!`, `+`, `:` or `/` in a value is
- * unambiguous. The validator would refuse such values unless a parameter is `allowReserved`
- * (a hint to clients on how to serialise), which turns away requests the contract accepts,
- * among them what the partner client sends for a search text with an apostrophe. So every
- * query parameter of the validator's copy of the document allows them.
- */
-function allowReservedQueryCharacters(document: Record<string, unknown>): void {
-  const mark = (parameter: unknown) => {
-    if (parameter && typeof parameter === 'object' && (parameter as { in?: unknown }).in === 'query') {
-      (parameter as { allowReserved?: boolean }).allowReserved = true;
-    }
-  };
-  const components = (document.components ?? {}) as { parameters?: Record<string, unknown> };
-  for (const parameter of Object.values(components.parameters ?? {})) mark(parameter);
-  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, unknown>>)) {
-    for (const parameter of (item.parameters as unknown[] | undefined) ?? []) mark(parameter);
-    for (const op of Object.values(item)) {
-      if (op && typeof op === 'object' && Array.isArray((op as { parameters?: unknown }).parameters)) {
-        for (const parameter of (op as { parameters: unknown[] }).parameters) mark(parameter);
-      }
-    }
-  }
-}
-
-/**
- * The public document gives its OAuth endpoints as references relative to the server (one
- * document for every deployment); the validator's meta-schema insists on absolute URIs there.
- * It never uses them (security is ours), so its copy gets them resolved against a placeholder.
- */
-function absoluteOAuthUrls(document: Record<string, unknown>): void {
-  const schemes = ((document.components ?? {}) as { securitySchemes?: Record<string, { flows?: Record<string, Record<string, unknown>> }> }).securitySchemes ?? {};
-  for (const scheme of Object.values(schemes)) {
-    for (const flow of Object.values(scheme.flows ?? {})) {
-      for (const field of ['authorizationUrl', 'tokenUrl', 'refreshUrl']) {
-        const value = flow[field];
-        if (typeof value === 'string') flow[field] = new URL(value, 'https://deployment.invalid').href;
-      }
-    }
-  }
-}
-
-type PathToRegexp = (path: unknown, options?: Record<string, unknown>) => unknown;
-
-/** `require` as express-openapi-validator itself resolves: its own modules and its own path-to-regexp. */
-export const fromValidator = createRequire(createRequire(import.meta.url).resolve('express-openapi-validator'));
-
-type Next = (err?: unknown) => void;
-type Middleware = (req: Record<string, unknown> & { method: string; baseUrl: string; originalUrl: string }, res: unknown, next: Next) => unknown;
-type ApplyMetadata = ((context: unknown, responseApiDoc: unknown) => Middleware) & { keeping?: true };
-
-/** Route lookups kept per validator instance (the oldest dropped first): bounded whatever paths requests name. */
-const LOOKUPS_KEPT = 1000;
-
-/**
- * The validator's metadata step (5.x, middlewares/openapi.metadata.js) finds a request's
- * operation by listing every documented path and trying them in turn, on every request: about a
- * twentieth of a signed GET's CPU. What it finds depends only on the method and the path (its
- * app's routing settings are fixed), so the outcome of a match (`req.openapi`, which it also
- * sets as `req.params`) is kept per method, mount point and path, and given again as a copy. A
- * request it refuses (404, 405) or ignores is never kept: it runs the step itself every time.
- */
-export function keepRouteLookups(): void {
-  const module = fromValidator('./middlewares/openapi.metadata.js') as { applyOpenApiMetadata: ApplyMetadata };
-  if (module.applyOpenApiMetadata.keeping) return;
-  const apply = module.applyOpenApiMetadata;
-  const keeping: ApplyMetadata = (context, responseApiDoc) => {
-    const lookup = apply(context, responseApiDoc);
-    const kept = new Map<string, Record<string, unknown>>();
-    return (req, res, next) => {
-      const path = req.originalUrl;
-      const query = path.indexOf('?');
-      const key = `${req.method} ${req.baseUrl} ${query === -1 ? path : path.slice(0, query)}`;
-      const found = kept.get(key);
-      if (found) {
-        const openapi = { ...found, pathParams: { ...(found.pathParams as object) } };
-        req.openapi = openapi;
-        req.params = openapi.pathParams;
-        return next();
-      }
-      // Another validator (the other surface's) may have matched the request before this one.
-      const before = req.openapi;
-      return lookup(req, res, (err) => {
-        const openapi = req.openapi as Record<string, unknown> | undefined;
-        if (err === undefined && openapi && openapi !== before && typeof openapi.pathParams === 'object') {
-          if (kept.size >= LOOKUPS_KEPT) kept.delete(kept.keys().next().value as string);
-          kept.set(key, { ...openapi, pathParams: { ...(openapi.pathParams as object) } });
-        }
-        next(err);
-      });
-    };
-  };
-  keeping.keeping = true;
-  module.applyOpenApiMetadata = keeping;
-}
-
-/**
- * The options as text. The validator passes `{ sensitive, strict }` (its app's routing settings)
- * for every path it tries, so that shape is keyed without serialising it each time.
- */
-function optionsKey(options: Record<string, unknown> | undefined): string {
-  if (options === undefined) return '{}';
-  for (const name in options) if (name !== 'sensitive' && name !== 'strict') return JSON.stringify(options);
-  return `${String(options.sensitive)}/${String(options.strict)}`;
-}
-
-/**
- * To find a request's operation, express-openapi-validator (5.x, middlewares/openapi.metadata.js)
- * compiles every documented path with path-to-regexp, on every request, until one matches: about
- * 4 µs a path here, so 80 µs for a path late in the document's sorted order. Compiling is a pure
- * function of the path and the options, so the compiled form is kept, once per pair, in the
- * path-to-regexp module the validator itself loads (its result is only read: `regexp.exec` and
- * `keys`). Express's router uses `match` from that module and is not affected.
- */
-export function keepCompiledRoutes(): { compiled: number } {
-  const module = fromValidator('path-to-regexp') as { pathToRegexp: PathToRegexp & { kept?: Map<string, unknown> } };
-  if (module.pathToRegexp.kept) return { compiled: module.pathToRegexp.kept.size };
-  const compile = module.pathToRegexp;
-  const kept = new Map<string, unknown>();
-  const keeping: PathToRegexp & { kept?: Map<string, unknown> } = (path, options) => {
-    // Only a path given as text is kept: the validator's routes, a bounded set.
-    if (typeof path !== 'string') return compile(path, options);
-    const key = `${optionsKey(options)} ${path}`;
-    let compiled = kept.get(key);
-    if (compiled === undefined) kept.set(key, (compiled = compile(path, options)));
-    return compiled;
-  };
-  keeping.kept = kept;
-  module.pathToRegexp = keeping;
-  return { compiled: kept.size };
+function isInteger(schema: Json): boolean {
+  const type = schema.type;
+  return type === 'integer' || (Array.isArray(type) && type.includes('integer'));
 }

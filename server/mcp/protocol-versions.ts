@@ -1,18 +1,17 @@
 // The MCP protocol revisions this server serves, newest first: POST /mcp's
 // `x-mcp-protocol-versions` in the public document, read from it so the spec stays the one place
 // they are named (the MCP-Protocol-Version header's enum, the manifest and the Server Card follow).
-import { readFileSync } from 'node:fs';
+import { Contract } from '../contract/index.ts';
 
-const DOCUMENT = new URL('../../generated/public.openapi.json', import.meta.url);
 const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 
 function servedRevisions(): readonly string[] {
-  const doc = JSON.parse(readFileSync(DOCUMENT, 'utf8')) as { paths?: Record<string, { post?: { 'x-mcp-protocol-versions'?: unknown } }> };
-  const listed = doc.paths?.['/mcp']?.post?.['x-mcp-protocol-versions'];
-  if (!Array.isArray(listed) || listed.length === 0 || !listed.every((v): v is string => typeof v === 'string' && REVISION.test(v))) {
+  const listed = Contract.load().public.match('POST', '/mcp');
+  const versions = listed.kind === 'found' ? listed.operation.object['x-mcp-protocol-versions'] : undefined;
+  if (!Array.isArray(versions) || versions.length === 0 || !versions.every((v): v is string => typeof v === 'string' && REVISION.test(v))) {
     throw new Error('generated/public.openapi.json: POST /mcp has no x-mcp-protocol-versions list of YYYY-MM-DD revisions');
   }
-  return Object.freeze([...listed]);
+  return Object.freeze([...versions]);
 }
 
 export const PROTOCOL_VERSIONS: readonly string[] = servedRevisions();

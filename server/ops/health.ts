@@ -4,7 +4,7 @@
 // proves both that the store answers and that its migrations are this build's.
 import { sql } from 'kysely';
 import { Router } from 'express';
-import { OperationTable } from '../http/operations.ts';
+import type { ApiContract } from '../contract/index.ts';
 import { migrations } from '../store/migrations.ts';
 import type { Store } from '../store/index.ts';
 
@@ -72,10 +72,9 @@ export function createReadiness(store: Pick<Store, 'db' | 'dialect'>): Readiness
   };
 }
 
-export function healthRouter(readiness: Readiness, publicDocument: Record<string, unknown>): Router {
-  const table = new OperationTable(publicDocument);
+export function healthRouter(readiness: Readiness, contract: ApiContract): Router {
   const facts = (method: string, path: string) => {
-    const match = table.match(method, path);
+    const match = contract.match(method, path);
     if (match.kind !== 'found') throw new Error(`the public document has no ${method} ${path}`);
     return match.operation;
   };

@@ -1,47 +1,71 @@
 // The partner surface: the pipeline of x-signing `check-order`, then one handler per operationId.
 // Paths live only in the spec; the router dispatches on the operation it matched there.
 import express, { type RequestHandler, type Router } from 'express';
+import type { ApiContract } from '../contract/index.ts';
 import { rateLimitClasses } from '../domain/rate-limit.ts';
 import { bodyLimitsOf, bodyStructure } from '../http/body-limits.ts';
 import { deprecationHeaders } from '../http/deprecation.ts';
+import { dispatchByOperationId } from '../http/dispatch.ts';
+import { requireIdempotencyKey } from '../http/idempotency-key.ts';
 import { inOrder } from '../http/in-order.ts';
-import { operationsWithIdempotencyKey, requireIdempotencyKey } from '../http/idempotency-key.ts';
-import { dispatchByOperationId, matchOperation, partnerPermissions, partnerRateLimit } from '../http/operation-guard.ts';
-import { OperationTable } from '../http/operations.ts';
+import { matchOperation, unmatchedRoute } from '../http/match-operation.ts';
 import { partnerAuth } from '../http/partner-auth.ts';
+import { partnerPermissions } from '../http/permissions.ts';
+import { rateLimit } from '../http/rate-limit.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
 import { openApiValidator } from '../http/validator.ts';
 import { createBrokerageCase, getBrokerageCase, getBrokerageEligibility, listBrokerageCases } from './brokerage.ts';
 import { createCheckoutSession } from './checkout.ts';
-import type { PartnerDeps } from './context.ts';
+import { credentialOf, type PartnerDeps } from './context.ts';
 import { getAvailability, getDomain, getPricing, searchDomains } from './discovery.ts';
 import { createOrder, createQuote, createRefund, getOrder, listOrders } from './orders.ts';
 import { createLink, getReferralAnalytics, getReferralClicks, listCommissions, listLinks, listReferralPayouts, listReferralSales } from './referral.ts';
 import { listPayouts, listSettlements, listTransactions } from './settlements.ts';
 import { getWebhook, listEvents, registerWebhook, type WebhookDeps } from './webhooks.ts';
+import type { Credential } from '../store/credentials.ts';
 
 export interface PartnerRouterOptions {
-  document: Record<string, unknown>;
+  /** The partner document's index. */
+  contract: ApiContract;
   validateResponses: boolean;
 }
 
+/** Unknown paths count against the class of "reporting and every other read" (`x-rate-limit-classes`). */
+const UNMATCHED_CLASS = 'reporting';
+
 export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions): Router {
-  const table = new OperationTable(options.document);
+  const { contract } = options;
   const handlers: Record<string, RequestHandler> = handlersByOperationId(deps);
-  const classes = rateLimitClasses(options.document);
+  const classes = rateLimitClasses(contract.document);
   const router = express.Router();
   router.use(
     inOrder(
       bodyReadError(),
-      matchOperation(table),
-      partnerAuth({ credentials: deps.store.credentials, replayGuard: deps.store.replayGuard, classes, clock: deps.clock, readMark: deps.store.readMark, ...(deps.faults ? { faults: deps.faults } : {}) }),
+      matchOperation(contract),
+      partnerAuth({
+        credentials: deps.store.credentials,
+        replayGuard: deps.store.replayGuard,
+        classes,
+        unmatchedClass: UNMATCHED_CLASS,
+        clock: deps.clock,
+        readMark: deps.store.readMark,
+        ...(deps.faults ? { faults: deps.faults } : {}),
+      }),
       deprecationHeaders(),
-      partnerRateLimit({ classes, replayGuard: deps.store.replayGuard, clock: deps.clock }),
+      rateLimit({
+        classes,
+        unmatchedClass: UNMATCHED_CLASS,
+        counter: deps.store.replayGuard,
+        clock: deps.clock,
+        bucketOf: (_req, res, className) => `${credentialOf(res).keyId}:${className}`,
+        limitOf: (res, className, cls) => credentialOf(res).rateLimits[className as keyof Credential['rateLimits']] ?? cls.quota,
+      }),
+      unmatchedRoute(),
       partnerPermissions(),
-      requireIdempotencyKey(operationsWithIdempotencyKey(options.document, { required: true })),
-      bodyStructure(bodyLimitsOf(options.document)),
+      requireIdempotencyKey(),
+      bodyStructure(bodyLimitsOf(contract.document)),
       jsonBody(),
-      ...openApiValidator(options.document, { validateResponses: options.validateResponses }),
+      openApiValidator(contract, { validateResponses: options.validateResponses }),
       dispatchByOperationId(handlers),
     ),
   );

@@ -42,15 +42,11 @@ export interface AccessTokenVerifier {
 }
 
 /** Counts further calls against the caller's public rate limit (a batch counts one per entry). */
-export interface PublicCalls {
-  /** Takes one more call; false when the caller's quota is spent (the response headers follow). */
-  take(): Promise<boolean>;
-}
+export type { FurtherCalls as PublicCalls } from '../http/rate-limit.ts';
 
 declare module 'express-serve-static-core' {
   interface Locals {
     viewer?: Viewer;
-    publicCalls?: PublicCalls;
   }
 }
 

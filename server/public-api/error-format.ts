@@ -4,6 +4,7 @@
 // `text/html` (sign-in, docs, hosted pages) unless `Accept` prefers JSON, and JSON-RPC error
 // responses on the MCP endpoint (`jsonrpc`).
 import type { ErrorRequestHandler, Request, Response } from 'express';
+import type { ApiContract } from '../contract/index.ts';
 import { ApiError, sendError, toApiError } from '../http/errors.ts';
 import type { Faults } from '../faults.ts';
 import { sendJsonRpcError } from '../mcp/jsonrpc-error.ts';
@@ -18,27 +19,18 @@ export interface ErrorShapes {
   offersHtml(operationId: string, status: number): boolean;
 }
 
-type ResponseObject = { content?: Record<string, unknown>; $ref?: string };
-type OperationObject = { operationId?: string; 'x-error-format'?: string; responses?: Record<string, ResponseObject> };
-
-export function errorShapes(document: Record<string, unknown>): ErrorShapes {
-  const components = ((document.components ?? {}) as { responses?: Record<string, ResponseObject> }).responses ?? {};
-  // Shared error responses are `$ref`s into components (the bundle keeps them so).
-  const resolve = (response: ResponseObject): ResponseObject => (response.$ref ? (components[response.$ref.split('/').pop() ?? ''] ?? {}) : response);
+export function errorShapes(contract: ApiContract): ErrorShapes {
   const formats = new Map<string, ErrorFormat>();
   const html = new Map<string, Set<number>>();
-  for (const item of Object.values((document.paths ?? {}) as Record<string, Record<string, OperationObject>>)) {
-    for (const op of Object.values(item)) {
-      if (!op || typeof op !== 'object' || !op.operationId) continue;
-      const format = op['x-error-format'];
-      if (format === 'rfc6749' || format === 'rfc7591' || format === 'oauth-authorize' || format === 'jsonrpc') formats.set(op.operationId, format);
-      const statuses = new Set<number>();
-      for (const [status, raw] of Object.entries(op.responses ?? {})) {
-        const response = resolve(raw);
-        if (/^[45]\d\d$/.test(status) && response.content && 'text/html' in response.content) statuses.add(Number(status));
-      }
-      html.set(op.operationId, statuses);
+  for (const op of contract.operations) {
+    const format = op.object['x-error-format'];
+    if (format === 'rfc6749' || format === 'rfc7591' || format === 'oauth-authorize' || format === 'jsonrpc') formats.set(op.operationId, format);
+    const statuses = new Set<number>();
+    for (const [status, response] of Object.entries(op.responses)) {
+      const content = response.content;
+      if (/^[45]\d\d$/.test(status) && content && typeof content === 'object' && 'text/html' in content) statuses.add(Number(status));
     }
+    html.set(op.operationId, statuses);
   }
   return {
     formatOf: (id) => formats.get(id),

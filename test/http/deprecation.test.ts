@@ -5,14 +5,15 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { deprecationHeaders } from '../../server/http/deprecation.ts';
-import { matchOperation } from '../../server/http/operation-guard.ts';
-import { OperationTable } from '../../server/http/operations.ts';
+import { ApiContract, Contract } from '../../server/contract/index.ts';
+import { matchOperation } from '../../server/http/match-operation.ts';
 
 const documentWith = (op: Record<string, unknown>) => ({ paths: { '/things': { get: { operationId: 'listThings', ...op } }, '/other': { get: { operationId: 'other' } } } });
 
 describe('deprecation headers', () => {
   it('carry Deprecation, Sunset and Link on the deprecated operation only', async () => {
-    const table = new OperationTable(
+    const table = new ApiContract(
+      'public',
       documentWith({ deprecated: true, 'x-deprecation': { deprecated_at: '2027-01-01T00:00:00Z', sunset: '2027-05-01T00:00:00Z', link: 'https://example.com/docs/things' } }),
     );
     const app = express();
@@ -35,15 +36,13 @@ describe('deprecation headers', () => {
   });
 
   it('refuse a deprecated operation without dates or with a sunset under 90 days', () => {
-    expect(() => new OperationTable(documentWith({ deprecated: true }))).toThrow(/x-deprecation/);
+    expect(() => new ApiContract('public', documentWith({ deprecated: true }))).toThrow(/x-deprecation/);
     expect(
-      () => new OperationTable(documentWith({ deprecated: true, 'x-deprecation': { deprecated_at: '2027-01-01T00:00:00Z', sunset: '2027-03-01T00:00:00Z', link: 'https://example.com' } })),
+      () => new ApiContract('public', documentWith({ deprecated: true, 'x-deprecation': { deprecated_at: '2027-01-01T00:00:00Z', sunset: '2027-03-01T00:00:00Z', link: 'https://example.com' } })),
     ).toThrow(/90 days/);
   });
 
   it('the shipped documents deprecate nothing without dates', async () => {
-    const { loadDocument } = await import('../../server/http/operations.ts');
-    const { GENERATED_DIR } = await import('../../server/app.ts');
-    for (const api of ['partner', 'public', 'admin'] as const) expect(() => new OperationTable(loadDocument(GENERATED_DIR, api))).not.toThrow();
+    expect(() => Contract.load()).not.toThrow();
   });
 });

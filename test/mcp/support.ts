@@ -11,8 +11,8 @@ import type { components } from '../../generated/public.d.ts';
 import { manualClock } from '../../server/clock.ts';
 import { NO_FAULTS } from '../../server/faults.ts';
 import { ApiError } from '../../server/http/errors.ts';
-import { matchOperation } from '../../server/http/operation-guard.ts';
-import { OperationTable } from '../../server/http/operations.ts';
+import { ApiContract } from '../../server/contract/index.ts';
+import { matchOperation } from '../../server/http/match-operation.ts';
 import { jsonBody, rawBody } from '../../server/http/raw-body.ts';
 import { mcpHandlers, type McpEndpointOptions } from '../../server/mcp/index.ts';
 import { errorShapes, publicErrorHandler } from '../../server/public-api/error-format.ts';
@@ -155,7 +155,8 @@ export async function startMiniServer(reads: PublicReads, options: McpEndpointOp
   });
   // The pipeline's own body reader and operation lookup, and its error handler: errors on the
   // MCP operations are JSON-RPC error responses there (x-error-format: jsonrpc).
-  app.use(matchOperation(new OperationTable(publicDoc)), rawBody(), jsonBody());
+  const contract = new ApiContract('public', publicDoc);
+  app.use(matchOperation(contract), rawBody(), jsonBody());
   app.post('/mcp', handlers.postMcpMessage!);
   app.get('/mcp', handlers.getMcpStream!);
   app.delete('/mcp', handlers.deleteMcpSession!);
@@ -163,7 +164,7 @@ export async function startMiniServer(reads: PublicReads, options: McpEndpointOp
   app.get('/.well-known/mcp', handlers.getMcpManifestAlias!);
   app.get('/mcp/server-card', handlers.getMcpServerCard!);
   app.get('/.well-known/mcp/server-card.json', handlers.getMcpServerCardWellKnown!);
-  app.use(publicErrorHandler(errorShapes(publicDoc), () => {}, NO_FAULTS));
+  app.use(publicErrorHandler(errorShapes(contract), () => {}, NO_FAULTS));
   const server: Server = createServer(app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

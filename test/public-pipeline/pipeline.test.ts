@@ -6,11 +6,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GENERATED_DIR } from '../../server/app.ts';
+import { Contract } from '../../server/contract/index.ts';
 import { manualClock } from '../../server/clock.ts';
 import { NO_FAULTS } from '../../server/faults.ts';
 import { errorHandler } from '../../server/http/errors.ts';
-import { loadDocument } from '../../server/http/operations.ts';
 import { rawBody } from '../../server/http/raw-body.ts';
 import { requestId } from '../../server/http/request-id.ts';
 import type { HandlerMap, Viewer } from '../../server/public-api/context.ts';
@@ -19,7 +18,7 @@ import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
 
-const document = loadDocument(GENERATED_DIR, 'public');
+const contract = Contract.load().public;
 const clock = manualClock(Date.parse('2026-11-22T10:00:00Z'));
 let store: Store;
 let server: Server;
@@ -58,7 +57,7 @@ beforeAll(async () => {
     publicRouter(
       { store, clock, faults: NO_FAULTS, keys: { cursors: randomBytes(32), oauth: randomBytes(32) }, baseUrl: (req) => `http://${req.get('host') ?? ''}`, log: () => {} },
       {
-        document,
+        contract,
         validateResponses: false,
         handlers,
         accessTokens: {

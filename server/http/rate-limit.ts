@@ -1,0 +1,69 @@
+// The rate-limit step of every surface that counts calls (the partner and public APIs): the
+// operation's class (`x-rate-limit`, the class of unknown paths when none matched), the count in
+// the caller's window (kept by the store, server/store/replay-guard.ts), the decision and its
+// headers (server/domain/rate-limit.ts), and a 429 `rate_limited` with `Retry-After` past the
+// quota. Surfaces differ only in whose bucket a call counts against (`bucketOf`) and its quota
+// (`limitOf`). Every answer from here on carries the headers, refusals included.
+import type { Request, RequestHandler, Response } from 'express';
+import type { Clock } from '../clock.ts';
+import { decideRateLimit, rateLimitClassOf, rateLimitHeaders, type RateLimitClass } from '../domain/rate-limit.ts';
+import type { Counted, ReplayGuardRepository } from '../store/replay-guard.ts';
+import { ApiError } from './errors.ts';
+
+export interface RateLimitOptions {
+  /** The document's `x-rate-limit-classes`. */
+  classes: Readonly<Record<string, RateLimitClass>>;
+  /** The class a request that matched no operation counts against. */
+  unmatchedClass: string;
+  counter: Pick<ReplayGuardRepository, 'hit'>;
+  clock: Clock;
+  /** Whose window a call counts in, e.g. `<key id>:<class>`. */
+  bucketOf(req: Request, res: Response, className: string): string;
+  /** The caller's quota for a class; the class's own by default. */
+  limitOf?(res: Response, className: string, cls: RateLimitClass): number;
+  /** Whether a handler may take further calls of the same bucket (a batch takes one per entry: `res.locals.publicCalls`). */
+  furtherCalls?: boolean;
+}
+
+/** Counts further calls against the caller's rate limit (a batch counts one per entry). */
+export interface FurtherCalls {
+  /** Takes one more call; false when the caller's quota is spent (the response headers follow). */
+  take(): Promise<boolean>;
+}
+
+declare module 'express-serve-static-core' {
+  interface Locals {
+    publicCalls?: FurtherCalls;
+  }
+}
+
+export function rateLimit(options: RateLimitOptions): RequestHandler {
+  // Checked once, at start-up: a missing class would otherwise be a 500 on the first request.
+  rateLimitClassOf(options.classes, undefined, options.unmatchedClass);
+  return async (req, res, next) => {
+    try {
+      const cls = rateLimitClassOf(options.classes, res.locals.operation?.rateClass, options.unmatchedClass);
+      const limit = options.limitOf?.(res, cls.name, cls) ?? cls.quota;
+      const bucket = options.bucketOf(req, res, cls.name);
+      const take = async (counted: Counted | undefined) => {
+        const now = options.clock.now();
+        // Authentication may have counted the request already, with its nonce, in the same write.
+        const { count, windowStart } = counted ?? (await options.counter.hit(bucket, now, cls.windowSeconds * 1000));
+        const decision = decideRateLimit({ limit, windowSeconds: cls.windowSeconds, now, count: count - 1, windowStart: count === 1 ? undefined : windowStart });
+        const headers = rateLimitHeaders(cls.name, { limit, windowSeconds: cls.windowSeconds }, decision);
+        if (!res.headersSent) for (const [name, value] of Object.entries(headers)) if (name !== 'Retry-After') res.setHeader(name, value);
+        return { allowed: decision.allowed, retryAfter: headers['Retry-After'] ?? '1' };
+      };
+      const first = await take(res.locals.counted);
+      if (options.furtherCalls) res.locals.publicCalls = { take: async () => (await take(undefined)).allowed };
+      if (!first.allowed) {
+        throw new ApiError('rate_limited', `Rate limit "${cls.name}" of ${limit} requests per ${cls.windowSeconds} s exceeded; retry in ${first.retryAfter} s`, undefined, {
+          'Retry-After': first.retryAfter,
+        });
+      }
+      next();
+    } catch (err) {
+      next(err);
+    }
+  };
+}
