@@ -34,7 +34,7 @@ export function contractFromDocument(document: unknown): DeploymentContract {
   const kinds = delivery['delivered-kinds'];
   return {
     skewSeconds: positive(signing['timestamp-skew-seconds']) ?? FALLBACK.skewSeconds,
-    deliveredKinds: Array.isArray(kinds) && kinds.every((k) => typeof k === 'string') ? (kinds as string[]) : undefined,
+    deliveredKinds: Array.isArray(kinds) && kinds.every((k) => typeof k === 'string') ? (kinds) : undefined,
     deliveryTimeoutSeconds: positive(delivery['timeout-seconds']) ?? FALLBACK.deliveryTimeoutSeconds,
     source: 'deployment',
   };

@@ -121,7 +121,7 @@ export async function listenCommand(args: string[], io: Io): Promise<number> {
       try {
         const query = afterId === null ? { limit: PAGE_SIZE } : { after_id: afterId, limit: PAGE_SIZE };
         const { data, error, response } = await client.GET('/api/partner/v1/events', { params: { query }, signal });
-        if (data) return data.events as WebhookEvent[];
+        if (data) return data.events;
         status = `${response.status} ${error?.code ?? ''}: ${error?.message ?? ''}`;
         if (error?.code === 'invalid_cursor') {
           throw new CommandError(`GET /events refused the cursor ${afterId} from ${cursorFile} (${status}); delete the file to start again`);

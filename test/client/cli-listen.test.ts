@@ -155,7 +155,7 @@ describe('domain-sales listen', () => {
     const registered = await signedRequest(h, cred, { method: 'PUT', path: '/api/partner/webhooks', body: { url: rx.url, secret: SECRET } });
     expect(registered.status, registered.text).toBe(200);
     await order(cred);
-    const real = (await eventually(() => rx.received.find((r) => r.headers['user-agent'] !== 'domain-sales-cli-listen/1'), 10_000, 'the real delivery'))!;
+    const real = (await eventually(() => rx.received.find((r) => r.headers['user-agent'] !== 'domain-sales-cli-listen/1'), 10_000, 'the real delivery'));
 
     const cli = listen(['--forward-to', rx.url, '--cursor-file', join(dir, `${randomUUID()}.json`)], env);
     const forwarded = await eventually(() => rx.received.find((r) => r.headers['user-agent'] === 'domain-sales-cli-listen/1'), 15_000, 'the forward');
