@@ -119,7 +119,14 @@ function reachableComponents(document: Json, from: unknown): Record<string, Reco
       pending.push(...Object.values(node as Json));
     }
   }
-  return out;
+  // In the document's own order: the validator prepares discriminators while walking the
+  // components, and a oneOf met before its members keeps only its first option.
+  const ordered: Record<string, Record<string, unknown>> = {};
+  const all = (document.components ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [kind, byName] of Object.entries(out)) {
+    ordered[kind] = Object.fromEntries(Object.keys(all[kind] ?? {}).filter((name) => name in byName).map((name) => [name, byName[name]]));
+  }
+  return ordered;
 }
 
 /**
