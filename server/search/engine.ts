@@ -55,7 +55,8 @@ export function createDomainIndex(listings: Iterable<SearchListing> = [], lang: 
   const collection = new Collection();
   const fuzzy = new FuzzyVocabulary();
   let fuzzySynced = 0;
-  const semanticVocabulary = new SemanticVocabulary(lang.relatedness);
+  const semanticVocabulary = new SemanticVocabulary(lang.relatedness, (term) => lang.walker.categoryOf(term));
+  const concepts = { relatedness: lang.relatedness, walker: lang.walker, isCurated: (term: string) => lang.walker.categoryOf(term) !== undefined || lang.lexicon.lookup(term)?.curated !== undefined };
   const keywordBoard = new ScoreBoard();
   const semanticBoard = new ScoreBoard();
   const conceptBoard = new ScoreBoard();
@@ -99,7 +100,7 @@ export function createDomainIndex(listings: Iterable<SearchListing> = [], lang: 
       }
       if (mode !== 'semantic') keywordScores(collection, query, keywordBoard, conceptBoard, CANDIDATES);
       if (mode !== 'keyword') {
-        const expansions = expandConcepts(collection, semanticVocabulary, lang.relatedness, query);
+        const expansions = expandConcepts(collection, semanticVocabulary, concepts, query);
         semanticScores(collection, query, expansions, semanticBoard, conceptBoard, CANDIDATES);
       }
 
