@@ -35,6 +35,8 @@ const WALK_WEIGHT = 0.3;
 const FAMILY = 0.9;
 /** A word of a topic the query's walk does not reach keeps this share of its closeness. */
 const OFF_TOPIC = 0.1;
+/** The category given to generic sandbox words (best, shop, online): a topic no query walk reaches. */
+export const GENERIC = 'generic';
 /** When nothing else relates, every listed word of the query's leading topic counts this much. */
 const TOPIC_FLOOR = 0.3;
 

@@ -58,7 +58,7 @@ const GLOSS_CREDIT = 0.8;
 const MAX_GLOSS_WORDS = 10;
 const MAX_HYPONYMS = 24;
 /** Synsets expanded per walk at most: keeps a cold query word at a few milliseconds. */
-const MAX_SYNSETS = 400;
+const MAX_SYNSETS = 150;
 /** Mass below which a path is not followed further. */
 const MIN_MASS = 0.01;
 const SENSE_DECAY = 0.65;
@@ -159,12 +159,18 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
 
   const walk = (word: string): Walk => {
     const starts = startingPoints(word);
-        const credit = new Map<string, number>();
-    const give = (reached: string, amount: number) => {
+    const credit = new Map<string, number>();
+    const votes = new Map<Category, number>();
+    /** Credits the curated words among `reached`; together they cast one topic vote of `amount`. */
+    const give = (reached: readonly string[], amount: number) => {
       // Only whole words: the pieces of a collocation mislead (culinary_art is not art).
-      const term = curated(reached);
-      if (term === undefined || term === word) return;
-      credit.set(term, (credit.get(term) ?? 0) + amount);
+      const terms = [...new Set(reached.map(curated))].filter((t): t is string => t !== undefined && t !== word);
+      for (const term of terms) {
+        credit.set(term, (credit.get(term) ?? 0) + amount);
+        // A synset with several curated words (business, job) is still one piece of evidence.
+        const category = categoryOfTerm.get(term);
+        if (category) votes.set(category, (votes.get(category) ?? 0) + amount / terms.length);
+      }
     };
     const key = (s: Synset) => `${s.pos}${s.offset}`;
     let frontier = new Map<string, { synset: Synset; mass: number }>();
@@ -177,7 +183,7 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
     };
     // A compound is mostly its head (a smartphone is a phone).
     starts.forEach((lemma, i) => {
-      if (lemma !== word) give(lemma, i === 0 ? 1 : 0.3);
+      if (lemma !== word) give([lemma], i === 0 ? 1 : 0.3);
       for (const { synset, weight } of senses(lemma, 6)) push(frontier, synset, weight * (i === 0 ? 1 : 0.3));
     });
     const seen = new Set<string>();
@@ -190,7 +196,7 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
         if (seen.has(k) || expanded >= MAX_SYNSETS) continue;
         seen.add(k);
         expanded++;
-        for (const w of synset.words) give(w, mass);
+        give(synset.words, mass);
         if (depth === DEPTH) continue;
         // The head of a definition is usually the hypernym, already followed: the rest is what
         // sets the word apart (the beer of a brewery, the wine of a vineyard).
@@ -203,7 +209,7 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
           if (STOPWORDS.has(term) || !wordnet.lemmas.has(term) || hypernymWords.has(term)) continue;
           if (++glossWords > MAX_GLOSS_WORDS) break;
           const weight = rarity(wordnet.tagCount(term));
-          give(term, mass * GLOSS_CREDIT * weight);
+          give([term], mass * GLOSS_CREDIT * weight);
           for (const s of senses(term, 2)) push(next, s.synset, mass * GLOSS * weight * s.weight);
         }
         // Beyond the word's own senses only "is a kind of" is followed: the parts and kinds of a
@@ -222,17 +228,9 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
     }
     const max = Math.max(0, ...credit.values());
     const terms = new Map<string, number>();
-    const byCategory = new Map<Category, number>();
-    let total = 0;
-    for (const [term, value] of credit) {
-      terms.set(term, value / max);
-      const category = categoryOfTerm.get(term);
-      if (category) {
-        byCategory.set(category, (byCategory.get(category) ?? 0) + value);
-        total += value;
-      }
-    }
-    const categories = new Map<Category, number>([...byCategory].map(([c, v]) => [c, v / total]));
+    for (const [term, value] of credit) terms.set(term, value / max);
+    const total = [...votes.values()].reduce((a, b) => a + b, 0);
+    const categories = new Map<Category, number>([...votes].map(([c, v]) => [c, v / total]));
     const relatives = new Map<string, number>();
     for (const term of categoryOfTerm.keys()) {
       const k = kinship(word, term, (text) => wordnet.lemmas.has(text));
