@@ -50,6 +50,11 @@ const STEP: Readonly<Record<string, number>> = {
   '%s': 0.4,
   '%p': 0.4,
 };
+/** How many levels below a reached synset its curated kinds are looked for. */
+const DESCENT = 3;
+/** What the curated kinds of a reached synset share (over the root of their number). */
+const KINDS = 1;
+const KIND_DECAY = 0.6;
 /** A definition word leads to its own first senses at this weight (before its rarity). */
 const GLOSS = 0.6;
 /** A curated word met in a definition is credited this much (before its rarity). */
@@ -125,6 +130,34 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
     return categoryOfTerm.has(term) ? term : undefined;
   };
 
+  // Below which synsets each curated word sits: its senses' hypernym ancestors, a few levels up,
+  // so a walk that reaches "food" or "vehicle" knows bread and pizza, car and truck are kinds of it.
+  const below = new Map<string, { term: string; depth: number }[]>();
+  for (const term of categoryOfTerm.keys()) {
+    for (const entry of wordnet.lemmas.get(term) ?? []) {
+      if (entry.pos !== 'n') continue;
+      for (const offset of entry.offsets.slice(0, 2)) {
+        let level: Synset[] = [wordnet.synset('n', offset)];
+        const visited = new Set<number>();
+        for (let depth = 1; depth <= DESCENT && level.length > 0; depth++) {
+          const up: Synset[] = [];
+          for (const s of level) {
+            for (const p of s.pointers) {
+              if ((p.symbol !== '@' && p.symbol !== '@i') || visited.has(p.offset)) continue;
+              visited.add(p.offset);
+              const k = `n${p.offset}`;
+              let list = below.get(k);
+              if (!list) below.set(k, (list = []));
+              if (!list.some((x) => x.term === term)) list.push({ term, depth });
+              up.push(wordnet.synset('n', p.offset));
+            }
+          }
+          level = up;
+        }
+      }
+    }
+  }
+
   const senses = (lemma: string, limit: number): { synset: Synset; weight: number }[] => {
     const found: { synset: Synset; weight: number }[] = [];
     for (const entry of wordnet.lemmas.get(lemma) ?? []) {
@@ -197,6 +230,13 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
         seen.add(k);
         expanded++;
         give(synset.words, mass);
+        // The curated kinds of what was reached vote too, the more specific the synset the more
+        // each (food: bread, pizza, … ; music genre: jazz, blues, rock, opera).
+        const kinds = below.get(key(synset));
+        if (kinds && kinds.length > 0) {
+          const share = (mass * KINDS) / Math.sqrt(kinds.length);
+          for (const { term, depth: d } of kinds) give([term], share * KIND_DECAY ** (d - 1));
+        }
         if (depth === DEPTH) continue;
         // The head of a definition is usually the hypernym, already followed: the rest is what
         // sets the word apart (the beer of a brewery, the wine of a vineyard).
