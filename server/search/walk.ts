@@ -115,8 +115,9 @@ export function kinship(query: string, word: string, isWord: (text: string) => b
   const doubled = long.length === short.length + 1 && long.endsWith(short.at(-1) ?? '');
   if (short.length >= 4 && long.startsWith(short) && (short.length >= 5 || doubled)) return 0.9;
   if (word.length >= 5 && query.startsWith(word)) return 0.9;
-  if (query.length >= word.length + 3 && query.endsWith(word) && isWord(query.slice(0, -word.length))) return 0.8;
-  if (query.length >= word.length + 3 && query.startsWith(word) && isWord(query.slice(word.length))) return 0.6;
+  // Both halves of a compound must be real words of some length: carpet is not car + pet.
+  if (word.length >= 4 && query.length >= word.length + 3 && query.endsWith(word) && isWord(query.slice(0, -word.length))) return 0.8;
+  if (word.length >= 4 && query.length >= word.length + 4 && query.startsWith(word) && isWord(query.slice(word.length))) return 0.6;
   return 0;
 }
 
