@@ -9,7 +9,7 @@ import { clauseWords, isCategory, loadJudgementSet } from '../../../server/searc
 import { language } from '../../../server/search/language.ts';
 
 /** Concept set floor: the figure reached on 2026-11-26 less 0.01 (see relevance/README.md). */
-const CONCEPTS_FLOOR = 0.75;
+const CONCEPTS_FLOOR = 0.78;
 
 /** Reached on 2026-11-22; raise them when the search gets better, never lower them to pass. */
 const FLOOR = {
