@@ -106,10 +106,10 @@ export function stem(word: string): string {
  * stem extending the other (blogger, blog; dealership, dealer), or a compound of the word and
  * another word (textbook is a book: its head; wildlife is about the wild: its modifier).
  */
-export function kinship(query: string, word: string, isWord: (text: string) => boolean): number {
+export function kinship(query: string, word: string, isWord: (text: string) => boolean, queryStem = stem(query), wordStem = stem(word)): number {
   if (query === word || word.length < 3) return 0;
-  const a = stem(query);
-  const b = stem(word);
+  const a = queryStem;
+  const b = wordStem;
   if (a === b && a.length >= 4) return 1;
   const [short, long] = a.length <= b.length ? [a, b] : [b, a];
   const doubled = long.length === short.length + 1 && long.endsWith(short.at(-1) ?? '');
@@ -126,6 +126,7 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
   for (const info of LEXICON.values()) {
     if (info.category) categoryOfTerm.set(lexicon.termOf(info.word), info.category);
   }
+  const curatedStems = [...categoryOfTerm.keys()].map((term) => [term, stem(term)] as const);
   const curated = (word: string): string | undefined => {
     const term = lexicon.termOf(word);
     return categoryOfTerm.has(term) ? term : undefined;
@@ -273,8 +274,9 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
     const total = [...votes.values()].reduce((a, b) => a + b, 0);
     const categories = new Map<Category, number>([...votes].map(([c, v]) => [c, v / total]));
     const relatives = new Map<string, number>();
-    for (const term of categoryOfTerm.keys()) {
-      const k = kinship(word, term, (text) => wordnet.lemmas.has(text));
+    const wordStem = stem(word);
+    for (const [term, termStem] of curatedStems) {
+      const k = kinship(word, term, (text) => wordnet.lemmas.has(text), wordStem, termStem);
       if (k > 0) relatives.set(term, k);
     }
     return { terms, relatives, categories };
