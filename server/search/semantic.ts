@@ -6,7 +6,6 @@ import type { Collection } from './collection.ts';
 import type { ParsedQuery } from './query.ts';
 import type { Profile, Relatedness } from './relatedness.ts';
 import type { ScoreBoard } from './scores.ts';
-import type { Category } from '../inventory/words.ts';
 import type { Walker } from './walk.ts';
 
 /** Below this cosine two words share only a stray definition word. */
@@ -35,6 +34,8 @@ const WALK_WEIGHT = 0.3;
 const FAMILY = 0.9;
 /** A word of a topic the query's walk does not reach keeps this share of its closeness. */
 const OFF_TOPIC = 0.1;
+/** What the query's own sandbox words add to a walked word's topics (its walk's shares sum to 1). */
+const ASKED = 0.5;
 /** The category given to generic sandbox words (best, shop, online): a topic no query walk reaches. */
 export const GENERIC = 'generic';
 /** When nothing else relates, every listed word of the query's leading topic counts this much. */
@@ -134,6 +135,15 @@ export interface ConceptContext {
 
 export function expandConcepts(collection: Collection, vocabulary: SemanticVocabulary, context: ConceptContext, query: ParsedQuery): Map<number, number>[] {
   vocabulary.sync(collection);
+  // The sandbox words of the query say what it is about too: in "pet grooming", pets.
+  const asked = new Map<string, number>();
+  for (const c of query.concepts) {
+    for (const alt of c.alternatives) {
+      const category = context.isCurated(alt.term) ? context.walker.categoryOf(alt.term) : undefined;
+      if (category !== undefined) asked.set(category, (asked.get(category) ?? 0) + c.weight * alt.weight);
+    }
+  }
+  const askedTotal = [...asked.values()].reduce((a, b) => a + b, 0);
   return query.concepts.map((c) => {
     const expansion = new Map<number, number>();
     const offer = (term: number, value: number) => {
@@ -144,7 +154,9 @@ export function expandConcepts(collection: Collection, vocabulary: SemanticVocab
       // A word outside the sandbox vocabulary is placed by where WordNet leads from it: its
       // topics (categories of the curated words reached) temper every related word's closeness.
       const walk = context.isCurated(alt.term) ? undefined : context.walker.walk(alt.term);
-      const top = walk ? Math.max(0, ...walk.categories.values()) : 0;
+      const topics = new Map<string, number>(walk?.categories ?? []);
+      if (walk && askedTotal > 0) for (const [category, weight] of asked) topics.set(category, (topics.get(category) ?? 0) + (ASKED * weight) / askedTotal);
+      const top = Math.max(0, ...topics.values());
       if (!walk || top <= 0) {
         for (const [term, sim] of related) offer(term, alt.weight * closeness(sim));
         continue;
@@ -152,7 +164,7 @@ export function expandConcepts(collection: Collection, vocabulary: SemanticVocab
       const fit = (term: number) => {
         const category = vocabulary.categoryOf(term);
         if (category === undefined) return 1;
-        return OFF_TOPIC + (1 - OFF_TOPIC) * Math.min(1, (walk.categories.get(category as Category) ?? 0) / top);
+        return OFF_TOPIC + (1 - OFF_TOPIC) * Math.min(1, (topics.get(category) ?? 0) / top);
       };
       for (const [term, sim] of related) offer(term, alt.weight * closeness(sim) * fit(term));
       for (const [word, credit] of walk.terms) {
@@ -165,7 +177,7 @@ export function expandConcepts(collection: Collection, vocabulary: SemanticVocab
       }
       if (expansion.size > 0) continue;
       // Nothing listed relates: the words of the query's leading topic are better than no answer.
-      for (const [category, share] of walk.categories) {
+      for (const [category, share] of topics) {
         if (share < top) continue;
         for (const term of vocabulary.termsOf(category)) offer(term, alt.weight * TOPIC_FLOOR);
       }
