@@ -8,13 +8,13 @@ import { evaluate, prepare, type Evaluation, type PreparedSet } from '../../../s
 import { clauseWords, isCategory, loadJudgementSet } from '../../../server/search/relevance/judgements.ts';
 import { language } from '../../../server/search/language.ts';
 
-/** Concept set floor: the figure reached on 2026-11-26 less 0.01 (see relevance/README.md). */
+/** Concept set floor: the figure reached on 2026-11-26 (0.797) less a small margin (see relevance/README.md). */
 const CONCEPTS_FLOOR = 0.78;
 
-/** Reached on 2026-11-22; raise them when the search gets better, never lower them to pass. */
+/** Reached on 2026-11-22, raised on 2026-11-26; raise them when the search gets better, never lower them to pass. */
 const FLOOR = {
-  committed: { ndcg: 0.93, recall: 0.96, marginOverKeyword: 0.15 },
-  heldOut: { ndcg: 0.83, recall: 0.92 },
+  committed: { ndcg: 0.94, recall: 0.97, marginOverKeyword: 0.15 },
+  heldOut: { ndcg: 0.85, recall: 0.95 },
   handBuilt: { ndcg: 0.59, recall: 0.48 },
   /** Words outside the sandbox vocabulary (issue 24): meaning alone ranks, and no answer is empty. */
   concepts: { ndcg: CONCEPTS_FLOOR, empty: 0 },
