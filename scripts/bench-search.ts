@@ -1,10 +1,13 @@
-// npm run bench:search — the hybrid search over 10,000, 100,000 and 1,000,000 sandbox listings:
+// npm run bench:search — relevance first: nDCG@5 and empty answers of keyword, semantic and
+// hybrid search on every judgement set (server/search/relevance/), the concept sets beside the
+// older ones; then the hybrid search over 10,000, 100,000 and 1,000,000 sandbox listings:
 // index build time and memory, p50/p99 query latency over the judged queries (each also typed
 // with a typo), the cost of a sale, a relisting and a new listing reaching the index, and the
 // server's start-up at 100,000 (store filled, index built from it). Not part of `npm test`.
 //
 //   npm run bench:search                  all three sizes
 //   npm run bench:search -- 10000 100000  chosen sizes
+//   npm run bench:search -- --relevance   the relevance table alone
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +16,7 @@ import { setFlagsFromString } from 'node:v8';
 import { generateInventory } from '../server/inventory/generate.ts';
 import { createDomainIndex, createDomainSearchService, storeListingSource, type DomainIndex, type SearchListing } from '../server/search/index.ts';
 import { language } from '../server/search/language.ts';
+import { evaluate, prepare } from '../server/search/relevance/evaluate.ts';
 import { loadJudgementSet } from '../server/search/relevance/judgements.ts';
 import { secretBox } from '../server/security/secret-box.ts';
 import { openDatabase } from '../server/store/database.ts';
@@ -29,9 +33,29 @@ const STARTUP_SIZE = 100_000;
 
 const toListing = ({ domain, label, tld, category, price_cents, currency }: SearchListing): SearchListing => ({ domain, label, tld, category, price_cents, currency });
 
-/** The judged queries of all three sets, and each with one letter dropped (a typo). */
+/** Every judgement set, the concept sets (words outside the sandbox vocabulary) first. */
+const JUDGEMENT_SETS = ['concepts.json', 'concepts-held-out.json', 'committed.json', 'held-out.json', 'hand-built.json'];
+
+/** nDCG@5 and empty answers per set and mode, in a table. */
+function relevanceTable(): void {
+  const modes = ['keyword', 'semantic', 'hybrid'] as const;
+  const rows = JUDGEMENT_SETS.map((file) => {
+    const prepared = prepare(loadJudgementSet(file));
+    const results = modes.map((mode) => evaluate(prepared, mode));
+    return [`${prepared.set.name} (${prepared.set.queries.length})`, ...results.map((r) => `${r.ndcg.toFixed(3)} / ${r.empty}`)];
+  });
+  const header = ['judgement set (queries)', ...modes.map((m) => `${m} nDCG@5 / empty`)];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (values: string[]) => `| ${values.map((v, i) => (i === 0 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const r of rows) console.log(line(r));
+  console.log('empty: queries some listed name fits that got no answer at all. Judgement rules: server/search/relevance/README.md\n');
+}
+
+/** The judged queries of all the sets, and each with one letter dropped (a typo). */
 function queries(): string[] {
-  const all = ['committed.json', 'held-out.json', 'hand-built.json'].flatMap((f) => loadJudgementSet(f).queries.map((q) => q.q));
+  const all = JUDGEMENT_SETS.flatMap((f) => loadJudgementSet(f).queries.map((q) => q.q));
   const typos = all.filter((q) => q.length > 5).map((q) => q.slice(0, 2) + q.slice(3));
   const long = 'fresh roasted coffee beans espresso latte cappuccino barista cafe '.repeat(16).slice(0, 1000);
   return [...new Set([...all, ...typos, long])];
@@ -180,6 +204,10 @@ async function main(): Promise<void> {
     return;
   }
   const sizes = SIZES.length > 0 ? SIZES : [10_000, 100_000, 1_000_000];
+  if (process.argv.includes('--relevance')) {
+    relevanceTable();
+    return;
+  }
   const { languageMs, languageMemory } = loadLanguage();
   const qs = queries();
   console.log(`Hybrid domain search benchmark — Node ${process.version}, ${qs.length} distinct queries × ${ROUNDS} rounds per size`);
@@ -202,6 +230,8 @@ async function main(): Promise<void> {
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const c of cells) console.log(line(c));
+  console.log('\nRelevance (10,000-name inventories):');
+  relevanceTable();
   console.log('\ncold p50: first time each query is seen; p50/p99/max: afterwards. update: one sale, relisting or new listing.');
 
   const startup = runChild(['--startup']) as { fillMs: number; indexMs: number; readyMs: number };

@@ -9,7 +9,7 @@ import { language, type Language } from './language.ts';
 import { parseQuery } from './query.ts';
 import { isShown, rerank, roundScore } from './rerank.ts';
 import { ScoreBoard, topK } from './scores.ts';
-import { expandConcepts, SemanticVocabulary, semanticScores } from './semantic.ts';
+import { expandConcepts, GENERIC, SemanticVocabulary, semanticScores } from './semantic.ts';
 
 export type { SearchListing } from './collection.ts';
 export type SearchMode = 'hybrid' | 'keyword' | 'semantic';
@@ -55,7 +55,10 @@ export function createDomainIndex(listings: Iterable<SearchListing> = [], lang: 
   const collection = new Collection();
   const fuzzy = new FuzzyVocabulary();
   let fuzzySynced = 0;
-  const semanticVocabulary = new SemanticVocabulary(lang.relatedness);
+  // Generic sandbox words (shop, life, online) belong to no topic: GENERIC marks them apart from
+  // words outside the vocabulary, which may belong to any.
+  const semanticVocabulary = new SemanticVocabulary(lang.relatedness, (term) => lang.walker.categoryOf(term) ?? (lang.lexicon.lookup(term)?.curated ? GENERIC : undefined));
+  const concepts = { relatedness: lang.relatedness, walker: lang.walker, isCurated: (term: string) => lang.walker.categoryOf(term) !== undefined || lang.lexicon.lookup(term)?.curated !== undefined };
   const keywordBoard = new ScoreBoard();
   const semanticBoard = new ScoreBoard();
   const conceptBoard = new ScoreBoard();
@@ -99,7 +102,7 @@ export function createDomainIndex(listings: Iterable<SearchListing> = [], lang: 
       }
       if (mode !== 'semantic') keywordScores(collection, query, keywordBoard, conceptBoard, CANDIDATES);
       if (mode !== 'keyword') {
-        const expansions = expandConcepts(collection, semanticVocabulary, lang.relatedness, query);
+        const expansions = expandConcepts(collection, semanticVocabulary, concepts, query);
         semanticScores(collection, query, expansions, semanticBoard, conceptBoard, CANDIDATES);
       }
 

@@ -4,6 +4,7 @@
 import { buildLexicon, type Lexicon } from './lexicon.ts';
 import { createRelatedness, type Relatedness } from './relatedness.ts';
 import { createSegmenter, type Segmenter } from './segment.ts';
+import { createWalker, type Walker } from './walk.ts';
 import { wordNet, type WordNet } from './wordnet.ts';
 
 export interface Language {
@@ -11,6 +12,7 @@ export interface Language {
   lexicon: Lexicon;
   segmenter: Segmenter;
   relatedness: Relatedness;
+  walker: Walker;
 }
 
 let shared: Language | undefined;
@@ -19,7 +21,7 @@ export function language(): Language {
   if (!shared) {
     const wordnet = wordNet();
     const lexicon = buildLexicon(wordnet);
-    shared = { wordnet, lexicon, segmenter: createSegmenter(lexicon, wordnet), relatedness: createRelatedness(wordnet, lexicon) };
+    shared = { wordnet, lexicon, segmenter: createSegmenter(lexicon, wordnet), relatedness: createRelatedness(wordnet, lexicon), walker: createWalker(wordnet, lexicon) };
   }
   return shared;
 }

@@ -6,6 +6,7 @@ import type { Collection } from './collection.ts';
 import type { ParsedQuery } from './query.ts';
 import type { Profile, Relatedness } from './relatedness.ts';
 import type { ScoreBoard } from './scores.ts';
+import type { Walker } from './walk.ts';
 
 /** Below this cosine two words share only a stray definition word. */
 const MIN_SIMILARITY = 0.03;
@@ -23,6 +24,23 @@ const ENOUGH = 2_000;
 /** Each word of a name beyond what the query asks dilutes it a little. */
 const EXTRA_WORD = 0.1;
 
+/**
+ * For a word outside the sandbox vocabulary: a curated word its WordNet walk reached first counts
+ * this much, others by the root of their credit. Walk credits are noisier than profile cosines,
+ * so they mostly rescue what the cosine misses (symphony → music) rather than reorder.
+ */
+const WALK_WEIGHT = 0.3;
+/** A word of the same family (dentist → dental, pianist → piano) counts this much times its kinship. */
+const FAMILY = 0.9;
+/** A word of a topic the query's walk does not reach keeps this share of its closeness. */
+const OFF_TOPIC = 0.1;
+/** What the query's own sandbox words add to a walked word's topics (its walk's shares sum to 1). */
+const ASKED = 0.5;
+/** The category given to generic sandbox words (best, shop, online): a topic no query walk reaches. */
+export const GENERIC = 'generic';
+/** When nothing else relates, every listed word of the query's leading topic counts this much. */
+const TOPIC_FLOOR = 0.3;
+
 export function closeness(similarity: number): number {
   return Math.min(1, similarity) ** CLOSENESS_CURVE;
 }
@@ -38,12 +56,36 @@ export class SemanticVocabulary {
   private readonly byFeature = new Map<number, FeatureList>();
   private sums = new Float64Array(1024);
 
-  constructor(private readonly relatedness: Relatedness) {}
+  private readonly categories: (string | undefined)[] = [];
+  private readonly byCategory = new Map<string, number[]>();
+
+  constructor(
+    private readonly relatedness: Relatedness,
+    private readonly categoryOfWord: (term: string) => string | undefined = () => undefined,
+  ) {}
+
+  /** The sandbox category of an indexed term, when it is a curated word. */
+  categoryOf(term: number): string | undefined {
+    return this.categories[term];
+  }
+
+  /** The indexed terms of a sandbox category. */
+  termsOf(category: string): readonly number[] {
+    return this.byCategory.get(category) ?? [];
+  }
 
   /** Profiles the terms added to the collection since the last call. */
   sync(collection: Collection): void {
     for (; this.synced < collection.terms.length; this.synced++) {
-      const profile = this.relatedness.profile(collection.terms[this.synced] ?? '');
+      const word = collection.terms[this.synced] ?? '';
+      const category = this.categoryOfWord(word);
+      this.categories[this.synced] = category;
+      if (category !== undefined) {
+        let list = this.byCategory.get(category);
+        if (!list) this.byCategory.set(category, (list = []));
+        list.push(this.synced);
+      }
+      const profile = this.relatedness.profile(word);
       for (let i = 0; i < profile.ids.length; i++) {
         const feature = profile.ids[i] ?? 0;
         let list = this.byFeature.get(feature);
@@ -84,14 +126,60 @@ export class SemanticVocabulary {
 }
 
 /** Per concept, the collection's terms close to it (term id → closeness, 0 to 1). */
-export function expandConcepts(collection: Collection, vocabulary: SemanticVocabulary, relatedness: Relatedness, query: ParsedQuery): Map<number, number>[] {
+export interface ConceptContext {
+  relatedness: Relatedness;
+  walker: Walker;
+  /** Whether a term is a word of the sandbox vocabulary (its meaning is then its own). */
+  isCurated: (term: string) => boolean;
+}
+
+export function expandConcepts(collection: Collection, vocabulary: SemanticVocabulary, context: ConceptContext, query: ParsedQuery): Map<number, number>[] {
   vocabulary.sync(collection);
+  // The sandbox words of the query say what it is about too: in "pet grooming", pets.
+  const asked = new Map<string, number>();
+  for (const c of query.concepts) {
+    for (const alt of c.alternatives) {
+      const category = context.isCurated(alt.term) ? context.walker.categoryOf(alt.term) : undefined;
+      if (category !== undefined) asked.set(category, (asked.get(category) ?? 0) + c.weight * alt.weight);
+    }
+  }
+  const askedTotal = [...asked.values()].reduce((a, b) => a + b, 0);
   return query.concepts.map((c) => {
     const expansion = new Map<number, number>();
+    const offer = (term: number, value: number) => {
+      if (value > (expansion.get(term) ?? 0)) expansion.set(term, value);
+    };
     for (const alt of c.alternatives) {
-      for (const [term, sim] of vocabulary.related(relatedness.profile(alt.term), MIN_SIMILARITY)) {
-        const value = alt.weight * closeness(sim);
-        if (value > (expansion.get(term) ?? 0)) expansion.set(term, value);
+      const related = vocabulary.related(context.relatedness.profile(alt.term), MIN_SIMILARITY);
+      // A word outside the sandbox vocabulary is placed by where WordNet leads from it: its
+      // topics (categories of the curated words reached) temper every related word's closeness.
+      const walk = context.isCurated(alt.term) ? undefined : context.walker.walk(alt.term);
+      const topics = new Map<string, number>(walk?.categories ?? []);
+      if (walk && askedTotal > 0) for (const [category, weight] of asked) topics.set(category, (topics.get(category) ?? 0) + (ASKED * weight) / askedTotal);
+      const top = Math.max(0, ...topics.values());
+      if (!walk || top <= 0) {
+        for (const [term, sim] of related) offer(term, alt.weight * closeness(sim));
+        continue;
+      }
+      const fit = (term: number) => {
+        const category = vocabulary.categoryOf(term);
+        if (category === undefined) return 1;
+        return OFF_TOPIC + (1 - OFF_TOPIC) * Math.min(1, (topics.get(category) ?? 0) / top);
+      };
+      for (const [term, sim] of related) offer(term, alt.weight * closeness(sim) * fit(term));
+      for (const [word, credit] of walk.terms) {
+        const term = collection.termIds.get(word);
+        if (term !== undefined) offer(term, alt.weight * WALK_WEIGHT * Math.sqrt(credit) * fit(term));
+      }
+      for (const [word, kin] of walk.relatives) {
+        const term = collection.termIds.get(word);
+        if (term !== undefined) offer(term, alt.weight * FAMILY * kin * fit(term));
+      }
+      if (expansion.size > 0) continue;
+      // Nothing listed relates: the words of the query's leading topic are better than no answer.
+      for (const [category, share] of topics) {
+        if (share < top) continue;
+        for (const term of vocabulary.termsOf(category)) offer(term, alt.weight * TOPIC_FLOOR);
       }
     }
     return expansion;

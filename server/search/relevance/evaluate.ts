@@ -21,6 +21,8 @@ export interface Evaluation {
   mode: SearchMode;
   ndcg: number;
   recall: number;
+  /** Queries some name fits that got no answer at all: the worst a marketplace can give. */
+  empty: number;
   queries: QueryResult[];
 }
 
@@ -58,6 +60,7 @@ export function evaluate(prepared: PreparedSet, mode: SearchMode, fusion?: Fusio
     mode,
     ndcg: mean(queries.filter((q) => q.judged).map((q) => q.ndcg)),
     recall: mean(queries.filter((q) => q.recallJudged).map((q) => q.recall)),
+    empty: queries.filter((q) => q.judged && q.top.length === 0).length,
     queries,
   };
 }

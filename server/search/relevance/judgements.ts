@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateInventory } from '../../inventory/generate.ts';
 import { segmentLabel } from '../../inventory/segment.ts';
+import { CATEGORIES, type Category } from '../../inventory/words.ts';
 import type { SearchListing } from '../collection.ts';
 
 export type Grade = 0 | 1 | 2 | 3;
@@ -14,8 +15,13 @@ export interface JudgedQuery {
   q: string;
   kind: string;
   intent: string;
-  /** Per grade, clauses: "a|b & c" means (a or b) and c; "=x.com" means that domain. */
+  /**
+   * Per grade, clauses: "a|b & c" means (a or b) and c; "=x.com" means that domain; "@pets" means
+   * any word of that sandbox category's list (server/inventory/words.ts).
+   */
   grades: Partial<Record<'1' | '2' | '3', string[]>>;
+  /** Concept sets: the sandbox categories the query's meaning belongs to (its grade-1 topics). */
+  topics?: string[];
 }
 
 export interface JudgementSet {
@@ -61,9 +67,25 @@ export function judgedInventory(set: JudgementSet): JudgedName[] {
   });
 }
 
+const categoryWords = new Map<string, ReadonlySet<string>>(
+  Object.entries(CATEGORIES).map(([category, { nouns, adjectives }]) => [category, new Set<string>([...nouns, ...adjectives])]),
+);
+
+export function isCategory(name: string): name is Category {
+  return categoryWords.has(name);
+}
+
+function hasWord(term: string, name: JudgedName): boolean {
+  if (!term.startsWith('@')) return name.words.has(term);
+  const words = categoryWords.get(term.slice(1));
+  if (!words) throw new Error(`unknown category in a judgement: ${term}`);
+  for (const w of name.words) if (words.has(w)) return true;
+  return false;
+}
+
 function satisfies(clause: string, name: JudgedName): boolean {
   if (clause.startsWith('=')) return name.listing.domain === clause.slice(1);
-  return clause.split('&').every((group) => group.split('|').some((w) => name.words.has(w.trim())));
+  return clause.split('&').every((group) => group.split('|').some((w) => hasWord(w.trim(), name)));
 }
 
 export function grade(query: JudgedQuery, name: JudgedName): Grade {

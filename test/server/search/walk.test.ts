@@ -1,0 +1,71 @@
+// Words outside the sandbox vocabulary (issue 24): the WordNet walk places them in the inventory's
+// topics, word families are recognised, and a meaningful query is never answered with nothing.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { generateInventory } from '../../../server/inventory/generate.ts';
+import { createDomainIndex, type DomainIndex } from '../../../server/search/engine.ts';
+import { language } from '../../../server/search/language.ts';
+import { kinship } from '../../../server/search/walk.ts';
+
+const leading = (word: string): string | undefined => {
+  const { categories } = language().walker.walk(word);
+  return [...categories].sort((a, b) => b[1] - a[1])[0]?.[0];
+};
+
+describe('WordNet walk', () => {
+  it('places words outside the vocabulary in the topic a dictionary files them under', () => {
+    // Each of these once answered nothing or the wrong topic (issue 24).
+    expect(leading('symphony')).toBe('music');
+    expect(leading('sightseeing')).toBe('travel');
+    expect(leading('vineyard')).toBe('food-and-drink');
+    expect(leading('photovoltaic')).toBe('energy');
+    expect(leading('canine')).toBe('pets');
+  });
+
+  it('has nothing to say about a word WordNet does not know', () => {
+    const walk = language().walker.walk('qzxv');
+    expect(walk.terms.size).toBe(0);
+    expect(walk.categories.size).toBe(0);
+  });
+
+  it('recognises word families and compounds, not chance prefixes', () => {
+    const isWord = (text: string) => language().wordnet.lemmas.has(text);
+    expect(kinship('dentist', 'dental', isWord)).toBeGreaterThan(0);
+    expect(kinship('pianist', 'piano', isWord)).toBeGreaterThan(0);
+    expect(kinship('blogger', 'blog', isWord)).toBeGreaterThan(0);
+    expect(kinship('textbook', 'book', isWord)).toBeGreaterThan(0);
+    expect(kinship('salary', 'salad', isWord)).toBe(0);
+    expect(kinship('carpet', 'car', isWord)).toBe(0);
+    expect(kinship('manufacturing', 'ring', isWord)).toBe(0);
+    expect(kinship('doll', 'dollar', isWord)).toBe(0);
+  });
+});
+
+describe('concept queries over a sandbox inventory', () => {
+  let index: DomainIndex;
+  beforeAll(() => {
+    index = createDomainIndex([...generateInventory({ seed: 1, size: 10_000 })].map(({ domain, label, tld, category, price_cents, currency }) => ({ domain, label, tld, category, price_cents, currency })));
+  });
+
+  it('never answers a meaningful word with nothing, and ranks its topic first', () => {
+    const musicWords = /music|song|concert|melod|harmon|opera|choir|band|jazz|tune|rhythm|chord|sound|audio|beat|drum|guitar|piano|violin|bass/;
+    for (const [q, topic] of [
+      ['symphony', musicWords],
+      ['sightseeing', /tour|trip|travel|journey|vacation|holiday|scenic|getaway|destination/],
+    ] as const) {
+      const hits = index.search(q);
+      expect(hits.length, q).toBeGreaterThan(0);
+      expect(hits[0]?.listing.label, q).toMatch(topic);
+    }
+  });
+
+  it('answers culinary, which once got nothing, with something', () => {
+    // Still not the best answer (heating names lead: WordNet defines cooking by heat), but not empty.
+    expect(index.search('culinary').length).toBeGreaterThan(0);
+  });
+
+  it('answers cuisine with food names, not art names', () => {
+    const labels = index.search('cuisine').map((h) => h.listing.label);
+    expect(labels.length).toBeGreaterThan(0);
+    expect(labels.filter((l) => /^arts?$|art\b|artist/.test(l))).toEqual([]);
+  });
+});
