@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { configFromEnv } from './config.ts';
+import { DEFAULT_SANDBOX_USER, configFromEnv } from './config.ts';
 import { startServer } from './embedded.ts';
 import { domainSearch } from './search/index.ts';
 
@@ -83,6 +83,7 @@ async function main(argv: string[]): Promise<void> {
         : operator.source === 'file'
           ? `  operator token:  kept in ${operator.file} (shown when it was generated; ADMIN_TOKEN overrides it)`
           : '  operator token:  from ADMIN_TOKEN',
+      `  OAuth sign-in user (the public API's sign-in page): ${config.sandboxUser?.email ?? DEFAULT_SANDBOX_USER.email} / ${config.sandboxUser?.password ?? DEFAULT_SANDBOX_USER.password}`,
       '  mint a sandbox partner credential:',
       `  ${mintCommand(running.url, operator.source === 'file' ? `$(cat ${operator.file})` : shownToken)}`,
     ].join('\n'),
