@@ -268,6 +268,14 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
     expect(checks.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual([]);
   }, 10 * MINUTE);
 
+  it('answers to the README\'s installed forms: npx @domain-sales/sandbox and npx @domain-sales/conformance', async () => {
+    // Installed in the project, npx runs the local packages; published, the same commands fetch them.
+    const sandboxHelp = await run('npx', ['--no-install', '@domain-sales/sandbox', '--help'], { cwd: project, env });
+    expect(sandboxHelp.stdout).toContain('--data-dir DIR');
+    const kitList = await run('npx', ['--no-install', '@domain-sales/conformance', '--list'], { cwd: project, env, maxBuffer: 16 << 20 });
+    expect(kitList.stdout).toMatch(/^\s+partner\.auth\.canonical-query\.accepted /m);
+  }, 2 * MINUTE);
+
   it('keeps the generated operator token across a restart without printing it again', async () => {
     const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
     await stopSandbox(sandbox);
