@@ -3,7 +3,7 @@
 // call, and retries what is safe to retry.
 import { randomUUID } from 'node:crypto';
 import createClient, { type Client } from 'openapi-fetch';
-import type { components, paths } from '../generated/partner.d.ts';
+import type { components, paths } from '@domain-sales/contract/partner';
 import { HEADERS, sign } from './protocol/index.ts';
 import { defaultRetryPolicy, withRetries, type RetryOptions, type RetryPolicy } from './http/retry.ts';
 

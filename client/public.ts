@@ -1,7 +1,7 @@
 // The typed public client: openapi-fetch over the generated public types, an optional bearer
 // token (which unmasks prices), the shared retry policy, and the last rate-limit state seen.
 import createClient, { type Client } from 'openapi-fetch';
-import type { paths } from '../generated/public.d.ts';
+import type { paths } from '@domain-sales/contract/public';
 import { defaultRetryPolicy, withRetries, type RetryOptions } from './http/retry.ts';
 import { parseRateLimit, type RateLimitState } from './rate-limit.ts';
 

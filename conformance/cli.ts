@@ -16,10 +16,12 @@ import { listing } from './requirements.ts';
 import { runConformance, startReferenceServer } from './run.ts';
 import { selects } from './runner.ts';
 
-const USAGE = `Usage: npm run conformance -- [--base-url URL] [options]
+const USAGE = `Usage: domain-sales-conformance [--base-url URL] [options]
+       (npx @domain-sales/conformance …; in this repository: npm run conformance -- …)
 
 Checks a deployment of the Domain Sales APIs against the contract. Without --base-url it starts
-the reference server in-process on a temporary database and checks that.
+the reference server in-process on a temporary database and checks that (installed, this needs
+the @domain-sales/sandbox package beside the kit).
 
   --base-url URL           the deployment (e.g. https://api.example.com)
   --key-id ID --secret S   partner credential (default: SERVICE_KEY_ID / SERVICE_SECRET)

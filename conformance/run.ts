@@ -5,13 +5,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Faults } from '../server/faults.ts';
 import { ClientPool } from './clients.ts';
 import { ConfigError, type AdminClient, type Context, type Family, type Need } from './context.ts';
 import { ALL_FAMILIES } from './families/index.ts';
 import { MOCK_FAMILIES } from './families/mock.ts';
 import { HttpRecorder, jsonOf, type Credentials, type Exchange } from './http.ts';
 import { runFamilies, selectFamilies, type CheckResult } from './runner.ts';
+import { loadSandbox } from './sandbox.ts';
 import { SpecIndex } from './spec.ts';
 
 export interface ConformanceOptions {
@@ -92,7 +92,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   const options = { ...o.options };
   if (o.reference && !options.oauthUser) {
     // The reference server seeds its documented sandbox user (README) unless told otherwise.
-    const { DEFAULT_SANDBOX_USER } = await import('../server/config.ts');
+    const { DEFAULT_SANDBOX_USER } = await loadSandbox();
     options.oauthUser = DEFAULT_SANDBOX_USER.email;
     options.oauthPassword = DEFAULT_SANDBOX_USER.password;
   }
@@ -152,10 +152,11 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
 
 /**
  * Starts the reference server in-process on a temporary SQLite database (the one-command demo,
- * and the deployment the suite's own tests check, with `faults` to break it on purpose).
+ * and the deployment the suite's own tests check, with `faults` to break it on purpose: the
+ * test-only switches of server/faults.ts). Its server is loaded by ./sandbox.ts.
  */
-export async function startReferenceServer(faults?: Faults): Promise<{ url: string; adminToken: string; stop(): Promise<void> }> {
-  const { startServer } = await import('../server/embedded.ts');
+export async function startReferenceServer(faults?: ReadonlySet<string>): Promise<{ url: string; adminToken: string; stop(): Promise<void> }> {
+  const { startServer } = await loadSandbox();
   const dataDir = await mkdtemp(join(tmpdir(), 'conformance-'));
   const adminToken = randomBytes(16).toString('hex');
   const running = await startServer({

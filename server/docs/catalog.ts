@@ -64,6 +64,11 @@ export const GUIDES: readonly GuideEntry[] = [
   { kind: 'guide', slug: 'rate-limits', summary: 'The rate-limit classes, their quotas, the `RateLimit` headers and 429 handling.', file: 'docs/guides/rate-limits.md' },
   { kind: 'guide', slug: 'oauth', summary: 'OAuth 2.1 with PKCE: registration, authorization, tokens, refresh rotation, the sandbox user.', file: 'docs/guides/oauth.md' },
   { kind: 'guide', slug: 'mcp', summary: 'The MCP server: endpoint, protocol revisions, tools, the bearer token and discovery documents.', file: 'docs/guides/mcp.md' },
+  // The npm packages' READMEs (each package folder's README.md, also shown by the registry).
+  { kind: 'guide', slug: 'package-client', summary: '`@domain-sales/client`: install, entry points and which run in browsers and edge runtimes, webhooks.', file: 'client/README.md' },
+  { kind: 'guide', slug: 'package-sandbox', summary: '`@domain-sales/sandbox`: the sandbox one `npx` away, its data directory, operator token and settings.', file: 'server/README.md' },
+  { kind: 'guide', slug: 'package-conformance', summary: '`@domain-sales/conformance`: the conformance kit with `npx`, its options, receiver mode and CI use.', file: 'conformance/README.md' },
+  { kind: 'guide', slug: 'package-contract', summary: '`@domain-sales/contract`: the bundled OpenAPI documents, their TypeScript types and the signing vectors.', file: 'generated/README.md' },
 ];
 
 export const CATALOG: readonly CatalogEntry[] = [...REFERENCES, ...GUIDES];

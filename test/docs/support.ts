@@ -17,7 +17,11 @@ export const documents: Record<Api, Json> = {
   admin: JSON.parse(readRepoFile('generated/admin.openapi.json')) as Json,
 };
 
-export const guide = (slug: string) => readRepoFile(slug === 'signing' ? 'spec/docs/signing.md' : `docs/guides/${slug}.md`);
+/** The npm packages' READMEs are docs pages too: slug → package folder. */
+const PACKAGE_READMES: Record<string, string> = { 'package-client': 'client', 'package-sandbox': 'server', 'package-conformance': 'conformance', 'package-contract': 'generated' };
+
+export const guide = (slug: string) =>
+  readRepoFile(slug === 'signing' ? 'spec/docs/signing.md' : slug in PACKAGE_READMES ? `${PACKAGE_READMES[slug]}/README.md` : `docs/guides/${slug}.md`);
 
 export const obj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);

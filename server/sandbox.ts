@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// `npx @domain-sales/sandbox` (bin `domain-sales-sandbox`): the reference server as a sandbox one
+// command away. The same server as `npm start` (server/main.ts, configured by the same
+// environment variables), with what a first run needs said on the console: where its data lives,
+// where it listens, the operator token and the call that mints a partner credential.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { DEFAULT_SANDBOX_USER, configFromEnv } from './config.ts';
+import { startServer } from './embedded.ts';
+import { domainSearch } from './search/index.ts';
+
+const USAGE = `domain-sales-sandbox [--data-dir DIR] [--port N] [--host H]
+
+  --data-dir DIR   embedded SQLite database, master key and operator token (DATA_DIR;
+                   default ./domain-sales-sandbox-data). With DATABASE_URL the data is in
+                   PostgreSQL and DIR keeps only the keys.
+  --port N         PORT (default 8080; 0 picks a free port)
+  --host H         HOST (default 127.0.0.1)
+
+Every variable of the reference server applies (README: DATABASE_URL, ADMIN_TOKEN, MASTER_KEY,
+PUBLIC_BASE_URL, SANDBOX_INVENTORY_SIZE, …).`;
+
+const TOKEN_FILE = 'admin-token';
+
+/**
+ * The operator token: ADMIN_TOKEN when set; otherwise one generated on the first start and kept
+ * in the data directory (mode 0600), so credentials minted with it keep working after a restart.
+ * It is printed only when generated (source `generated`), that one time.
+ */
+function operatorToken(env: NodeJS.ProcessEnv, dataDir: string): { token: string; source: 'env' | 'generated' | 'file'; file?: string } {
+  if (env.ADMIN_TOKEN) return { token: env.ADMIN_TOKEN, source: 'env' };
+  const file = join(dataDir, TOKEN_FILE);
+  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), source: 'file', file };
+  mkdirSync(dataDir, { recursive: true });
+  const token = randomBytes(24).toString('base64url');
+  writeFileSync(file, `${token}\n`, { mode: 0o600 });
+  return { token, source: 'generated', file };
+}
+
+function mintCommand(url: string, token: string): string {
+  return [
+    `curl -s -X POST ${url}/api/admin/v1/credentials \\`,
+    `    -H 'authorization: Bearer ${token}' -H 'content-type: application/json' \\`,
+    `    -d '{"environment":"sandbox","scopes":["search","buy","webhook"]}'`,
+  ].join('\n');
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return;
+  }
+  const dataDir = resolve(values['data-dir'] ?? process.env.DATA_DIR ?? 'domain-sales-sandbox-data');
+  const operator = operatorToken(process.env, dataDir);
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    ADMIN_TOKEN: operator.token,
+    ...(values.port !== undefined ? { PORT: values.port } : {}),
+    ...(values.host !== undefined ? { HOST: values.host } : {}),
+  };
+  const config = configFromEnv(env);
+  console.log(config.databaseUrl ? `database: PostgreSQL (DATABASE_URL); keys in ${dataDir}` : `data: ${dataDir} (embedded SQLite)`);
+  const running = await startServer({ config });
+  const warmed = Date.now();
+  void Promise.all(['sandbox', 'live'].map((e) => domainSearch(running.store).warm(e))).then(
+    () => console.log(`search index ready in ${Date.now() - warmed} ms`),
+    (err: unknown) => console.error('search index warm-up failed', err),
+  );
+  const shownToken = operator.source === 'generated' ? operator.token : '$ADMIN_TOKEN';
+  console.log(
+    [
+      `Domain Sales sandbox listening on ${running.url}`,
+      `  developer docs:  ${running.url}/docs`,
+      operator.source === 'generated'
+        ? `  operator token:  ${operator.token}  (generated now and shown once; kept in ${operator.file})`
+        : operator.source === 'file'
+          ? `  operator token:  kept in ${operator.file} (shown when it was generated; ADMIN_TOKEN overrides it)`
+          : '  operator token:  from ADMIN_TOKEN',
+      `  OAuth sign-in user (the public API's sign-in page): ${config.sandboxUser?.email ?? DEFAULT_SANDBOX_USER.email} / ${config.sandboxUser?.password ?? DEFAULT_SANDBOX_USER.password}`,
+      '  mint a sandbox partner credential:',
+      `  ${mintCommand(running.url, operator.source === 'file' ? `$(cat ${operator.file})` : shownToken)}`,
+    ].join('\n'),
+  );
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping`);
+    await running.stop();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main(process.argv.slice(2)).catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
