@@ -68,8 +68,8 @@ export function openApiValidator(contract: ApiContract, options: ValidatorOption
 /**
  * Builds the validator of every operation of every validation step made so far, one operation per
  * turn of the event loop (`nextTurn`, by default `setImmediate`), so requests arriving meanwhile
- * wait for one operation's set-up at most. Called by the production entry after it listens, never
- * by tests. Resolves with the number of validators it built (those already built are skipped).
+ * wait for one operation's set-up at most. Called by the production entry after it listens; apps
+ * made without it (tests) build each validator on its operation's first request. Resolves with the number of validators it built (those already built are skipped).
  */
 export async function warmValidators(nextTurn: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve))): Promise<number> {
   let count = 0;
@@ -98,7 +98,7 @@ function operationValidator(contract: ApiContract, operation: ContractOperation,
     // public document gives relative to the deployment on purpose.
     validateApiSpec: false,
     // No operation takes multipart/form-data; without this the validator would create one more Ajv
-    // instance (with every component schema added) per operation, and run multer's check on
+    // instance (with the document's component schemas added) per operation, and run multer's check on
     // every request.
     fileUploader: false,
     $refParser: { mode: 'bundle' },
