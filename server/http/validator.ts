@@ -12,11 +12,19 @@ type ApiSpec = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
 
 /**
  * Each operation's validator, kept per document (the contract index loads each document once per
- * process): building one costs the validator's set-up (it compiles its OpenAPI meta-schema, even
- * when told not to check the document, and the operation's schemas), so an operation pays it on
- * its first request in the process, not in every app.
+ * process) and per mode. Building one costs the validator's set-up, paid once per `middleware()`
+ * call and not skippable through its options: it compiles the OpenAPI 3.1 meta-schema even when
+ * told not to check the document (`validateApiSpec: false` only stops it from calling the
+ * result), bundles and preprocesses the document, and later creates its Ajv instances and compiles
+ * the operation's schemas. One validator per document instead would pay the set-up once but route
+ * every request a second time, over every path of the document (bench/README.md has the figures).
+ * So a production process builds them all just after it starts (`warmValidators`), and an
+ * operation's first request pays only what the validator leaves to that request.
  */
 const builtFor = new WeakMap<object, Map<string, RequestHandler>>();
+
+/** Every validation step made in this process (bounded: one per document and mode), for `warmValidators`. */
+const steps = new Map<object, Map<string, { contract: ApiContract; build: (operation: ContractOperation) => boolean }>>();
 
 export interface ValidatorOptions {
   validateResponses: boolean;
@@ -24,15 +32,17 @@ export interface ValidatorOptions {
 
 /**
  * The validation step of a surface: the matched operation's validator (built on its first
- * request and kept), after the strict integer rule. Needs `res.locals.operation`; a request
- * without one is not this step's to judge (the unmatched-route answer comes before it).
+ * request, or by `warmValidators`, and kept), after the strict integer rule. Needs
+ * `res.locals.operation`; a request without one is not this step's to judge (the unmatched-route
+ * answer comes before it).
  */
 export function openApiValidator(contract: ApiContract, options: ValidatorOptions): RequestHandler {
   let built = builtFor.get(contract.document);
   if (!built) builtFor.set(contract.document, (built = new Map()));
   const kept = built;
+  const mode = options.validateResponses ? 'responses' : 'requests';
   const validatorOf = (operation: ContractOperation): RequestHandler => {
-    const key = `${operation.operationId} ${options.validateResponses ? 'responses' : 'requests'}`;
+    const key = `${operation.operationId} ${mode}`;
     let step = kept.get(key);
     if (!step) {
       step = inOrder(strictIntegerQuery(contract, operation), ...operationValidator(contract, operation, options));
@@ -40,11 +50,37 @@ export function openApiValidator(contract: ApiContract, options: ValidatorOption
     }
     return step;
   };
+  const build = (operation: ContractOperation): boolean => {
+    if (kept.has(`${operation.operationId} ${mode}`)) return false;
+    validatorOf(operation);
+    return true;
+  };
+  let modes = steps.get(contract.document);
+  if (!modes) steps.set(contract.document, (modes = new Map()));
+  modes.set(mode, { contract, build });
   return (req, res, next) => {
     const operation = res.locals.operation;
     if (!operation) return next();
     return validatorOf(operation)(req, res, next);
   };
+}
+
+/**
+ * Builds the validator of every operation of every validation step made so far, one operation per
+ * turn of the event loop (`nextTurn`, by default `setImmediate`), so requests arriving meanwhile
+ * wait for one operation's set-up at most. Called by the production entry after it listens; apps
+ * made without it (tests) build each validator on its operation's first request. Resolves with the number of validators it built (those already built are skipped).
+ */
+export async function warmValidators(nextTurn: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve))): Promise<number> {
+  let count = 0;
+  for (const { contract, build } of [...steps.values()].flatMap((modes) => [...modes.values()])) {
+    for (const operation of contract.operations) {
+      await nextTurn();
+      if (build(operation)) count += 1;
+    }
+  }
+  await nextTurn();
+  return count;
 }
 
 function operationValidator(contract: ApiContract, operation: ContractOperation, options: ValidatorOptions): RequestHandler[] {
@@ -61,6 +97,10 @@ function operationValidator(contract: ApiContract, operation: ContractOperation,
     // validator's own meta-schema check would also insist on absolute OAuth URLs, which the
     // public document gives relative to the deployment on purpose.
     validateApiSpec: false,
+    // No operation takes multipart/form-data; without this the validator would create one more Ajv
+    // instance (with the document's component schemas added) per operation, and run multer's check on
+    // every request.
+    fileUploader: false,
     $refParser: { mode: 'bundle' },
   }) as RequestHandler[];
 }

@@ -4,11 +4,12 @@
 import express from 'express';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describe, expect, it } from 'vitest';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it, vi } from 'vitest';
 import { ApiContract, Contract, atPointer, type Json } from '../../server/contract/index.ts';
 import { errorHandler } from '../../server/http/errors.ts';
 import { matchOperation } from '../../server/http/match-operation.ts';
-import { openApiValidator, validatorDocument } from '../../server/http/validator.ts';
+import { openApiValidator, validatorDocument, warmValidators } from '../../server/http/validator.ts';
 
 const contract = Contract.load();
 
@@ -29,7 +30,7 @@ describe('the document of one operation’s validator', () => {
     }
     const op = contract.partner.byId('getAvailability');
     if (!op) throw new Error('getAvailability is missing from the partner document');
-    const schemas = Object.keys((((validatorDocument(contract.partner, op).components as Json).schemas ?? {}) as Json));
+    const schemas = Object.keys(((validatorDocument(contract.partner, op).components as Json).schemas ?? {}));
     expect(schemas).toContain('Availability');
     expect(schemas).not.toContain('Order');
   });
@@ -71,6 +72,60 @@ describe('the validation step', () => {
       expect((await fetch(`${base}/api/partner/v1/availability?domain=a.com`)).status).toBe(200);
       expect(await (await fetch(`${base}/api/partner/v1/nowhere`)).json()).toEqual({ reached: true });
     } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('the first request of an operation', () => {
+  // The costly part of building a validator is express-openapi-validator's set-up, which compiles
+  // the OpenAPI meta-schema once per validator (bench/README.md): counted here at Ajv's `compile`.
+  const metaSchemaCompiles = () => {
+    let count = 0;
+    const original = Ajv2020.prototype.compile;
+    const spy = vi.spyOn(Ajv2020.prototype, 'compile').mockImplementation(function (this: Ajv2020, schema: unknown, ...rest: unknown[]) {
+      const id = (schema as { $id?: unknown } | null)?.$id;
+      if (typeof id === 'string' && id.startsWith('https://spec.openapis.org/oas/')) count += 1;
+      return (original as (...a: unknown[]) => unknown).call(this, schema, ...rest);
+    } as typeof original);
+    return { count: () => count, restore: () => spy.mockRestore() };
+  };
+
+  it('pays no validator set-up once the production warm-up has built the validators', async () => {
+    // The admin document in the response-checking mode: no other test of this file builds it.
+    const app = express();
+    app.use(express.json(), matchOperation(contract.admin), openApiValidator(contract.admin, { validateResponses: true }), (_req, res) => void res.status(204).end());
+    app.use(errorHandler(() => {}));
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const call = async (op: { method: string; path: string }) => {
+      const body = ['POST', 'PUT', 'PATCH'].includes(op.method) ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {};
+      await (await fetch(base + op.path.replace(/\{[^}]+\}/g, 'x'), { method: op.method, ...body })).arrayBuffer();
+    };
+    const [cold, ...others] = contract.admin.operations;
+    if (!cold || others.length === 0) throw new Error('the admin document has too few operations for this test');
+    const compiles = metaSchemaCompiles();
+    try {
+      // Cold: an operation's first request pays the set-up (the probe sees it), its second does not.
+      await call(cold);
+      expect(compiles.count()).toBe(1);
+      await call(cold);
+      expect(compiles.count()).toBe(1);
+
+      let turns = 0;
+      const built = await warmValidators(() => new Promise((resolve) => void setImmediate(() => resolve(void (turns += 1)))));
+      expect(built).toBeGreaterThanOrEqual(others.length);
+      expect(turns).toBeGreaterThan(built);
+      const afterWarmUp = compiles.count();
+      expect(afterWarmUp).toBe(1 + built);
+
+      // Warm: no operation's first request sets a validator up any more.
+      for (const op of others) await call(op);
+      expect(compiles.count()).toBe(afterWarmUp);
+      expect(await warmValidators()).toBe(0);
+    } finally {
+      compiles.restore();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
