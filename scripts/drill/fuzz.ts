@@ -4,7 +4,6 @@
 // Public operations that answer 500 "not available yet" are counted apart (the public surface
 // may still be landing). Public calls rotate their loopback source address (127.0.0.2 to .254):
 // the public rate limit counts per address and would otherwise answer most of them 429.
-import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { signFor, mint } from '../bench/lib/partner.ts';

@@ -181,12 +181,12 @@ export class ApiContract {
       responses[status] = response;
       const content = isObject(response.content) ? response.content : {};
       const jsonType = Object.keys(content).find((t) => /json/.test(t));
-      if (jsonType && isObject(content[jsonType]) && (content[jsonType] as Json).schema) responseSchemaPointers[status] = `${pointer}/content/${escapePointer(jsonType)}/schema`;
+      if (jsonType && isObject(content[jsonType]) && (content[jsonType]).schema) responseSchemaPointers[status] = `${pointer}/content/${escapePointer(jsonType)}/schema`;
     }
     const bodyRef = isObject(op.requestBody) ? op.requestBody.$ref : undefined;
     const bodyPointer = typeof bodyRef === 'string' ? bodyRef.slice(1) : `${base}/requestBody`;
     const body = op.requestBody ? this.resolve(op.requestBody) : undefined;
-    const bodyContent = isObject(body?.content) ? (body.content as Json) : {};
+    const bodyContent = isObject(body?.content) ? (body.content) : {};
     const bodyType = Object.keys(bodyContent).find((t) => /json/.test(t));
     const deprecated = op.deprecated === true;
     return {

@@ -23,7 +23,7 @@ export interface CorsRules {
 
 /** The root `x-cors` of a document; a document that lacks or garbles it is refused at start-up. */
 export function corsRules(contract: ApiContract): CorsRules {
-  const root = contract.root('x-cors') as { 'allow-headers'?: unknown; 'expose-headers'?: unknown; preflight?: { 'max-age-seconds'?: unknown } } | undefined;
+  const root = contract.root<{ 'allow-headers'?: unknown; 'expose-headers'?: unknown; preflight?: { 'max-age-seconds'?: unknown } }>('x-cors');
   const list = (value: unknown, name: string): string[] => {
     if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && /^[A-Za-z0-9-]+$/.test(v))) {
       throw new TypeError(`x-cors.${name} must be a non-empty list of header names`);
