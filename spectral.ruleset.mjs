@@ -30,17 +30,31 @@ const ALSO_DOCUMENTED_BY = { 400: ['400', '422', '4XX'], 500: ['500', '5XX', 'de
 
 /** Reports a required response status an operation lacks, when `applies(operation, document)`. */
 const requiresResponse = createRulesetFunction(
-  { input: { type: 'object' }, options: { type: 'object', properties: { status: { type: 'string' }, when: { type: 'string' } }, required: ['status', 'when'], additionalProperties: false } },
+  {
+    input: { type: 'object' },
+    options: {
+      type: 'object',
+      properties: { status: { type: 'string' }, when: { type: 'string' } },
+      required: ['status', 'when'],
+      additionalProperties: false,
+    },
+  },
   function requiresResponse(pathItem, options, context) {
     const document = context.document.data;
     const problems = [];
     for (const method of METHODS) {
       const operation = pathItem[method];
       if (!operation || typeof operation !== 'object') continue;
-      const applies = options.when === 'always' || (options.when === 'reads-credentials' ? readsCredentials(operation, document) : hasInput(operation, pathItem));
+      const applies =
+        options.when === 'always' ||
+        (options.when === 'reads-credentials' ? readsCredentials(operation, document) : hasInput(operation, pathItem));
       const statuses = Object.keys(operation.responses ?? {});
       const present = statuses.some((s) => (ALSO_DOCUMENTED_BY[options.status] ?? [options.status]).includes(s));
-      if (applies && !present) problems.push({ message: `Operation is missing responses[${options.status}]`, path: [...context.path, method, 'responses'] });
+      if (applies && !present)
+        problems.push({
+          message: `Operation is missing responses[${options.status}]`,
+          path: [...context.path, method, 'responses'],
+        });
     }
     return problems;
   },
@@ -50,20 +64,39 @@ const requiresResponse = createRulesetFunction(
  * A pattern bounds a string's length when it is anchored at both ends and repeats nothing
  * without an upper bound (no `*`, `+` or `{n,}`): `^[A-Z]{3}$`, `^ord_[0-9A-Za-z]{6,40}$`.
  */
-const patternBoundsLength = (pattern) => typeof pattern === 'string' && pattern.startsWith('^') && pattern.endsWith('$') && !/[*+]|\{\d+,\}/.test(pattern.replace(/\\./g, ''));
+const patternBoundsLength = (pattern) =>
+  typeof pattern === 'string' &&
+  pattern.startsWith('^') &&
+  pattern.endsWith('$') &&
+  !/[*+]|\{\d+,\}/.test(pattern.replace(/\\./g, ''));
 
 /** OWASP's string-limit, also satisfied by a length-bounding pattern or a fixed-length format. */
-const stringBounded = createRulesetFunction({ input: { type: 'object' }, options: null }, function stringBounded(schema) {
-  const bounded = schema.maxLength !== undefined || schema.enum !== undefined || schema.const !== undefined || patternBoundsLength(schema.pattern) || schema.format === 'date';
-  return bounded ? [] : [{ message: 'Schema of type string must specify maxLength, enum, const, or a pattern that bounds its length.' }];
-});
+const stringBounded = createRulesetFunction(
+  { input: { type: 'object' }, options: null },
+  function stringBounded(schema) {
+    const bounded =
+      schema.maxLength !== undefined ||
+      schema.enum !== undefined ||
+      schema.const !== undefined ||
+      patternBoundsLength(schema.pattern) ||
+      schema.format === 'date';
+    return bounded
+      ? []
+      : [
+          {
+            message: 'Schema of type string must specify maxLength, enum, const, or a pattern that bounds its length.',
+          },
+        ];
+  },
+);
 
 /**
  * Operations that take input a client can get wrong: a body, or query and header parameters. A
  * path parameter alone is a name looked up (an unknown one is 404), not input validated.
  */
 const hasInput = (operation, pathItem) =>
-  Boolean(operation.requestBody) || [...(operation.parameters ?? []), ...(pathItem.parameters ?? [])].some((parameter) => parameter?.in !== 'path');
+  Boolean(operation.requestBody) ||
+  [...(operation.parameters ?? []), ...(pathItem.parameters ?? [])].some((parameter) => parameter?.in !== 'path');
 
 /** What a client sends: parameter schemas and request bodies (followed into components). */
 const REQUEST_SIDE = [
@@ -71,7 +104,8 @@ const REQUEST_SIDE = [
   ['$.paths[*].parameters', 'schema'],
   ['$.paths[*][*].requestBody.content', 'schema'],
 ];
-const ofType = (type) => `@.type=="${type}" || (@.type && @.type.constructor.name === "Array" && @.type.includes("${type}"))`;
+const ofType = (type) =>
+  `@.type=="${type}" || (@.type && @.type.constructor.name === "Array" && @.type.includes("${type}"))`;
 const requestSide = (type) =>
   REQUEST_SIDE.flatMap(([holder, member]) => [
     // the schema itself, and every schema inside it
@@ -89,7 +123,11 @@ export default {
     // in the schema and enforced). On answers they would promise maxima the additive-only public
     // surface may outgrow; clients read answers without relying on such bounds.
     // A pattern such as ^[A-Z]{3}$ bounds a string as surely as maxLength does.
-    'owasp:api4:2023-string-limit': { ...rule('owasp:api4:2023-string-limit'), given: requestSide('string'), then: { function: stringBounded } },
+    'owasp:api4:2023-string-limit': {
+      ...rule('owasp:api4:2023-string-limit'),
+      given: requestSide('string'),
+      then: { function: stringBounded },
+    },
     'owasp:api4:2023-integer-limit': { ...rule('owasp:api4:2023-integer-limit'), given: requestSide('integer') },
     'owasp:api4:2023-array-limit': { ...rule('owasp:api4:2023-array-limit'), given: requestSide('array') },
     // Free text (names, queries, messages, descriptions) has no format or pattern; its bound is
@@ -106,7 +144,17 @@ export default {
       then: {
         field: 'headers',
         function: rule('owasp:api4:2023-rate-limit').then.function,
-        functionOptions: { schema: { type: 'object', anyOf: [{ required: ['RateLimit'] }, { required: ['RateLimit-Limit', 'RateLimit-Reset'] }, { required: ['X-RateLimit-Limit'] }, { required: ['X-Rate-Limit-Limit'] }] } },
+        functionOptions: {
+          schema: {
+            type: 'object',
+            anyOf: [
+              { required: ['RateLimit'] },
+              { required: ['RateLimit-Limit', 'RateLimit-Reset'] },
+              { required: ['X-RateLimit-Limit'] },
+              { required: ['X-Rate-Limit-Limit'] },
+            ],
+          },
+        },
       },
     },
     // CORS is declared per path item (`x-cors` of the public document, and its root `x-cors`):
@@ -177,7 +225,10 @@ export default {
       // A partner 401 and 413 come before the credential is identified (the body is read and the
       // signature checked first), so they carry no rate-limit headers (the partner document's
       // Unauthorized and PayloadTooLarge responses say so).
-      files: ['generated/partner.openapi.json#/components/responses/Unauthorized', 'generated/partner.openapi.json#/components/responses/PayloadTooLarge'],
+      files: [
+        'generated/partner.openapi.json#/components/responses/Unauthorized',
+        'generated/partner.openapi.json#/components/responses/PayloadTooLarge',
+      ],
       rules: { 'owasp:api4:2023-rate-limit': 'off' },
     },
     {
@@ -198,7 +249,11 @@ export default {
     {
       // The first server of each document is the local sandbox (`npm start`), on loopback: plain
       // http never leaves the machine. Every deployment is https (the second server).
-      files: ['generated/partner.openapi.json#/servers/0/url', 'generated/public.openapi.json#/servers/0/url', 'generated/admin.openapi.json#/servers/0/url'],
+      files: [
+        'generated/partner.openapi.json#/servers/0/url',
+        'generated/public.openapi.json#/servers/0/url',
+        'generated/admin.openapi.json#/servers/0/url',
+      ],
       rules: { 'owasp:api8:2023-no-server-http': 'off' },
     },
     {

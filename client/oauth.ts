@@ -49,7 +49,10 @@ function requestOptions(options: Pick<OAuthOptions, 'fetch' | 'allowHttp'>): Req
 }
 
 /** Reads the authorization server metadata (RFC 8414), checking that it names the expected issuer. */
-export async function discover(issuer: string, options: Pick<OAuthOptions, 'fetch' | 'allowHttp'> = {}): Promise<oauth.AuthorizationServer> {
+export async function discover(
+  issuer: string,
+  options: Pick<OAuthOptions, 'fetch' | 'allowHttp'> = {},
+): Promise<oauth.AuthorizationServer> {
   const issuerUrl = new URL(issuer);
   const response = await oauth.discoveryRequest(issuerUrl, { algorithm: 'oauth2', ...requestOptions(options) });
   return oauth.processDiscoveryResponse(issuerUrl, response);
@@ -63,7 +66,12 @@ export async function registerClient(
 ): Promise<string> {
   const response = await oauth.dynamicClientRegistrationRequest(
     as,
-    { ...metadata, token_endpoint_auth_method: 'none', grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'] },
+    {
+      ...metadata,
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+    },
     requestOptions(options),
   );
   const client = await oauth.processDynamicClientRegistrationResponse(response);
@@ -89,7 +97,8 @@ export function createPkceFlow(as: oauth.AuthorizationServer, options: OAuthOpti
   return {
     /** Builds the authorize URL with a fresh state and S256 code challenge. */
     async start(): Promise<PendingAuthorization> {
-      if (!as.authorization_endpoint) throw new Error('The authorization server metadata has no authorization_endpoint.');
+      if (!as.authorization_endpoint)
+        throw new Error('The authorization server metadata has no authorization_endpoint.');
       const codeVerifier = oauth.generateRandomCodeVerifier();
       const state = oauth.generateRandomState();
       const url = new URL(as.authorization_endpoint);
@@ -105,13 +114,24 @@ export function createPkceFlow(as: oauth.AuthorizationServer, options: OAuthOpti
     },
 
     /** Validates the redirect back (state, iss, error) and exchanges the code for tokens. */
-    async finish(callbackUrl: string | URL, pending: Pick<PendingAuthorization, 'state' | 'codeVerifier'>): Promise<TokenSet> {
+    async finish(
+      callbackUrl: string | URL,
+      pending: Pick<PendingAuthorization, 'state' | 'codeVerifier'>,
+    ): Promise<TokenSet> {
       const params = oauth.validateAuthResponse(as, client, new URL(callbackUrl), pending.state);
       const extra = options.resource ? { additionalParameters: { resource: options.resource } } : {};
-      const response = await oauth.authorizationCodeGrantRequest(as, client, auth, params, options.redirectUri, pending.codeVerifier, {
-        ...http,
-        ...extra,
-      });
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        auth,
+        params,
+        options.redirectUri,
+        pending.codeVerifier,
+        {
+          ...http,
+          ...extra,
+        },
+      );
       return toTokenSet(await oauth.processAuthorizationCodeResponse(as, client, response));
     },
 

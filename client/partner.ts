@@ -47,7 +47,9 @@ export const needsIdempotencyKey = (method: string, pathname: string) =>
  * A fetch that signs and retries. Exported for callers that bring their own HTTP layer;
  * createPartnerClient wires it into openapi-fetch.
  */
-export function createSignedFetch(options: Omit<PartnerClientOptions, 'baseUrl'>): (request: Request) => Promise<Response> {
+export function createSignedFetch(
+  options: Omit<PartnerClientOptions, 'baseUrl'>,
+): (request: Request) => Promise<Response> {
   refuseBrowser();
   const fetchImpl = options.fetch ?? ((r: Request) => globalThis.fetch(r));
   const now = options.now ?? Date.now;
@@ -73,11 +75,26 @@ export function createSignedFetch(options: Omit<PartnerClientOptions, 'baseUrl'>
       signed.set(HEADERS.nonce, attemptNonce);
       signed.set(
         HEADERS.signature,
-        sign({ secret: options.secret, method, path: url.pathname, query: url.search.slice(1), timestamp, nonce: attemptNonce, body }),
+        sign({
+          secret: options.secret,
+          method,
+          path: url.pathname,
+          query: url.search.slice(1),
+          timestamp,
+          nonce: attemptNonce,
+          body,
+        }),
       );
-      const signal = original.signal.aborted ? original.signal : AbortSignal.any([original.signal, AbortSignal.timeout(timeoutMs)]);
+      const signal = original.signal.aborted
+        ? original.signal
+        : AbortSignal.any([original.signal, AbortSignal.timeout(timeoutMs)]);
       return fetchImpl(
-        new Request(url, { method, headers: signed, body: method === 'GET' || method === 'HEAD' ? undefined : body, signal }),
+        new Request(url, {
+          method,
+          headers: signed,
+          body: method === 'GET' || method === 'HEAD' ? undefined : body,
+          signal,
+        }),
       );
     };
     if (!policy) return send();
@@ -91,7 +108,10 @@ export function createSignedFetch(options: Omit<PartnerClientOptions, 'baseUrl'>
  * is thrown.
  */
 export function createPartnerClient(options: PartnerClientOptions): PartnerClient {
-  return createClient<PartnerPaths>({ baseUrl: options.baseUrl.replace(/\/+$/, ''), fetch: createSignedFetch(options) });
+  return createClient<PartnerPaths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    fetch: createSignedFetch(options),
+  });
 }
 
 /** The secret must never reach a browser: a signing client there would publish it. */

@@ -15,7 +15,11 @@ export interface WebhookEvent {
 }
 
 /** Verifies `X-Service-Signature` over the raw body bytes and parses the envelope; null when not authentic. */
-export function verifyWebhook(rawBody: Uint8Array | string, signatureHeader: string | undefined | null, secret: string): WebhookEvent | null {
+export function verifyWebhook(
+  rawBody: Uint8Array | string,
+  signatureHeader: string | undefined | null,
+  secret: string,
+): WebhookEvent | null {
   if (!signatureHeader || !verifyWebhookSignature(rawBody, signatureHeader, secret)) return null;
   try {
     const text = typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody).toString('utf8');

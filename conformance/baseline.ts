@@ -21,7 +21,9 @@ export function parseBaseline(text: string, source: string, known: ReadonlySet<s
     try {
       json = JSON.parse(trimmed);
     } catch (err) {
-      throw new ConfigError(`--baseline ${source}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+      throw new ConfigError(
+        `--baseline ${source}: not valid JSON (${err instanceof Error ? err.message : String(err)})`,
+      );
     }
     entries = fromJson(json, source);
   } else {
@@ -31,13 +33,17 @@ export function parseBaseline(text: string, source: string, known: ReadonlySet<s
       if (line === '' || line.startsWith('#')) continue;
       const m = /^(\S+)(?:\s+(.*))?$/.exec(line);
       if (!m?.[1]) continue;
-      if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(m[1])) throw new ConfigError(`--baseline ${source}:${i + 1}: "${m[1]}" is not a requirement ID`);
+      if (!/^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(m[1]))
+        throw new ConfigError(`--baseline ${source}:${i + 1}: "${m[1]}" is not a requirement ID`);
       entries.push({ id: m[1], reason: (m[2] ?? '').trim() });
     }
   }
   const retired = new Set(RETIRED.map((r) => r.id));
   const unknown = entries.filter((e) => !known.has(e.id) && !retired.has(e.id)).map((e) => e.id);
-  if (unknown.length > 0) throw new ConfigError(`--baseline ${source}: unknown requirement IDs ${unknown.join(', ')} (npm run conformance -- --list shows them)`);
+  if (unknown.length > 0)
+    throw new ConfigError(
+      `--baseline ${source}: unknown requirement IDs ${unknown.join(', ')} (npm run conformance -- --list shows them)`,
+    );
   const seen = new Set<string>();
   return entries.filter((e) => !seen.has(e.id) && seen.add(e.id));
 }
@@ -45,20 +51,25 @@ export function parseBaseline(text: string, source: string, known: ReadonlySet<s
 function fromJson(json: unknown, source: string): BaselineEntry[] {
   // The JSON report of a run: its failed (or known-failed) checks.
   if (json && typeof json === 'object' && Array.isArray((json as { checks?: unknown }).checks)) {
-    return ((json as { checks: Array<Record<string, unknown>> }).checks)
+    return (json as { checks: Array<Record<string, unknown>> }).checks
       .filter((c) => c.status === 'failed' && typeof c.id === 'string')
       .map((c) => ({ id: String(c.id), reason: firstLine(c.message) }));
   }
   const list = Array.isArray(json) ? json : (json as { baseline?: unknown } | null)?.baseline;
-  if (!Array.isArray(list)) throw new ConfigError(`--baseline ${source}: expected a JSON report (with "checks"), a list of IDs or of { "id", "reason" }`);
+  if (!Array.isArray(list))
+    throw new ConfigError(
+      `--baseline ${source}: expected a JSON report (with "checks"), a list of IDs or of { "id", "reason" }`,
+    );
   return list.map((item, i) => {
     if (typeof item === 'string') return { id: item, reason: '' };
-    if (item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string') return { id: (item as { id: string }).id, reason: String((item as { reason?: unknown }).reason ?? '') };
+    if (item && typeof item === 'object' && typeof (item as { id?: unknown }).id === 'string')
+      return { id: (item as { id: string }).id, reason: String((item as { reason?: unknown }).reason ?? '') };
     throw new ConfigError(`--baseline ${source}: entry ${i + 1} is neither an ID nor { "id", "reason" }`);
   });
 }
 
-const firstLine = (message: unknown) => (typeof message === 'string' ? (message.split('\n')[0] ?? '').slice(0, 200) : '');
+const firstLine = (message: unknown) =>
+  typeof message === 'string' ? (message.split('\n')[0] ?? '').slice(0, 200) : '';
 
 export interface BaselineOutcome {
   results: CheckResult[];
@@ -75,7 +86,10 @@ export function applyBaseline(results: CheckResult[], entries: BaselineEntry[]):
   const out = results.map((r) => {
     const entry = byId.get(r.id);
     if (!entry || r.status === 'skipped') return r;
-    return { ...r, baseline: { reason: entry.reason, verdict: r.status === 'failed' ? ('known' as const) : ('stale' as const) } };
+    return {
+      ...r,
+      baseline: { reason: entry.reason, verdict: r.status === 'failed' ? ('known' as const) : ('stale' as const) },
+    };
   });
   const retired = entries.flatMap((e) => {
     const r = RETIRED.find((x) => x.id === e.id);
@@ -86,7 +100,10 @@ export function applyBaseline(results: CheckResult[], entries: BaselineEntry[]):
 
 /** Whether the run fails: a failure no baseline lists, or a stale baseline entry. */
 export function runFails(results: CheckResult[], retired: unknown[] = []): boolean {
-  return retired.length > 0 || results.some((r) => (r.status === 'failed' && r.baseline?.verdict !== 'known') || r.baseline?.verdict === 'stale');
+  return (
+    retired.length > 0 ||
+    results.some((r) => (r.status === 'failed' && r.baseline?.verdict !== 'known') || r.baseline?.verdict === 'stale')
+  );
 }
 
 /** The list form: one failed check per line, with the first line of its failure as the reason. */

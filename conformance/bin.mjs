@@ -15,6 +15,8 @@ if (existsSync(built)) {
 } else {
   const require = createRequire(import.meta.url);
   const tsx = join(dirname(require.resolve('tsx/package.json')), 'dist', 'cli.mjs');
-  const { status } = spawnSync(process.execPath, [tsx, join(here, 'cli.ts'), ...process.argv.slice(2)], { stdio: 'inherit' });
+  const { status } = spawnSync(process.execPath, [tsx, join(here, 'cli.ts'), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
   process.exit(status ?? 2);
 }

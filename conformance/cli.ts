@@ -83,36 +83,53 @@ function parse(argv: string[]) {
     },
   });
   const surface = values.surface;
-  if (surface !== 'partner' && surface !== 'public' && surface !== 'all') throw new ConfigError(`--surface must be partner, public or all, not "${surface}"`);
+  if (surface !== 'partner' && surface !== 'public' && surface !== 'all')
+    throw new ConfigError(`--surface must be partner, public or all, not "${surface}"`);
   const int = (v: string | undefined, name: string) => {
     if (v === undefined) return undefined;
     if (!/^-?\d+$/.test(v)) throw new ConfigError(`${name} must be an integer, not "${v}"`);
     return Number(v);
   };
   const target = values.target;
-  if (target !== 'deployment' && target !== 'mock') throw new ConfigError(`--target must be deployment or mock, not "${target}"`);
-  if (target === 'mock' && (!values['base-url'] || surface === 'all')) throw new ConfigError('--target mock checks one Prism mock: give its --base-url and --surface partner or public');
+  if (target !== 'deployment' && target !== 'mock')
+    throw new ConfigError(`--target must be deployment or mock, not "${target}"`);
+  if (target === 'mock' && (!values['base-url'] || surface === 'all'))
+    throw new ConfigError('--target mock checks one Prism mock: give its --base-url and --surface partner or public');
   const families = [...ALL_FAMILIES, ...MOCK_FAMILIES];
   const list = (v: string | undefined, flag: string) => {
-    const items = v ? v.split(',').map((s) => s.trim()).filter(Boolean) : [];
+    const items = v
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [];
     for (const item of items) {
-      if (!families.some((f) => f.checks.some((c) => selects(item, f, c)))) throw new ConfigError(`${flag}: "${item}" names no family, requirement ID or ID prefix (npm run conformance -- --list)`);
+      if (!families.some((f) => f.checks.some((c) => selects(item, f, c))))
+        throw new ConfigError(
+          `${flag}: "${item}" names no family, requirement ID or ID prefix (npm run conformance -- --list)`,
+        );
     }
     return items;
   };
   const reports: { junit?: string; json?: string; html?: string; bundle?: string } = {};
   for (const part of (values.report ?? '').split(',').filter(Boolean)) {
     const [kind, file] = part.split('=');
-    if ((kind !== 'junit' && kind !== 'json' && kind !== 'html' && kind !== 'bundle') || !file) throw new ConfigError(`--report takes junit=FILE, json=FILE, html=FILE and bundle=DIR, not "${part}"`);
+    if ((kind !== 'junit' && kind !== 'json' && kind !== 'html' && kind !== 'bundle') || !file)
+      throw new ConfigError(`--report takes junit=FILE, json=FILE, html=FILE and bundle=DIR, not "${part}"`);
     reports[kind] = file;
   }
   const keyId = values['key-id'] ?? process.env.SERVICE_KEY_ID;
   const secret = values.secret ?? process.env.SERVICE_SECRET;
-  if ((keyId === undefined) !== (secret === undefined)) throw new ConfigError('give both a key id and a secret, or neither');
-  if (keyId?.startsWith('pk_live_') && !values['allow-live']) throw new ConfigError('refusing a pk_live_ credential without --allow-live');
+  if ((keyId === undefined) !== (secret === undefined))
+    throw new ConfigError('give both a key id and a secret, or neither');
+  if (keyId?.startsWith('pk_live_') && !values['allow-live'])
+    throw new ConfigError('refusing a pk_live_ credential without --allow-live');
   const oauthUser = values['oauth-user'] ?? process.env.SANDBOX_USER_EMAIL;
   const oauthPassword = values['oauth-password'] ?? process.env.SANDBOX_USER_PASSWORD;
-  if (Boolean(oauthUser) !== Boolean(oauthPassword)) throw new ConfigError('give both an OAuth user and its password (--oauth-user/--oauth-password or SANDBOX_USER_EMAIL/SANDBOX_USER_PASSWORD), or neither');
+  if (Boolean(oauthUser) !== Boolean(oauthPassword))
+    throw new ConfigError(
+      'give both an OAuth user and its password (--oauth-user/--oauth-password or SANDBOX_USER_EMAIL/SANDBOX_USER_PASSWORD), or neither',
+    );
   return {
     baseUrl: values['base-url']?.replace(/\/+$/, ''),
     credentials: keyId && secret ? { keyId, secret } : undefined,
@@ -171,7 +188,11 @@ async function main(argv: string[]): Promise<number> {
       return 2;
     }
     try {
-      baseline = parseBaseline(text, args.baseline, new Set([...ALL_FAMILIES, ...MOCK_FAMILIES].flatMap((f) => f.checks.map((c) => c.id))));
+      baseline = parseBaseline(
+        text,
+        args.baseline,
+        new Set([...ALL_FAMILIES, ...MOCK_FAMILIES].flatMap((f) => f.checks.map((c) => c.id))),
+      );
     } catch (err) {
       if (err instanceof ConfigError) {
         console.error(err.message);
@@ -193,9 +214,19 @@ async function main(argv: string[]): Promise<number> {
   try {
     const tty = process.stdout.isTTY;
     const mark = (status: string) =>
-      status === 'passed' ? (tty ? '\u001b[32m✓\u001b[0m' : 'ok  ') : status === 'failed' ? (tty ? '\u001b[31m✗\u001b[0m' : 'FAIL') : '-   ';
+      status === 'passed'
+        ? tty
+          ? '\u001b[32m✓\u001b[0m'
+          : 'ok  '
+        : status === 'failed'
+          ? tty
+            ? '\u001b[31m✗\u001b[0m'
+            : 'FAIL'
+          : '-   ';
     const known = new Set(baseline.map((b) => b.id));
-    console.log(`conformance: against ${baseUrl} (seed ${args.seed}, ${args.numRuns} runs per property${baseline.length ? `, baseline of ${baseline.length} known failures` : ''})`);
+    console.log(
+      `conformance: against ${baseUrl} (seed ${args.seed}, ${args.numRuns} runs per property${baseline.length ? `, baseline of ${baseline.length} known failures` : ''})`,
+    );
     const run = await runConformance({
       baseUrl,
       credentials: args.credentials,
@@ -212,7 +243,10 @@ async function main(argv: string[]): Promise<number> {
       provokeRateLimit: args.provokeRateLimit || reference !== undefined,
       log: (line) => console.log(line),
       onFamily: (f) => console.log(`${f.name}: ${f.description}`),
-      onResult: (r) => console.log(`  ${mark(r.status)} ${r.id} [${r.family}] ${r.check}${r.status === 'failed' && known.has(r.id) ? ' (known failure)' : ''}${r.status === 'skipped' ? ` (skipped: ${r.message})` : ''} ${r.ms} ms`),
+      onResult: (r) =>
+        console.log(
+          `  ${mark(r.status)} ${r.id} [${r.family}] ${r.check}${r.status === 'failed' && known.has(r.id) ? ' (known failure)' : ''}${r.status === 'skipped' ? ` (skipped: ${r.message})` : ''} ${r.ms} ms`,
+        ),
     });
     const { results, retired } = applyBaseline(run.results, baseline);
     const seconds = run.seconds;
@@ -222,10 +256,25 @@ async function main(argv: string[]): Promise<number> {
     if (args.reports.json) await writeFile(args.reports.json, jsonReport(results, meta));
     if (args.reports.bundle) {
       const bundled = await writeBundle(args.reports.bundle, results, run.http, meta);
-      if (bundled.length > 0) console.log(`\nfailure bundle: ${args.reports.bundle} (${bundled.length} checks; node ${args.reports.bundle}/replay.mjs --base-url URL)`);
+      if (bundled.length > 0)
+        console.log(
+          `\nfailure bundle: ${args.reports.bundle} (${bundled.length} checks; node ${args.reports.bundle}/replay.mjs --base-url URL)`,
+        );
     }
-    if (args.reports.html) await writeFile(args.reports.html, htmlReport(results, { ...meta, date: new Date().toISOString(), ...(args.reports.bundle ? { bundleDir: args.reports.bundle } : {}) }));
-    if (args.writeBaseline) await writeFile(args.writeBaseline, writeBaseline(results, { baseUrl, date: new Date().toISOString().slice(0, 10) }));
+    if (args.reports.html)
+      await writeFile(
+        args.reports.html,
+        htmlReport(results, {
+          ...meta,
+          date: new Date().toISOString(),
+          ...(args.reports.bundle ? { bundleDir: args.reports.bundle } : {}),
+        }),
+      );
+    if (args.writeBaseline)
+      await writeFile(
+        args.writeBaseline,
+        writeBaseline(results, { baseUrl, date: new Date().toISOString().slice(0, 10) }),
+      );
     return runFails(results, retired) ? 1 : 0;
   } catch (err) {
     if (err instanceof ConfigError) {

@@ -11,7 +11,7 @@ import { connect } from 'node:net';
 
 /** A fetch that connects from a given local address (plain HTTP only). */
 export function boundFetch(localAddress: string, agent: http.Agent): typeof fetch {
-  return (async (input: string | URL | Request, init?: RequestInit) => {
+  return async (input: string | URL | Request, init?: RequestInit) => {
     const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
     if (url.protocol !== 'http:') throw new Error(`a bound client speaks plain HTTP only, not ${url.protocol}`);
     const headers: Record<string, string> = {};
@@ -22,7 +22,15 @@ export function boundFetch(localAddress: string, agent: http.Agent): typeof fetc
     if (body !== undefined) headers['content-length'] = String(body.length);
     return new Promise<Response>((resolve, reject) => {
       const req = http.request(
-        { hostname: url.hostname, port: url.port || 80, path: `${url.pathname}${url.search}`, method: init?.method ?? 'GET', headers, localAddress, agent },
+        {
+          hostname: url.hostname,
+          port: url.port || 80,
+          path: `${url.pathname}${url.search}`,
+          method: init?.method ?? 'GET',
+          headers,
+          localAddress,
+          agent,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -35,7 +43,13 @@ export function boundFetch(localAddress: string, agent: http.Agent): typeof fetc
             }
             const status = res.statusCode ?? 500;
             const nullBody = status === 204 || status === 205 || status === 304 || status < 200;
-            resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status: status < 200 ? 500 : status, statusText: res.statusMessage ?? '', headers: out }));
+            resolve(
+              new Response(nullBody ? null : Buffer.concat(chunks), {
+                status: status < 200 ? 500 : status,
+                statusText: res.statusMessage ?? '',
+                headers: out,
+              }),
+            );
           });
         },
       );
@@ -48,7 +62,7 @@ export function boundFetch(localAddress: string, agent: http.Agent): typeof fetc
       init?.signal?.addEventListener('abort', () => req.destroy(new Error('aborted')));
       req.end(body);
     });
-  });
+  };
 }
 
 async function bodyBytes(body: RequestInit['body']): Promise<Buffer | undefined> {
@@ -118,14 +132,14 @@ export class ClientPool {
       const pooled = boundFetch(address, agent);
       const fresh = boundFetch(address, new http.Agent({ keepAlive: false }));
       // A request that failed on a stale kept-alive socket never reached the server: sent once more on a new connection.
-      f = (async (input: string | URL | Request, init?: RequestInit) => {
+      f = async (input: string | URL | Request, init?: RequestInit) => {
         try {
           return await pooled(input, init);
         } catch (err) {
           if ((err as { staleSocket?: unknown }).staleSocket !== true) throw err;
           return fresh(input, init);
         }
-      });
+      };
       this.fetches.set(address, f);
     }
     return f;

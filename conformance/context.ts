@@ -12,9 +12,11 @@ export type Need = 'admin' | 'credentials' | 'writes' | 'webhook-receiver' | 'oa
 /** What would let a run meet each need: a skip names exactly this. */
 export const NEED_HINTS: Record<Need, string> = {
   admin: 'an operator token (--admin-token or ADMIN_TOKEN)',
-  credentials: 'a partner credential (--key-id/--secret or SERVICE_KEY_ID/SERVICE_SECRET) or an operator token (--admin-token)',
+  credentials:
+    'a partner credential (--key-id/--secret or SERVICE_KEY_ID/SERVICE_SECRET) or an operator token (--admin-token)',
   writes: 'a sandbox credential (pk_test_): with --allow-live only checks that create nothing run',
-  'webhook-receiver': "a URL the deployment can deliver to (--webhook-public-url, and --webhook-listen for the suite's receiver); a deployment off this machine cannot reach 127.0.0.1",
+  'webhook-receiver':
+    "a URL the deployment can deliver to (--webhook-public-url, and --webhook-listen for the suite's receiver); a deployment off this machine cannot reach 127.0.0.1",
   'oauth-user': 'a sandbox sign-in user (--oauth-user/--oauth-password or SANDBOX_USER_EMAIL/SANDBOX_USER_PASSWORD)',
 };
 
@@ -76,7 +78,14 @@ export class CheckSkipped extends Error {
 export class ConfigError extends Error {}
 
 export interface AdminClient {
-  mint(body: { scopes: string[]; environment?: 'sandbox' | 'live'; affiliate?: boolean; approved?: boolean; partner_id?: string; rate_limits?: Record<string, number> }): Promise<Credentials & { partnerId: string }>;
+  mint(body: {
+    scopes: string[];
+    environment?: 'sandbox' | 'live';
+    affiliate?: boolean;
+    approved?: boolean;
+    partner_id?: string;
+    rate_limits?: Record<string, number>;
+  }): Promise<Credentials & { partnerId: string }>;
   post(path: string, body?: unknown): Promise<{ status: number; body: unknown; exchange: Exchange }>;
 }
 
@@ -88,7 +97,10 @@ export interface Context {
   /** The credential most checks use: all scopes the deployment allows. */
   credentials(): Promise<Credentials & { partnerId?: string }>;
   /** A new credential with exactly these scopes (needs the operator API). */
-  mint(scopes: string[], extra?: { rate_limits?: Record<string, number>; affiliate?: boolean }): Promise<Credentials & { partnerId: string }>;
+  mint(
+    scopes: string[],
+    extra?: { rate_limits?: Record<string, number>; affiliate?: boolean },
+  ): Promise<Credentials & { partnerId: string }>;
   /** False when the run may not create anything (live credentials). */
   writesAllowed: boolean;
   log(line: string): void;
@@ -120,7 +132,10 @@ export function oncePerRun<T>(ctx: Context, key: string, build: () => Promise<T>
 export function expectError(exchange: Exchange, status: number, code: string, why: string): void {
   const body = jsonOf(exchange) as { code?: unknown; message?: unknown } | undefined;
   if (exchange.status !== status || body?.code !== code || typeof body.message !== 'string' || body.message === '') {
-    throw new CheckFailure(`${why}: expected ${status} ${code}, got ${exchange.status} ${String(body?.code ?? '(no Error body)')}`, [exchange]);
+    throw new CheckFailure(
+      `${why}: expected ${status} ${code}, got ${exchange.status} ${String(body?.code ?? '(no Error body)')}`,
+      [exchange],
+    );
   }
 }
 
@@ -141,7 +156,13 @@ export function expect(condition: unknown, message: string, exchanges: Exchange[
  * With `spend`, it runs only as many examples as the caller's rate-limit windows have left
  * (see pacing.ts), and says so.
  */
-export async function property<T>(ctx: Context, arbitrary: fc.Arbitrary<T>, predicate: (value: T) => Promise<void>, numRuns?: number, spend?: Spend): Promise<void> {
+export async function property<T>(
+  ctx: Context,
+  arbitrary: fc.Arbitrary<T>,
+  predicate: (value: T) => Promise<void>,
+  numRuns?: number,
+  spend?: Spend,
+): Promise<void> {
   const wanted = numRuns ?? ctx.fc.numRuns;
   const plan = plannedRuns(ctx, wanted, spend);
   if (plan.runs < wanted) ctx.log(`${plan.runs} of ${wanted} runs: ${plan.why ?? ''}`);
@@ -163,7 +184,9 @@ export async function property<T>(ctx: Context, arbitrary: fc.Arbitrary<T>, pred
   );
   if (result.failed) {
     const counterexample = result.counterexample ? fc.stringify(result.counterexample[0]) : '(none)';
-    const message = lastFailure?.message ?? (result.errorInstance instanceof Error ? result.errorInstance.message : 'property failed');
+    const message =
+      lastFailure?.message ??
+      (result.errorInstance instanceof Error ? result.errorInstance.message : 'property failed');
     throw new CheckFailure(
       `${message}\n  counterexample (after ${result.numShrinks} shrinks): ${counterexample}\n  replay with: --seed ${result.seed}`,
       lastFailure?.exchanges ?? [],

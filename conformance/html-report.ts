@@ -15,9 +15,16 @@ export interface HtmlMeta {
   bundleDir?: string;
 }
 
-const esc = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+const esc = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 
-const LABEL: Record<Outcome, string> = { passed: 'passed', failed: 'FAILED', known: 'known failure', stale: 'stale baseline', skipped: 'skipped' };
+const LABEL: Record<Outcome, string> = {
+  passed: 'passed',
+  failed: 'FAILED',
+  known: 'known failure',
+  stale: 'stale baseline',
+  skipped: 'skipped',
+};
 
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1b1f24;background:#fff}
@@ -36,8 +43,15 @@ details{margin:6px 0}summary{cursor:pointer;font-weight:600}
 
 function failureBlock(r: CheckResult, meta: HtmlMeta): string {
   const rerun = `npm run conformance -- --base-url ${meta.baseUrl} --only ${r.id} --seed ${r.seed ?? meta.seed} --num-runs ${meta.numRuns}`;
-  const replay = meta.bundleDir ? `node ${meta.bundleDir}/replay.mjs --base-url ${meta.baseUrl} --check ${r.id}` : `npm run conformance -- --base-url ${meta.baseUrl} --only ${r.id} --seed ${r.seed ?? meta.seed} --report bundle=DIR, then node DIR/replay.mjs --base-url URL --check ${r.id}`;
-  const exchanges = (r.evidence ?? []).map((e, i) => `<details class="exchange"${i === (r.evidence?.length ?? 0) - 1 ? ' open' : ''}><summary>${esc(`${e.method} ${e.url} → ${e.status}`)}</summary><pre>${esc(describeExchange(e))}</pre></details>`).join('');
+  const replay = meta.bundleDir
+    ? `node ${meta.bundleDir}/replay.mjs --base-url ${meta.baseUrl} --check ${r.id}`
+    : `npm run conformance -- --base-url ${meta.baseUrl} --only ${r.id} --seed ${r.seed ?? meta.seed} --report bundle=DIR, then node DIR/replay.mjs --base-url URL --check ${r.id}`;
+  const exchanges = (r.evidence ?? [])
+    .map(
+      (e, i) =>
+        `<details class="exchange"${i === (r.evidence?.length ?? 0) - 1 ? ' open' : ''}><summary>${esc(`${e.method} ${e.url} → ${e.status}`)}</summary><pre>${esc(describeExchange(e))}</pre></details>`,
+    )
+    .join('');
   return `<details class="failure" open><summary>what failed</summary>
 <pre class="message">${esc(r.message ?? '')}</pre>
 ${r.counterexample ? `<p>counterexample: <code>${esc(r.counterexample)}</code></p>` : ''}
@@ -50,7 +64,13 @@ ${exchanges ? `<div class="exchanges">${exchanges}</div>` : ''}
 function row(r: CheckResult, meta: HtmlMeta): string {
   const outcome = outcomeOf(r);
   const note =
-    outcome === 'skipped' ? `<div class="note">${esc(r.message ?? '')}</div>` : outcome === 'known' ? `<div class="note">baseline: ${esc(r.baseline?.reason ?? '')}</div>` : outcome === 'stale' ? `<div class="note">listed in the baseline (${esc(r.baseline?.reason ?? '')}) but passes now: delete it from the baseline</div>` : '';
+    outcome === 'skipped'
+      ? `<div class="note">${esc(r.message ?? '')}</div>`
+      : outcome === 'known'
+        ? `<div class="note">baseline: ${esc(r.baseline?.reason ?? '')}</div>`
+        : outcome === 'stale'
+          ? `<div class="note">listed in the baseline (${esc(r.baseline?.reason ?? '')}) but passes now: delete it from the baseline</div>`
+          : '';
   const failure = r.status === 'failed' ? failureBlock(r, meta) : '';
   return `<tr class="check ${outcome}" id="${esc(r.id)}" data-id="${esc(r.id)}" data-status="${outcome}"><td class="status ${outcome}">${LABEL[outcome]}</td><td class="id"><code>${esc(r.id)}</code></td><td><div class="title">${esc(r.check)}</div><div class="rules">${r.rules.map((x) => esc(x)).join('<br>')}</div>${note}${failure}</td><td>${(r.ms / 1000).toFixed(2)} s${r.waitedMs ? `<div class="rules">waited ${(r.waitedMs / 1000).toFixed(1)} s</div>` : ''}</td></tr>`;
 }
@@ -59,11 +79,17 @@ export function htmlReport(results: CheckResult[], meta: HtmlMeta): string {
   const c = counts(results);
   const families = summaryByFamily(results);
   const summary = families
-    .map((f) => `<tr><td><a href="#family-${esc(f.family)}">${esc(f.family)}</a></td><td>${f.passed}</td><td>${f.failed}</td><td>${f.known}</td><td>${f.stale}</td><td>${f.skipped}</td></tr>`)
+    .map(
+      (f) =>
+        `<tr><td><a href="#family-${esc(f.family)}">${esc(f.family)}</a></td><td>${f.passed}</td><td>${f.failed}</td><td>${f.known}</td><td>${f.stale}</td><td>${f.skipped}</td></tr>`,
+    )
     .join('');
   const sections = families
     .map((f) => {
-      const rows = results.filter((r) => r.family === f.family).map((r) => row(r, meta)).join('\n');
+      const rows = results
+        .filter((r) => r.family === f.family)
+        .map((r) => row(r, meta))
+        .join('\n');
       return `<section class="family" id="family-${esc(f.family)}"><h2>${esc(f.family)}</h2><table><thead><tr><th>result</th><th>requirement</th><th>check and rules</th><th>time</th></tr></thead><tbody>${rows}</tbody></table></section>`;
     })
     .join('\n');

@@ -154,7 +154,11 @@ export class HttpRecorder {
   }
 
   /** Runs work as one check: its exchanges are recorded under it, its waits counted. */
-  scope(family: string, checkId: string, check = checkId): { run<T>(work: () => Promise<T>): Promise<T>; readonly waitedMs: number } {
+  scope(
+    family: string,
+    checkId: string,
+    check = checkId,
+  ): { run<T>(work: () => Promise<T>): Promise<T>; readonly waitedMs: number } {
     const scope: Scope = { family, checkId, check, waitedMs: 0 };
     return {
       run: (work) => this.scopes.run(scope, work),
@@ -172,7 +176,11 @@ export class HttpRecorder {
   /** Remembers a credential the run holds (given or minted), so replays can stand in another for it. */
   register(credentials: Credentials, info: { scopes?: string[]; partnerId?: string } = {}): void {
     if (this.credentials.has(credentials.keyId)) return;
-    this.credentials.set(credentials.keyId, { ordinal: this.credentials.size + 1, secret: credentials.secret, ...info });
+    this.credentials.set(credentials.keyId, {
+      ordinal: this.credentials.size + 1,
+      secret: credentials.secret,
+      ...info,
+    });
   }
 
   /** What is left of a caller's window of one rate-limit class, as the last answer said (undefined: not seen yet). */
@@ -180,7 +188,9 @@ export class HttpRecorder {
     const w = this.windows.get(`${caller}|${rateClass}`);
     if (!w) return undefined;
     const resetInMs = w.resetAt - Date.now();
-    return resetInMs <= 0 ? { remaining: w.limit, limit: w.limit, resetInMs: 0 } : { remaining: w.remaining, limit: w.limit, resetInMs };
+    return resetInMs <= 0
+      ? { remaining: w.limit, limit: w.limit, resetInMs: 0 }
+      : { remaining: w.remaining, limit: w.limit, resetInMs };
   }
 
   nowSeconds(): number {
@@ -198,7 +208,10 @@ export class HttpRecorder {
   }
 
   /** Sends one request; on 429 (unless accepted) waits Retry-After and sends a freshly prepared copy. */
-  async send(options: SendOptions, prepare?: (headers: Record<string, string>) => Record<string, string>): Promise<Exchange> {
+  async send(
+    options: SendOptions,
+    prepare?: (headers: Record<string, string>) => Record<string, string>,
+  ): Promise<Exchange> {
     for (let attempt = 0; ; attempt++) {
       const exchange = await this.sendOnce(options, prepare);
       if (exchange.status !== 429 || options.acceptRateLimit || attempt >= 5) return exchange;
@@ -215,22 +228,39 @@ export class HttpRecorder {
     const method = (options.method ?? 'GET').toUpperCase();
     const body = options.body ?? '';
     const known = this.credentials.get(options.credentials.keyId);
-    const key: SigningRecord['key'] = known?.secret === options.credentials.secret ? 'secret' : known && options.credentials.secret === options.credentials.keyId ? 'key-id' : 'other';
+    const key: SigningRecord['key'] =
+      known?.secret === options.credentials.secret
+        ? 'secret'
+        : known && options.credentials.secret === options.credentials.keyId
+          ? 'key-id'
+          : 'other';
     let signing: SigningRecord | undefined;
     return this.send({ ...options, signingRecord: () => signing }, (headers) => {
       const target = options.signTarget ?? options.target;
       const [path = '/', query = ''] = splitOnce(target, '?');
       const timestamp = options.timestamp ?? String(this.nowSeconds());
       const nonce = options.nonce ?? randomUUID();
-      const lines = canonicalString({ method: options.signMethod ?? method, path, query, timestamp, nonce, body: options.signBody ?? body }).split('\n');
+      const lines = canonicalString({
+        method: options.signMethod ?? method,
+        path,
+        query,
+        timestamp,
+        nonce,
+        body: options.signBody ?? body,
+      }).split('\n');
       if (options.queryLine !== undefined) lines[2] = options.queryLine;
       const canonical = lines.join('\n');
       const computed = `v1=${signatureHex(options.credentials.secret, canonical)}`;
       const header = options.signatureOverride ? options.signatureOverride(computed) : computed;
-      const deviates = options.signTarget !== undefined || options.signBody !== undefined || options.signMethod !== undefined || options.queryLine !== undefined;
+      const deviates =
+        options.signTarget !== undefined ||
+        options.signBody !== undefined ||
+        options.signMethod !== undefined ||
+        options.queryLine !== undefined;
       signing = {
         canonical,
-        matchesRequest: !deviates || sentCanonical({ method, target: options.target, timestamp, nonce, body }) === canonical,
+        matchesRequest:
+          !deviates || sentCanonical({ method, target: options.target, timestamp, nonce, body }) === canonical,
         key,
         header: header === computed ? 'computed' : header === flipLast(computed) ? 'flipped' : 'verbatim',
       };
@@ -244,7 +274,10 @@ export class HttpRecorder {
     });
   }
 
-  private async sendOnce(options: SendOptions, prepare?: (headers: Record<string, string>) => Record<string, string>): Promise<Exchange> {
+  private async sendOnce(
+    options: SendOptions,
+    prepare?: (headers: Record<string, string>) => Record<string, string>,
+  ): Promise<Exchange> {
     const method = (options.method ?? 'GET').toUpperCase();
     const body = options.body === undefined ? '' : options.body;
     const baseHeaders: Record<string, string> = {
@@ -256,12 +289,22 @@ export class HttpRecorder {
     // (public requests without a token) the client address.
     const keyId = baseHeaders[HEADERS.keyId] ?? (prepare ? prepare({})[HEADERS.keyId] : undefined);
     const bearer = /^Bearer\s+(.+)$/i.exec(headerOf(baseHeaders, 'authorization') ?? '')?.[1];
-    const partner = keyId !== undefined || options.target.startsWith('/api/partner/') || options.target.startsWith('/api/admin/');
+    const partner =
+      keyId !== undefined || options.target.startsWith('/api/partner/') || options.target.startsWith('/api/admin/');
     const cost = options.cost ?? 1;
-    const client = options.client ?? (partner || bearer !== undefined ? undefined : this.rotatingClient(options.rateClass, cost));
+    const client =
+      options.client ?? (partner || bearer !== undefined ? undefined : this.rotatingClient(options.rateClass, cost));
     // Unsigned partner and operator requests are counted against no window (a partner 401 comes
     // before the credential is known; the operator API has no limit): they never wait.
-    const caller = keyId ?? (bearer !== undefined && !options.operator ? `bearer:${bearer}` : partner ? '' : client !== undefined ? `ip:${client}` : SELF);
+    const caller =
+      keyId ??
+      (bearer !== undefined && !options.operator
+        ? `bearer:${bearer}`
+        : partner
+          ? ''
+          : client !== undefined
+            ? `ip:${client}`
+            : SELF);
     // Wait for a spent window of this caller first (prepared again afterwards: a fresh timestamp).
     // A check that wants to see the 429 sends straight through.
     const resumeAt = options.acceptRateLimit || caller === '' ? 0 : this.resumeAt(caller, options.rateClass, cost);
@@ -274,7 +317,9 @@ export class HttpRecorder {
     const response = await send(url, {
       method,
       headers,
-      ...(body === '' || method === 'GET' || method === 'HEAD' ? {} : { body: typeof body === 'string' ? body : Buffer.from(body) }),
+      ...(body === '' || method === 'GET' || method === 'HEAD'
+        ? {}
+        : { body: typeof body === 'string' ? body : Buffer.from(body) }),
       redirect: 'manual',
     });
     const responseBody = await response.text();
@@ -302,7 +347,12 @@ export class HttpRecorder {
     this.exchanges.push(exchange);
     // Stay inside the deployment's limits: when a window is spent, wait for it to reset.
     const state = parseRateLimit(response.headers);
-    if (state && caller !== '') this.windows.set(`${caller}|${state.policy ?? '*'}`, { remaining: state.remaining, resetAt: Date.now() + state.resetSeconds * 1000 + 50, limit: state.limit });
+    if (state && caller !== '')
+      this.windows.set(`${caller}|${state.policy ?? '*'}`, {
+        remaining: state.remaining,
+        resetAt: Date.now() + state.resetSeconds * 1000 + 50,
+        limit: state.limit,
+      });
     if (caller === '') {
       // Counted against nothing: no window to remember.
     } else if (state && state.remaining === 0 && response.status !== 429) {
@@ -333,7 +383,12 @@ export class HttpRecorder {
    * headers itself): `computed` when they are the correct signature of the request as sent with a
    * credential the run holds, else undefined (a replay then sends the signature as recorded).
    */
-  private signingOf(method: string, target: string, headers: Record<string, string>, body: string): SigningRecord | undefined {
+  private signingOf(
+    method: string,
+    target: string,
+    headers: Record<string, string>,
+    body: string,
+  ): SigningRecord | undefined {
     const keyId = headerOf(headers, HEADERS.keyId.toLowerCase());
     const timestamp = headerOf(headers, HEADERS.timestamp.toLowerCase());
     const nonce = headerOf(headers, HEADERS.nonce.toLowerCase());
@@ -350,7 +405,7 @@ export class HttpRecorder {
    * the deployment go through `send` (recorded, paced, from this run's clients), others straight out.
    */
   asFetch(defaults: Partial<SendOptions> = {}): typeof fetch {
-    return (async (input: string | URL | Request, init?: RequestInit) => {
+    return async (input: string | URL | Request, init?: RequestInit) => {
       const url = typeof input === 'string' || input instanceof URL ? String(input) : input.url;
       if (!url.startsWith(this.baseUrl)) return this.fetchImpl(input, init);
       const headers: Record<string, string> = {};
@@ -358,14 +413,28 @@ export class HttpRecorder {
         headers[name] = value;
       });
       const raw = init?.body;
-      const body = raw === undefined || raw === null ? '' : typeof raw === 'string' ? raw : raw instanceof URLSearchParams ? raw.toString() : Buffer.from(await new Response(raw).arrayBuffer()).toString('utf8');
-      const exchange = await this.send({ ...defaults, method: init?.method ?? 'GET', target: url.slice(this.baseUrl.length) || '/', headers, body });
+      const body =
+        raw === undefined || raw === null
+          ? ''
+          : typeof raw === 'string'
+            ? raw
+            : raw instanceof URLSearchParams
+              ? raw.toString()
+              : Buffer.from(await new Response(raw).arrayBuffer()).toString('utf8');
+      const exchange = await this.send({
+        ...defaults,
+        method: init?.method ?? 'GET',
+        target: url.slice(this.baseUrl.length) || '/',
+        headers,
+        body,
+      });
       const out = new Headers();
-      for (const [name, value] of Object.entries(exchange.responseHeaders)) if (name !== 'set-cookie') out.set(name, value);
+      for (const [name, value] of Object.entries(exchange.responseHeaders))
+        if (name !== 'set-cookie') out.set(name, value);
       for (const cookie of exchange.setCookies ?? []) out.append('set-cookie', cookie);
       const nullBody = [204, 205, 304].includes(exchange.status);
       return new Response(nullBody ? null : exchange.responseBody, { status: exchange.status, headers: out });
-    });
+    };
   }
 
   /** The client for a public request that names none: the current one, or the next whose window is open. */
@@ -389,10 +458,12 @@ export class HttpRecorder {
 
   private resumeAt(caller: string, rateClass: string | undefined, cost = 1): number {
     let latest = 0;
-    const applies = (key: string) => (rateClass !== undefined ? key === `${caller}|${rateClass}` : key.startsWith(`${caller}|`));
+    const applies = (key: string) =>
+      rateClass !== undefined ? key === `${caller}|${rateClass}` : key.startsWith(`${caller}|`);
     for (const [key, at] of this.pause) if (applies(key)) latest = Math.max(latest, at);
     // A request that costs more than the window has left waits for the reset too.
-    for (const [key, w] of this.windows) if (applies(key) && w.remaining < cost && w.resetAt > Date.now()) latest = Math.max(latest, w.resetAt);
+    for (const [key, w] of this.windows)
+      if (applies(key) && w.remaining < cost && w.resetAt > Date.now()) latest = Math.max(latest, w.resetAt);
     return latest;
   }
 }
@@ -409,13 +480,22 @@ export const SELF = 'ip:self';
 export const ADMIN_TOKEN_PLACEHOLDER = 'Bearer ${ADMIN_TOKEN}';
 
 function redactOperatorToken(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, k.toLowerCase() === 'authorization' ? ADMIN_TOKEN_PLACEHOLDER : v]));
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k, k.toLowerCase() === 'authorization' ? ADMIN_TOKEN_PLACEHOLDER : v]),
+  );
 }
 
-const exchangeBody = (body: string | Uint8Array) => (typeof body === 'string' ? body : Buffer.from(body).toString('utf8'));
+const exchangeBody = (body: string | Uint8Array) =>
+  typeof body === 'string' ? body : Buffer.from(body).toString('utf8');
 
 /** The canonical string of a request as sent, or undefined when none can be written (a malformed query). */
-function sentCanonical(r: { method: string; target: string; timestamp: string; nonce: string; body: string | Uint8Array }): string | undefined {
+function sentCanonical(r: {
+  method: string;
+  target: string;
+  timestamp: string;
+  nonce: string;
+  body: string | Uint8Array;
+}): string | undefined {
   const [path = '/', query = ''] = splitOnce(r.target, '?');
   try {
     return canonicalString({ method: r.method, path, query, timestamp: r.timestamp, nonce: r.nonce, body: r.body });

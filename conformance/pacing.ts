@@ -44,7 +44,10 @@ export function plannedRuns(ctx: Context, wanted: number, spend: Spend | undefin
     const window = ctx.http.window(caller, cls);
     if (!window) continue;
     // A window about to reset is as good as a fresh one: waiting a few seconds is cheaper than fewer runs.
-    const left = Math.min(window.remaining + (window.resetInMs < SOON_MS ? window.limit : 0), Math.ceil(window.limit * SHARE));
+    const left = Math.min(
+      window.remaining + (window.resetInMs < SOON_MS ? window.limit : 0),
+      Math.ceil(window.limit * SHARE),
+    );
     const affordable = Math.floor(Math.max(0, left - (spend.reserve ?? 0)) / cost);
     if (affordable < runs) {
       runs = affordable;

@@ -45,9 +45,11 @@ interface Sent {
   body: Buffer;
 }
 
-type Answer = { status: number; headers: IncomingHttpHeaders; body: string; ms: number } | { error: string; ms: number };
+type Answer =
+  { status: number; headers: IncomingHttpHeaders; body: string; ms: number } | { error: string; ms: number };
 
-const base62 = (n: number) => [...randomBytes(n)].map((b) => '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'[b % 62]).join('');
+const base62 = (n: number) =>
+  [...randomBytes(n)].map((b) => '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'[b % 62]).join('');
 
 /** An `order.recorded` event as the contract describes it (webhooks["order.recorded"]). */
 function syntheticEvent(): { id: string; type: string; body: Buffer } {
@@ -57,12 +59,25 @@ function syntheticEvent(): { id: string; type: string; body: Buffer } {
     type: 'order.recorded',
     created_at: `${new Date().toISOString().slice(0, 19)}Z`,
     partner_id: 'ptn_conformance',
-    data: { order: { public_id: `ord_${base62(10)}`, domain: 'bestcoffeebeans.com', status: 'EXTERNALLY_PAID', sale_price_cents: 250000, currency: 'USD' } },
+    data: {
+      order: {
+        public_id: `ord_${base62(10)}`,
+        domain: 'bestcoffeebeans.com',
+        status: 'EXTERNALLY_PAID',
+        sale_price_cents: 250000,
+        currency: 'USD',
+      },
+    },
   };
   return { id, type: event.type, body: Buffer.from(JSON.stringify(event), 'utf8') };
 }
 
-function delivery(url: string, event: { id: string; type: string; body: Buffer }, signature: string | undefined, attempt = 1): Sent {
+function delivery(
+  url: string,
+  event: { id: string; type: string; body: Buffer },
+  signature: string | undefined,
+  attempt = 1,
+): Sent {
   return {
     url,
     body: event.body,
@@ -92,12 +107,23 @@ function send(sent: Sent, deadlineMs: number, spreadMs = 0): Promise<Answer> {
     };
     const target = new URL(sent.url);
     const request = target.protocol === 'https:' ? httpsRequest : httpRequest;
-    const req = request(target, { method: 'POST', headers: { ...sent.headers, 'content-length': String(sent.body.length) }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => finish({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8').slice(0, 2000), ms: elapsed() }));
-      res.on('error', (err) => finish({ error: err.message, ms: elapsed() }));
-    });
+    const req = request(
+      target,
+      { method: 'POST', headers: { ...sent.headers, 'content-length': String(sent.body.length) }, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          finish({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8').slice(0, 2000),
+            ms: elapsed(),
+          }),
+        );
+        res.on('error', (err) => finish({ error: err.message, ms: elapsed() }));
+      },
+    );
     const chunkTimers: NodeJS.Timeout[] = [];
     const timer = setTimeout(() => {
       finish({ error: `no answer within ${deadlineMs / 1000} s`, ms: elapsed() });
@@ -113,12 +139,15 @@ function send(sent: Sent, deadlineMs: number, spreadMs = 0): Promise<Answer> {
     req.flushHeaders();
     for (let i = 0; i < pieces; i++) {
       chunkTimers.push(
-        setTimeout(() => {
-          if (settled) return;
-          const piece = sent.body.subarray(i * size, (i + 1) * size);
-          if (i === pieces - 1) req.end(piece);
-          else req.write(piece);
-        }, Math.round((spreadMs * (i + 1)) / pieces)),
+        setTimeout(
+          () => {
+            if (settled) return;
+            const piece = sent.body.subarray(i * size, (i + 1) * size);
+            if (i === pieces - 1) req.end(piece);
+            else req.write(piece);
+          },
+          Math.round((spreadMs * (i + 1)) / pieces),
+        ),
       );
     }
   });
@@ -133,7 +162,8 @@ function describe(sent: Sent, answer: Answer): string {
   return `${request}\n< ${answer.status} after ${answer.ms} ms\n\n  ${answer.body || '(empty body)'}`;
 }
 
-const is2xx = (a: Answer): a is Extract<Answer, { status: number }> => !('error' in a) && a.status >= 200 && a.status < 300;
+const is2xx = (a: Answer): a is Extract<Answer, { status: number }> =>
+  !('error' in a) && a.status >= 200 && a.status < 300;
 
 class Failed extends Error {}
 
@@ -148,12 +178,16 @@ export async function runReceiverChecks(options: ReceiverCheckOptions): Promise<
       await body();
       results.push({ name, ok: true, ms: Math.round(performance.now() - started) });
     } catch (err) {
-      const message = err instanceof Failed ? err.message : `crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
+      const message =
+        err instanceof Failed
+          ? err.message
+          : `crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`;
       results.push({ name, ok: false, ms: Math.round(performance.now() - started), message });
     }
   };
   const expectAccepted = (sent: Sent, answer: Answer, why: string) => {
-    if (!is2xx(answer)) throw new Failed(`${why}: expected a 2xx within ${deadline / 1000} s\n${describe(sent, answer)}`);
+    if (!is2xx(answer))
+      throw new Failed(`${why}: expected a 2xx within ${deadline / 1000} s\n${describe(sent, answer)}`);
   };
 
   const valid = syntheticEvent();
@@ -164,16 +198,34 @@ export async function runReceiverChecks(options: ReceiverCheckOptions): Promise<
 
   await check('a delivery with a bad signature is refused (non-2xx)', async () => {
     const variants: Array<[string, (e: ReturnType<typeof syntheticEvent>) => Sent]> = [
-      ['one hex digit of the signature changed', (e) => delivery(url, e, webhookSignature(secret, e.body).replace(/.$/, (c) => (c === '0' ? '1' : '0')))],
+      [
+        'one hex digit of the signature changed',
+        (e) =>
+          delivery(
+            url,
+            e,
+            webhookSignature(secret, e.body).replace(/.$/, (c) => (c === '0' ? '1' : '0')),
+          ),
+      ],
       ['signed with another secret', (e) => delivery(url, e, webhookSignature(`${secret}-not-it`, e.body))],
-      ['the body changed after signing', (e) => ({ ...delivery(url, e, webhookSignature(secret, e.body)), body: Buffer.from(e.body.toString('utf8').replace('250000', '1'), 'utf8') })],
+      [
+        'the body changed after signing',
+        (e) => ({
+          ...delivery(url, e, webhookSignature(secret, e.body)),
+          body: Buffer.from(e.body.toString('utf8').replace('250000', '1'), 'utf8'),
+        }),
+      ],
       ['no X-Service-Signature header', (e) => delivery(url, e, undefined)],
     ];
     for (const [what, build] of variants) {
       const sent = build(syntheticEvent());
       const answer = await send(sent, deadline);
-      if ('error' in answer) throw new Failed(`${what}: expected a non-2xx answer, got none\n${describe(sent, answer)}`);
-      if (is2xx(answer)) throw new Failed(`${what}: the receiver accepted it with ${answer.status}; it must verify X-Service-Signature (HMAC-SHA256 of the raw body) before processing\n${describe(sent, answer)}`);
+      if ('error' in answer)
+        throw new Failed(`${what}: expected a non-2xx answer, got none\n${describe(sent, answer)}`);
+      if (is2xx(answer))
+        throw new Failed(
+          `${what}: the receiver accepted it with ${answer.status}; it must verify X-Service-Signature (HMAC-SHA256 of the raw body) before processing\n${describe(sent, answer)}`,
+        );
     }
   });
 
@@ -185,7 +237,11 @@ export async function runReceiverChecks(options: ReceiverCheckOptions): Promise<
   await check('a correctly signed delivery whose body arrives slowly (~2 s) is answered 2xx within 5 s', async () => {
     const slow = syntheticEvent();
     const sent = delivery(url, slow, webhookSignature(secret, slow.body));
-    expectAccepted(sent, await send(sent, deadline, options.slowBodyMs ?? 2_000), 'a delivery whose body was sent in 8 chunks over 2 s');
+    expectAccepted(
+      sent,
+      await send(sent, deadline, options.slowBodyMs ?? 2_000),
+      'a delivery whose body was sent in 8 chunks over 2 s',
+    );
   });
   return results;
 }
@@ -194,7 +250,11 @@ export async function runReceiverChecks(options: ReceiverCheckOptions): Promise<
 export async function receiverMain(argv: string[]): Promise<number> {
   let values: { url?: string; secret?: string; help?: boolean };
   try {
-    ({ values } = parseArgs({ args: argv, allowPositionals: false, options: { url: { type: 'string' }, secret: { type: 'string' }, help: { type: 'boolean', default: false } } }));
+    ({ values } = parseArgs({
+      args: argv,
+      allowPositionals: false,
+      options: { url: { type: 'string' }, secret: { type: 'string' }, help: { type: 'boolean', default: false } },
+    }));
   } catch (err) {
     console.error(`${err instanceof Error ? err.message : String(err)}\n\n${USAGE}`);
     return 2;
@@ -208,7 +268,8 @@ export async function receiverMain(argv: string[]): Promise<number> {
   else {
     try {
       const parsed = new URL(values.url);
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') problems.push(`--url must be http or https, not ${parsed.protocol}`);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+        problems.push(`--url must be http or https, not ${parsed.protocol}`);
     } catch {
       problems.push(`--url "${values.url}" is not a URL`);
     }
@@ -223,9 +284,17 @@ export async function receiverMain(argv: string[]): Promise<number> {
   const results = await runReceiverChecks({ url: values.url!, secret: values.secret! });
   for (const r of results) {
     console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name} ${r.ms} ms`);
-    if (!r.ok && r.message) console.log(r.message.split('\n').map((l) => `      ${l}`).join('\n'));
+    if (!r.ok && r.message)
+      console.log(
+        r.message
+          .split('\n')
+          .map((l) => `      ${l}`)
+          .join('\n'),
+      );
   }
   const failed = results.filter((r) => !r.ok).length;
-  console.log(`\nreceiver: ${results.length - failed} passed, ${failed} failed (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+  console.log(
+    `\nreceiver: ${results.length - failed} passed, ${failed} failed (${((performance.now() - started) / 1000).toFixed(1)} s)`,
+  );
   return failed > 0 ? 1 : 0;
 }

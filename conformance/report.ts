@@ -27,28 +27,64 @@ export function counts(results: CheckResult[]): Record<Outcome, number> {
   return c;
 }
 
-export function consoleSummary(results: CheckResult[], seconds: number, extra: { retired?: Array<{ id: string; replacedBy?: string }>; waits?: Map<string, number>; spent?: Map<string, { total: number; byFamily: Map<string, number> }> } = {}): string {
+export function consoleSummary(
+  results: CheckResult[],
+  seconds: number,
+  extra: {
+    retired?: Array<{ id: string; replacedBy?: string }>;
+    waits?: Map<string, number>;
+    spent?: Map<string, { total: number; byFamily: Map<string, number> }>;
+  } = {},
+): string {
   const baselined = results.some((r) => r.baseline);
   const lines = ['', `family                 passed  failed  skipped${baselined ? '  known  stale' : ''}`];
   for (const f of summaryByFamily(results)) {
-    lines.push(`${f.family.padEnd(22)} ${String(f.passed).padStart(6)}  ${String(f.failed).padStart(6)}  ${String(f.skipped).padStart(7)}${baselined ? `  ${String(f.known).padStart(5)}  ${String(f.stale).padStart(5)}` : ''}`);
+    lines.push(
+      `${f.family.padEnd(22)} ${String(f.passed).padStart(6)}  ${String(f.failed).padStart(6)}  ${String(f.skipped).padStart(7)}${baselined ? `  ${String(f.known).padStart(5)}  ${String(f.stale).padStart(5)}` : ''}`,
+    );
   }
-  for (const r of results.filter((x) => outcomeOf(x) === 'failed')) lines.push('', `FAILED ${r.id} (${r.family} › ${r.check})`, `    rules: ${r.rules.join('; ')}`, indent(r.message ?? ''));
-  for (const r of results.filter((x) => outcomeOf(x) === 'stale')) lines.push('', `STALE ${r.id}: the baseline lists it as failing (${r.baseline?.reason || 'no reason given'}) but it passes now; delete it from the baseline`);
-  for (const r of extra.retired ?? []) lines.push('', `STALE ${r.id}: the baseline lists a retired requirement${r.replacedBy ? ` (now ${r.replacedBy})` : ''}; delete it from the baseline`);
+  for (const r of results.filter((x) => outcomeOf(x) === 'failed'))
+    lines.push(
+      '',
+      `FAILED ${r.id} (${r.family} › ${r.check})`,
+      `    rules: ${r.rules.join('; ')}`,
+      indent(r.message ?? ''),
+    );
+  for (const r of results.filter((x) => outcomeOf(x) === 'stale'))
+    lines.push(
+      '',
+      `STALE ${r.id}: the baseline lists it as failing (${r.baseline?.reason || 'no reason given'}) but it passes now; delete it from the baseline`,
+    );
+  for (const r of extra.retired ?? [])
+    lines.push(
+      '',
+      `STALE ${r.id}: the baseline lists a retired requirement${r.replacedBy ? ` (now ${r.replacedBy})` : ''}; delete it from the baseline`,
+    );
   const known = results.filter((x) => outcomeOf(x) === 'known');
   if (known.length > 0) lines.push('', `known failures (baseline): ${known.map((r) => r.id).join(', ')}`);
   const waited = [...(extra.waits ?? [])].filter(([, ms]) => ms >= 1000).sort((a, b) => b[1] - a[1]);
-  if (waited.length > 0) lines.push('', `waited for rate-limit windows: ${waited.map(([f, ms]) => `${f} ${(ms / 1000).toFixed(0)} s`).join(', ')}`);
+  if (waited.length > 0)
+    lines.push(
+      '',
+      `waited for rate-limit windows: ${waited.map(([f, ms]) => `${f} ${(ms / 1000).toFixed(0)} s`).join(', ')}`,
+    );
   if (extra.spent?.size) {
     lines.push('answers counted per rate-limit policy:');
     for (const [policy, { total, byFamily }] of extra.spent) {
-      lines.push(`  ${policy} ${total} (${[...byFamily].sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f || 'setup'} ${n}`).join(', ')})`);
+      lines.push(
+        `  ${policy} ${total} (${[...byFamily]
+          .sort((a, b) => b[1] - a[1])
+          .map(([f, n]) => `${f || 'setup'} ${n}`)
+          .join(', ')})`,
+      );
     }
   }
   const c = counts(results);
   const tail = `${c.known ? `, ${c.known} known` : ''}${c.stale + (extra.retired?.length ?? 0) ? `, ${c.stale + (extra.retired?.length ?? 0)} stale` : ''}`;
-  lines.push('', `conformance: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped${tail} (${seconds.toFixed(1)} s)`);
+  lines.push(
+    '',
+    `conformance: ${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped${tail} (${seconds.toFixed(1)} s)`,
+  );
   return lines.join('\n');
 }
 
@@ -61,7 +97,9 @@ const indent = (text: string) =>
 // Control characters are not allowed in XML 1.0, so they are dropped.
 const xml = (text: string) =>
   // eslint-disable-next-line no-control-regex
-  text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
+  text
+    .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c)
+    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 export function junitReport(results: CheckResult[]): string {
   const suites = summaryByFamily(results).map(({ family, failed, stale, skipped, known }) => {

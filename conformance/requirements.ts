@@ -52,6 +52,9 @@ export function listing(families: Family[], retired: RetiredRequirement[] = RETI
     lines.push('');
   }
   lines.push(`retired (${retired.length}):${retired.length === 0 ? ' none' : ''}`);
-  for (const r of retired) lines.push(`  ${r.id.padEnd(width)}  retired in ${r.retiredIn}: ${r.reason}${r.replacedBy ? ` (now ${r.replacedBy})` : ''} [was: ${r.title}]`);
+  for (const r of retired)
+    lines.push(
+      `  ${r.id.padEnd(width)}  retired in ${r.retiredIn}: ${r.reason}${r.replacedBy ? ` (now ${r.replacedBy})` : ''} [was: ${r.title}]`,
+    );
   return lines.join('\n');
 }

@@ -59,7 +59,9 @@ function adminClient(http: HttpRecorder, origin: string | undefined, token: stri
       const res = await post('/credentials', { environment: 'sandbox', ...body });
       const created = res.body as { key_id?: string; secret?: string; partner_id?: string };
       if (res.status !== 201 || !created.key_id || !created.secret || !created.partner_id) {
-        throw new ConfigError(`minting a credential through the operator API failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`);
+        throw new ConfigError(
+          `minting a credential through the operator API failed: ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`,
+        );
       }
       const minted = { keyId: created.key_id, secret: created.secret, partnerId: created.partner_id };
       http.register(minted, { scopes: body.scopes, partnerId: created.partner_id });
@@ -97,12 +99,17 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     options.oauthPassword = DEFAULT_SANDBOX_USER.password;
   }
   const clients = o.target === 'mock' ? ClientPool.single() : await ClientPool.forBaseUrl(o.baseUrl);
-  if (clients.size > 0) log(`  the deployment is on loopback: public requests come from ${clients.size} client addresses (127.0.0.2-254), each with its own rate-limit window`);
+  if (clients.size > 0)
+    log(
+      `  the deployment is on loopback: public requests come from ${clients.size} client addresses (127.0.0.2-254), each with its own rate-limit window`,
+    );
   const http = new HttpRecorder(o.baseUrl, globalThis.fetch, log, clients);
   const admin = o.adminToken ? adminClient(http, o.adminBaseUrl, o.adminToken) : undefined;
   if (o.credentials) http.register(o.credentials);
   // One promise, so the two lanes asking at once mint one credential.
-  let main: Promise<Credentials & { partnerId?: string }> | undefined = o.credentials ? Promise.resolve(o.credentials) : undefined;
+  let main: Promise<Credentials & { partnerId?: string }> | undefined = o.credentials
+    ? Promise.resolve(o.credentials)
+    : undefined;
   const ctx: Context = {
     http,
     spec: SpecIndex.load(),
@@ -110,7 +117,10 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     admin,
     async credentials() {
       if (!main && admin) main = admin.mint({ scopes: ALL_SCOPES, affiliate: true, rate_limits: FAST_LIMITS });
-      if (!main) throw new ConfigError('no partner credential: pass --key-id/--secret (or SERVICE_KEY_ID/SERVICE_SECRET) or --admin-token');
+      if (!main)
+        throw new ConfigError(
+          'no partner credential: pass --key-id/--secret (or SERVICE_KEY_ID/SERVICE_SECRET) or --admin-token',
+        );
       return main;
     },
     async mint(scopes, extra = {}) {
@@ -155,7 +165,9 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
  * and the deployment the suite's own tests check, with `faults` to break it on purpose: the
  * test-only switches of server/faults.ts). Its server is loaded by ./sandbox.ts.
  */
-export async function startReferenceServer(faults?: ReadonlySet<string>): Promise<{ url: string; adminToken: string; stop(): Promise<void> }> {
+export async function startReferenceServer(
+  faults?: ReadonlySet<string>,
+): Promise<{ url: string; adminToken: string; stop(): Promise<void> }> {
   const { startServer } = await loadSandbox();
   const dataDir = await mkdtemp(join(tmpdir(), 'conformance-'));
   const adminToken = randomBytes(16).toString('hex');

@@ -1,7 +1,17 @@
 // Runs the chosen families and collects one result per check. The partner and public surfaces
 // run side by side (their rate limits are counted apart: per credential and per client), each
 // lane in order with its schema family last, over every exchange the others made.
-import { CheckFailure, CheckSkipped, ConfigError, failureReport, NEED_HINTS, type Check, type Context, type Family, type Need } from './context.ts';
+import {
+  CheckFailure,
+  CheckSkipped,
+  ConfigError,
+  failureReport,
+  NEED_HINTS,
+  type Check,
+  type Context,
+  type Family,
+  type Need,
+} from './context.ts';
 import type { Exchange } from './http.ts';
 
 export type Status = 'passed' | 'failed' | 'skipped';
@@ -47,7 +57,11 @@ export function selectFamilies(families: Family[], options: Pick<RunOptions, 'on
   return families
     .map((f) => ({
       ...f,
-      checks: f.checks.filter((c) => (!options.only?.length || options.only.some((i) => selects(i, f, c))) && !options.skip?.some((i) => selects(i, f, c))),
+      checks: f.checks.filter(
+        (c) =>
+          (!options.only?.length || options.only.some((i) => selects(i, f, c))) &&
+          !options.skip?.some((i) => selects(i, f, c)),
+      ),
     }))
     .filter((f) => f.checks.length > 0)
     .filter((f) => !options.surface || options.surface === 'all' || f.surface === options.surface)
@@ -61,21 +75,41 @@ export async function runFamilies(ctx: Context, families: Family[], options: Run
     options.onResult?.(r);
   };
   const selected = selectFamilies(families, options);
-  const lanes = options.sequential ? [selected] : (['partner', 'public'] as const).map((s) => selected.filter((f) => f.surface === s));
+  const lanes = options.sequential
+    ? [selected]
+    : (['partner', 'public'] as const).map((s) => selected.filter((f) => f.surface === s));
   await Promise.all(lanes.map((lane) => runLane(ctx, lane, options, record)));
   // Report in the order of the families, whatever lane finished first.
-  const order = new Map(selected.flatMap((f) => f.checks.map((c, i) => [`${f.name}\u0000${c.id}`, selected.indexOf(f) * 1000 + i] as const)));
-  return results.sort((a, b) => (order.get(`${a.family}\u0000${a.id}`) ?? 0) - (order.get(`${b.family}\u0000${b.id}`) ?? 0));
+  const order = new Map(
+    selected.flatMap((f) =>
+      f.checks.map((c, i) => [`${f.name}\u0000${c.id}`, selected.indexOf(f) * 1000 + i] as const),
+    ),
+  );
+  return results.sort(
+    (a, b) => (order.get(`${a.family}\u0000${a.id}`) ?? 0) - (order.get(`${b.family}\u0000${b.id}`) ?? 0),
+  );
 }
 
-async function runLane(ctx: Context, families: Family[], options: RunOptions, record: (r: CheckResult) => void): Promise<void> {
+async function runLane(
+  ctx: Context,
+  families: Family[],
+  options: RunOptions,
+  record: (r: CheckResult) => void,
+): Promise<void> {
   for (const family of families) {
     options.onFamily?.(family);
     for (const check of family.checks) {
       const base = { id: check.id, family: family.name, check: check.name, rules: check.rules };
-      const unmet = [...family.needs, ...(check.needs ?? [])].filter((n, i, all) => !options.available.has(n) && all.indexOf(n) === i);
+      const unmet = [...family.needs, ...(check.needs ?? [])].filter(
+        (n, i, all) => !options.available.has(n) && all.indexOf(n) === i,
+      );
       if (unmet.length > 0) {
-        record({ ...base, status: 'skipped', ms: 0, message: `needs ${unmet.map((n) => NEED_HINTS[n]).join('; and ')}` });
+        record({
+          ...base,
+          status: 'skipped',
+          ms: 0,
+          message: `needs ${unmet.map((n) => NEED_HINTS[n]).join('; and ')}`,
+        });
         continue;
       }
       const started = performance.now();
@@ -101,7 +135,13 @@ async function runLane(ctx: Context, families: Family[], options: RunOptions, re
             ...waited(scope.waitedMs),
           });
         } else {
-          record({ ...base, status: 'failed', ms, message: `check crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`, ...waited(scope.waitedMs) });
+          record({
+            ...base,
+            status: 'failed',
+            ms,
+            message: `check crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+            ...waited(scope.waitedMs),
+          });
         }
       }
     }

@@ -22,7 +22,11 @@ export interface SandboxConfig {
 
 export interface Sandbox {
   DEFAULT_SANDBOX_USER: { readonly email: string; readonly password: string };
-  startServer(options: { config: SandboxConfig; log?: (line: string) => void; faults?: ReadonlySet<string> }): Promise<{ url: string; stop(): Promise<void> }>;
+  startServer(options: {
+    config: SandboxConfig;
+    log?: (line: string) => void;
+    faults?: ReadonlySet<string>;
+  }): Promise<{ url: string; stop(): Promise<void> }>;
 }
 
 const FROM_SOURCE = import.meta.url.endsWith('.ts');
@@ -32,7 +36,11 @@ async function load<T>(source: string, installed: string): Promise<T> {
   try {
     return (await import(specifier)) as T;
   } catch (err) {
-    if (!FROM_SOURCE && (err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' && String((err as Error).message).includes('@domain-sales/sandbox')) {
+    if (
+      !FROM_SOURCE &&
+      (err as { code?: string }).code === 'ERR_MODULE_NOT_FOUND' &&
+      String((err as Error).message).includes('@domain-sales/sandbox')
+    ) {
       throw new ConfigError(
         'without --base-url the suite starts the reference server, which is the @domain-sales/sandbox package: install it next to the kit (npm i -D @domain-sales/sandbox) or pass --base-url of a running deployment',
       );

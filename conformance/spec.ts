@@ -5,7 +5,15 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { ValidateFunction } from 'ajv';
-import { APIS, Contract, atPointer, loadDocument, GENERATED_DIR, type Api, type ContractOperation } from '../server/contract/index.ts';
+import {
+  APIS,
+  Contract,
+  atPointer,
+  loadDocument,
+  GENERATED_DIR,
+  type Api,
+  type ContractOperation,
+} from '../server/contract/index.ts';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 
@@ -30,7 +38,11 @@ export class SpecIndex {
   }
 
   static load(): SpecIndex {
-    return new SpecIndex({ partner: loadDocument(GENERATED_DIR, 'partner'), public: loadDocument(GENERATED_DIR, 'public'), admin: loadDocument(GENERATED_DIR, 'admin') });
+    return new SpecIndex({
+      partner: loadDocument(GENERATED_DIR, 'partner'),
+      public: loadDocument(GENERATED_DIR, 'public'),
+      admin: loadDocument(GENERATED_DIR, 'admin'),
+    });
   }
 
   /**

@@ -28,13 +28,19 @@ function ErrorResponse() {
           const { node: response, from } = deref(raw, ctx);
           const media = response?.content?.['application/json'];
           if (!media?.schema) return false;
-          if (typeof media.schema.$ref === 'string' && media.schema.$ref.endsWith('#/components/schemas/Error')) return true;
+          if (typeof media.schema.$ref === 'string' && media.schema.$ref.endsWith('#/components/schemas/Error'))
+            return true;
           // Or a body that carries the Error members (code from ErrorCode, code and message
           // required): the MCP endpoint's JSON-RPC error responses.
           const { node: schema } = deref(media.schema, ctx, from);
           const code = schema?.properties?.code?.$ref;
           const required = Array.isArray(schema?.required) ? schema.required : [];
-          return typeof code === 'string' && code.endsWith('#/components/schemas/ErrorCode') && required.includes('code') && required.includes('message');
+          return (
+            typeof code === 'string' &&
+            code.endsWith('#/components/schemas/ErrorCode') &&
+            required.includes('code') &&
+            required.includes('message')
+          );
         });
         if (!ok) {
           ctx.report({
@@ -55,7 +61,10 @@ function XScopes({ allowed = [] } = {}) {
         if (isWebhook(ctx)) return;
         const scopes = operation['x-scopes'];
         if (!Array.isArray(scopes) || scopes.length === 0) {
-          ctx.report({ message: 'Operation must declare x-scopes: a non-empty array of scopes.', location: ctx.location.key() });
+          ctx.report({
+            message: 'Operation must declare x-scopes: a non-empty array of scopes.',
+            location: ctx.location.key(),
+          });
           return;
         }
         for (const [i, scope] of scopes.entries()) {

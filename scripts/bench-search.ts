@@ -14,7 +14,13 @@ import { fileURLToPath } from 'node:url';
 import { runInNewContext } from 'node:vm';
 import { setFlagsFromString } from 'node:v8';
 import { generateInventory } from '../server/inventory/generate.ts';
-import { createDomainIndex, createDomainSearchService, storeListingSource, type DomainIndex, type SearchListing } from '../server/search/index.ts';
+import {
+  createDomainIndex,
+  createDomainSearchService,
+  storeListingSource,
+  type DomainIndex,
+  type SearchListing,
+} from '../server/search/index.ts';
 import { language } from '../server/search/language.ts';
 import { evaluate, prepare } from '../server/search/relevance/evaluate.ts';
 import { loadJudgementSet } from '../server/search/relevance/judgements.ts';
@@ -26,15 +32,31 @@ setFlagsFromString('--expose-gc');
 const collectGarbage = runInNewContext('gc') as () => void;
 
 const ONE = process.argv.indexOf('--one');
-const SIZES = process.argv.slice(2).map(Number).filter((n) => Number.isSafeInteger(n) && n > 0);
+const SIZES = process.argv
+  .slice(2)
+  .map(Number)
+  .filter((n) => Number.isSafeInteger(n) && n > 0);
 const ROUNDS = 20;
 const UPDATES = 1_000;
 const STARTUP_SIZE = 100_000;
 
-const toListing = ({ domain, label, tld, category, price_cents, currency }: SearchListing): SearchListing => ({ domain, label, tld, category, price_cents, currency });
+const toListing = ({ domain, label, tld, category, price_cents, currency }: SearchListing): SearchListing => ({
+  domain,
+  label,
+  tld,
+  category,
+  price_cents,
+  currency,
+});
 
 /** Every judgement set, the concept sets (words outside the sandbox vocabulary) first. */
-const JUDGEMENT_SETS = ['concepts.json', 'concepts-held-out.json', 'committed.json', 'held-out.json', 'hand-built.json'];
+const JUDGEMENT_SETS = [
+  'concepts.json',
+  'concepts-held-out.json',
+  'committed.json',
+  'held-out.json',
+  'hand-built.json',
+];
 
 /** nDCG@5 and empty answers per set and mode, in a table. */
 function relevanceTable(): void {
@@ -42,15 +64,21 @@ function relevanceTable(): void {
   const rows = JUDGEMENT_SETS.map((file) => {
     const prepared = prepare(loadJudgementSet(file));
     const results = modes.map((mode) => evaluate(prepared, mode));
-    return [`${prepared.set.name} (${prepared.set.queries.length})`, ...results.map((r) => `${r.ndcg.toFixed(3)} / ${r.empty}`)];
+    return [
+      `${prepared.set.name} (${prepared.set.queries.length})`,
+      ...results.map((r) => `${r.ndcg.toFixed(3)} / ${r.empty}`),
+    ];
   });
   const header = ['judgement set (queries)', ...modes.map((m) => `${m} nDCG@5 / empty`)];
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (values: string[]) => `| ${values.map((v, i) => (i === 0 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join(' | ')} |`;
+  const line = (values: string[]) =>
+    `| ${values.map((v, i) => (i === 0 ? v.padEnd(widths[i] ?? 0) : v.padStart(widths[i] ?? 0))).join(' | ')} |`;
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const r of rows) console.log(line(r));
-  console.log('empty: queries some listed name fits that got no answer at all. Judgement rules: server/search/relevance/README.md\n');
+  console.log(
+    'empty: queries some listed name fits that got no answer at all. Judgement rules: server/search/relevance/README.md\n',
+  );
 }
 
 /** The judged queries of all the sets, and each with one letter dropped (a typo). */
@@ -115,11 +143,13 @@ function measureUpdates(index: DomainIndex, listings: readonly SearchListing[], 
   }
   const perUpdate = ((performance.now() - started) * 1000) / (UPDATES * 3);
   const probe = fresh[0];
-  if (probe && !index.search(probe.domain).some((h) => h.listing.domain === probe.domain)) throw new Error(`new listing ${probe.domain} not found at ${size}`);
+  if (probe && !index.search(probe.domain).some((h) => h.listing.domain === probe.domain))
+    throw new Error(`new listing ${probe.domain} not found at ${size}`);
   const gone = listings[1];
   if (gone) {
     index.remove(gone.domain);
-    if (index.search(gone.domain).some((h) => h.listing.domain === gone.domain)) throw new Error(`sold ${gone.domain} still found at ${size}`);
+    if (index.search(gone.domain).some((h) => h.listing.domain === gone.domain))
+      throw new Error(`sold ${gone.domain} still found at ${size}`);
   }
   return perUpdate;
 }
@@ -189,7 +219,8 @@ function runChild(args: readonly string[]): unknown {
     env: { ...process.env, NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --max-old-space-size=4096`.trim() },
   });
   const line = child.stdout.trim().split('\n').at(-1) ?? '';
-  if (child.status !== 0 || !line.startsWith('{')) throw new Error(`benchmark ${args.join(' ')} failed: ${child.stderr || child.stdout}`);
+  if (child.status !== 0 || !line.startsWith('{'))
+    throw new Error(`benchmark ${args.join(' ')} failed: ${child.stderr || child.stdout}`);
   return JSON.parse(line);
 }
 
@@ -210,8 +241,12 @@ async function main(): Promise<void> {
   }
   const { languageMs, languageMemory } = loadLanguage();
   const qs = queries();
-  console.log(`Hybrid domain search benchmark — Node ${process.version}, ${qs.length} distinct queries × ${ROUNDS} rounds per size`);
-  console.log(`language resources (WordNet, word list, relatedness): ${ms(languageMs)} ms and ${mb(languageMemory)}, once per process\n`);
+  console.log(
+    `Hybrid domain search benchmark — Node ${process.version}, ${qs.length} distinct queries × ${ROUNDS} rounds per size`,
+  );
+  console.log(
+    `language resources (WordNet, word list, relatedness): ${ms(languageMs)} ms and ${mb(languageMemory)}, once per process\n`,
+  );
   const rows = sizes.map((size) => runChild(['--one', String(size)]) as Row);
   const header = ['listings', 'build', 'index memory', 'cold p50', 'p50', 'p99', 'max', '1,000-char q', 'update'];
   const cells = rows.map((r) => [
@@ -232,7 +267,9 @@ async function main(): Promise<void> {
   for (const c of cells) console.log(line(c));
   console.log('\nRelevance (10,000-name inventories):');
   relevanceTable();
-  console.log('\ncold p50: first time each query is seen; p50/p99/max: afterwards. update: one sale, relisting or new listing.');
+  console.log(
+    '\ncold p50: first time each query is seen; p50/p99/max: afterwards. update: one sale, relisting or new listing.',
+  );
 
   const startup = runChild(['--startup']) as { fillMs: number; indexMs: number; readyMs: number };
   console.log(

@@ -18,7 +18,10 @@ import { GUIDES } from '../server/docs/catalog.ts';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
 
-const files = (dir: string, pattern: RegExp) => readdirSync(join(ROOT, dir)).filter((f) => pattern.test(f)).map((f) => join(dir, f));
+const files = (dir: string, pattern: RegExp) =>
+  readdirSync(join(ROOT, dir))
+    .filter((f) => pattern.test(f))
+    .map((f) => join(dir, f));
 
 /** Copies repository-relative paths into a package's dist/, at the same relative place. */
 function copyInto(pkg: string, paths: string[]): void {

@@ -100,7 +100,9 @@ export function describeLocation(pointer: string): string {
 function detail(pointer: string): string {
   const parts = pointer.replace(/^#\//, '').split('/').map(unescape);
   const start = parts[0] === 'paths' ? (parts[2] && METHODS.has(parts[2]) ? 3 : 2) : parts[0] === 'webhooks' ? 3 : 0;
-  return parts.slice(start).join('/')
+  return parts
+    .slice(start)
+    .join('/')
     .replace(/content\/[^/]+\/schema/g, 'body')
     .replace(/\/properties\//g, '.')
     .replace(/^properties\//, '');
@@ -143,7 +145,10 @@ export function classify(report: { changes?: RedoclyChange[] }): Change[] {
         impact: 'major',
         breaking: true,
         message: `Enum of \`${detail(c.path) || 'value'}\` lost values: ${lost.join(', ')} (a documented value was removed).`,
-        rule: c.impact === 'major' ? 'enum-values-removed' : 'enum-narrowed (contract-diff classifier; redocly rated it ' + c.impact + ')',
+        rule:
+          c.impact === 'major'
+            ? 'enum-values-removed'
+            : 'enum-narrowed (contract-diff classifier; redocly rated it ' + c.impact + ')',
         pointer: c.revision?.pointer ?? c.path,
       });
       continue;
@@ -210,7 +215,8 @@ export function acceptedReason(revision: Json, pointer: string, baseVersion?: st
   const acceptance = holder ? (holder as Json)[ACCEPTANCE] : undefined;
   if (!acceptance || typeof acceptance !== 'object') return undefined;
   const { keywords, reason, version } = acceptance as { keywords?: unknown; reason?: unknown; version?: unknown };
-  if (!Array.isArray(keywords) || !keywords.includes(keyword) || typeof reason !== 'string' || reason.trim() === '') return undefined;
+  if (!Array.isArray(keywords) || !keywords.includes(keyword) || typeof reason !== 'string' || reason.trim() === '')
+    return undefined;
   if (typeof version !== 'string' || version !== versionOf(revision) || version === baseVersion) return undefined;
   return reason.trim();
 }
@@ -228,7 +234,14 @@ export async function diffApi(api: ApiName, base: Json | undefined, revision: Js
     const reason = c.breaking ? acceptedReason(revision, c.pointer, versionOf(base)) : undefined;
     return reason ? { ...c, accepted: reason } : c;
   });
-  return { api, gated, newApi: false, changes, breaking: changes.filter((c) => c.breaking && !c.accepted), accepted: changes.filter((c) => c.accepted) };
+  return {
+    api,
+    gated,
+    newApi: false,
+    changes,
+    breaking: changes.filter((c) => c.breaking && !c.accepted),
+    accepted: changes.filter((c) => c.accepted),
+  };
 }
 
 /** True when no gated API has a breaking change. */
@@ -249,13 +262,21 @@ function grouped(changes: Change[]): Array<{ message: string; rule: string | und
 
 const MAX_LINES = 40;
 const whereText = (where: string[]) =>
-  where.length <= 3 ? where.map((w) => `\`${w}\``).join(', ') : `${where.slice(0, 3).map((w) => `\`${w}\``).join(', ')} and ${where.length - 3} more`;
+  where.length <= 3
+    ? where.map((w) => `\`${w}\``).join(', ')
+    : `${where
+        .slice(0, 3)
+        .map((w) => `\`${w}\``)
+        .join(', ')} and ${where.length - 3} more`;
 
 export function renderMarkdown(diffs: ApiDiff[], baseLabel: string, revisionLabel = 'working tree'): string {
   const ok = passes(diffs);
   const lines: string[] = [];
   lines.push(`# Contract diff: \`${baseLabel}\` → ${revisionLabel}`, '');
-  lines.push(ok ? '**✅ No breaking change to a published contract.**' : '**❌ Breaking changes to a published contract.**', '');
+  lines.push(
+    ok ? '**✅ No breaking change to a published contract.**' : '**❌ Breaking changes to a published contract.**',
+    '',
+  );
   lines.push('| API | policy | breaking | other changes | result |', '|---|---|---:|---:|---|');
   for (const d of diffs) {
     const result = d.newApi
@@ -268,7 +289,9 @@ export function renderMarkdown(diffs: ApiDiff[], baseLabel: string, revisionLabe
     const breaking = grouped(d.breaking).length;
     const other = grouped(d.changes.filter((c) => !c.breaking)).length;
     const accepted = grouped(d.accepted).length;
-    lines.push(`| ${d.api} | ${GATE[d.api].policy} | ${breaking}${accepted ? ` (+${accepted} accepted)` : ''} | ${other} | ${result} |`);
+    lines.push(
+      `| ${d.api} | ${GATE[d.api].policy} | ${breaking}${accepted ? ` (+${accepted} accepted)` : ''} | ${other} | ${result} |`,
+    );
   }
   for (const d of diffs) {
     if (d.newApi || d.changes.length === 0) continue;
@@ -277,8 +300,13 @@ export function renderMarkdown(diffs: ApiDiff[], baseLabel: string, revisionLabe
     const accepted = grouped(d.accepted);
     lines.push('', `## ${d.api}`);
     if (breaking.length > 0) {
-      lines.push('', d.gated ? '### Breaking changes (fail the gate)' : '### Breaking changes (internal API: reported, not failing)', '');
-      for (const g of breaking.slice(0, MAX_LINES)) lines.push(`- ${whereText(g.where)}: ${g.message}${g.rule ? ` _(${g.rule})_` : ''}`);
+      lines.push(
+        '',
+        d.gated ? '### Breaking changes (fail the gate)' : '### Breaking changes (internal API: reported, not failing)',
+        '',
+      );
+      for (const g of breaking.slice(0, MAX_LINES))
+        lines.push(`- ${whereText(g.where)}: ${g.message}${g.rule ? ` _(${g.rule})_` : ''}`);
       if (breaking.length > MAX_LINES) lines.push(`- … and ${breaking.length - MAX_LINES} more`);
     }
     if (accepted.length > 0) {
@@ -308,7 +336,11 @@ export function renderMarkdown(diffs: ApiDiff[], baseLabel: string, revisionLabe
 // Base documents from git
 
 async function git(args: string[], opts: { encoding?: 'buffer' } = {}): Promise<string> {
-  const { stdout } = await run('git', args, { cwd: ROOT, maxBuffer: 256 * 1024 * 1024, ...(opts.encoding ? { encoding: 'buffer' } : {}) });
+  const { stdout } = await run('git', args, {
+    cwd: ROOT,
+    maxBuffer: 256 * 1024 * 1024,
+    ...(opts.encoding ? { encoding: 'buffer' } : {}),
+  });
   return stdout.toString();
 }
 
@@ -337,30 +369,40 @@ export async function documentsAt(ref: string): Promise<{ docs: Partial<Record<A
       await run('git', ['archive', '--format=tar', '-o', archive, ref, ...wanted], { cwd: ROOT });
       await run('tar', ['-xf', archive, '-C', dir]);
     }
-    await Promise.all(APIS.map(async (api) => {
-      if (wanted.includes('spec') && (await existsAt(ref, `spec/${api}/openapi.yaml`))) {
-        const out = join(dir, `${api}.bundled.json`);
-        try {
-          await run(REDOCLY, ['bundle', `spec/${api}/openapi.yaml`, '--ext', 'json', '-o', out], { cwd: dir, env: QUIET_ENV, maxBuffer: 64 * 1024 * 1024 });
-          docs[api] = JSON.parse(await readFile(out, 'utf8')) as Json;
-          return;
-        } catch (err) {
-          notes.push(`${api}: bundling spec/${api} at ${ref} failed (${(err as Error).message.split('\n')[0]}); using generated/${api}.openapi.json at ${ref}`);
+    await Promise.all(
+      APIS.map(async (api) => {
+        if (wanted.includes('spec') && (await existsAt(ref, `spec/${api}/openapi.yaml`))) {
+          const out = join(dir, `${api}.bundled.json`);
+          try {
+            await run(REDOCLY, ['bundle', `spec/${api}/openapi.yaml`, '--ext', 'json', '-o', out], {
+              cwd: dir,
+              env: QUIET_ENV,
+              maxBuffer: 64 * 1024 * 1024,
+            });
+            docs[api] = JSON.parse(await readFile(out, 'utf8')) as Json;
+            return;
+          } catch (err) {
+            notes.push(
+              `${api}: bundling spec/${api} at ${ref} failed (${(err as Error).message.split('\n')[0]}); using generated/${api}.openapi.json at ${ref}`,
+            );
+          }
         }
-      }
-      if (await existsAt(ref, `generated/${api}.openapi.json`)) {
-        docs[api] = JSON.parse(await git(['show', `${ref}:generated/${api}.openapi.json`])) as Json;
-      } else {
-        notes.push(`${api}: no document at ${ref} (nothing published to break)`);
-      }
-    }));
+        if (await existsAt(ref, `generated/${api}.openapi.json`)) {
+          docs[api] = JSON.parse(await git(['show', `${ref}:generated/${api}.openapi.json`])) as Json;
+        } else {
+          notes.push(`${api}: no document at ${ref} (nothing published to break)`);
+        }
+      }),
+    );
     return { docs, notes };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-export async function contractDiff(ref: string): Promise<{ ok: boolean; markdown: string; diffs: ApiDiff[]; notes: string[] }> {
+export async function contractDiff(
+  ref: string,
+): Promise<{ ok: boolean; markdown: string; diffs: ApiDiff[]; notes: string[] }> {
   const { docs, notes } = await documentsAt(ref);
   const diffs = await Promise.all(APIS.map(async (api) => diffApi(api, docs[api], await bundle(api))));
   let markdown = renderMarkdown(diffs, ref);
@@ -371,10 +413,17 @@ export async function contractDiff(ref: string): Promise<{ ok: boolean; markdown
 async function main(argv: string[]): Promise<number> {
   const { values } = parseArgs({
     args: argv,
-    options: { base: { type: 'string' }, output: { type: 'string' }, json: { type: 'string' }, help: { type: 'boolean', default: false } },
+    options: {
+      base: { type: 'string' },
+      output: { type: 'string' },
+      json: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
   });
   if (values.help || !values.base) {
-    console[values.help ? 'log' : 'error']('Usage: npm run contract:diff -- --base <git-ref> [--output report.md] [--json report.json]');
+    console[values.help ? 'log' : 'error'](
+      'Usage: npm run contract:diff -- --base <git-ref> [--output report.md] [--json report.json]',
+    );
     return values.help ? 0 : 2;
   }
   const ref = values.base;

@@ -81,8 +81,20 @@ export function parseViolations(header: string | null): { violations: PrismViola
     raw = JSON.parse(truncated ? header.slice('Too many violations! '.length) : header) as typeof raw;
   } catch {
     // Cut mid-array: keep what the text still says about each entry's side.
-    raw = [...header.matchAll(/"location":\["(request|response)"((?:,"[^"]*"|,\d+)*)\],"severity":"(\w+)"(?:,"code":"?([^",]*)"?)?(?:,"message":"((?:[^"\\]|\\.)*)")?/g)].map((m) => ({
-      location: [m[1], ...(m[2] ? m[2].slice(1).split(',').map((s) => s.replace(/"/g, '')) : [])],
+    raw = [
+      ...header.matchAll(
+        /"location":\["(request|response)"((?:,"[^"]*"|,\d+)*)\],"severity":"(\w+)"(?:,"code":"?([^",]*)"?)?(?:,"message":"((?:[^"\\]|\\.)*)")?/g,
+      ),
+    ].map((m) => ({
+      location: [
+        m[1],
+        ...(m[2]
+          ? m[2]
+              .slice(1)
+              .split(',')
+              .map((s) => s.replace(/"/g, ''))
+          : []),
+      ],
       severity: m[3],
       code: m[4],
       message: m[5] ?? '(cut by Prism)',
@@ -129,7 +141,13 @@ export async function crosscheck(o: CrosscheckOptions): Promise<CrosscheckResult
       const response = await original(input, init);
       const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
       if (url.startsWith(proxyUrl)) {
-        seen.push({ method: (init?.method ?? 'GET').toUpperCase(), url, nonce: headerValue(init?.headers, 'x-service-nonce') ?? '', status: response.status, header: response.headers.get('sl-violations') });
+        seen.push({
+          method: (init?.method ?? 'GET').toUpperCase(),
+          url,
+          nonce: headerValue(init?.headers, 'x-service-nonce') ?? '',
+          status: response.status,
+          header: response.headers.get('sl-violations'),
+        });
       }
       return response;
     };
@@ -178,7 +196,9 @@ export async function crosscheck(o: CrosscheckOptions): Promise<CrosscheckResult
         passed: count('passed'),
         failed: count('failed'),
         skipped: count('skipped'),
-        failures: run.results.filter((r) => r.status === 'failed').map((r) => `${r.family}: ${r.check}: ${(r.message ?? '').split('\n')[0]!.slice(0, 200)}`),
+        failures: run.results
+          .filter((r) => r.status === 'failed')
+          .map((r) => `${r.family}: ${r.check}: ${(r.message ?? '').split('\n')[0]!.slice(0, 200)}`),
       },
       seconds: (performance.now() - started) / 1000,
     };
@@ -193,11 +213,17 @@ export async function crosscheck(o: CrosscheckOptions): Promise<CrosscheckResult
 export function summarize(result: CrosscheckResult): string {
   const lines: string[] = [];
   const deliberate = result.requestViolations.filter((v) => v.exchange.deliberate === true).length;
-  lines.push(`cross-check through prism proxy: ${result.exchanges.length} exchanges proxied in ${result.seconds.toFixed(1)} s`);
-  lines.push(`  suite through the proxy: ${result.suite.passed} passed, ${result.suite.failed} failed, ${result.suite.skipped} skipped`);
+  lines.push(
+    `cross-check through prism proxy: ${result.exchanges.length} exchanges proxied in ${result.seconds.toFixed(1)} s`,
+  );
+  lines.push(
+    `  suite through the proxy: ${result.suite.passed} passed, ${result.suite.failed} failed, ${result.suite.skipped} skipped`,
+  );
   for (const f of result.suite.failures) lines.push(`    failed: ${f}`);
   lines.push(`  response violations: ${result.responseViolations.length}`);
-  lines.push(`  request violations: ${result.requestViolations.length} (${deliberate} on deliberately invalid requests, expected; ${result.requestViolations.length - deliberate} on others)`);
+  lines.push(
+    `  request violations: ${result.requestViolations.length} (${deliberate} on deliberately invalid requests, expected; ${result.requestViolations.length - deliberate} on others)`,
+  );
   const truncated = result.exchanges.filter((e) => e.truncated).length;
   if (truncated) lines.push(`  ${truncated} exchange(s) had more violations than Prism's header holds`);
   const groups = new Map<string, { n: number; statuses: Set<number>; example: string }>();
@@ -222,16 +248,28 @@ async function main() {
     const i = args.indexOf(name);
     return i >= 0 ? args[i + 1] : undefined;
   };
-  const list = (name: string) => value(name)?.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (name: string) =>
+    value(name)
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   const seed = Number(value('--seed') ?? Date.now() % 2_147_483_647);
   const numRuns = Number(value('--num-runs') ?? 25);
   console.log(`cross-check: seed ${seed}, ${numRuns} runs per property`);
   const only = list('--only');
   const skip = list('--skip');
-  const result = await crosscheck({ seed, numRuns, ...(only ? { only } : {}), ...(skip ? { skip } : {}), ...(args.includes('--verbose') ? { log: (line: string) => console.log(line) } : {}) });
+  const result = await crosscheck({
+    seed,
+    numRuns,
+    ...(only ? { only } : {}),
+    ...(skip ? { skip } : {}),
+    ...(args.includes('--verbose') ? { log: (line: string) => console.log(line) } : {}),
+  });
   console.log(summarize(result));
   if (result.responseViolations.length > 0) {
-    console.error(`\ncross-check FAILED: Prism found ${result.responseViolations.length} answer(s) of the server that do not match generated/partner.openapi.json`);
+    console.error(
+      `\ncross-check FAILED: Prism found ${result.responseViolations.length} answer(s) of the server that do not match generated/partner.openapi.json`,
+    );
     process.exit(1);
   }
   console.log('\ncross-check passed: Prism found no answer of the server that violates the partner document');

@@ -73,7 +73,8 @@ export function exampleProblems(document: unknown): ExampleProblem[] {
     if (isObject(node.examples)) {
       for (const [name, ex] of Object.entries(node.examples)) {
         const example = follow(doc, ex);
-        if (isObject(example) && 'value' in example) check(schemaPointer, example.value, `${pointer}/examples/${escape(name)}`);
+        if (isObject(example) && 'value' in example)
+          check(schemaPointer, example.value, `${pointer}/examples/${escape(name)}`);
       }
     }
   };
@@ -89,7 +90,8 @@ export function exampleProblems(document: unknown): ExampleProblem[] {
       if (Array.isArray(child)) child.forEach((c, i) => visitSchema(c, `${pointer}/${escape(key)}/${i}`));
       else if (isObject(child)) {
         if (key === 'properties' || key === '$defs' || key === 'patternProperties' || key === 'dependentSchemas') {
-          for (const [name, sub] of Object.entries(child)) visitSchema(sub, `${pointer}/${escape(key)}/${escape(name)}`);
+          for (const [name, sub] of Object.entries(child))
+            visitSchema(sub, `${pointer}/${escape(key)}/${escape(name)}`);
         } else visitSchema(child, `${pointer}/${escape(key)}`);
       }
     }

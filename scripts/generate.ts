@@ -39,10 +39,14 @@ async function main() {
     }
   }
   if (check && stale.length > 0) {
-    console.error(`generated/ is out of date with spec/ (run \`npm run generate\` and commit):\n  ${stale.join('\n  ')}`);
+    console.error(
+      `generated/ is out of date with spec/ (run \`npm run generate\` and commit):\n  ${stale.join('\n  ')}`,
+    );
     process.exit(1);
   }
-  console.log(check ? 'generated/ is up to date.' : stale.length ? `wrote ${stale.join(', ')}` : 'generated/ already up to date.');
+  console.log(
+    check ? 'generated/ is up to date.' : stale.length ? `wrote ${stale.join(', ')}` : 'generated/ already up to date.',
+  );
 }
 
 main().catch((err: unknown) => {

@@ -24,8 +24,13 @@ export interface SpectralFinding {
  * The findings on the bundled documents; `texts` replaces a document's text (tests lint altered
  * copies under the real file names, so the ruleset's overrides apply as they do to the real ones).
  */
-export async function lintWithSpectral(apis: readonly ApiName[] = APIS, texts: Partial<Record<ApiName, string>> = {}): Promise<SpectralFinding[]> {
-  const definition = ((await import(pathToFileURL(RULESET).href)) as { default: ConstructorParameters<typeof Ruleset>[0] }).default;
+export async function lintWithSpectral(
+  apis: readonly ApiName[] = APIS,
+  texts: Partial<Record<ApiName, string>> = {},
+): Promise<SpectralFinding[]> {
+  const definition = (
+    (await import(pathToFileURL(RULESET).href)) as { default: ConstructorParameters<typeof Ruleset>[0] }
+  ).default;
   const spectral = new Spectral();
   // The ruleset's source anchors its `overrides` file patterns at the repository root.
   spectral.setRuleset(new Ruleset(definition, { source: RULESET }));
@@ -34,7 +39,13 @@ export async function lintWithSpectral(apis: readonly ApiName[] = APIS, texts: P
     const file = join(ROOT, 'generated', `${api}.openapi.json`);
     const document = new Document(texts[api] ?? (await readFile(file, 'utf8')), spectralParsers.Json, file);
     for (const r of await spectral.run(document)) {
-      findings.push({ api, code: String(r.code), severity: SEVERITY[r.severity] ?? String(r.severity), message: r.message, path: r.path.join('.') });
+      findings.push({
+        api,
+        code: String(r.code),
+        severity: SEVERITY[r.severity] ?? String(r.severity),
+        message: r.message,
+        path: r.path.join('.'),
+      });
     }
   }
   return findings;

@@ -56,8 +56,16 @@ export interface RunningPrism {
 }
 
 /** Runs the Prism CLI with `args` on 127.0.0.1:`port`; resolves once it listens, rejects if it exits first. */
-export function spawnPrism(args: string[], port: number, label: string, log: (line: string) => void = () => {}): Promise<RunningPrism> {
-  const child = spawn(PRISM, [...args, '--port', String(port), '--host', '127.0.0.1'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnPrism(
+  args: string[],
+  port: number,
+  label: string,
+  log: (line: string) => void = () => {},
+): Promise<RunningPrism> {
+  const child = spawn(PRISM, [...args, '--port', String(port), '--host', '127.0.0.1'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = `http://127.0.0.1:${port}`;
   const stop = () =>
     new Promise<void>((resolve) => {
@@ -80,7 +88,12 @@ export function spawnPrism(args: string[], port: number, label: string, log: (li
 }
 
 /** Starts `prism mock` for one document; resolves once it listens. */
-export function startPrism(api: 'partner' | 'public', port: number, extra: string[] = [], log: (line: string) => void = () => {}): Promise<RunningPrism> {
+export function startPrism(
+  api: 'partner' | 'public',
+  port: number,
+  extra: string[] = [],
+  log: (line: string) => void = () => {},
+): Promise<RunningPrism> {
   const dynamic = extra.includes('-d') || extra.includes('--dynamic');
   return spawnPrism(['mock', mockDocument(api, dynamic), ...extra], port, api, log);
 }
@@ -90,7 +103,9 @@ async function main() {
   const only = args[0] === 'partner' || args[0] === 'public' ? args[0] : undefined;
   const extra = only ? args.slice(1) : args;
   const apis: Array<'partner' | 'public'> = only ? [only] : ['partner', 'public'];
-  const running = await Promise.all(apis.map((api) => startPrism(api, MOCK_PORTS[api], extra, (line) => console.log(line))));
+  const running = await Promise.all(
+    apis.map((api) => startPrism(api, MOCK_PORTS[api], extra, (line) => console.log(line))),
+  );
   console.log(`\n${apis.map((api, i) => `${api} mock: ${running[i]!.url}`).join('   ')}   (Ctrl-C to stop)`);
   const stop = async () => {
     await Promise.all(running.map((r) => r.stop()));

@@ -9,7 +9,9 @@ const link = new URL('../node_modules/.bin/node', import.meta.url);
 try {
   lstatSync(link);
   rmSync(link, { force: true });
-  console.log('postinstall: removed node_modules/.bin/node (the project runs on the Node that runs npm; Node 22 stays in node_modules/node for the MCP interop tests)');
+  console.log(
+    'postinstall: removed node_modules/.bin/node (the project runs on the Node that runs npm; Node 22 stays in node_modules/node for the MCP interop tests)',
+  );
 } catch {
   // No link: nothing to do.
 }

@@ -32,7 +32,8 @@ import type { Resolve } from './webhooks/resolve.ts';
 export { GENERATED_DIR };
 
 export interface AppDeps {
-  config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'> & Partial<Pick<Config, 'publicBaseUrl' | 'rdapLookup' | 'mcpAllowedOrigins' | 'host'>>;
+  config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'> &
+    Partial<Pick<Config, 'publicBaseUrl' | 'rdapLookup' | 'mcpAllowedOrigins' | 'host'>>;
   store: Store;
   clock: Clock;
   /** Told when a change has queued webhook deliveries. */
@@ -63,7 +64,10 @@ export function createApp(deps: AppDeps): Express {
   const partnerDeps = {
     store: deps.store,
     clock: deps.clock,
-    keys: { quotes: derivedKey(deps.config.masterKey, 'quotes'), cursors: derivedKey(deps.config.masterKey, 'cursors') },
+    keys: {
+      quotes: derivedKey(deps.config.masterKey, 'quotes'),
+      cursors: derivedKey(deps.config.masterKey, 'cursors'),
+    },
     notifyOutbox: () => deps.dispatcher?.wake(),
     faults,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
@@ -85,8 +89,13 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestId());
   // Observed from the request id on, so every answer (a 421 included) is logged and counted; left
   // out entirely when nothing would be logged or counted (the benchmark's baseline).
-  if (deps.metrics || logger.isLevelEnabled('fatal')) app.use(requestObserver({ logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) }));
-  app.use(securityHeaders({ contract: contract.public, publicBaseUrl: deps.config.publicBaseUrl }), hosts.middleware, closeConnectionsWhileDraining(readiness));
+  if (deps.metrics || logger.isLevelEnabled('fatal'))
+    app.use(requestObserver({ logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) }));
+  app.use(
+    securityHeaders({ contract: contract.public, publicBaseUrl: deps.config.publicBaseUrl }),
+    hosts.middleware,
+    closeConnectionsWhileDraining(readiness),
+  );
   // The probes (x-rate-limit: none) before CORS, the body reader and the rate-limited pipeline.
   app.use(healthRouter(readiness, contract.public));
   app.use(corsLayer, rawBody());
@@ -104,30 +113,30 @@ export function createApp(deps: AppDeps): Express {
     store: deps.store,
     clock: deps.clock,
     faults,
-    keys: { cursors: derivedKey(deps.config.masterKey, 'public-cursors'), oauth: derivedKey(deps.config.masterKey, 'oauth') },
+    keys: {
+      cursors: derivedKey(deps.config.masterKey, 'public-cursors'),
+      oauth: derivedKey(deps.config.masterKey, 'oauth'),
+    },
     baseUrl: hosts.baseUrl,
     log,
     ...(deps.config.rdapLookup ? { rdapLookup: true } : {}),
     ...(deps.config.mcpAllowedOrigins?.length ? { mcpAllowedOrigins: deps.config.mcpAllowedOrigins } : {}),
   };
   const modules = publicModules(publicDeps);
-  const publicSurface = publicRouter(
-    publicDeps,
-    {
-      contract: contract.public,
-      validateResponses,
-      handlers: modules.handlers,
-      accessTokens: modules.accessTokens,
-      selfValidating: {
-        ...modules.selfValidating,
-        getCheckoutPage: hostedPages,
-        payCheckout: hostedPages,
-        cancelCheckout: hostedPages,
-        followReferralLink: hostedPages,
-        getBrokerageProgress: brokerageProgress,
-      },
+  const publicSurface = publicRouter(publicDeps, {
+    contract: contract.public,
+    validateResponses,
+    handlers: modules.handlers,
+    accessTokens: modules.accessTokens,
+    selfValidating: {
+      ...modules.selfValidating,
+      getCheckoutPage: hostedPages,
+      payCheckout: hostedPages,
+      cancelCheckout: hostedPages,
+      followReferralLink: hostedPages,
+      getBrokerageProgress: brokerageProgress,
     },
-  );
+  });
 
   // The partner document lives under the partner prefix but is public (the public document serves it: spec/public/paths/partner-openapi-json.yaml).
   app.get('/api/partner/v1/openapi.json', publicSurface);

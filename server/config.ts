@@ -51,7 +51,8 @@ export interface Config {
 /** The documented sandbox sign-in user (README), used when SANDBOX_USER_EMAIL / _PASSWORD are unset. */
 export const DEFAULT_SANDBOX_USER = { email: 'sandbox@example.com', password: 'sandbox-password' } as const;
 
-const bool = (v: string | undefined, fallback: boolean) => (v === undefined ? fallback : !/^(0|false|no|off)$/i.test(v));
+const bool = (v: string | undefined, fallback: boolean) =>
+  v === undefined ? fallback : !/^(0|false|no|off)$/i.test(v);
 const int = (v: string | undefined, fallback: number, name: string) => {
   if (v === undefined || v === '') return fallback;
   const n = Number(v);
@@ -66,7 +67,8 @@ const int = (v: string | undefined, fallback: number, name: string) => {
  */
 function loadMasterKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
   if (env.MASTER_KEY) {
-    if (!/^[0-9a-fA-F]{64}$/.test(env.MASTER_KEY)) throw new Error('MASTER_KEY must be 64 hexadecimal characters (32 bytes)');
+    if (!/^[0-9a-fA-F]{64}$/.test(env.MASTER_KEY))
+      throw new Error('MASTER_KEY must be 64 hexadecimal characters (32 bytes)');
     return Buffer.from(env.MASTER_KEY, 'hex');
   }
   const file = join(dataDir, 'master.key');
@@ -101,13 +103,18 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, DELIVERY_TIMEOUT_SECONDS * 1000, 'WEBHOOK_TIMEOUT_MS'),
     rdapLookup: bool(env.RDAP_LOOKUP, false),
     sqliteSynchronous: sqliteSynchronous(env.SQLITE_SYNCHRONOUS),
-    ...(env.METRICS_PORT !== undefined && env.METRICS_PORT !== '' ? { metricsPort: int(env.METRICS_PORT, 0, 'METRICS_PORT') } : {}),
+    ...(env.METRICS_PORT !== undefined && env.METRICS_PORT !== ''
+      ? { metricsPort: int(env.METRICS_PORT, 0, 'METRICS_PORT') }
+      : {}),
     metricsHost: env.METRICS_HOST || '127.0.0.1',
     drainGraceMs: int(env.DRAIN_GRACE_MS, 5000, 'DRAIN_GRACE_MS'),
     mcpAllowedOrigins: (env.MCP_ALLOWED_ORIGINS ?? '')
       .split(',')
       .map((o) => o.trim().replace(/\/+$/, ''))
       .filter(Boolean),
-    sandboxUser: { email: env.SANDBOX_USER_EMAIL || DEFAULT_SANDBOX_USER.email, password: env.SANDBOX_USER_PASSWORD || DEFAULT_SANDBOX_USER.password },
+    sandboxUser: {
+      email: env.SANDBOX_USER_EMAIL || DEFAULT_SANDBOX_USER.email,
+      password: env.SANDBOX_USER_PASSWORD || DEFAULT_SANDBOX_USER.password,
+    },
   };
 }

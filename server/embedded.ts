@@ -79,12 +79,20 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
             },
           }
         : {}),
-      onFlushError: (err) => logger.error({ event: 'flush_failed', err }, 'SQLite: a deferred flush of the write-ahead log failed'),
-      onPoolError: (err) => logger.warn({ event: 'pool_connection_failed', err }, 'PostgreSQL: an idle connection failed and was discarded'),
+      onFlushError: (err) =>
+        logger.error({ event: 'flush_failed', err }, 'SQLite: a deferred flush of the write-ahead log failed'),
+      onPoolError: (err) =>
+        logger.warn(
+          { event: 'pool_connection_failed', err },
+          'PostgreSQL: an idle connection failed and was discarded',
+        ),
     }),
     secretBox(config.masterKey),
   );
-  logger.info({ event: 'store_opened', dialect: store.dialect, migrations: Object.keys(migrations(store.dialect)).length }, 'store opened, migrations current');
+  logger.info(
+    { event: 'store_opened', dialect: store.dialect, migrations: Object.keys(migrations(store.dialect)).length },
+    'store opened, migrations current',
+  );
   const readiness = createReadiness(store);
   metrics?.watchOutbox(outboxProbe(store, clock));
   const sandboxUser = await ensureSandboxUser(store, config.sandboxUser ?? DEFAULT_SANDBOX_USER, clock.now());
@@ -92,8 +100,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
   await seedUserDomains(store, sandboxUser.userId, clock.now());
   if (await store.inventory.isEmpty('sandbox')) {
     const started = Date.now();
-    await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: config.sandboxInventorySize, seed: 1 }));
-    logger.info({ event: 'inventory_generated', size: config.sandboxInventorySize, ms: Date.now() - started }, 'sandbox inventory generated');
+    await store.inventory.replaceEnvironment(
+      'sandbox',
+      generateInventory({ size: config.sandboxInventorySize, seed: 1 }),
+    );
+    logger.info(
+      { event: 'inventory_generated', size: config.sandboxInventorySize, ms: Date.now() - started },
+      'sandbox inventory generated',
+    );
   }
   const dispatcher = createDispatcher({
     store,
@@ -105,7 +119,17 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(faults ? { faults } : {}),
     ...(resolve ? { resolve } : {}),
   });
-  const app = createApp({ config, store, clock, dispatcher, logger, ...(metrics ? { metrics } : {}), readiness, ...(faults ? { faults } : {}), ...(resolve ? { resolve } : {}) });
+  const app = createApp({
+    config,
+    store,
+    clock,
+    dispatcher,
+    logger,
+    ...(metrics ? { metrics } : {}),
+    readiness,
+    ...(faults ? { faults } : {}),
+    ...(resolve ? { resolve } : {}),
+  });
   const server = createExpressServer(app);
   // Slow clients are cut off instead of holding sockets: 10 s to send headers, 30 s in all.
   server.headersTimeout = 10_000;
@@ -116,7 +140,14 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     server.listen(config.port, config.host, resolve);
   });
   dispatcher.start();
-  const metricsServer = config.metricsPort === undefined || !metrics ? undefined : await startMetricsServer(metrics, { port: config.metricsPort, host: config.metricsHost ?? '127.0.0.1', logger });
+  const metricsServer =
+    config.metricsPort === undefined || !metrics
+      ? undefined
+      : await startMetricsServer(metrics, {
+          port: config.metricsPort,
+          host: config.metricsHost ?? '127.0.0.1',
+          logger,
+        });
   // Tables that grew while no server ran (or under another's maintenance) get their statistics now.
   const failed = (event: string, message: string) => (err: unknown) => logger.error({ event, err }, message);
   void store.refreshStatistics().catch(failed('maintenance_failed', 'maintenance failed'));
@@ -127,12 +158,23 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
       .then(() => store.refreshStatistics())
       .catch(failed('maintenance_failed', 'maintenance failed'));
     // Closes each month end that has passed; the statements are its state, so this is a no-op otherwise.
-    void runScheduledSettlement({ store, clock, notifyOutbox: () => dispatcher.wake() }).catch(failed('settlement_failed', 'scheduled settlement failed'));
+    void runScheduledSettlement({ store, clock, notifyOutbox: () => dispatcher.wake() }).catch(
+      failed('settlement_failed', 'scheduled settlement failed'),
+    );
   }, MAINTENANCE_EVERY_MS);
   maintenance.unref();
   const { port } = server.address() as AddressInfo;
   const url = `http://${config.host}:${port}`;
-  logger.info({ event: 'listening', url, dialect: store.dialect, operator_api: Boolean(config.adminToken), ...(metricsServer ? { metrics: metricsServer.url } : {}) }, `Domain Sales reference server listening on ${url}`);
+  logger.info(
+    {
+      event: 'listening',
+      url,
+      dialect: store.dialect,
+      operator_api: Boolean(config.adminToken),
+      ...(metricsServer ? { metrics: metricsServer.url } : {}),
+    },
+    `Domain Sales reference server listening on ${url}`,
+  );
   // Stop accepting and let requests in flight finish (idle keep-alive sockets are closed now, busy
   // ones after their answer), then stop deliveries and close the store.
   const steps = {

@@ -33,7 +33,15 @@ export type Faults = ReadonlySet<Fault>;
 export const NO_FAULTS: Faults = new Set();
 
 /** lenient-canonicalisation: the signature over the query exactly as sent, not canonicalised. */
-export function signatureOverRawQuery(request: { secret: string; method: string; path: string; query: string; timestamp: string; nonce: string; body: Uint8Array }): string {
+export function signatureOverRawQuery(request: {
+  secret: string;
+  method: string;
+  path: string;
+  query: string;
+  timestamp: string;
+  nonce: string;
+  body: Uint8Array;
+}): string {
   const lines = canonicalString({ ...request, query: '' }).split('\n');
   lines[2] = request.query;
   return `v1=${signatureHex(request.secret, lines.join('\n'))}`;

@@ -28,7 +28,8 @@ async function main(): Promise<void> {
   // Readiness schema, a breaking change for its readers.
   const validatorsStarted = Date.now();
   warmValidators().then(
-    (built) => logger.info({ event: 'validators_ready', built, ms: Date.now() - validatorsStarted }, 'request validators built'),
+    (built) =>
+      logger.info({ event: 'validators_ready', built, ms: Date.now() - validatorsStarted }, 'request validators built'),
     (err: unknown) => logger.error({ event: 'validators_warm_up_failed', err }, 'validator warm-up failed'),
   );
   let stopping = false;

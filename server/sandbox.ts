@@ -29,7 +29,10 @@ const TOKEN_FILE = 'admin-token';
  * in the data directory (mode 0600), so credentials minted with it keep working after a restart.
  * It is printed only when generated (source `generated`), that one time.
  */
-function operatorToken(env: NodeJS.ProcessEnv, dataDir: string): { token: string; source: 'env' | 'generated' | 'file'; file?: string } {
+function operatorToken(
+  env: NodeJS.ProcessEnv,
+  dataDir: string,
+): { token: string; source: 'env' | 'generated' | 'file'; file?: string } {
   if (env.ADMIN_TOKEN) return { token: env.ADMIN_TOKEN, source: 'env' };
   const file = join(dataDir, TOKEN_FILE);
   if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), source: 'file', file };
@@ -50,7 +53,12 @@ function mintCommand(url: string, token: string): string {
 async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
     args: argv,
-    options: { 'data-dir': { type: 'string' }, port: { type: 'string' }, host: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      'data-dir': { type: 'string' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   if (values.help) {
     console.log(USAGE);
@@ -66,7 +74,11 @@ async function main(argv: string[]): Promise<void> {
     ...(values.host !== undefined ? { HOST: values.host } : {}),
   };
   const config = configFromEnv(env);
-  console.log(config.databaseUrl ? `database: PostgreSQL (DATABASE_URL); keys in ${dataDir}` : `data: ${dataDir} (embedded SQLite)`);
+  console.log(
+    config.databaseUrl
+      ? `database: PostgreSQL (DATABASE_URL); keys in ${dataDir}`
+      : `data: ${dataDir} (embedded SQLite)`,
+  );
   const running = await startServer({ config });
   const warmed = Date.now();
   void Promise.all(['sandbox', 'live'].map((e) => domainSearch(running.store).warm(e))).then(

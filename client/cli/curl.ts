@@ -37,7 +37,9 @@ export function signedCurl(input: CurlInput): SignedCurl {
     idempotencyKey: input.idempotencyKey,
   });
   // HEAD with -X would make curl wait for a body that never comes; --head sends HEAD properly.
-  const lines: string[][] = [['curl', '-sS', '-i', '--path-as-is', ...(method === 'HEAD' ? ['--head'] : ['-X', method])]];
+  const lines: string[][] = [
+    ['curl', '-sS', '-i', '--path-as-is', ...(method === 'HEAD' ? ['--head'] : ['-X', method])],
+  ];
   const order = [HEADERS.keyId, HEADERS.timestamp, HEADERS.nonce, HEADERS.signature, HEADERS.idempotencyKey];
   for (const name of order) if (headers[name] !== undefined) lines.push(['-H', `${name}: ${headers[name]}`]);
   if (input.body !== undefined) {

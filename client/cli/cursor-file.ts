@@ -13,7 +13,10 @@ export interface ListenCursor {
   updated_at: string;
 }
 
-export async function loadCursor(file: string, owner: { baseUrl: string; keyId: string }): Promise<string | null | undefined> {
+export async function loadCursor(
+  file: string,
+  owner: { baseUrl: string; keyId: string },
+): Promise<string | null | undefined> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -32,12 +35,22 @@ export async function loadCursor(file: string, owner: { baseUrl: string; keyId: 
       `the cursor file ${file} belongs to ${cursor.key_id} at ${cursor.base_url}, not ${owner.keyId} at ${owner.baseUrl}: give another --cursor-file`,
     );
   }
-  if (cursor.after_id !== null && typeof cursor.after_id !== 'string') throw new UsageError(`the cursor file ${file} has no after_id; delete it to start again`);
+  if (cursor.after_id !== null && typeof cursor.after_id !== 'string')
+    throw new UsageError(`the cursor file ${file} has no after_id; delete it to start again`);
   return cursor.after_id;
 }
 
-export async function saveCursor(file: string, owner: { baseUrl: string; keyId: string }, afterId: string | null): Promise<void> {
-  const cursor: ListenCursor = { base_url: owner.baseUrl, key_id: owner.keyId, after_id: afterId, updated_at: new Date().toISOString() };
+export async function saveCursor(
+  file: string,
+  owner: { baseUrl: string; keyId: string },
+  afterId: string | null,
+): Promise<void> {
+  const cursor: ListenCursor = {
+    base_url: owner.baseUrl,
+    key_id: owner.keyId,
+    after_id: afterId,
+    updated_at: new Date().toISOString(),
+  };
   const temporary = `${file}.${process.pid}.tmp`;
   await writeFile(temporary, `${JSON.stringify(cursor, null, 2)}\n`);
   await rename(temporary, file);

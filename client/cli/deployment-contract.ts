@@ -24,7 +24,8 @@ const FALLBACK: DeploymentContract = {
 };
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const positive = (v: unknown): number | undefined => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined);
+const positive = (v: unknown): number | undefined =>
+  typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : undefined;
 
 /** Pure: the facts in a parsed partner document, each falling back on its own. */
 export function contractFromDocument(document: unknown): DeploymentContract {
@@ -34,7 +35,7 @@ export function contractFromDocument(document: unknown): DeploymentContract {
   const kinds = delivery['delivered-kinds'];
   return {
     skewSeconds: positive(signing['timestamp-skew-seconds']) ?? FALLBACK.skewSeconds,
-    deliveredKinds: Array.isArray(kinds) && kinds.every((k) => typeof k === 'string') ? (kinds) : undefined,
+    deliveredKinds: Array.isArray(kinds) && kinds.every((k) => typeof k === 'string') ? kinds : undefined,
     deliveryTimeoutSeconds: positive(delivery['timeout-seconds']) ?? FALLBACK.deliveryTimeoutSeconds,
     source: 'deployment',
   };
@@ -43,7 +44,10 @@ export function contractFromDocument(document: unknown): DeploymentContract {
 /** Reads the deployment's partner document; never throws (a deployment may not serve it). */
 export async function readDeploymentContract(baseUrl: string, timeoutMs = 5000): Promise<DeploymentContract> {
   try {
-    const res = await fetch(baseUrl + DOCUMENT_PATH, { signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/json' } });
+    const res = await fetch(baseUrl + DOCUMENT_PATH, {
+      signal: AbortSignal.timeout(timeoutMs),
+      headers: { accept: 'application/json' },
+    });
     if (!res.ok) return FALLBACK;
     return contractFromDocument(await res.json());
   } catch {

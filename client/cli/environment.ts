@@ -18,9 +18,12 @@ export function baseUrlFrom(flag: string | undefined, env: Env): string {
   try {
     url = new URL(raw);
   } catch {
-    throw new UsageError(`the base URL ${JSON.stringify(raw)} is not a URL (give --base-url or SERVICE_BASE_URL, e.g. ${DEFAULT_BASE_URL})`);
+    throw new UsageError(
+      `the base URL ${JSON.stringify(raw)} is not a URL (give --base-url or SERVICE_BASE_URL, e.g. ${DEFAULT_BASE_URL})`,
+    );
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UsageError(`the base URL must be http:// or https://, not ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`the base URL must be http:// or https://, not ${url.protocol}`);
   if (url.search || url.hash) throw new UsageError('the base URL must not carry a query or a fragment');
   return url.href.replace(/\/+$/, '');
 }
@@ -30,14 +33,19 @@ export function credentialFrom(env: Env): PartnerCredential {
   const keyId = env.SERVICE_KEY_ID ?? '';
   const secret = env.SERVICE_SECRET ?? '';
   const missing = [keyId ? undefined : 'SERVICE_KEY_ID', secret ? undefined : 'SERVICE_SECRET'].filter(Boolean);
-  if (missing.length > 0) throw new UsageError(`set ${missing.join(' and ')} in the environment (the partner credential: pk_… key id and sk_… secret)`);
-  if (secret.startsWith('pk_')) throw new UsageError('SERVICE_SECRET holds a key id (pk_…): it must be the secret (sk_…)');
+  if (missing.length > 0)
+    throw new UsageError(
+      `set ${missing.join(' and ')} in the environment (the partner credential: pk_… key id and sk_… secret)`,
+    );
+  if (secret.startsWith('pk_'))
+    throw new UsageError('SERVICE_SECRET holds a key id (pk_…): it must be the secret (sk_…)');
   return { keyId, secret };
 }
 
 /** The webhook secret the partner registered with PUT /api/partner/webhooks. */
 export function webhookSecretFrom(flag: string | undefined, env: Env, command: string): string {
   const secret = flag ?? env.WEBHOOK_SECRET ?? '';
-  if (!secret) throw new UsageError(`${command}: give the webhook secret you registered (--secret S or WEBHOOK_SECRET)`);
+  if (!secret)
+    throw new UsageError(`${command}: give the webhook secret you registered (--secret S or WEBHOOK_SECRET)`);
   return secret;
 }

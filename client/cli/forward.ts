@@ -19,7 +19,12 @@ export type ForwardOutcome =
   | { accepted: false; error: string; ms: number };
 
 /** The headers of a delivery of `body` (pure). */
-export function deliveryHeaders(body: string, event: WebhookEvent, secret: string, attempt: number): Record<string, string> {
+export function deliveryHeaders(
+  body: string,
+  event: WebhookEvent,
+  secret: string,
+  attempt: number,
+): Record<string, string> {
   return {
     'content-type': 'application/json',
     'user-agent': 'domain-sales-cli-listen/1',
@@ -42,12 +47,21 @@ export async function forwardEvent(input: ForwardInput): Promise<ForwardOutcome>
       signal: AbortSignal.any([input.signal, AbortSignal.timeout(input.timeoutMs)]),
     });
     const answer = (await res.text()).slice(0, 200);
-    return { accepted: res.status >= 200 && res.status < 300, status: res.status, statusText: res.statusText, answer, ms: Date.now() - started };
+    return {
+      accepted: res.status >= 200 && res.status < 300,
+      status: res.status,
+      statusText: res.statusText,
+      answer,
+      ms: Date.now() - started,
+    };
   } catch (err) {
     const ms = Date.now() - started;
     if (input.signal.aborted) return { accepted: false, error: 'stopped', ms };
     const e = err as Error & { cause?: { code?: string; message?: string } };
-    const reason = e.name === 'TimeoutError' ? `no answer within ${input.timeoutMs / 1000} s` : (e.cause?.code ?? e.cause?.message ?? e.message);
+    const reason =
+      e.name === 'TimeoutError'
+        ? `no answer within ${input.timeoutMs / 1000} s`
+        : (e.cause?.code ?? e.cause?.message ?? e.message);
     return { accepted: false, error: reason, ms };
   }
 }

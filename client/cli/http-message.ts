@@ -15,7 +15,10 @@ export function parseHttpMessage(raw: Buffer): HttpMessage | undefined {
   const lf = raw.indexOf('\n\n');
   const [end, gap] = crlf >= 0 && (lf < 0 || crlf < lf) ? [crlf, 4] : lf >= 0 ? [lf, 2] : [raw.length, 0];
   const headers = new Map<string, string>();
-  for (const line of raw.subarray(firstLineEnd + 1, end).toString('latin1').split(/\r?\n/)) {
+  for (const line of raw
+    .subarray(firstLineEnd + 1, end)
+    .toString('latin1')
+    .split(/\r?\n/)) {
     const colon = line.indexOf(':');
     if (colon > 0) headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
   }

@@ -60,12 +60,14 @@ const OPTIONS = {
 function positiveNumber(value: string | undefined, fallback: number, flag: string): number {
   if (value === undefined) return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`listen: ${flag} must be a positive number, got ${JSON.stringify(value)}`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UsageError(`listen: ${flag} must be a positive number, got ${JSON.stringify(value)}`);
   return n;
 }
 
 function receiverUrl(value: string | undefined): string {
-  if (value === undefined) throw new UsageError('listen: give --forward-to URL, your local receiver (e.g. http://localhost:3000/webhooks)');
+  if (value === undefined)
+    throw new UsageError('listen: give --forward-to URL, your local receiver (e.g. http://localhost:3000/webhooks)');
   try {
     const url = new URL(value);
     if (url.protocol === 'http:' || url.protocol === 'https:') return url.href;
@@ -103,9 +105,13 @@ export async function listenCommand(args: string[], io: Io): Promise<number> {
   const credential = credentialFrom(io.env);
   const secret = webhookSecretFrom(values.secret, io.env, 'listen');
   const from = values.from ?? 'oldest';
-  if (from !== 'oldest' && from !== 'now') throw new UsageError(`listen: --from must be "oldest" or "now", got ${JSON.stringify(from)}`);
+  if (from !== 'oldest' && from !== 'now')
+    throw new UsageError(`listen: --from must be "oldest" or "now", got ${JSON.stringify(from)}`);
   const intervalMs = positiveNumber(values.interval, 5, '--interval') * 1000;
-  const backoff = defaultRetryPolicy({ baseDelayMs: positiveNumber(values['backoff-ms'], 1000, '--backoff-ms'), maxDelayMs: 60_000 });
+  const backoff = defaultRetryPolicy({
+    baseDelayMs: positiveNumber(values['backoff-ms'], 1000, '--backoff-ms'),
+    maxDelayMs: 60_000,
+  });
   const cursorFile = values['cursor-file'] ?? DEFAULT_CURSOR_FILE;
   const owner = { baseUrl, keyId: credential.keyId };
   const { signal } = io;
@@ -124,7 +130,9 @@ export async function listenCommand(args: string[], io: Io): Promise<number> {
         if (data) return data.events;
         status = `${response.status} ${error?.code ?? ''}: ${error?.message ?? ''}`;
         if (error?.code === 'invalid_cursor') {
-          throw new CommandError(`GET /events refused the cursor ${afterId} from ${cursorFile} (${status}); delete the file to start again`);
+          throw new CommandError(
+            `GET /events refused the cursor ${afterId} from ${cursorFile} (${status}); delete the file to start again`,
+          );
         }
         if (response.status === 401 || response.status === 403) throw new CommandError(`GET /events: ${status}`);
       } catch (err) {
@@ -154,7 +162,9 @@ export async function listenCommand(args: string[], io: Io): Promise<number> {
   io.err(
     `Forwarding ${wanted ? [...wanted].join(', ') : 'every event type'} from ${baseUrl} (${credential.keyId}) to ${target}\n` +
       `Resuming after ${afterId ?? 'nothing (from the oldest event)'}; the cursor is kept in ${cursorFile}. Ctrl-C to stop.\n` +
-      (contract.source === 'built-in' ? `Note: ${baseUrl} serves no partner document, so the delivery rules are the built-in ones.\n` : ''),
+      (contract.source === 'built-in'
+        ? `Note: ${baseUrl} serves no partner document, so the delivery rules are the built-in ones.\n`
+        : ''),
   );
 
   while (!signal.aborted) {
@@ -162,10 +172,19 @@ export async function listenCommand(args: string[], io: Io): Promise<number> {
     if (events === undefined) break;
     for (const event of events) {
       if (wanted && !wanted.has(event.type)) {
-        io.out(`skip ${event.id} ${event.type} (${values.events === undefined ? 'never delivered as a webhook' : 'not in --events'})\n`);
+        io.out(
+          `skip ${event.id} ${event.type} (${values.events === undefined ? 'never delivered as a webhook' : 'not in --events'})\n`,
+        );
       } else {
         for (let attempt = 1; ; attempt++) {
-          const outcome = await forwardEvent({ url: target, event, secret, attempt, timeoutMs: contract.deliveryTimeoutSeconds * 1000, signal });
+          const outcome = await forwardEvent({
+            url: target,
+            event,
+            secret,
+            attempt,
+            timeoutMs: contract.deliveryTimeoutSeconds * 1000,
+            signal,
+          });
           if (signal.aborted) return stopped(io, afterId, cursorFile);
           if (outcome.accepted) {
             io.out(`${event.id} ${event.type} attempt ${attempt} -> ${describe(outcome)} accepted\n`);
@@ -196,11 +215,17 @@ function stopped(io: Io, afterId: string | null, cursorFile: string): number {
 function wantedKinds(flag: string | undefined, delivered: string[] | undefined, io: Io): Set<string> | undefined {
   if (flag === 'all') return undefined;
   if (flag === undefined) return delivered ? new Set(delivered) : undefined;
-  const kinds = flag.split(',').map((k) => k.trim()).filter(Boolean);
-  if (kinds.length === 0) throw new UsageError('listen: --events needs at least one event type, e.g. --events order.recorded,order.settled');
+  const kinds = flag
+    .split(',')
+    .map((k) => k.trim())
+    .filter(Boolean);
+  if (kinds.length === 0)
+    throw new UsageError('listen: --events needs at least one event type, e.g. --events order.recorded,order.settled');
   const never = delivered ? kinds.filter((k) => !delivered.includes(k)) : [];
   if (never.length > 0) {
-    io.err(`Note: ${never.join(', ')} ${never.length === 1 ? 'is' : 'are'} never delivered as webhooks by this deployment (only listed by GET /events); forwarding anyway.\n`);
+    io.err(
+      `Note: ${never.join(', ')} ${never.length === 1 ? 'is' : 'are'} never delivered as webhooks by this deployment (only listed by GET /events); forwarding anyway.\n`,
+    );
   }
   return new Set(kinds);
 }

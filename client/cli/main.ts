@@ -55,7 +55,10 @@ async function main(argv: string[]): Promise<number> {
     return name === undefined ? 2 : 0;
   }
   const command = COMMANDS[name];
-  if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)} (commands: ${Object.keys(COMMANDS).join(', ')}; see domain-sales --help)`);
+  if (!command)
+    throw new UsageError(
+      `unknown command ${JSON.stringify(name)} (commands: ${Object.keys(COMMANDS).join(', ')}; see domain-sales --help)`,
+    );
   return command.run(args, io);
 }
 
@@ -65,7 +68,8 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     const usage = err instanceof UsageError;
-    const message = usage || err instanceof CommandError ? err.message : err instanceof Error ? err.message : String(err);
+    const message =
+      usage || err instanceof CommandError ? err.message : err instanceof Error ? err.message : String(err);
     process.stderr.write(`domain-sales: ${message.split('\n')[0]}\n`);
     process.exitCode = usage ? 2 : 1;
   },

@@ -17,28 +17,39 @@ export interface RequestInput {
  * outside `/api/` is taken under the partner prefix, so `/pricing?domain=x` means the same.
  */
 export function requestUrl(baseUrl: string, path: string): URL {
-  if (!path.startsWith('/')) throw new UsageError(`PATH must start with "/" (e.g. ${PARTNER_PREFIX}/pricing?domain=example.com), got ${JSON.stringify(path)}`);
+  if (!path.startsWith('/'))
+    throw new UsageError(
+      `PATH must start with "/" (e.g. ${PARTNER_PREFIX}/pricing?domain=example.com), got ${JSON.stringify(path)}`,
+    );
   if (path.includes('#')) throw new UsageError('PATH must not contain a fragment ("#")');
   const target = path.startsWith('/api/') ? path : PARTNER_PREFIX + path;
   return new URL(baseUrl + target);
 }
 
 export function requestMethod(method: string): string {
-  if (!METHOD.test(method)) throw new UsageError(`METHOD must be an HTTP method such as GET or POST, got ${JSON.stringify(method)}`);
+  if (!METHOD.test(method))
+    throw new UsageError(`METHOD must be an HTTP method such as GET or POST, got ${JSON.stringify(method)}`);
   return method.toUpperCase();
 }
 
 /** The body bytes as text, exactly as they will be signed and sent; it must be JSON. */
-export async function requestBody(data: string | undefined, method: string, readStdin: () => Promise<string>): Promise<string | undefined> {
+export async function requestBody(
+  data: string | undefined,
+  method: string,
+  readStdin: () => Promise<string>,
+): Promise<string | undefined> {
   if (data === undefined) return undefined;
-  if (method === 'GET' || method === 'HEAD') throw new UsageError(`--data cannot be sent with ${method} (the API reads no body there)`);
+  if (method === 'GET' || method === 'HEAD')
+    throw new UsageError(`--data cannot be sent with ${method} (the API reads no body there)`);
   let text: string;
   if (data === '@-') text = await readStdin();
   else if (data.startsWith('@')) {
     try {
       text = await readFile(data.slice(1), 'utf8');
     } catch (err) {
-      throw new UsageError(`--data ${data}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+      throw new UsageError(
+        `--data ${data}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+      );
     }
   } else text = data;
   try {

@@ -41,17 +41,27 @@ export async function requestCommand(args: string[], io: Io): Promise<number> {
     io.out(`${REQUEST_HELP}\n`);
     return 0;
   }
-  if (positionals.length !== 2) throw new UsageError('request: give METHOD and PATH, e.g. domain-sales request GET /api/partner/v1/events');
+  if (positionals.length !== 2)
+    throw new UsageError('request: give METHOD and PATH, e.g. domain-sales request GET /api/partner/v1/events');
   const method = requestMethod(positionals[0]!);
   const baseUrl = baseUrlFrom(values['base-url'], io.env);
   const url = requestUrl(baseUrl, positionals[1]!);
   const credential = credentialFrom(io.env);
   const body = await requestBody(values.data, method, async () => (await io.readStdin()).toString('utf8'));
-  const idempotencyKey = values['idempotency-key'] ?? (needsIdempotencyKey(method, url.pathname) ? randomUUID() : undefined);
+  const idempotencyKey =
+    values['idempotency-key'] ?? (needsIdempotencyKey(method, url.pathname) ? randomUUID() : undefined);
 
   if (values.curl) {
     const contract = await readDeploymentContract(baseUrl);
-    const { command, timestamp } = signedCurl({ ...credential, method, url, body, nowMs: Date.now(), nonce: randomUUID(), idempotencyKey });
+    const { command, timestamp } = signedCurl({
+      ...credential,
+      method,
+      url,
+      body,
+      nowMs: Date.now(),
+      nonce: randomUUID(),
+      idempotencyKey,
+    });
     const until = new Date((timestamp + contract.skewSeconds) * 1000).toISOString();
     io.out(`${command}\n`);
     io.err(
@@ -68,7 +78,9 @@ export async function requestCommand(args: string[], io: Io): Promise<number> {
   if (idempotencyKey !== undefined) headers.set('idempotency-key', idempotencyKey);
   let response: Response;
   try {
-    response = await signedFetch(new Request(url, { method, headers, ...(body === undefined ? {} : { body }), signal: io.signal }));
+    response = await signedFetch(
+      new Request(url, { method, headers, ...(body === undefined ? {} : { body }), signal: io.signal }),
+    );
   } catch (err) {
     const cause = err instanceof Error && err.cause instanceof Error ? `: ${err.cause.message}` : '';
     throw new CommandError(`${method} ${url.href} failed${cause || (err instanceof Error ? `: ${err.message}` : '')}`);
@@ -76,7 +88,9 @@ export async function requestCommand(args: string[], io: Io): Promise<number> {
   const text = await response.text();
   io.out(`HTTP ${response.status} ${response.statusText}\n`);
   response.headers.forEach((value, name) => io.out(`${name}: ${value}\n`));
-  io.out(`\n${values.raw ? text : pretty(text, response.headers.get('content-type'))}${text.endsWith('\n') || text === '' ? '' : '\n'}`);
+  io.out(
+    `\n${values.raw ? text : pretty(text, response.headers.get('content-type'))}${text.endsWith('\n') || text === '' ? '' : '\n'}`,
+  );
   return response.status < 400 ? 0 : 1;
 }
 

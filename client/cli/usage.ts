@@ -16,7 +16,9 @@ export class CommandError extends Error {
 type Options = NonNullable<ParseArgsConfig['options']>;
 
 export interface Parsed<T extends Options> {
-  values: { [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : T[K]['multiple'] extends true ? string[] : string };
+  values: {
+    [K in keyof T]?: T[K]['type'] extends 'boolean' ? boolean : T[K]['multiple'] extends true ? string[] : string;
+  };
   positionals: string[];
 }
 

@@ -36,16 +36,22 @@ export async function verifyWebhookCommand(args: string[], io: Io): Promise<numb
     io.out(`${VERIFY_HELP}\n`);
     return 0;
   }
-  if (positionals.length > 0) throw new UsageError(`verify-webhook: unexpected argument ${JSON.stringify(positionals[0])} (the body is read from stdin)`);
+  if (positionals.length > 0)
+    throw new UsageError(
+      `verify-webhook: unexpected argument ${JSON.stringify(positionals[0])} (the body is read from stdin)`,
+    );
   const secret = webhookSecretFrom(values.secret, io.env, 'verify-webhook');
   const input = await io.readStdin();
   const message = parseHttpMessage(input);
   const body = message?.body ?? input;
   const signature = values.signature ?? message?.headers.get(HEADERS.webhookSignature.toLowerCase());
   if (signature === undefined) {
-    throw new UsageError('verify-webhook: no signature: give --signature HDR, or pipe the raw HTTP request with its X-Service-Signature header');
+    throw new UsageError(
+      'verify-webhook: no signature: give --signature HDR, or pipe the raw HTTP request with its X-Service-Signature header',
+    );
   }
-  if (body.length === 0) throw new UsageError('verify-webhook: stdin is empty: pipe the body (or the raw HTTP request) exactly as received');
+  if (body.length === 0)
+    throw new UsageError('verify-webhook: stdin is empty: pipe the body (or the raw HTTP request) exactly as received');
   const eventId = values['event-id'] ?? message?.headers.get(HEADERS.eventId.toLowerCase());
 
   const { valid, reasons } = diagnoseWebhook({ body, signature, secret, eventId });

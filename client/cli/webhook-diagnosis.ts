@@ -32,7 +32,9 @@ export function diagnoseWebhook(input: DiagnosisInput): Diagnosis {
     const bare = signature.slice(3);
     return invalid(
       'the signature starts with "v1=": that is the request-signing format; a webhook signature is bare lowercase hex',
-      matches(body, bare) ? 'without the prefix it matches this body and secret (the sender signs webhooks like requests)' : undefined,
+      matches(body, bare)
+        ? 'without the prefix it matches this body and secret (the sender signs webhooks like requests)'
+        : undefined,
     );
   }
   if (!HEX64.test(signature)) {
@@ -52,11 +54,15 @@ export function diagnoseWebhook(input: DiagnosisInput): Diagnosis {
   const text = body.toString('utf8');
   const trimmed = text.replace(/\r?\n$/, '');
   if (trimmed !== text && matches(trimmed)) {
-    return invalid('the body changed: it matches without its trailing newline (added by echo, a heredoc or an editor; pipe the exact bytes, e.g. printf \'%s\')');
+    return invalid(
+      "the body changed: it matches without its trailing newline (added by echo, a heredoc or an editor; pipe the exact bytes, e.g. printf '%s')",
+    );
   }
   const reformatted = reserialised(text);
   if (reformatted && matches(reformatted.compact)) {
-    return invalid('the body changed: the signed bytes are the compact JSON, this body was parsed and serialised again (verify the raw bytes before parsing)');
+    return invalid(
+      'the body changed: the signed bytes are the compact JSON, this body was parsed and serialised again (verify the raw bytes before parsing)',
+    );
   }
   if (reformatted && matches(reformatted.indented)) {
     return invalid('the body changed: the signed bytes are the pretty-printed JSON, this body was serialised again');
@@ -86,7 +92,10 @@ function eventIdHint(body: Buffer, eventId: string | undefined): string[] {
   if (eventId === undefined) return [];
   try {
     const id = (JSON.parse(body.toString('utf8')) as { id?: unknown }).id;
-    if (id !== eventId) return [`the body's id is ${JSON.stringify(id)} but X-Service-Event-Id is ${JSON.stringify(eventId)}: the body belongs to another delivery`];
+    if (id !== eventId)
+      return [
+        `the body's id is ${JSON.stringify(id)} but X-Service-Event-Id is ${JSON.stringify(eventId)}: the body belongs to another delivery`,
+      ];
   } catch {
     return ['the body is not JSON'];
   }

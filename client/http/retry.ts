@@ -36,8 +36,12 @@ const TRANSIENT = new Set([500, 502, 503, 504]);
  * carries an Idempotency-Key) are retried. A 409 with Retry-After is the server saying the first
  * request with the same Idempotency-Key is still running: retrying replays its answer.
  */
-export function shouldRetry(outcome: Response | 'network-error', request: { method: string; idempotent: boolean }): boolean {
-  const repeatable = request.idempotent || ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(request.method.toUpperCase());
+export function shouldRetry(
+  outcome: Response | 'network-error',
+  request: { method: string; idempotent: boolean },
+): boolean {
+  const repeatable =
+    request.idempotent || ['GET', 'HEAD', 'PUT', 'DELETE', 'OPTIONS'].includes(request.method.toUpperCase());
   if (outcome === 'network-error') return repeatable;
   if (outcome.status === 429) return true;
   if (outcome.status === 409) return request.idempotent && outcome.headers.has('retry-after');
@@ -90,7 +94,11 @@ export async function withRetries(
       if (outcome === 'network-error') throw failure;
       return outcome;
     }
-    const wait = delayMs(attempt, outcome === 'network-error' ? undefined : retryAfterSeconds(outcome.headers.get('retry-after')), policy);
+    const wait = delayMs(
+      attempt,
+      outcome === 'network-error' ? undefined : retryAfterSeconds(outcome.headers.get('retry-after')),
+      policy,
+    );
     if (wait === undefined) {
       if (outcome === 'network-error') throw failure;
       return outcome;

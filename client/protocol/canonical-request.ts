@@ -30,7 +30,9 @@ const METHOD_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const LINE_BREAK = /[\r\n]/;
 
 function invalid(path: string, message: string): ProtocolError {
-  return new ProtocolError('validation_error', `Cannot build the canonical string: ${path} ${message}`, [{ path, message }]);
+  return new ProtocolError('validation_error', `Cannot build the canonical string: ${path} ${message}`, [
+    { path, message },
+  ]);
 }
 
 // ASCII-only, so that every language uppercases a method the same way (`toUpperCase` would
@@ -49,7 +51,9 @@ function asciiUpperCase(value: string): string {
  */
 export function splitRequestTarget(target: string): RequestTarget {
   if (!target.startsWith('/') || target.includes('#')) {
-    const problem = target.startsWith('/') ? 'must not contain a fragment ("#")' : 'must be in origin form (a path starting with "/", then an optional query)';
+    const problem = target.startsWith('/')
+      ? 'must not contain a fragment ("#")'
+      : 'must be in origin form (a path starting with "/", then an optional query)';
     throw new ProtocolError('validation_error', `The request target ${problem}`, [{ path: '/path', message: problem }]);
   }
   const q = target.indexOf('?');

@@ -11,9 +11,11 @@ export function hasLoneSurrogate(value: string): boolean {
 
 export function assertWellFormed(value: string, path: string): void {
   if (hasLoneSurrogate(value)) {
-    throw new ProtocolError('validation_error', `${path} contains an unpaired UTF-16 surrogate, which has no UTF-8 form`, [
-      { path, message: 'must be valid Unicode text' },
-    ]);
+    throw new ProtocolError(
+      'validation_error',
+      `${path} contains an unpaired UTF-16 surrogate, which has no UTF-8 form`,
+      [{ path, message: 'must be valid Unicode text' }],
+    );
   }
 }
 

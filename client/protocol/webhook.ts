@@ -4,7 +4,9 @@ import { ProtocolError } from './errors.ts';
 import { hasLoneSurrogate } from './unicode.ts';
 
 function bodyBytes(rawBody: RawBody): Buffer {
-  return typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
+  return typeof rawBody === 'string'
+    ? Buffer.from(rawBody, 'utf8')
+    : Buffer.from(rawBody.buffer, rawBody.byteOffset, rawBody.byteLength);
 }
 
 function usable(secret: string, rawBody: RawBody): boolean {
@@ -18,9 +20,11 @@ function usable(secret: string, rawBody: RawBody): boolean {
  */
 export function webhookSignature(secret: string, rawBody: RawBody): string {
   if (!usable(secret, rawBody)) {
-    throw new ProtocolError('validation_error', 'The webhook secret must be non-empty and the body valid Unicode text', [
-      { path: '/secret', message: 'must be a non-empty string' },
-    ]);
+    throw new ProtocolError(
+      'validation_error',
+      'The webhook secret must be non-empty and the body valid Unicode text',
+      [{ path: '/secret', message: 'must be a non-empty string' }],
+    );
   }
   return createHmac('sha256', Buffer.from(secret, 'utf8')).update(bodyBytes(rawBody)).digest('hex');
 }

@@ -6,9 +6,38 @@ import { compareCodePoints, encodeComponent } from '../../client/protocol/index.
 
 export type Pair = readonly [key: string, value: string];
 
-const tricky = fc.constantFrom('!', "'", '(', ')', '*', '+', ' ', '=', '&', '%', '~', '-', '_', '.', '/', '?', '#', 'é', '｡', '😀', '𝄞', '\uE000', 'ü', '中');
+const tricky = fc.constantFrom(
+  '!',
+  "'",
+  '(',
+  ')',
+  '*',
+  '+',
+  ' ',
+  '=',
+  '&',
+  '%',
+  '~',
+  '-',
+  '_',
+  '.',
+  '/',
+  '?',
+  '#',
+  'é',
+  '｡',
+  '😀',
+  '𝄞',
+  '\uE000',
+  'ü',
+  '中',
+);
 const plain = fc.constantFrom(...'abcxyzABC0189'.split(''));
-const char = fc.oneof({ weight: 3, arbitrary: plain }, { weight: 2, arbitrary: tricky }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) });
+const char = fc.oneof(
+  { weight: 3, arbitrary: plain },
+  { weight: 2, arbitrary: tricky },
+  { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 1 }) },
+);
 const text = (min: number, max: number) => fc.array(char, { minLength: min, maxLength: max }).map((cs) => cs.join(''));
 
 /** 1 to 6 pairs; keys never empty; some keys repeated. */
@@ -22,11 +51,14 @@ export const pairsArbitrary: fc.Arbitrary<Pair[]> = fc
   );
 
 /** Strict RFC 3986 encoding with uppercase hex: what a correct signer and sender both use. */
-export const encodeStrict = (pairs: readonly Pair[]) => pairs.map(([k, v]) => `${encodeComponent(k)}=${encodeComponent(v)}`).join('&');
+export const encodeStrict = (pairs: readonly Pair[]) =>
+  pairs.map(([k, v]) => `${encodeComponent(k)}=${encodeComponent(v)}`).join('&');
 
 /** What a correct sender may put on the wire: the same pairs, escapes in lowercase and `~` escaped, in the given order. */
 export const encodeLoosely = (pairs: readonly Pair[]) =>
-  pairs.map(([k, v]) => `${encodeComponent(k).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())}=${encodeComponent(v)}`).join('&');
+  pairs
+    .map(([k, v]) => `${encodeComponent(k).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase())}=${encodeComponent(v)}`)
+    .join('&');
 
 const byCodePoint = (a: Pair, b: Pair) => compareCodePoints(a[0], b[0]) || compareCodePoints(a[1], b[1]);
 const byUtf16 = (a: Pair, b: Pair) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0);
@@ -37,7 +69,8 @@ const byUtf16 = (a: Pair, b: Pair) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1]
  */
 export const MISTAKES: Record<string, (pairs: readonly Pair[]) => string> = {
   'unsorted pairs': (pairs) => encodeStrict(pairs),
-  'lowercase hex escapes': (pairs) => encodeStrict([...pairs].sort(byCodePoint)).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
+  'lowercase hex escapes': (pairs) =>
+    encodeStrict([...pairs].sort(byCodePoint)).replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()),
   "!'()* left literal (encodeURIComponent)": (pairs) =>
     [...pairs]
       .sort(byCodePoint)

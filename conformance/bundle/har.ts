@@ -75,14 +75,17 @@ function queryOf(url: string): Array<{ name: string; value: string }> {
     .filter(Boolean)
     .map((part) => {
       const eq = part.indexOf('=');
-      return eq < 0 ? { name: decode(part), value: '' } : { name: decode(part.slice(0, eq)), value: decode(part.slice(eq + 1)) };
+      return eq < 0
+        ? { name: decode(part), value: '' }
+        : { name: decode(part.slice(0, eq)), value: decode(part.slice(eq + 1)) };
     });
 }
 
 /** Secrets a bundle must not carry: a minted credential's secret, a sign-in password. Replays fill them from the environment. */
 export function redactedRequestBody(e: Exchange): string {
   const type = Object.entries(e.requestHeaders).find(([k]) => k.toLowerCase() === 'content-type')?.[1] ?? '';
-  if (/x-www-form-urlencoded/.test(type)) return e.requestBody.replace(/(^|&)password=[^&]*/g, '$1password=${OAUTH_PASSWORD}');
+  if (/x-www-form-urlencoded/.test(type))
+    return e.requestBody.replace(/(^|&)password=[^&]*/g, '$1password=${OAUTH_PASSWORD}');
   return e.requestBody;
 }
 
@@ -106,7 +109,9 @@ export function toHarEntry(e: Exchange, extra: HarEntryExtra): HarEntry {
       cookies: [],
       headers: Object.entries(e.requestHeaders).map(([name, value]) => ({ name, value })),
       queryString: queryOf(e.url),
-      ...(e.requestBody !== '' ? { postData: { mimeType: requestType ?? 'application/octet-stream', text: requestBody } } : {}),
+      ...(e.requestBody !== ''
+        ? { postData: { mimeType: requestType ?? 'application/octet-stream', text: requestBody } }
+        : {}),
       headersSize: -1,
       bodySize: Buffer.byteLength(requestBody),
     },
@@ -133,5 +138,13 @@ export function toHarEntry(e: Exchange, extra: HarEntryExtra): HarEntry {
 }
 
 export function har(entries: HarEntry[], comment?: string): Har {
-  return { log: { version: '1.2', creator: { name: 'domain-sales-conformance', version: '0.2.0' }, pages: [], entries, ...(comment ? { comment } : {}) } };
+  return {
+    log: {
+      version: '1.2',
+      creator: { name: 'domain-sales-conformance', version: '0.2.0' },
+      pages: [],
+      entries,
+      ...(comment ? { comment } : {}),
+    },
+  };
 }

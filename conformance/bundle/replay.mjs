@@ -75,7 +75,9 @@ export function canonicalQuery(query) {
     .filter((part) => part !== '')
     .map((part) => {
       const i = part.indexOf('=');
-      return i < 0 ? [decodeComponent(part), ''] : [decodeComponent(part.slice(0, i)), decodeComponent(part.slice(i + 1))];
+      return i < 0
+        ? [decodeComponent(part), '']
+        : [decodeComponent(part.slice(0, i)), decodeComponent(part.slice(i + 1))];
     });
   pairs.sort((a, b) => byCodePoint(a[0], b[0]) || byCodePoint(a[1], b[1]));
   return pairs.map(([k, v]) => `${encodeComponent(k)}=${encodeComponent(v)}`).join('&');
@@ -90,7 +92,8 @@ export function canonicalString({ method, path, query, timestamp, nonce, body })
   return [m, path, canonicalQuery(query ?? ''), timestamp, nonce, bodyHash].join('\n');
 }
 
-export const hmacHex = (key, text) => createHmac('sha256', Buffer.from(key, 'utf8')).update(Buffer.from(text, 'utf8')).digest('hex');
+export const hmacHex = (key, text) =>
+  createHmac('sha256', Buffer.from(key, 'utf8')).update(Buffer.from(text, 'utf8')).digest('hex');
 const flipLast = (s) => s.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
 
 // ---------------------------------------------------------------------------------------------
@@ -127,7 +130,9 @@ function locationParams(value) {
 }
 
 const cookieValues = (headers) =>
-  headers.filter((h) => h.name.toLowerCase() === 'set-cookie').map((h) => h.value.split(';')[0]?.split('=').slice(1).join('=') ?? '');
+  headers
+    .filter((h) => h.name.toLowerCase() === 'set-cookie')
+    .map((h) => h.value.split(';')[0]?.split('=').slice(1).join('=') ?? '');
 
 /** Replaces every recorded identifier by its new value (longest first, so prefixes do not clash). */
 export function substitute(text, map) {
@@ -160,16 +165,30 @@ function headerMap(list) {
 export function jsonDiff(recorded, fresh, map, path = '', out = []) {
   if (out.length >= 12) return out;
   if (typeof recorded === 'string' && typeof fresh === 'string') {
-    if (recorded === fresh || map.get(recorded) === fresh || (TIME_LIKE.test(recorded) && TIME_LIKE.test(fresh)) || path.endsWith('/request_id')) return out;
+    if (
+      recorded === fresh ||
+      map.get(recorded) === fresh ||
+      (TIME_LIKE.test(recorded) && TIME_LIKE.test(fresh)) ||
+      path.endsWith('/request_id')
+    )
+      return out;
     out.push(`${path || '/'}: ${JSON.stringify(recorded).slice(0, 80)} → ${JSON.stringify(fresh).slice(0, 80)}`);
     return out;
   }
   if (Array.isArray(recorded) && Array.isArray(fresh)) {
     if (recorded.length !== fresh.length) out.push(`${path || '/'}: ${recorded.length} items → ${fresh.length}`);
-    for (let i = 0; i < Math.min(recorded.length, fresh.length); i++) jsonDiff(recorded[i], fresh[i], map, `${path}/${i}`, out);
+    for (let i = 0; i < Math.min(recorded.length, fresh.length); i++)
+      jsonDiff(recorded[i], fresh[i], map, `${path}/${i}`, out);
     return out;
   }
-  if (recorded && fresh && typeof recorded === 'object' && typeof fresh === 'object' && !Array.isArray(recorded) && !Array.isArray(fresh)) {
+  if (
+    recorded &&
+    fresh &&
+    typeof recorded === 'object' &&
+    typeof fresh === 'object' &&
+    !Array.isArray(recorded) &&
+    !Array.isArray(fresh)
+  ) {
     for (const key of new Set([...Object.keys(recorded), ...Object.keys(fresh)])) {
       if (!(key in fresh)) out.push(`${path}/${key}: missing now (was ${JSON.stringify(recorded[key]).slice(0, 60)})`);
       else if (!(key in recorded)) out.push(`${path}/${key}: new member ${JSON.stringify(fresh[key]).slice(0, 60)}`);
@@ -177,7 +196,8 @@ export function jsonDiff(recorded, fresh, map, path = '', out = []) {
     }
     return out;
   }
-  if (JSON.stringify(recorded) !== JSON.stringify(fresh)) out.push(`${path || '/'}: ${JSON.stringify(recorded).slice(0, 80)} → ${JSON.stringify(fresh).slice(0, 80)}`);
+  if (JSON.stringify(recorded) !== JSON.stringify(fresh))
+    out.push(`${path || '/'}: ${JSON.stringify(recorded).slice(0, 80)} → ${JSON.stringify(fresh).slice(0, 80)}`);
   return out;
 }
 
@@ -197,13 +217,19 @@ export function differences(entry, fresh, map) {
   const b = fresh.headers;
   const shown = (v) => (v === undefined ? '(absent)' : JSON.stringify(v));
   const media = (v) => (v ?? '').split(';')[0].trim().toLowerCase();
-  if (media(a['content-type']) !== media(b['content-type'])) out.push(`header content-type: ${shown(a['content-type'])} → ${shown(b['content-type'])}`);
-  for (const name of PRESENCE_HEADERS) if ((a[name] === undefined) !== (b[name] === undefined)) out.push(`header ${name}: ${shown(a[name])} → ${shown(b[name])}`);
-  for (const name of VALUE_HEADERS) if ((a[name] === undefined ? undefined : substitute(a[name], map)) !== b[name]) out.push(`header ${name}: ${shown(a[name])} → ${shown(b[name])}`);
+  if (media(a['content-type']) !== media(b['content-type']))
+    out.push(`header content-type: ${shown(a['content-type'])} → ${shown(b['content-type'])}`);
+  for (const name of PRESENCE_HEADERS)
+    if ((a[name] === undefined) !== (b[name] === undefined))
+      out.push(`header ${name}: ${shown(a[name])} → ${shown(b[name])}`);
+  for (const name of VALUE_HEADERS)
+    if ((a[name] === undefined ? undefined : substitute(a[name], map)) !== b[name])
+      out.push(`header ${name}: ${shown(a[name])} → ${shown(b[name])}`);
   const x = parseJson(was.content?.text ?? '');
   const y = parseJson(fresh.body);
   if (x !== undefined && y !== undefined) out.push(...jsonDiff(x, y, map).map((d) => `body ${d}`));
-  else if (x !== undefined || y !== undefined) out.push(`body: ${x === undefined ? 'not JSON' : 'JSON'} → ${y === undefined ? 'not JSON' : 'JSON'}`);
+  else if (x !== undefined || y !== undefined)
+    out.push(`body: ${x === undefined ? 'not JSON' : 'JSON'} → ${y === undefined ? 'not JSON' : 'JSON'}`);
   return out;
 }
 
@@ -234,7 +260,12 @@ function parseArgs(argv) {
 
 /** Sends a request and reads the answer (no redirects followed). */
 async function send(url, method, headers, body) {
-  const res = await fetch(url, { method, headers, redirect: 'manual', ...(body !== undefined && body !== '' && method !== 'GET' && method !== 'HEAD' ? { body } : {}) });
+  const res = await fetch(url, {
+    method,
+    headers,
+    redirect: 'manual',
+    ...(body !== undefined && body !== '' && method !== 'GET' && method !== 'HEAD' ? { body } : {}),
+  });
   const out = {};
   res.headers.forEach((v, k) => {
     out[k] = v;
@@ -276,7 +307,9 @@ export async function replayCheck(check, entries, options, env = process.env, lo
       map.set(recordedKeyId, keyId);
       return c;
     }
-    missing.add(`${n === 1 ? 'SERVICE_KEY_ID/SERVICE_SECRET' : `SERVICE_KEY_ID_${n}/SERVICE_SECRET_${n}`} (credential ${n}${meta.scopes ? `, scopes ${meta.scopes.join(' ')}` : ''}) or ADMIN_TOKEN`);
+    missing.add(
+      `${n === 1 ? 'SERVICE_KEY_ID/SERVICE_SECRET' : `SERVICE_KEY_ID_${n}/SERVICE_SECRET_${n}`} (credential ${n}${meta.scopes ? `, scopes ${meta.scopes.join(' ')}` : ''}) or ADMIN_TOKEN`,
+    );
     return undefined;
   };
 
@@ -288,18 +321,26 @@ export async function replayCheck(check, entries, options, env = process.env, lo
       // A credential the run minted is stood in for by SERVICE_KEY_ID(_n); other operator calls are missed.
       const mint = /\/credentials$/.test(recordedUrl.pathname);
       if (!mint) missing.add('ADMIN_TOKEN (operator calls)');
-      log(`  #${index + 1} ${entry.request.method} ${recordedUrl.pathname}: not sent (${mint ? 'the credential it minted comes from SERVICE_KEY_ID…' : 'needs ADMIN_TOKEN'})`);
+      log(
+        `  #${index + 1} ${entry.request.method} ${recordedUrl.pathname}: not sent (${mint ? 'the credential it minted comes from SERVICE_KEY_ID…' : 'needs ADMIN_TOKEN'})`,
+      );
       continue;
     }
     const target = substitute(`${recordedUrl.pathname}${recordedUrl.search}`, map);
-    const [path, query = ''] = [target.split('?')[0], target.includes('?') ? target.slice(target.indexOf('?') + 1) : ''];
+    const [path, query = ''] = [
+      target.split('?')[0],
+      target.includes('?') ? target.slice(target.indexOf('?') + 1) : '',
+    ];
     let body = substitute(entry.request.postData?.text ?? '', map);
     if (env.OAUTH_PASSWORD) body = body.split('${OAUTH_PASSWORD}').join(encodeURIComponent(env.OAUTH_PASSWORD));
     const headers = {};
     for (const h of entry.request.headers) {
       const name = h.name.toLowerCase();
       if (HOP.has(name)) continue;
-      headers[name] = name === 'authorization' && h.value.includes('${ADMIN_TOKEN}') ? `Bearer ${env.ADMIN_TOKEN}` : substitute(h.value, map);
+      headers[name] =
+        name === 'authorization' && h.value.includes('${ADMIN_TOKEN}')
+          ? `Bearer ${env.ADMIN_TOKEN}`
+          : substitute(h.value, map);
     }
     // Signed partner requests: a fresh timestamp at the recorded skew, fresh nonces (the same where one was reused), signed again.
     const keyId = headers['x-service-key-id'];
@@ -312,19 +353,32 @@ export async function replayCheck(check, entries, options, env = process.env, lo
       const recordedSecond = Math.floor((Date.parse(entry.startedDateTime) + (c.clockOffsetMs ?? 0)) / 1000);
       const nowSecond = Math.floor(Date.now() / 1000) + offset;
       if (ts !== undefined) {
-        if (/^\d{1,10}$/.test(ts) && Math.abs(Number(ts) - recordedSecond) < 1_000_000) headers['x-service-timestamp'] = String(nowSecond + Number(ts) - recordedSecond);
-        else if (ts.includes(String(recordedSecond))) headers['x-service-timestamp'] = ts.split(String(recordedSecond)).join(String(nowSecond));
+        if (/^\d{1,10}$/.test(ts) && Math.abs(Number(ts) - recordedSecond) < 1_000_000)
+          headers['x-service-timestamp'] = String(nowSecond + Number(ts) - recordedSecond);
+        else if (ts.includes(String(recordedSecond)))
+          headers['x-service-timestamp'] = ts.split(String(recordedSecond)).join(String(nowSecond));
       }
       const nonce = headers['x-service-nonce'];
       if (nonce !== undefined) {
-        if (!nonces.has(nonce)) nonces.set(nonce, `${randomUUID()}${nonce.length > 36 ? nonce.slice(36) : ''}`.slice(0, Math.max(nonce.length, 36)));
+        if (!nonces.has(nonce))
+          nonces.set(
+            nonce,
+            `${randomUUID()}${nonce.length > 36 ? nonce.slice(36) : ''}`.slice(0, Math.max(nonce.length, 36)),
+          );
         headers['x-service-nonce'] = nonces.get(nonce);
       }
       const s = c.signing;
       if (s && cred && headers['x-service-timestamp'] !== undefined && headers['x-service-nonce'] !== undefined) {
         let canonical;
         if (s.matchesRequest) {
-          canonical = canonicalString({ method: entry.request.method, path, query, timestamp: headers['x-service-timestamp'], nonce: headers['x-service-nonce'], body });
+          canonical = canonicalString({
+            method: entry.request.method,
+            path,
+            query,
+            timestamp: headers['x-service-timestamp'],
+            nonce: headers['x-service-nonce'],
+            body,
+          });
         } else {
           const lines = s.canonical.split('\n');
           lines[1] = substitute(lines[1], map);
@@ -346,8 +400,13 @@ export async function replayCheck(check, entries, options, env = process.env, lo
     if (was !== undefined && now !== undefined) correlate(was, now, map);
     const loc = headerMap(entry.response.headers).location;
     if (loc && fresh.headers.location) correlate(locationParams(loc), locationParams(fresh.headers.location), map);
-    correlate(cookieValues(entry.response.headers), fresh.setCookies.map((v) => v.split(';')[0]?.split('=').slice(1).join('=') ?? ''), map);
-    if (/html/.test(headerMap(entry.response.headers)['content-type'] ?? '')) correlate(inputValues(entry.response.content?.text ?? ''), inputValues(fresh.body), map);
+    correlate(
+      cookieValues(entry.response.headers),
+      fresh.setCookies.map((v) => v.split(';')[0]?.split('=').slice(1).join('=') ?? ''),
+      map,
+    );
+    if (/html/.test(headerMap(entry.response.headers)['content-type'] ?? ''))
+      correlate(inputValues(entry.response.content?.text ?? ''), inputValues(fresh.body), map);
     // A credential minted by the operator API in the recording stands in for the one minted now.
     if (c.operator && /\/credentials$/.test(recordedUrl.pathname) && was?.key_id && now?.key_id && now?.secret) {
       creds.set(was.key_id, { keyId: now.key_id, secret: now.secret });
@@ -364,7 +423,9 @@ export async function replayCheck(check, entries, options, env = process.env, lo
       log(`${line}\n${diffs.map((d) => `      ${d}`).join('\n')}`);
     }
   }
-  log(`${check.id}: ${differing} of ${compared} answers differ from the recording${missing.size ? ` (missing: ${[...missing].join('; ')})` : ''}`);
+  log(
+    `${check.id}: ${differing} of ${compared} answers differ from the recording${missing.size ? ` (missing: ${[...missing].join('; ')})` : ''}`,
+  );
   return { differing, compared, missing: [...missing] };
 }
 
@@ -373,11 +434,14 @@ async function main() {
   const here = dirname(fileURLToPath(import.meta.url));
   const bundle = JSON.parse(readFileSync(join(here, 'bundle.json'), 'utf8'));
   const checks = bundle.checks.filter((c) => !options.check || c.id === options.check);
-  if (checks.length === 0) usage(`no failed check ${options.check} in this bundle (it has: ${bundle.checks.map((c) => c.id).join(', ')})`);
+  if (checks.length === 0)
+    usage(`no failed check ${options.check} in this bundle (it has: ${bundle.checks.map((c) => c.id).join(', ')})`);
   let differing = 0;
   let missing = false;
   for (const check of checks) {
-    console.log(`\n${check.id}: ${check.title}\n  recorded against ${bundle.baseUrl} (seed ${bundle.seed}); replaying against ${options['base-url']}`);
+    console.log(
+      `\n${check.id}: ${check.title}\n  recorded against ${bundle.baseUrl} (seed ${bundle.seed}); replaying against ${options['base-url']}`,
+    );
     if (check.counterexample) console.log(`  counterexample: ${check.counterexample}`);
     const har = JSON.parse(readFileSync(join(here, check.dir, 'exchanges.har'), 'utf8'));
     const result = await replayCheck(check, har.log.entries, { ...options, recordedBaseUrl: bundle.baseUrl });

@@ -33,7 +33,8 @@ export interface BundledCheck {
   replay: string;
 }
 
-const keyIdOf = (e: Exchange) => Object.entries(e.requestHeaders).find(([k]) => k.toLowerCase() === HEADERS.keyId.toLowerCase())?.[1];
+const keyIdOf = (e: Exchange) =>
+  Object.entries(e.requestHeaders).find(([k]) => k.toLowerCase() === HEADERS.keyId.toLowerCase())?.[1];
 
 /** The command that replays one check of a bundle written to `dir`. */
 export function replayCommand(dir: string, id: string): string {
@@ -59,10 +60,17 @@ export function exchangesOf(result: CheckResult, all: Exchange[]): Array<{ excha
     const key = keyIdOf(e);
     return key !== undefined && keys.has(key);
   });
-  return [...context.map((exchange) => ({ exchange, context: true })), ...own.map((exchange) => ({ exchange, context: false }))];
+  return [
+    ...context.map((exchange) => ({ exchange, context: true })),
+    ...own.map((exchange) => ({ exchange, context: false })),
+  ];
 }
 
-export function harEntriesOf(result: CheckResult, all: Exchange[], http: Pick<HttpRecorder, 'credentials' | 'clockOffsetMs'>): HarEntry[] {
+export function harEntriesOf(
+  result: CheckResult,
+  all: Exchange[],
+  http: Pick<HttpRecorder, 'credentials' | 'clockOffsetMs'>,
+): HarEntry[] {
   const picked = exchangesOf(result, all);
   // The check's credentials numbered in order of first use: SERVICE_KEY_ID, SERVICE_KEY_ID_2, ...
   const ordinals = new Map<string, number>();
@@ -80,7 +88,9 @@ export function harEntriesOf(result: CheckResult, all: Exchange[], http: Pick<Ht
       ...(exchange.operator ? { operator: true } : {}),
       ...(exchange.deliberate ? { deliberate: true } : {}),
       ...(exchange.signing ? { signing: exchange.signing } : {}),
-      ...(known && key !== undefined ? { credential: { ordinal: ordinals.get(key)!, ...(known.scopes ? { scopes: known.scopes } : {}) } } : {}),
+      ...(known && key !== undefined
+        ? { credential: { ordinal: ordinals.get(key)!, ...(known.scopes ? { scopes: known.scopes } : {}) } }
+        : {}),
       clockOffsetMs: http.clockOffsetMs,
     });
   });
@@ -91,7 +101,14 @@ function needsOf(entries: HarEntry[]): string[] {
   const minted = entries.some((e) => e._conformance.operator && /\/credentials$/.test(new URL(e.request.url).pathname));
   for (const e of entries) {
     const n = e._conformance.credential?.ordinal;
-    if (n !== undefined) out.add(minted ? 'ADMIN_TOKEN' : n === 1 ? 'SERVICE_KEY_ID, SERVICE_SECRET' : `SERVICE_KEY_ID_${n}, SERVICE_SECRET_${n}`);
+    if (n !== undefined)
+      out.add(
+        minted
+          ? 'ADMIN_TOKEN'
+          : n === 1
+            ? 'SERVICE_KEY_ID, SERVICE_SECRET'
+            : `SERVICE_KEY_ID_${n}, SERVICE_SECRET_${n}`,
+      );
     if (e._conformance.operator) out.add('ADMIN_TOKEN');
     if (e.request.postData?.text.includes('${OAUTH_PASSWORD}')) out.add('OAUTH_PASSWORD');
   }
@@ -100,7 +117,12 @@ function needsOf(entries: HarEntry[]): string[] {
 
 const dirName = (id: string) => id.replace(/[^a-z0-9.-]/gi, '_');
 
-export async function writeBundle(dir: string, results: CheckResult[], http: Pick<HttpRecorder, 'exchanges' | 'credentials' | 'clockOffsetMs'>, meta: BundleMeta): Promise<BundledCheck[]> {
+export async function writeBundle(
+  dir: string,
+  results: CheckResult[],
+  http: Pick<HttpRecorder, 'exchanges' | 'credentials' | 'clockOffsetMs'>,
+  meta: BundleMeta,
+): Promise<BundledCheck[]> {
   await mkdir(dir, { recursive: true });
   const failed = results.filter((r) => r.status === 'failed');
   const checks: BundledCheck[] = [];
@@ -108,7 +130,10 @@ export async function writeBundle(dir: string, results: CheckResult[], http: Pic
     const entries = harEntriesOf(r, http.exchanges, http);
     const sub = dirName(r.id);
     await mkdir(join(dir, sub), { recursive: true });
-    await writeFile(join(dir, sub, 'exchanges.har'), `${JSON.stringify(har(entries, `${r.id}: ${r.check}`), null, 1)}\n`);
+    await writeFile(
+      join(dir, sub, 'exchanges.har'),
+      `${JSON.stringify(har(entries, `${r.id}: ${r.check}`), null, 1)}\n`,
+    );
     const needs = needsOf(entries);
     const replay = replayCommand(dir, r.id);
     await writeFile(
@@ -141,7 +166,10 @@ export async function writeBundle(dir: string, results: CheckResult[], http: Pic
       replay,
     });
   }
-  await writeFile(join(dir, 'bundle.json'), `${JSON.stringify({ kit: 'domain-sales-conformance', createdAt: new Date().toISOString(), ...meta, checks }, null, 2)}\n`);
+  await writeFile(
+    join(dir, 'bundle.json'),
+    `${JSON.stringify({ kit: 'domain-sales-conformance', createdAt: new Date().toISOString(), ...meta, checks }, null, 2)}\n`,
+  );
   await copyFile(REPLAY, join(dir, 'replay.mjs'));
   await writeFile(
     join(dir, 'README.txt'),
@@ -149,7 +177,7 @@ export async function writeBundle(dir: string, results: CheckResult[], http: Pic
       `Conformance failures of ${meta.baseUrl} (seed ${meta.seed}): ${checks.length} check${checks.length === 1 ? '' : 's'}.`,
       '',
       'Each directory holds one failed check: failure.txt (rule, message, seed, counterexample) and',
-      'exchanges.har (HAR 1.2: open it in a browser\'s developer tools or any HAR viewer).',
+      "exchanges.har (HAR 1.2: open it in a browser's developer tools or any HAR viewer).",
       '',
       'Replay against any deployment (Node 20, nothing to install); signed requests are signed again',
       'with a fresh timestamp and nonce, and what differs from the recorded answers is printed:',

@@ -17,19 +17,36 @@ export interface Session {
   exchange: Exchange;
 }
 
-export async function openCheckout(ctx: Context, credentials: Credentials, listed: Listed, extra: Record<string, unknown> = {}): Promise<Session> {
+export async function openCheckout(
+  ctx: Context,
+  credentials: Credentials,
+  listed: Listed,
+  extra: Record<string, unknown> = {},
+): Promise<Session> {
   const op = partnerOp(ctx, 'createCheckoutSession');
   const exchange = await ctx.http.signed({
     method: 'POST',
     target: op.operation.path,
     credentials,
-    body: JSON.stringify({ domain: listed.domain, expected_price: listed.price, currency: listed.currency, buyer: { email: 'buyer.conformance@example.org' }, return_url: 'https://partner.example.net/checkout/done', cancel_url: 'https://partner.example.net/checkout/cancelled', ...extra }),
+    body: JSON.stringify({
+      domain: listed.domain,
+      expected_price: listed.price,
+      currency: listed.currency,
+      buyer: { email: 'buyer.conformance@example.org' },
+      return_url: 'https://partner.example.net/checkout/done',
+      cancel_url: 'https://partner.example.net/checkout/cancelled',
+      ...extra,
+    }),
     operation: op.operation,
     rateClass: op.rateClass,
   });
   expectStatus(exchange, 201, `opening a hosted checkout session for ${listed.domain}`);
   const body = jsonOf(exchange) as { session_id?: string; checkout_url?: string };
-  expect(typeof body.checkout_url === 'string' && typeof body.session_id === 'string', 'the checkout session has no checkout_url or session_id', [exchange]);
+  expect(
+    typeof body.checkout_url === 'string' && typeof body.session_id === 'string',
+    'the checkout session has no checkout_url or session_id',
+    [exchange],
+  );
   return { session_id: body.session_id, checkout_url: body.checkout_url, exchange };
 }
 
@@ -40,16 +57,40 @@ export function pagePath(ctx: Context, session: Session): string {
 }
 
 /** Opens the checkout page and pays with the test card; returns the PAID order's public_id (from the redirect). */
-export async function payCheckout(ctx: Context, session: Session): Promise<{ publicId: string; exchanges: Exchange[] }> {
-  const page = await ctx.http.send({ target: pagePath(ctx, session), headers: { accept: 'text/html' }, operation: { method: 'GET', path: '/checkout' }, rateClass: 'public' });
+export async function payCheckout(
+  ctx: Context,
+  session: Session,
+): Promise<{ publicId: string; exchanges: Exchange[] }> {
+  const page = await ctx.http.send({
+    target: pagePath(ctx, session),
+    headers: { accept: 'text/html' },
+    operation: { method: 'GET', path: '/checkout' },
+    rateClass: 'public',
+  });
   expectStatus(page, 200, 'opening the hosted checkout page');
   const form = parseForms(page.responseBody).find((f) => f.method === 'post' && 'pt' in f.fields);
   if (!form) throw new CheckFailure('the checkout page has no POST form with the pt token', [page]);
   const action = new URL(form.action || '/checkout/pay', `${ctx.http.baseUrl}/checkout`);
-  const fields = new URLSearchParams({ ...form.fields, card_number: PAYING_CARD, exp_month: '12', exp_year: '2099', cvc: '123', cardholder_name: 'Conformance Buyer' });
-  const paid = await ctx.http.send({ method: 'POST', target: action.pathname, headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: fields.toString(), operation: { method: 'POST', path: '/checkout/pay' }, rateClass: 'public' });
+  const fields = new URLSearchParams({
+    ...form.fields,
+    card_number: PAYING_CARD,
+    exp_month: '12',
+    exp_year: '2099',
+    cvc: '123',
+    cardholder_name: 'Conformance Buyer',
+  });
+  const paid = await ctx.http.send({
+    method: 'POST',
+    target: action.pathname,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    body: fields.toString(),
+    operation: { method: 'POST', path: '/checkout/pay' },
+    rateClass: 'public',
+  });
   expectStatus(paid, 303, 'paying the hosted checkout with the sandbox test card');
-  const publicId = new URL(paid.responseHeaders.location ?? '', 'https://partner.example.net').searchParams.get('public_id');
+  const publicId = new URL(paid.responseHeaders.location ?? '', 'https://partner.example.net').searchParams.get(
+    'public_id',
+  );
   if (!publicId) throw new CheckFailure('after paying, the redirect to return_url carries no public_id', [paid]);
   return { publicId, exchanges: [page, paid] };
 }
@@ -60,15 +101,34 @@ export async function paidOrder(ctx: Context, credentials: Credentials, listed: 
 }
 
 /** One operator move of an order (applyOrderAction); fails unless 200. */
-export async function operatorMove(ctx: Context, publicId: string, action: string, why = `the operator move ${action} of ${publicId}`): Promise<OrderJson & { timeline: unknown[]; payment_model?: string }> {
+export async function operatorMove(
+  ctx: Context,
+  publicId: string,
+  action: string,
+  why = `the operator move ${action} of ${publicId}`,
+): Promise<OrderJson & { timeline: unknown[]; payment_model?: string }> {
   if (!ctx.admin) throw new Error('operatorMove needs the operator API');
   const res = await ctx.admin.post(`/orders/${publicId}/${action}`, {});
-  if (res.status !== 200) throw new CheckFailure(`${why}: expected 200, got ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`, [res.exchange]);
+  if (res.status !== 200)
+    throw new CheckFailure(`${why}: expected 200, got ${res.status} ${JSON.stringify(res.body).slice(0, 300)}`, [
+      res.exchange,
+    ]);
   return res.body as OrderJson & { timeline: unknown[] };
 }
 
 /** GET /orders/{public_id} as a partner. */
-export async function readOrder(ctx: Context, credentials: Credentials, publicId: string, deliberate = false): Promise<Exchange> {
+export async function readOrder(
+  ctx: Context,
+  credentials: Credentials,
+  publicId: string,
+  deliberate = false,
+): Promise<Exchange> {
   const op = partnerOp(ctx, 'getOrder');
-  return ctx.http.signed({ target: op.operation.path.replace('{public_id}', encodeURIComponent(publicId)), credentials, operation: op.operation, rateClass: op.rateClass, deliberate });
+  return ctx.http.signed({
+    target: op.operation.path.replace('{public_id}', encodeURIComponent(publicId)),
+    credentials,
+    operation: op.operation,
+    rateClass: op.rateClass,
+    deliberate,
+  });
 }

@@ -36,10 +36,15 @@ async function measureGrid(ctx: Context): Promise<SecondGrid> {
   const op = partnerOp(ctx, PROBE);
   const poll = async () => {
     const sent = Date.now();
-    const e = await ctx.http.send({ target: `${op.operation.path}?domain=bestcoffeebeans.com`, operation: op.operation, deliberate: true });
+    const e = await ctx.http.send({
+      target: `${op.operation.path}?domain=bestcoffeebeans.com`,
+      operation: op.operation,
+      deliberate: true,
+    });
     const received = Date.now();
     const date = Date.parse(e.responseHeaders.date ?? '');
-    if (Number.isNaN(date)) throw new CheckFailure('the answer has no usable Date header to find the server clock with', [e]);
+    if (Number.isNaN(date))
+      throw new CheckFailure('the answer has no usable Date header to find the server clock with', [e]);
     return { sent, received, second: date / 1000, exchange: e };
   };
   let previous = await poll();
@@ -50,7 +55,12 @@ async function measureGrid(ctx: Context): Promise<SecondGrid> {
     if (next.second === previous.second + 1) {
       const a = (previous.sent + previous.received) / 2;
       const b = (next.sent + next.received) / 2;
-      return { boundaryLocalMs: (a + b) / 2, second: next.second, uncertaintyMs: (next.received - previous.sent) / 2, rttMs: next.received - next.sent };
+      return {
+        boundaryLocalMs: (a + b) / 2,
+        second: next.second,
+        uncertaintyMs: (next.received - previous.sent) / 2,
+        rttMs: next.received - next.sent,
+      };
     }
     previous = next;
   }
@@ -71,13 +81,27 @@ async function midSecond(grid: SecondGrid, ahead = 0): Promise<number> {
   return second;
 }
 
-function probeRequest(ctx: Context, credentials: Credentials, extra: { timestamp?: string; nonce?: string; deliberate?: boolean } = {}): Promise<Exchange> {
+function probeRequest(
+  ctx: Context,
+  credentials: Credentials,
+  extra: { timestamp?: string; nonce?: string; deliberate?: boolean } = {},
+): Promise<Exchange> {
   const op = partnerOp(ctx, PROBE);
-  return ctx.http.signed({ target: `${op.operation.path}?domain=bestcoffeebeans.com`, credentials, operation: op.operation, rateClass: op.rateClass, ...extra });
+  return ctx.http.signed({
+    target: `${op.operation.path}?domain=bestcoffeebeans.com`,
+    credentials,
+    operation: op.operation,
+    rateClass: op.rateClass,
+    ...extra,
+  });
 }
 
 function expectAccepted(exchange: Exchange, why: string): void {
-  if (exchange.status === 401) throw new CheckFailure(`${why}: refused with 401 ${String((jsonOf(exchange) as { code?: unknown } | undefined)?.code ?? '')}`, [exchange]);
+  if (exchange.status === 401)
+    throw new CheckFailure(
+      `${why}: refused with 401 ${String((jsonOf(exchange) as { code?: unknown } | undefined)?.code ?? '')}`,
+      [exchange],
+    );
   expectStatus(exchange, 200, why);
 }
 
@@ -91,11 +115,22 @@ async function skewEdge(ctx: Context, sign: 1 | -1, direction: string): Promise<
   const credentials = await ctx.credentials();
   const grid = await secondGrid(ctx);
   const skew = skewSeconds(ctx);
-  expect(grid.uncertaintyMs < 350, `the server's second could only be located to ±${Math.round(grid.uncertaintyMs)} ms (round trip ${grid.rttMs} ms); the edge checks need ±350 ms`);
+  expect(
+    grid.uncertaintyMs < 350,
+    `the server's second could only be located to ±${Math.round(grid.uncertaintyMs)} ms (round trip ${grid.rttMs} ms); the edge checks need ±350 ms`,
+  );
   let second = await midSecond(grid);
-  expectAccepted(await probeRequest(ctx, credentials, { timestamp: String(second + sign * skew) }), `a timestamp exactly ${skew} s ${direction} (sent in the middle of server second ${second})`);
+  expectAccepted(
+    await probeRequest(ctx, credentials, { timestamp: String(second + sign * skew) }),
+    `a timestamp exactly ${skew} s ${direction} (sent in the middle of server second ${second})`,
+  );
   second = await midSecond(grid);
-  expectCode(ctx, await probeRequest(ctx, credentials, { timestamp: String(second + sign * (skew + 1)), deliberate: true }), 'invalid_timestamp', `a timestamp ${skew + 1} s ${direction} (sent in the middle of server second ${second})`);
+  expectCode(
+    ctx,
+    await probeRequest(ctx, credentials, { timestamp: String(second + sign * (skew + 1)), deliberate: true }),
+    'invalid_timestamp',
+    `a timestamp ${skew + 1} s ${direction} (sent in the middle of server second ${second})`,
+  );
 }
 
 /** The partner lists that page with `limit`, with its documented bounds. */
@@ -105,19 +140,26 @@ function limitedLists(ctx: Context): Array<{ op: SpecOperation; min: number; max
     .flatMap((op) => {
       const p = op.parameters.find((x) => x.name === 'limit' && x.in === 'query');
       const schema = (p?.schema ?? {}) as { minimum?: unknown; maximum?: unknown };
-      return typeof schema.minimum === 'number' && typeof schema.maximum === 'number' ? [{ op, min: schema.minimum, max: schema.maximum }] : [];
+      return typeof schema.minimum === 'number' && typeof schema.maximum === 'number'
+        ? [{ op, min: schema.minimum, max: schema.maximum }]
+        : [];
     });
 }
 
 export const edgesFamily: Family = {
   name: 'edges',
   surface: 'partner',
-  description: 'The skew window at exactly ±300 s and one past, nonce replays after a pause and at the end of the window, nonce length, limit at its minimum, maximum and one past on every list',
+  description:
+    'The skew window at exactly ±300 s and one past, nonce replays after a pause and at the end of the window, nonce length, limit at its minimum, maximum and one past on every list',
   needs: ['credentials'],
   checks: [
     {
       id: 'partner.auth.skew.past-edge',
-      rules: ['spec:partner#/x-signing/timestamp-comparison', 'spec:partner#/components/responses/Unauthorized', 'seed:partner › Authentication › Replay protection'],
+      rules: [
+        'spec:partner#/x-signing/timestamp-comparison',
+        'spec:partner#/components/responses/Unauthorized',
+        'seed:partner › Authentication › Replay protection',
+      ],
       name: 'a timestamp exactly 300 s in the past (by the server clock, to the second) is accepted; 301 s is 401 invalid_timestamp',
       async run(ctx) {
         await skewEdge(ctx, -1, 'in the past');
@@ -125,7 +167,11 @@ export const edgesFamily: Family = {
     },
     {
       id: 'partner.auth.skew.future-edge',
-      rules: ['spec:partner#/x-signing/timestamp-comparison', 'spec:partner#/components/responses/Unauthorized', 'seed:partner › Authentication › Replay protection'],
+      rules: [
+        'spec:partner#/x-signing/timestamp-comparison',
+        'spec:partner#/components/responses/Unauthorized',
+        'seed:partner › Authentication › Replay protection',
+      ],
       name: 'a timestamp exactly 300 s in the future is accepted; 301 s is 401 invalid_timestamp',
       async run(ctx) {
         await skewEdge(ctx, 1, 'in the future');
@@ -140,7 +186,12 @@ export const edgesFamily: Family = {
         const nonce = randomUUID();
         expectAccepted(await probeRequest(ctx, credentials, { nonce }), 'the first use of a nonce');
         await sleep(3000);
-        expectCode(ctx, await probeRequest(ctx, credentials, { nonce, deliberate: true }), 'replay_detected', 'the same nonce 3 s later, with a fresh timestamp');
+        expectCode(
+          ctx,
+          await probeRequest(ctx, credentials, { nonce, deliberate: true }),
+          'replay_detected',
+          'the same nonce 3 s later, with a fresh timestamp',
+        );
       },
     },
     {
@@ -154,12 +205,26 @@ export const edgesFamily: Family = {
         const nonce = randomUUID();
         const first = await midSecond(grid);
         const timestamp = String(first - skew + 2);
-        expectAccepted(await probeRequest(ctx, credentials, { nonce, timestamp }), `a request with a timestamp ${skew - 2} s old`);
+        expectAccepted(
+          await probeRequest(ctx, credentials, { nonce, timestamp }),
+          `a request with a timestamp ${skew - 2} s old`,
+        );
         const later = await midSecond(grid, 1);
-        expect(later === first + 2, `the replay was to be sent 2 s later, in server second ${first + 2}, but the suite reached ${later}`);
+        expect(
+          later === first + 2,
+          `the replay was to be sent 2 s later, in server second ${first + 2}, but the suite reached ${later}`,
+        );
         // The control: the same timestamp with a fresh nonce is still inside the window.
-        expectAccepted(await probeRequest(ctx, credentials, { timestamp }), `a fresh nonce with the same timestamp, now exactly ${skew} s old`);
-        expectCode(ctx, await probeRequest(ctx, credentials, { nonce, timestamp, deliberate: true }), 'replay_detected', `the nonce replayed with its timestamp exactly ${skew} s old`);
+        expectAccepted(
+          await probeRequest(ctx, credentials, { timestamp }),
+          `a fresh nonce with the same timestamp, now exactly ${skew} s old`,
+        );
+        expectCode(
+          ctx,
+          await probeRequest(ctx, credentials, { nonce, timestamp, deliberate: true }),
+          'replay_detected',
+          `the nonce replayed with its timestamp exactly ${skew} s old`,
+        );
       },
     },
     {
@@ -170,17 +235,30 @@ export const edgesFamily: Family = {
         const credentials = await ctx.credentials();
         const make = (n: number) => `${randomUUID()}${'~'.repeat(200)}`.slice(0, n);
         expectAccepted(await probeRequest(ctx, credentials, { nonce: make(128) }), 'a nonce of 128 characters');
-        expectCode(ctx, await probeRequest(ctx, credentials, { nonce: make(129), deliberate: true }), 'invalid_signature', 'a nonce of 129 characters');
+        expectCode(
+          ctx,
+          await probeRequest(ctx, credentials, { nonce: make(129), deliberate: true }),
+          'invalid_signature',
+          'a nonce of 129 characters',
+        );
         // One character: a fresh one per run, though another run of this credential may have used it.
-        const one = await probeRequest(ctx, credentials, { nonce: String.fromCharCode(0x21 + Math.floor(Math.random() * 94)), deliberate: true });
-        if (one.status === 401 && (jsonOf(one) as { code?: unknown } | undefined)?.code === 'replay_detected') ctx.log('a one-character nonce was already used by this credential (replay_detected: its form was accepted)');
+        const one = await probeRequest(ctx, credentials, {
+          nonce: String.fromCharCode(0x21 + Math.floor(Math.random() * 94)),
+          deliberate: true,
+        });
+        if (one.status === 401 && (jsonOf(one) as { code?: unknown } | undefined)?.code === 'replay_detected')
+          ctx.log('a one-character nonce was already used by this credential (replay_detected: its form was accepted)');
         else expectAccepted(one, 'a nonce of 1 character');
       },
     },
     {
       id: 'partner.lists.limit.bounds',
-      rules: ['spec:partner#/components/parameters/Limit', 'spec:partner:listEvents#/parameters', 'spec:partner#/info/description'],
-      name: "every list answers limit at its minimum and maximum (at most that many rows) and refuses one past the maximum with 400 validation_error",
+      rules: [
+        'spec:partner#/components/parameters/Limit',
+        'spec:partner:listEvents#/parameters',
+        'spec:partner#/info/description',
+      ],
+      name: 'every list answers limit at its minimum and maximum (at most that many rows) and refuses one past the maximum with 400 validation_error',
       async run(ctx) {
         const credentials = await ctx.credentials();
         const all = limitedLists(ctx);
@@ -189,11 +267,22 @@ export const edgesFamily: Family = {
         // different slice for each seed.
         const plan = plannedRuns(ctx, all.length, { credentials, cost: { reporting: 3 } });
         const start = Math.abs(ctx.fc.seed) % all.length;
-        const lists = plan.runs >= all.length ? all : Array.from({ length: plan.runs }, (_, i) => all[(start + i) % all.length]!);
-        if (lists.length < all.length) ctx.log(`${lists.length} of ${all.length} lists (${lists.map((l) => l.op.operationId).join(', ')}): ${plan.why ?? ''}`);
+        const lists =
+          plan.runs >= all.length ? all : Array.from({ length: plan.runs }, (_, i) => all[(start + i) % all.length]!);
+        if (lists.length < all.length)
+          ctx.log(
+            `${lists.length} of ${all.length} lists (${lists.map((l) => l.op.operationId).join(', ')}): ${plan.why ?? ''}`,
+          );
         const refused: string[] = [];
         for (const { op, min, max } of lists) {
-          const send = (limit: number, deliberate = false) => ctx.http.signed({ target: `${op.path}?limit=${limit}`, credentials, operation: { method: op.method, path: op.path }, rateClass: op.rateClass, deliberate });
+          const send = (limit: number, deliberate = false) =>
+            ctx.http.signed({
+              target: `${op.path}?limit=${limit}`,
+              credentials,
+              operation: { method: op.method, path: op.path },
+              rateClass: op.rateClass,
+              deliberate,
+            });
           const low = await send(min);
           if (low.status === 403) {
             refused.push(`${op.operationId} (needs ${op.scopes.join(', ')})`);
@@ -206,11 +295,23 @@ export const edgesFamily: Family = {
             expectStatus(e, 200, `${op.path}?limit=${limit} (the documented ${limit === min ? 'minimum' : 'maximum'})`);
             const body = jsonOf(e) as { data?: unknown[]; events?: unknown[] };
             const rows = body.data ?? body.events;
-            expect(Array.isArray(rows) && rows.length <= limit, `${op.path}?limit=${limit} answered ${Array.isArray(rows) ? rows.length : 'no'} rows`, [e]);
+            expect(
+              Array.isArray(rows) && rows.length <= limit,
+              `${op.path}?limit=${limit} answered ${Array.isArray(rows) ? rows.length : 'no'} rows`,
+              [e],
+            );
           }
-          expectCode(ctx, await send(max + 1, true), 'validation_error', `${op.path}?limit=${max + 1} (one past the documented maximum ${max})`);
+          expectCode(
+            ctx,
+            await send(max + 1, true),
+            'validation_error',
+            `${op.path}?limit=${max + 1} (one past the documented maximum ${max})`,
+          );
         }
-        if (refused.length === lists.length) throw new CheckSkipped(`a credential with the scopes of the lists (${[...new Set(lists.flatMap((l) => l.op.scopes))].join(', ')}), or --admin-token`);
+        if (refused.length === lists.length)
+          throw new CheckSkipped(
+            `a credential with the scopes of the lists (${[...new Set(lists.flatMap((l) => l.op.scopes))].join(', ')}), or --admin-token`,
+          );
         if (refused.length > 0) ctx.log(`not tried, the credential lacks their scope: ${refused.join(', ')}`);
       },
     },

@@ -15,7 +15,9 @@ export type Api = 'partner' | 'public';
 
 /** The request path of an exchange without the base URL and query, as sent (escapes untouched). */
 export function concretePath(ctx: Context, exchange: Exchange): string {
-  const target = exchange.url.startsWith(ctx.http.baseUrl) ? exchange.url.slice(ctx.http.baseUrl.length) : new URL(exchange.url).pathname;
+  const target = exchange.url.startsWith(ctx.http.baseUrl)
+    ? exchange.url.slice(ctx.http.baseUrl.length)
+    : new URL(exchange.url).pathname;
   return splitOnce(target, '?')[0] || '/';
 }
 
@@ -47,7 +49,8 @@ export function surfaceOf(ctx: Context, exchange: Exchange): Api {
 /** Follows `$ref`s inside one document. */
 export function resolveRef(doc: Json, node: Json): Json {
   let current = node;
-  for (let i = 0; typeof current.$ref === 'string' && i < 20; i++) current = nodeAt(doc, (current.$ref).replace(/^#/, '')) ?? {};
+  for (let i = 0; typeof current.$ref === 'string' && i < 20; i++)
+    current = nodeAt(doc, current.$ref.replace(/^#/, '')) ?? {};
   return current;
 }
 
@@ -68,7 +71,7 @@ export function finalPointer(doc: Json, pointer: string): string {
   for (let i = 0; i < 20; i++) {
     const node = nodeAt(doc, current);
     if (!node || typeof node.$ref !== 'string') return current;
-    current = (node.$ref).replace(/^#/, '');
+    current = node.$ref.replace(/^#/, '');
   }
   return current;
 }
@@ -111,7 +114,8 @@ export function rateLimitFields(exchange: Exchange): RateLimitFields | undefined
 
 /** The documented window of a rate-limit class (`x-rate-limit-classes`), when the document has it. */
 function documentedWindow(ctx: Context, api: Api, name: string): number | undefined {
-  const classes = ctx.spec.documents[api]['x-rate-limit-classes'] as Record<string, { 'window-seconds'?: number }> | undefined;
+  const classes = ctx.spec.documents[api]['x-rate-limit-classes'] as
+    Record<string, { 'window-seconds'?: number }> | undefined;
   return classes?.[name]?.['window-seconds'];
 }
 
@@ -120,18 +124,26 @@ function documentedWindow(ctx: Context, api: Api, name: string): number | undefi
  * them is the schema family's rule; this checks that the fields present agree with each other,
  * with the operation's class and, on the partner surface, that a 401 carries none.
  */
-export function rateLimitProblems(ctx: Context, exchange: Exchange, found: { api: Api; op: SpecOperation } | undefined): string[] {
+export function rateLimitProblems(
+  ctx: Context,
+  exchange: Exchange,
+  found: { api: Api; op: SpecOperation } | undefined,
+): string[] {
   const h = exchange.responseHeaders;
   const present = FIELDS.filter((f) => h[f] !== undefined);
   const problems: string[] = [];
   if (found?.api === 'partner' && exchange.status === 401) {
-    if (present.length > 0) problems.push(`a partner 401 carries ${present.join(', ')}: the credential is not identified, so the contract sends no rate-limit fields`);
+    if (present.length > 0)
+      problems.push(
+        `a partner 401 carries ${present.join(', ')}: the credential is not identified, so the contract sends no rate-limit fields`,
+      );
     return problems;
   }
   if (exchange.status === 429) {
     const retry = h['retry-after'];
     if (retry === undefined) problems.push('a 429 without Retry-After');
-    else if (!/^\d+$/.test(retry.trim()) || Number(retry) < 1) problems.push(`Retry-After "${retry}" is not whole seconds >= 1`);
+    else if (!/^\d+$/.test(retry.trim()) || Number(retry) < 1)
+      problems.push(`Retry-After "${retry}" is not whole seconds >= 1`);
   }
   if (present.length === 0) return problems;
   if (present.length < FIELDS.length) {
@@ -140,24 +152,33 @@ export function rateLimitProblems(ctx: Context, exchange: Exchange, found: { api
   }
   const fields = rateLimitFields(exchange);
   if (!fields) {
-    problems.push(`malformed rate-limit fields: RateLimit-Policy "${h['ratelimit-policy']}", RateLimit "${h.ratelimit}", RateLimit-Limit "${h['ratelimit-limit']}", RateLimit-Remaining "${h['ratelimit-remaining']}", RateLimit-Reset "${h['ratelimit-reset']}"`);
+    problems.push(
+      `malformed rate-limit fields: RateLimit-Policy "${h['ratelimit-policy']}", RateLimit "${h.ratelimit}", RateLimit-Limit "${h['ratelimit-limit']}", RateLimit-Remaining "${h['ratelimit-remaining']}", RateLimit-Reset "${h['ratelimit-reset']}"`,
+    );
     return problems;
   }
   const { policy, current, limit, remaining, reset } = fields;
-  if (current.name !== policy.name) problems.push(`RateLimit names "${current.name}" but RateLimit-Policy names "${policy.name}"`);
+  if (current.name !== policy.name)
+    problems.push(`RateLimit names "${current.name}" but RateLimit-Policy names "${policy.name}"`);
   const cls = found?.op.rateClass;
-  if (cls !== undefined && policy.name !== cls) problems.push(`RateLimit-Policy names class "${policy.name}"; the operation's x-rate-limit is "${cls}"`);
+  if (cls !== undefined && policy.name !== cls)
+    problems.push(`RateLimit-Policy names class "${policy.name}"; the operation's x-rate-limit is "${cls}"`);
   if (limit !== policy.q) problems.push(`RateLimit-Limit ${limit} differs from the policy's q=${policy.q}`);
   if (remaining !== current.r) problems.push(`RateLimit-Remaining ${remaining} differs from RateLimit r=${current.r}`);
   if (reset !== current.t) problems.push(`RateLimit-Reset ${reset} differs from RateLimit t=${current.t}`);
   if (current.t > policy.w) problems.push(`RateLimit t=${current.t} is beyond the window w=${policy.w}`);
   if (current.r > policy.q) problems.push(`RateLimit r=${current.r} is above the quota q=${policy.q}`);
   const window = found ? documentedWindow(ctx, found.api, policy.name) : undefined;
-  if (window !== undefined && policy.w !== window) problems.push(`RateLimit-Policy w=${policy.w}; x-rate-limit-classes documents a ${window} s window for "${policy.name}"`);
-  if (exchange.status === 429 && current.r !== 0) problems.push(`a 429 with RateLimit r=${current.r} (requests still left)`);
+  if (window !== undefined && policy.w !== window)
+    problems.push(
+      `RateLimit-Policy w=${policy.w}; x-rate-limit-classes documents a ${window} s window for "${policy.name}"`,
+    );
+  if (exchange.status === 429 && current.r !== 0)
+    problems.push(`a 429 with RateLimit r=${current.r} (requests still left)`);
   if (exchange.status === 429) {
     const retry = Number(h['retry-after']);
-    if (Number.isInteger(retry) && retry > policy.w) problems.push(`Retry-After ${retry} is longer than the window w=${policy.w}`);
+    if (Number.isInteger(retry) && retry > policy.w)
+      problems.push(`Retry-After ${retry} is longer than the window w=${policy.w}`);
   }
   return problems;
 }
@@ -165,8 +186,10 @@ export function rateLimitProblems(ctx: Context, exchange: Exchange, found: { api
 // ---------------------------------------------------------------------------------------------
 // Deprecation
 
-const IMF_FIXDATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-const DEPRECATION_LINK = /<[^>]+>[^,]*;\s*rel\s*=\s*(?:"(?:[^"]*\s)?deprecation(?:\s[^"]*)?"|deprecation(?=\s*(?:;|,|$)))/i;
+const IMF_FIXDATE =
+  /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const DEPRECATION_LINK =
+  /<[^>]+>[^,]*;\s*rel\s*=\s*(?:"(?:[^"]*\s)?deprecation(?:\s[^"]*)?"|deprecation(?=\s*(?:;|,|$)))/i;
 
 /** What is wrong with `Deprecation`, `Sunset` and `Link` of one answer (nothing when it has no Deprecation). */
 export function deprecationProblems(exchange: Exchange): string[] {
@@ -177,14 +200,18 @@ export function deprecationProblems(exchange: Exchange): string[] {
   let sunsetSeconds: number | undefined;
   if (sunset !== undefined) {
     const ms = Date.parse(sunset);
-    if (!IMF_FIXDATE.test(sunset) || Number.isNaN(ms) || new Date(ms).toUTCString() !== sunset) problems.push(`Sunset "${sunset}" is not an IMF-fixdate (e.g. "Sun, 06 Nov 1994 08:49:37 GMT")`);
+    if (!IMF_FIXDATE.test(sunset) || Number.isNaN(ms) || new Date(ms).toUTCString() !== sunset)
+      problems.push(`Sunset "${sunset}" is not an IMF-fixdate (e.g. "Sun, 06 Nov 1994 08:49:37 GMT")`);
     else sunsetSeconds = ms / 1000;
   }
   if (deprecation === undefined) return problems;
   const match = /^@(\d+)$/.exec(deprecation);
   if (!match) problems.push(`Deprecation "${deprecation}" is not @<unix-seconds>`);
   if (sunset === undefined) problems.push('Deprecation without Sunset');
-  else if (match && sunsetSeconds !== undefined && sunsetSeconds < Number(match[1])) problems.push(`Sunset ${sunset} is earlier than the deprecation (@${match[1]} = ${new Date(Number(match[1]) * 1000).toUTCString()})`);
+  else if (match && sunsetSeconds !== undefined && sunsetSeconds < Number(match[1]))
+    problems.push(
+      `Sunset ${sunset} is earlier than the deprecation (@${match[1]} = ${new Date(Number(match[1]) * 1000).toUTCString()})`,
+    );
   const link = h.link;
   if (link === undefined) problems.push('Deprecation without a Link to the deprecation documentation');
   else if (!DEPRECATION_LINK.test(link)) problems.push(`Link "${link}" has no <url>; rel="deprecation" entry`);
@@ -199,7 +226,10 @@ const REPORTING = { method: 'GET', path: '/api/partner/v1/events' };
 const WRITE = { method: 'POST', path: '/api/partner/v1/quotes' };
 
 /** One request of each rate-limit class that creates nothing (the write is refused by validation). */
-const PROBES: Record<string, { operation: { method: string; path: string }; target: string; body?: string; deliberate?: boolean }> = {
+const PROBES: Record<
+  string,
+  { operation: { method: string; path: string }; target: string; body?: string; deliberate?: boolean }
+> = {
   search: { operation: SEARCH, target: `${SEARCH.path}?domain=bestcoffeebeans.com` },
   reporting: { operation: REPORTING, target: `${REPORTING.path}?limit=1` },
   write: { operation: WRITE, target: WRITE.path, body: '{}', deliberate: true },
@@ -231,17 +261,23 @@ function expectFields(ctx: Context, exchange: Exchange, why: string): RateLimitF
   const problems = rateLimitProblems(ctx, exchange, found);
   if (problems.length > 0) throw new CheckFailure(`${why}: ${problems.join('; ')}`, [exchange]);
   const fields = rateLimitFields(exchange);
-  if (!fields) throw new CheckFailure(`${why}: the answer (${exchange.status}) carries no rate-limit fields, though the credential is identified`, [exchange]);
+  if (!fields)
+    throw new CheckFailure(
+      `${why}: the answer (${exchange.status}) carries no rate-limit fields, though the credential is identified`,
+      [exchange],
+    );
   return fields;
 }
 
 /** True when the window reset between two answers (the count may then start again). */
-const windowReset = (before: RateLimitFields, after: RateLimitFields) => after.current.t > before.current.t || after.current.r >= before.current.r;
+const windowReset = (before: RateLimitFields, after: RateLimitFields) =>
+  after.current.t > before.current.t || after.current.r >= before.current.r;
 
 export const headersFamily: Family = {
   name: 'headers',
   surface: 'partner',
-  description: 'RateLimit fields agree with their policy and count down; 401s carry none; 429 has Retry-After; Deprecation/Sunset/Link well-formed',
+  description:
+    'RateLimit fields agree with their policy and count down; 401s carry none; 429 has Retry-After; Deprecation/Sunset/Link well-formed',
   needs: ['credentials'],
   checks: [
     {
@@ -255,10 +291,15 @@ export const headersFamily: Family = {
           let previous: { exchange: Exchange; fields: RateLimitFields } | undefined;
           for (let i = 0; i < 3; i++) {
             const exchange = await probe(ctx, credentials, cls);
-            if (exchange.status >= 500 || exchange.status === 401) throw new CheckFailure(`a well-formed ${cls} request answered ${exchange.status}`, [exchange]);
+            if (exchange.status >= 500 || exchange.status === 401)
+              throw new CheckFailure(`a well-formed ${cls} request answered ${exchange.status}`, [exchange]);
             const fields = expectFields(ctx, exchange, `request ${i + 1} of class "${cls}"`);
             if (fresh && i === 0) {
-              expect(fields.current.r === fields.policy.q - 1, `the first request of a new credential in class "${cls}" should leave q-1 = ${fields.policy.q - 1}, RateLimit says r=${fields.current.r}`, [exchange]);
+              expect(
+                fields.current.r === fields.policy.q - 1,
+                `the first request of a new credential in class "${cls}" should leave q-1 = ${fields.policy.q - 1}, RateLimit says r=${fields.current.r}`,
+                [exchange],
+              );
             }
             if (previous && !windowReset(previous.fields, fields)) {
               expect(
@@ -286,7 +327,11 @@ export const headersFamily: Family = {
         const second = await probe(ctx, credentials, 'search');
         const c = expectFields(ctx, second, 'second search request');
         if (!windowReset(a, c)) {
-          expect(c.current.r === a.current.r - 1, `search r went from ${a.current.r} to ${c.current.r} across one search and one reporting request; the reporting request must not count against "search"`, [first, other, second]);
+          expect(
+            c.current.r === a.current.r - 1,
+            `search r went from ${a.current.r} to ${c.current.r} across one search and one reporting request; the reporting request must not count against "search"`,
+            [first, other, second],
+          );
         }
       },
     },
@@ -297,8 +342,19 @@ export const headersFamily: Family = {
       async run(ctx) {
         const credentials = await ctx.credentials();
         const unsigned = await ctx.http.send({ target: PROBES.search!.target, operation: SEARCH, deliberate: true });
-        const badSignature = await ctx.http.signed({ target: PROBES.search!.target, credentials, operation: SEARCH, deliberate: true, signatureOverride: (s) => s.replace(/.$/, (c) => (c === '0' ? '1' : '0')) });
-        const unknownKey = await ctx.http.signed({ target: PROBES.search!.target, credentials: { keyId: `${credentials.keyId}x`, secret: credentials.secret }, operation: SEARCH, deliberate: true });
+        const badSignature = await ctx.http.signed({
+          target: PROBES.search!.target,
+          credentials,
+          operation: SEARCH,
+          deliberate: true,
+          signatureOverride: (s) => s.replace(/.$/, (c) => (c === '0' ? '1' : '0')),
+        });
+        const unknownKey = await ctx.http.signed({
+          target: PROBES.search!.target,
+          credentials: { keyId: `${credentials.keyId}x`, secret: credentials.secret },
+          operation: SEARCH,
+          deliberate: true,
+        });
         for (const [exchange, what] of [
           [unsigned, 'an unsigned request'],
           [badSignature, 'a wrong signature'],
@@ -314,7 +370,10 @@ export const headersFamily: Family = {
           const found = operationOf(ctx, exchange);
           if (found?.api !== 'partner') continue;
           const problems = rateLimitProblems(ctx, exchange, found);
-          if (problems.length > 0) throw new CheckFailure(`a 401 of ${exchange.family} › ${exchange.check}: ${problems.join('; ')}`, [exchange]);
+          if (problems.length > 0)
+            throw new CheckFailure(`a 401 of ${exchange.family} › ${exchange.check}: ${problems.join('; ')}`, [
+              exchange,
+            ]);
         }
       },
     },
@@ -327,23 +386,50 @@ export const headersFamily: Family = {
         const credentials = await ctx.mint(['search'], { rate_limits: { search: 2 } });
         const first = await probe(ctx, credentials, 'search', true);
         const a = expectFields(ctx, first, 'first request with quota 2');
-        expect(a.policy.q === 2 && a.current.r === 1, `a credential minted with rate_limits {search: 2} should answer q=2 and r=1 to its first request, got q=${a.policy.q}, r=${a.current.r}`, [first]);
+        expect(
+          a.policy.q === 2 && a.current.r === 1,
+          `a credential minted with rate_limits {search: 2} should answer q=2 and r=1 to its first request, got q=${a.policy.q}, r=${a.current.r}`,
+          [first],
+        );
         // Sent together: the suite's recorder would otherwise wait out the spent window politely.
-        const rest = await Promise.all([probe(ctx, credentials, 'search', true), probe(ctx, credentials, 'search', true)]);
+        const rest = await Promise.all([
+          probe(ctx, credentials, 'search', true),
+          probe(ctx, credentials, 'search', true),
+        ]);
         const limited = rest.filter((e) => e.status === 429);
         const passed = rest.filter((e) => e.status !== 429);
-        expect(limited.length === 1 && passed.length === 1, `with quota 2, the 2nd and 3rd requests in one window should be one accepted and one 429, got ${rest.map((e) => e.status).join(' and ')}`, rest);
+        expect(
+          limited.length === 1 && passed.length === 1,
+          `with quota 2, the 2nd and 3rd requests in one window should be one accepted and one 429, got ${rest.map((e) => e.status).join(' and ')}`,
+          rest,
+        );
         const ok = passed[0]!;
         const last = expectFields(ctx, ok, 'the request that spends the quota');
-        expect(last.current.r === 0, `the request that spends a quota of 2 should answer r=0, got r=${last.current.r}`, [ok]);
+        expect(
+          last.current.r === 0,
+          `the request that spends a quota of 2 should answer r=0, got r=${last.current.r}`,
+          [ok],
+        );
         const refused = limited[0]!;
         const body = jsonOf(refused) as { code?: unknown } | undefined;
-        expect(body?.code === 'rate_limited', `a 429 should carry the Error code rate_limited, got ${JSON.stringify(body?.code)}`, [refused]);
+        expect(
+          body?.code === 'rate_limited',
+          `a 429 should carry the Error code rate_limited, got ${JSON.stringify(body?.code)}`,
+          [refused],
+        );
         const retry = refused.responseHeaders['retry-after'];
-        expect(retry !== undefined && /^\d+$/.test(retry) && Number(retry) >= 1, `a 429 should carry Retry-After in whole seconds >= 1, got ${retry === undefined ? 'none' : `"${retry}"`}`, [refused]);
+        expect(
+          retry !== undefined && /^\d+$/.test(retry) && Number(retry) >= 1,
+          `a 429 should carry Retry-After in whole seconds >= 1, got ${retry === undefined ? 'none' : `"${retry}"`}`,
+          [refused],
+        );
         const fields = expectFields(ctx, refused, 'the 429');
         expect(fields.current.r === 0, `the 429 should say r=0, got r=${fields.current.r}`, [refused]);
-        expect(Number(retry) <= fields.current.t + 1, `Retry-After ${retry} is later than the window reset (t=${fields.current.t})`, [refused]);
+        expect(
+          Number(retry) <= fields.current.t + 1,
+          `Retry-After ${retry} is later than the window reset (t=${fields.current.t})`,
+          [refused],
+        );
       },
     },
     {
@@ -354,20 +440,41 @@ export const headersFamily: Family = {
         const credentials = await ctx.credentials();
         // Deprecated operations of the contract must announce it; call the GET ones once.
         const deprecated = ctx.spec.operations.filter((o) => o.api === 'partner' && o.deprecated);
-        for (const op of deprecated.filter((o) => o.method === 'GET' && !o.path.includes('{') && o.parameters.every((p) => p.required !== true))) {
-          const exchange = await ctx.http.signed({ target: op.path, credentials, operation: { method: op.method, path: op.path }, ...(op.rateClass ? { rateClass: op.rateClass } : {}) });
-          expect(exchange.responseHeaders.deprecation !== undefined || exchange.status >= 500, `${op.method} ${op.path} is deprecated in the contract but its answer has no Deprecation field`, [exchange]);
+        for (const op of deprecated.filter(
+          (o) => o.method === 'GET' && !o.path.includes('{') && o.parameters.every((p) => p.required !== true),
+        )) {
+          const exchange = await ctx.http.signed({
+            target: op.path,
+            credentials,
+            operation: { method: op.method, path: op.path },
+            ...(op.rateClass ? { rateClass: op.rateClass } : {}),
+          });
+          expect(
+            exchange.responseHeaders.deprecation !== undefined || exchange.status >= 500,
+            `${op.method} ${op.path} is deprecated in the contract but its answer has no Deprecation field`,
+            [exchange],
+          );
         }
         let seen = 0;
         for (const exchange of ctx.http.exchanges) {
-          if (exchange.responseHeaders.deprecation === undefined && exchange.responseHeaders.sunset === undefined) continue;
+          if (exchange.responseHeaders.deprecation === undefined && exchange.responseHeaders.sunset === undefined)
+            continue;
           seen++;
           const problems = deprecationProblems(exchange);
-          if (problems.length > 0) throw new CheckFailure(`deprecation fields of ${exchange.method} ${exchange.url}: ${problems.join('; ')}`, [exchange]);
+          if (problems.length > 0)
+            throw new CheckFailure(`deprecation fields of ${exchange.method} ${exchange.url}: ${problems.join('; ')}`, [
+              exchange,
+            ]);
           const found = operationOf(ctx, exchange);
-          if (found && !found.op.deprecated) ctx.log(`  note: ${found.op.method} ${found.op.path} answers with Deprecation but the bundled contract does not mark it deprecated`);
+          if (found && !found.op.deprecated)
+            ctx.log(
+              `  note: ${found.op.method} ${found.op.path} answers with Deprecation but the bundled contract does not mark it deprecated`,
+            );
         }
-        if (seen === 0) ctx.log(`  no answer so far carried Deprecation (${deprecated.length} operations are deprecated in the contract); the schema family checks the rest of the run`);
+        if (seen === 0)
+          ctx.log(
+            `  no answer so far carried Deprecation (${deprecated.length} operations are deprecated in the contract); the schema family checks the rest of the run`,
+          );
       },
     },
   ],

@@ -7,7 +7,17 @@ import fc from 'fast-check';
 import { plannedRuns } from '../pacing.ts';
 import { CheckFailure, expect, expectError, expectStatus, property, type Context, type Family } from '../context.ts';
 import { jsonOf, sleep, type Credentials, type Exchange } from '../http.ts';
-import { eventsAfter, listedDomain, listedDomains, orderRequest, ordersOfDomain, postOrder, unlistedDomain, type Listed, type OrderJson } from './orders-support.ts';
+import {
+  eventsAfter,
+  listedDomain,
+  listedDomains,
+  orderRequest,
+  ordersOfDomain,
+  postOrder,
+  unlistedDomain,
+  type Listed,
+  type OrderJson,
+} from './orders-support.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
@@ -26,12 +36,17 @@ export const styleArbitrary: fc.Arbitrary<Style> = fc
     rank: fc.func(fc.integer()),
     spaces: fc.array(fc.constantFrom(...WHITESPACE), { minLength: 1, maxLength: 16 }),
     // Most bodies keep their characters as they are; some \u-escape about one character in ten.
-    escape: fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.func(fc.integer({ min: 0, max: 9 })) }),
+    escape: fc.oneof(
+      { weight: 3, arbitrary: fc.constant(undefined) },
+      { weight: 1, arbitrary: fc.func(fc.integer({ min: 0, max: 9 })) },
+    ),
   })
   .map(({ rank, spaces, escape }) => ({
     rank: rank as Style['rank'],
     space: (position: number) => spaces[position % spaces.length] ?? '',
-    escape: escape ? (text: string, index: number) => (escape as (t: string, i: number) => number)(text, index) === 0 : never,
+    escape: escape
+      ? (text: string, index: number) => (escape as (t: string, i: number) => number)(text, index) === 0
+      : never,
   }));
 
 /** The same JSON value in other bytes: other key order, insignificant whitespace, \u escapes. */
@@ -56,13 +71,18 @@ const replayed = (e: Exchange) => e.responseHeaders['idempotent-replayed'] === '
 /** Fails unless `again` is a byte-for-byte replay of `first` marked Idempotent-Replayed: true. */
 export function expectReplay(first: Exchange, again: Exchange, why: string): void {
   if (again.status !== first.status || again.responseBody !== first.responseBody) {
-    throw new CheckFailure(`${why}: expected a replay of the stored ${first.status} answer byte for byte, got ${again.status}${again.status === first.status ? ' with another body' : ''}`, [first, again]);
+    throw new CheckFailure(
+      `${why}: expected a replay of the stored ${first.status} answer byte for byte, got ${again.status}${again.status === first.status ? ' with another body' : ''}`,
+      [first, again],
+    );
   }
-  if (!replayed(again)) throw new CheckFailure(`${why}: the replayed answer lacks Idempotent-Replayed: true`, [first, again]);
+  if (!replayed(again))
+    throw new CheckFailure(`${why}: the replayed answer lacks Idempotent-Replayed: true`, [first, again]);
 }
 
 function expectFresh(exchange: Exchange, why: string): void {
-  if (replayed(exchange)) throw new CheckFailure(`${why}: a first execution must not say Idempotent-Replayed: true`, [exchange]);
+  if (replayed(exchange))
+    throw new CheckFailure(`${why}: a first execution must not say Idempotent-Replayed: true`, [exchange]);
 }
 
 async function firstOrder(ctx: Context, credentials: Credentials, listed: Listed, extra: Record<string, unknown> = {}) {
@@ -75,15 +95,29 @@ async function firstOrder(ctx: Context, credentials: Credentials, listed: Listed
   return { key, value, body, first, order: jsonOf(first) as OrderJson };
 }
 
-async function expectOneOrder(ctx: Context, credentials: Credentials, domain: string, publicId: string, why: string): Promise<void> {
+async function expectOneOrder(
+  ctx: Context,
+  credentials: Credentials,
+  domain: string,
+  publicId: string,
+  why: string,
+): Promise<void> {
   const { orders, exchanges } = await ordersOfDomain(ctx, credentials, domain);
   const ids = orders.map((o) => o.public_id);
-  expect(ids.length === 1 && ids[0] === publicId, `${why}: GET /orders?domain=${domain} lists ${ids.length} orders (${ids.join(', ') || 'none'}), expected exactly ${publicId}`, exchanges);
+  expect(
+    ids.length === 1 && ids[0] === publicId,
+    `${why}: GET /orders?domain=${domain} lists ${ids.length} orders (${ids.join(', ') || 'none'}), expected exactly ${publicId}`,
+    exchanges,
+  );
 }
 
 async function expectNoOrder(ctx: Context, credentials: Credentials, domain: string, why: string): Promise<void> {
   const { orders, exchanges } = await ordersOfDomain(ctx, credentials, domain);
-  expect(orders.length === 0, `${why}: GET /orders?domain=${domain} lists ${orders.map((o) => o.public_id).join(', ')}, expected none`, exchanges);
+  expect(
+    orders.length === 0,
+    `${why}: GET /orders?domain=${domain} lists ${orders.map((o) => o.public_id).join(', ')}, expected none`,
+    exchanges,
+  );
 }
 
 /** Bodies POST /orders cannot accept (not JSON, wrong shape, wrong types, missing members). */
@@ -91,11 +125,22 @@ function invalidBodies(listed: Listed): fc.Arbitrary<string> {
   const valid = orderRequest(listed);
   return fc.oneof(
     fc.constantFrom('', '{', 'null', '[]', '{}', '"order"', 'not json', '{"domain":'),
-    fc.constantFrom('domain', 'expected_price', 'currency', 'buyer').map((drop) => JSON.stringify(Object.fromEntries(Object.entries(valid).filter(([k]) => k !== drop)))),
-    fc.record({
-      member: fc.constantFrom('domain', 'expected_price', 'currency', 'buyer'),
-      value: fc.oneof(fc.constant(null), fc.constant('not a number'), fc.constant(-1), fc.constant(1.5), fc.constant([]), fc.constant({ email: 'not an email' }), fc.constant('NOT A DOMAIN')),
-    })
+    fc
+      .constantFrom('domain', 'expected_price', 'currency', 'buyer')
+      .map((drop) => JSON.stringify(Object.fromEntries(Object.entries(valid).filter(([k]) => k !== drop)))),
+    fc
+      .record({
+        member: fc.constantFrom('domain', 'expected_price', 'currency', 'buyer'),
+        value: fc.oneof(
+          fc.constant(null),
+          fc.constant('not a number'),
+          fc.constant(-1),
+          fc.constant(1.5),
+          fc.constant([]),
+          fc.constant({ email: 'not an email' }),
+          fc.constant('NOT A DOMAIN'),
+        ),
+      })
       .filter(({ member, value }) => !(member === 'currency' && typeof value === 'string' && /^[A-Z]{3}$/.test(value)))
       .map(({ member, value }) => JSON.stringify({ ...valid, [member]: value })),
     fc.string({ minLength: 1, maxLength: 12 }).map((extra) => JSON.stringify({ ...valid, [`x_${extra}`]: true })),
@@ -105,7 +150,8 @@ function invalidBodies(listed: Listed): fc.Arbitrary<string> {
 export const idempotencyFamily: Family = {
   name: 'idempotency',
   surface: 'partner',
-  description: 'POST /orders Idempotency-Key: byte-for-byte replays, conflicts, the required key, concurrency, stored 4xx outcomes',
+  description:
+    'POST /orders Idempotency-Key: byte-for-byte replays, conflicts, the required key, concurrency, stored 4xx outcomes',
   needs: ['credentials', 'writes'],
   checks: [
     {
@@ -116,15 +162,27 @@ export const idempotencyFamily: Family = {
         const credentials = await ctx.credentials();
         const before = await eventsAfter(ctx, credentials);
         const listed = await listedDomain(ctx, credentials);
-        const { key, body, first, order } = await firstOrder(ctx, credentials, listed, { external_payment_ref: `conf_${randomUUID().slice(0, 8)}` });
+        const { key, body, first, order } = await firstOrder(ctx, credentials, listed, {
+          external_payment_ref: `conf_${randomUUID().slice(0, 8)}`,
+        });
         const retries = plannedRuns(ctx, 3, { credentials, cost: { write: 1 } }).runs;
         for (let i = 0; i < retries; i++) {
-          expectReplay(first, await postOrder(ctx, { credentials, body, key }), `retry ${i + 1} with the same key and the same bytes`);
+          expectReplay(
+            first,
+            await postOrder(ctx, { credentials, body, key }),
+            `retry ${i + 1} with the same key and the same bytes`,
+          );
         }
         await expectOneOrder(ctx, credentials, listed.domain, order.public_id, `after ${retries} replays`);
         const after = await eventsAfter(ctx, credentials, before.last ?? undefined);
-        const recorded = after.events.filter((e) => e.type === 'order.recorded' && e.data?.order?.public_id === order.public_id);
-        expect(recorded.length === 1, `GET /events has ${recorded.length} order.recorded events for ${order.public_id}, expected exactly 1 after one order and ${retries} replays`, after.exchanges.slice(-2));
+        const recorded = after.events.filter(
+          (e) => e.type === 'order.recorded' && e.data?.order?.public_id === order.public_id,
+        );
+        expect(
+          recorded.length === 1,
+          `GET /events has ${recorded.length} order.recorded events for ${order.public_id}, expected exactly 1 after one order and ${retries} replays`,
+          after.exchanges.slice(-2),
+        );
       },
     },
     {
@@ -138,10 +196,20 @@ export const idempotencyFamily: Family = {
           buyer: { email: 'jane.doe@example.org', country: 'US', account: 'janedoe' },
           external_payment_ref: `conf_${randomUUID().slice(0, 8)}`,
         });
-        await property(ctx, styleArbitrary, async (style) => {
-          const body = reserialise(value, style);
-          expectReplay(first, await postOrder(ctx, { credentials, body, key }), `the same body re-serialised as ${JSON.stringify(body)}`);
-        }, Math.min(ctx.fc.numRuns, 20), { credentials, cost: { write: 1 }, reserve: 1 });
+        await property(
+          ctx,
+          styleArbitrary,
+          async (style) => {
+            const body = reserialise(value, style);
+            expectReplay(
+              first,
+              await postOrder(ctx, { credentials, body, key }),
+              `the same body re-serialised as ${JSON.stringify(body)}`,
+            );
+          },
+          Math.min(ctx.fc.numRuns, 20),
+          { credentials, cost: { write: 1 }, reserve: 1 },
+        );
         await expectOneOrder(ctx, credentials, listed.domain, order.public_id, 'after the re-serialised retries');
       },
     },
@@ -152,7 +220,8 @@ export const idempotencyFamily: Family = {
       async run(ctx) {
         const credentials = await ctx.credentials();
         const [listed, other] = await listedDomains(ctx, credentials, 2);
-        if (!listed || !other) throw new CheckFailure('the inventory search found fewer than two listed, unsold domains');
+        if (!listed || !other)
+          throw new CheckFailure('the inventory search found fewer than two listed, unsold domains');
         const { key, value, body, first, order } = await firstOrder(ctx, credentials, listed);
         const base = value as Record<string, Json>;
         const changes = fc.constantFrom<Array<[string, Record<string, Json>]>>(
@@ -162,14 +231,34 @@ export const idempotencyFamily: Family = {
           ['another domain', { ...base, domain: other.domain, expected_price: other.price, currency: other.currency }],
           ['another expected_price', { ...base, expected_price: listed.price + 1 }],
         );
-        await property(ctx, changes, async ([what, changed]) => {
-          const conflict = await postOrder(ctx, { credentials, body: JSON.stringify(changed), key, deliberate: true });
-          expectError(conflict, 409, 'conflict', `the same Idempotency-Key with ${what}`);
-          expect(!replayed(conflict), `a 409 conflict is never stored, so it cannot be a replay (Idempotent-Replayed: true)`, [conflict]);
-        }, 5, { credentials, cost: { write: 1 }, reserve: 1 });
+        await property(
+          ctx,
+          changes,
+          async ([what, changed]) => {
+            const conflict = await postOrder(ctx, {
+              credentials,
+              body: JSON.stringify(changed),
+              key,
+              deliberate: true,
+            });
+            expectError(conflict, 409, 'conflict', `the same Idempotency-Key with ${what}`);
+            expect(
+              !replayed(conflict),
+              `a 409 conflict is never stored, so it cannot be a replay (Idempotent-Replayed: true)`,
+              [conflict],
+            );
+          },
+          5,
+          { credentials, cost: { write: 1 }, reserve: 1 },
+        );
         expectReplay(first, await postOrder(ctx, { credentials, body, key }), 'the original body after the conflicts');
         await expectOneOrder(ctx, credentials, listed.domain, order.public_id, 'after the conflicts');
-        await expectNoOrder(ctx, credentials, other.domain, 'the conflicting body for another domain must not have been executed');
+        await expectNoOrder(
+          ctx,
+          credentials,
+          other.domain,
+          'the conflicting body for another domain must not have been executed',
+        );
       },
     },
     {
@@ -179,11 +268,27 @@ export const idempotencyFamily: Family = {
       async run(ctx) {
         const credentials = await ctx.credentials();
         const listed = await listedDomain(ctx, credentials);
-        const missing = await postOrder(ctx, { credentials, body: JSON.stringify(orderRequest(listed)), key: undefined, deliberate: true });
+        const missing = await postOrder(ctx, {
+          credentials,
+          body: JSON.stringify(orderRequest(listed)),
+          key: undefined,
+          deliberate: true,
+        });
         expectError(missing, 400, 'missing_idempotency_key', 'a valid order request without Idempotency-Key');
-        await property(ctx, invalidBodies(listed), async (body) => {
-          expectError(await postOrder(ctx, { credentials, body, key: undefined, deliberate: true }), 400, 'missing_idempotency_key', `no Idempotency-Key and an invalid body ${JSON.stringify(body)} (the key is checked before the body)`);
-        }, Math.min(ctx.fc.numRuns, 20), { credentials, cost: { write: 1 } });
+        await property(
+          ctx,
+          invalidBodies(listed),
+          async (body) => {
+            expectError(
+              await postOrder(ctx, { credentials, body, key: undefined, deliberate: true }),
+              400,
+              'missing_idempotency_key',
+              `no Idempotency-Key and an invalid body ${JSON.stringify(body)} (the key is checked before the body)`,
+            );
+          },
+          Math.min(ctx.fc.numRuns, 20),
+          { credentials, cost: { write: 1 } },
+        );
         await expectNoOrder(ctx, credentials, listed.domain, 'the request without a key must not have been executed');
       },
     },
@@ -195,15 +300,30 @@ export const idempotencyFamily: Family = {
         // Keys are scoped per credential: a fresh one (when it can be minted) has used no key yet.
         const credentials = ctx.admin ? await ctx.mint(['search', 'buy']) : await ctx.credentials();
         const [a, b, c] = await listedDomains(ctx, credentials, 3);
-        if (!a || !b || !c) throw new CheckFailure('the inventory search found fewer than three listed, unsold domains');
+        if (!a || !b || !c)
+          throw new CheckFailure('the inventory search found fewer than three listed, unsold domains');
         const long = (n: number) => `${randomUUID()}${'k'.repeat(n)}`.slice(0, n);
-        const tooLong = await postOrder(ctx, { credentials, body: JSON.stringify(orderRequest(a)), key: long(256), deliberate: true });
+        const tooLong = await postOrder(ctx, {
+          credentials,
+          body: JSON.stringify(orderRequest(a)),
+          key: long(256),
+          deliberate: true,
+        });
         expectError(tooLong, 400, 'validation_error', 'an Idempotency-Key of 256 characters');
         const max = await postOrder(ctx, { credentials, body: JSON.stringify(orderRequest(a)), key: long(255) });
         expectStatus(max, 201, 'an Idempotency-Key of 255 characters');
         // Without a fresh credential a one-character key may have been used by an earlier run: then try once more with another.
-        let one = await postOrder(ctx, { credentials, body: JSON.stringify(orderRequest(b)), key: randomUUID().slice(0, 1) });
-        if (one.status === 409) one = await postOrder(ctx, { credentials, body: JSON.stringify(orderRequest(c)), key: String.fromCharCode(0x41 + Math.floor(Math.random() * 26)) });
+        let one = await postOrder(ctx, {
+          credentials,
+          body: JSON.stringify(orderRequest(b)),
+          key: randomUUID().slice(0, 1),
+        });
+        if (one.status === 409)
+          one = await postOrder(ctx, {
+            credentials,
+            body: JSON.stringify(orderRequest(c)),
+            key: String.fromCharCode(0x41 + Math.floor(Math.random() * 26)),
+          });
         expectStatus(one, 201, 'an Idempotency-Key of 1 character');
       },
     },
@@ -229,22 +349,47 @@ export const idempotencyFamily: Family = {
             else if (e.status === 409) {
               expectError(e, 409, 'conflict', 'a concurrent request with the same key and body');
               const after = e.responseHeaders['retry-after'];
-              expect(after !== undefined && /^\d+$/.test(after) && Number(after) >= 1, `a 409 conflict for a request still executing must carry Retry-After (whole seconds, at least 1), got ${after ?? 'none'}`, [e]);
+              expect(
+                after !== undefined && /^\d+$/.test(after) && Number(after) >= 1,
+                `a 409 conflict for a request still executing must carry Retry-After (whole seconds, at least 1), got ${after ?? 'none'}`,
+                [e],
+              );
               retry.push(e);
-            } else throw new CheckFailure(`a concurrent request with the same key and body: expected 201 or 409 conflict, got ${e.status}`, [e]);
+            } else
+              throw new CheckFailure(
+                `a concurrent request with the same key and body: expected 201 or 409 conflict, got ${e.status}`,
+                [e],
+              );
           }
           if (retry.length === 0) break;
           const wait = Math.max(...retry.map((e) => Number(e.responseHeaders['retry-after'] ?? '1')));
           await sleep(wait * 1000);
           pending = await Promise.all(retry.map(() => postOrder(ctx, { credentials, body, key })));
         }
-        expect(settled.length === N, `after retrying as Retry-After asks, ${N - settled.length} of ${N} requests still got 409 conflict`, all.slice(-2));
+        expect(
+          settled.length === N,
+          `after retrying as Retry-After asks, ${N - settled.length} of ${N} requests still got 409 conflict`,
+          all.slice(-2),
+        );
         const originals = all.filter((e) => e.status === 201 && !replayed(e));
-        expect(originals.length === 1, `exactly one answer must be the original execution (without Idempotent-Replayed: true); there were ${originals.length}`, originals.slice(0, 2));
-        ctx.log(`  ${N} concurrent requests: ${all.filter((e) => e.status === 409).length} in-flight conflicts, ${all.filter(replayed).length} replays, ${all.length - N} retries`);
+        expect(
+          originals.length === 1,
+          `exactly one answer must be the original execution (without Idempotent-Replayed: true); there were ${originals.length}`,
+          originals.slice(0, 2),
+        );
+        ctx.log(
+          `  ${N} concurrent requests: ${all.filter((e) => e.status === 409).length} in-flight conflicts, ${all.filter(replayed).length} replays, ${all.length - N} retries`,
+        );
         const [original] = originals;
-        for (const e of settled) if (e !== original && original) expectReplay(original, e, 'a concurrent retry with the same key');
-        await expectOneOrder(ctx, credentials, listed.domain, (jsonOf(original!) as OrderJson).public_id, `${N} concurrent requests with one key`);
+        for (const e of settled)
+          if (e !== original && original) expectReplay(original, e, 'a concurrent retry with the same key');
+        await expectOneOrder(
+          ctx,
+          credentials,
+          listed.domain,
+          (jsonOf(original!) as OrderJson).public_id,
+          `${N} concurrent requests with one key`,
+        );
       },
     },
     {
@@ -257,11 +402,24 @@ export const idempotencyFamily: Family = {
         const key = randomUUID();
         const body = JSON.stringify(orderRequest(listed, { expected_price: listed.price + 100 }));
         const first = await postOrder(ctx, { credentials, body, key, deliberate: true });
-        expectError(first, 422, 'price_mismatch', `expected_price ${listed.price + 100} for a domain listed at ${listed.price}`);
+        expectError(
+          first,
+          422,
+          'price_mismatch',
+          `expected_price ${listed.price + 100} for a domain listed at ${listed.price}`,
+        );
         expectFresh(first, 'the first request with a key');
-        expectReplay(first, await postOrder(ctx, { credentials, body, key, deliberate: true }), 'the price_mismatch request retried with the same key');
+        expectReplay(
+          first,
+          await postOrder(ctx, { credentials, body, key, deliberate: true }),
+          'the price_mismatch request retried with the same key',
+        );
         await expectNoOrder(ctx, credentials, listed.domain, 'a price_mismatch creates no order');
-        const good = await postOrder(ctx, { credentials, body: JSON.stringify(orderRequest(listed)), key: randomUUID() });
+        const good = await postOrder(ctx, {
+          credentials,
+          body: JSON.stringify(orderRequest(listed)),
+          key: randomUUID(),
+        });
         expectStatus(good, 201, 'the same domain at its listing price under a new key');
       },
     },
@@ -276,7 +434,11 @@ export const idempotencyFamily: Family = {
         const first = await postOrder(ctx, { credentials, body, key, deliberate: true });
         expectError(first, 404, 'not_found', 'an order for an unlisted domain');
         expectFresh(first, 'the first request with a key');
-        expectReplay(first, await postOrder(ctx, { credentials, body, key, deliberate: true }), 'the not_found request retried with the same key');
+        expectReplay(
+          first,
+          await postOrder(ctx, { credentials, body, key, deliberate: true }),
+          'the not_found request retried with the same key',
+        );
       },
     },
     {
@@ -286,7 +448,11 @@ export const idempotencyFamily: Family = {
       name: 'keys are scoped per credential: another credential of the same partner may use the same key for another order',
       async run(ctx) {
         const one = await ctx.mint(['search', 'buy']);
-        const two = await ctx.admin!.mint({ scopes: ['search', 'buy'], partner_id: one.partnerId, rate_limits: { search: 100_000, write: 100_000, reporting: 100_000 } });
+        const two = await ctx.admin!.mint({
+          scopes: ['search', 'buy'],
+          partner_id: one.partnerId,
+          rate_limits: { search: 100_000, write: 100_000, reporting: 100_000 },
+        });
         const [a, b] = await listedDomains(ctx, one, 2);
         if (!a || !b) throw new CheckFailure('the inventory search found fewer than two listed, unsold domains');
         const key = randomUUID();
@@ -295,7 +461,11 @@ export const idempotencyFamily: Family = {
         const second = await postOrder(ctx, { credentials: two, body: JSON.stringify(orderRequest(b)), key });
         expectStatus(second, 201, 'the second credential of the same partner, same Idempotency-Key, another body');
         expectFresh(second, 'the same key under another credential');
-        expect((jsonOf(second) as OrderJson).public_id !== (jsonOf(first) as OrderJson).public_id, 'the two credentials got the same order under the same key', [first, second]);
+        expect(
+          (jsonOf(second) as OrderJson).public_id !== (jsonOf(first) as OrderJson).public_id,
+          'the two credentials got the same order under the same key',
+          [first, second],
+        );
       },
     },
   ],

@@ -33,12 +33,29 @@ interface Filters {
 const SORTS: Sort[] = ['domain', 'price_asc', 'price_desc', 'newest'];
 const OP = 'listMarketListings';
 
-async function page(ctx: Context, query: Record<string, string | number | undefined>, why: string): Promise<{ exchange: Exchange; data: Listing[]; page: PageInfo }> {
+async function page(
+  ctx: Context,
+  query: Record<string, string | number | undefined>,
+  why: string,
+): Promise<{ exchange: Exchange; data: Listing[]; page: PageInfo }> {
   const exchange = await callPublic(ctx, OP, { query });
-  if (exchange.status !== 200) throw new CheckFailure(`${why}: expected 200, got ${exchange.status} ${String((jsonOf(exchange) as { code?: unknown } | undefined)?.code ?? '')}`, [exchange]);
+  if (exchange.status !== 200)
+    throw new CheckFailure(
+      `${why}: expected 200, got ${exchange.status} ${String((jsonOf(exchange) as { code?: unknown } | undefined)?.code ?? '')}`,
+      [exchange],
+    );
   const body = jsonOf(exchange) as { data?: Listing[]; page?: PageInfo } | undefined;
   const p = body?.page;
-  expect(Array.isArray(body?.data) && p !== undefined && (p.next_cursor === null || typeof p.next_cursor === 'string') && Number.isInteger(p.total) && Number.isInteger(p.offset) && Number.isInteger(p.limit), `${why}: the answer is not { data: [...], page: { next_cursor, limit, offset, total } }`, [exchange]);
+  expect(
+    Array.isArray(body?.data) &&
+      p !== undefined &&
+      (p.next_cursor === null || typeof p.next_cursor === 'string') &&
+      Number.isInteger(p.total) &&
+      Number.isInteger(p.offset) &&
+      Number.isInteger(p.limit),
+    `${why}: the answer is not { data: [...], page: { next_cursor, limit, offset, total } }`,
+    [exchange],
+  );
   return { exchange, data: body.data, page: p };
 }
 
@@ -101,15 +118,24 @@ async function buildFixture(ctx: Context): Promise<Fixture> {
   const reads: Exchange[] = [];
   let total = 0;
   for (let offset = 0; offset < 2000; offset += 100) {
-    const p = await page(ctx, { sort: 'domain', limit: 100, offset }, `GET /api/market/listings?sort=domain&limit=100&offset=${offset}`);
+    const p = await page(
+      ctx,
+      { sort: 'domain', limit: 100, offset },
+      `GET /api/market/listings?sort=domain&limit=100&offset=${offset}`,
+    );
     reads.push(p.exchange);
     total = p.page.total;
     all.push(...p.data);
     if (p.data.length < 100 || offset + 100 >= total) break;
   }
-  expect(all.length > 0, 'GET /api/market/listings lists nothing: the pagination checks need listings (the sandbox has some)', reads.slice(-1));
+  expect(
+    all.length > 0,
+    'GET /api/market/listings lists nothing: the pagination checks need listings (the sandbox has some)',
+    reads.slice(-1),
+  );
   const wrong = sameRows(all, [...all].sort(compare('domain')));
-  if (wrong) throw new CheckFailure(`offset pages with sort=domain are not in domain order (A to Z): ${wrong}`, reads.slice(-2));
+  if (wrong)
+    throw new CheckFailure(`offset pages with sort=domain are not in domain order (A to Z): ${wrong}`, reads.slice(-2));
   return { all, complete: all.length >= total, total, reads };
 }
 
@@ -117,10 +143,14 @@ async function buildFixture(ctx: Context): Promise<Fixture> {
 function filtersArbitrary(f: Fixture, max: number): fc.Arbitrary<Filters> {
   const tlds = [...new Set(f.all.map((l) => l.tld))];
   const prices = [...new Set(f.all.map((l) => l.price))].sort((a, b) => a - b);
-  const fragments = [...new Set(f.all.flatMap((l) => {
-    const label = l.domain.split('.')[0] ?? l.domain;
-    return [label.slice(0, 3), label.slice(1, 5), label.slice(-4), l.domain];
-  }))].filter((q) => q.length >= 1);
+  const fragments = [
+    ...new Set(
+      f.all.flatMap((l) => {
+        const label = l.domain.split('.')[0] ?? l.domain;
+        return [label.slice(0, 3), label.slice(1, 5), label.slice(-4), l.domain];
+      }),
+    ),
+  ].filter((q) => q.length >= 1);
   const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
   return fc
     .record({
@@ -139,7 +169,11 @@ const filtersQuery = (filters: Filters, sort: Sort) => ({ ...filters, sort });
 function walk(ctx: Context, filters: Filters, sort: Sort, limits: readonly number[], maxPages: number) {
   return walkCursor<Listing>({
     fetchPage: async (cursor, limit, n): Promise<CursorPage<Listing>> => {
-      const p = await page(ctx, { ...filtersQuery(filters, sort), limit, cursor }, `GET /api/market/listings?${queryString({ ...filtersQuery(filters, sort), limit })}, page ${n + 1}`);
+      const p = await page(
+        ctx,
+        { ...filtersQuery(filters, sort), limit, cursor },
+        `GET /api/market/listings?${queryString({ ...filtersQuery(filters, sort), limit })}, page ${n + 1}`,
+      );
       return { exchange: p.exchange, items: p.data, nextCursor: p.page.next_cursor };
     },
     limits,
@@ -149,12 +183,14 @@ function walk(ctx: Context, filters: Filters, sort: Sort, limits: readonly numbe
   });
 }
 
-const runs = (ctx: Context, most: number) => (ctx.http.clients.size > 0 ? Math.min(ctx.fc.numRuns, most) : Math.min(ctx.fc.numRuns, 4));
+const runs = (ctx: Context, most: number) =>
+  ctx.http.clients.size > 0 ? Math.min(ctx.fc.numRuns, most) : Math.min(ctx.fc.numRuns, 4);
 
 export const listingsFamily: Family = {
   name: 'public-pagination',
   surface: 'public',
-  description: 'GET /api/market/listings: cursor walks over generated filters and sorts, offset pages agree with them and with total, cursors bound and tamper-proof',
+  description:
+    'GET /api/market/listings: cursor walks over generated filters and sorts, offset pages agree with them and with total, cursors bound and tamper-proof',
   needs: [],
   checks: [
     {
@@ -165,20 +201,42 @@ export const listingsFamily: Family = {
         const f = await fixture(ctx);
         // One client for the whole run (its window is the run's): smaller sets in larger pages.
         const one = ctx.http.clients.size === 0;
-        const arbitrary = fc.tuple(filtersArbitrary(f, one ? 12 : 40), fc.constantFrom(...SORTS), fc.array(fc.integer({ min: one ? 3 : 1, max: 12 }), { minLength: 1, maxLength: 3 }));
-        await property(ctx, arbitrary, async ([filters, sort, limits]) => {
-          // The expected rows: from the fixture when it holds the whole set, else from one offset read.
-          let expected = f.all.filter((l) => matches(l, filters)).sort(compare(sort));
-          if (!f.complete) {
-            const truth = await page(ctx, { ...filtersQuery(filters, sort), limit: 100 }, 'the filtered set in one offset page');
-            expected = truth.data;
-          }
-          const { items, exchanges } = await walk(ctx, filters, sort, limits, expected.length + 2);
-          const wrong = sameRows(items, expected);
-          if (wrong) throw new CheckFailure(`cursor walk over GET /api/market/listings?${queryString(filtersQuery(filters, sort))} with limits ${limits.join(',')}: ${wrong}`, exchanges.slice(-2));
-          const stray = items.find((l) => !matches(l, filters));
-          if (stray) throw new CheckFailure(`the walk with ${JSON.stringify(filters)} served ${stray.domain} (tld ${stray.tld}, price ${stray.price}), which the filters exclude`, exchanges.slice(-2));
-        }, runs(ctx, 25), { cost: { public: 5 } });
+        const arbitrary = fc.tuple(
+          filtersArbitrary(f, one ? 12 : 40),
+          fc.constantFrom(...SORTS),
+          fc.array(fc.integer({ min: one ? 3 : 1, max: 12 }), { minLength: 1, maxLength: 3 }),
+        );
+        await property(
+          ctx,
+          arbitrary,
+          async ([filters, sort, limits]) => {
+            // The expected rows: from the fixture when it holds the whole set, else from one offset read.
+            let expected = f.all.filter((l) => matches(l, filters)).sort(compare(sort));
+            if (!f.complete) {
+              const truth = await page(
+                ctx,
+                { ...filtersQuery(filters, sort), limit: 100 },
+                'the filtered set in one offset page',
+              );
+              expected = truth.data;
+            }
+            const { items, exchanges } = await walk(ctx, filters, sort, limits, expected.length + 2);
+            const wrong = sameRows(items, expected);
+            if (wrong)
+              throw new CheckFailure(
+                `cursor walk over GET /api/market/listings?${queryString(filtersQuery(filters, sort))} with limits ${limits.join(',')}: ${wrong}`,
+                exchanges.slice(-2),
+              );
+            const stray = items.find((l) => !matches(l, filters));
+            if (stray)
+              throw new CheckFailure(
+                `the walk with ${JSON.stringify(filters)} served ${stray.domain} (tld ${stray.tld}, price ${stray.price}), which the filters exclude`,
+                exchanges.slice(-2),
+              );
+          },
+          runs(ctx, 25),
+          { cost: { public: 5 } },
+        );
       },
     },
     {
@@ -187,36 +245,83 @@ export const listingsFamily: Family = {
       name: 'offset pages: the rows of the cursor walk at that position, total = size of the filtered set, page.offset/limit echoed, next_cursor continues after the page',
       async run(ctx) {
         const f = await fixture(ctx);
-        const arbitrary = fc.tuple(filtersArbitrary(f, 60), fc.constantFrom(...SORTS), fc.integer({ min: 1, max: 15 }), fc.nat({ max: 70 }));
-        await property(ctx, arbitrary, async ([filters, sort, limit, rawOffset]) => {
-          // The expected rows: from the fixture when it holds the whole set, else from one offset
-          // read of the whole filtered set (a large deployment: the fixture reads 2,000 rows).
-          let expected = f.all.filter((l) => matches(l, filters)).sort(compare(sort));
-          if (!f.complete) {
-            const truth = await page(ctx, { ...filtersQuery(filters, sort), limit: 100 }, 'the filtered set in one offset page');
-            fc.pre(truth.page.total <= 100);
-            expected = truth.data;
-          }
-          const offset = Math.min(rawOffset, expected.length + 2);
-          const query = { ...filtersQuery(filters, sort), limit, offset };
-          const p = await page(ctx, query, `GET /api/market/listings?${queryString(query)}`);
-          const why = `GET /api/market/listings?${queryString(query)}`;
-          expect(p.page.total === expected.length, `${why}: page.total is ${p.page.total}; the filtered set has ${expected.length} listings`, [p.exchange]);
-          expect(p.page.offset === offset && p.page.limit === limit, `${why}: page says offset ${p.page.offset}, limit ${p.page.limit}; the request asked offset ${offset}, limit ${limit}`, [p.exchange]);
-          const wrong = sameRows(p.data, expected.slice(offset, offset + limit));
-          if (wrong) throw new CheckFailure(`${why}: ${wrong}`, [p.exchange]);
-          const more = offset + limit < expected.length;
-          if (!more) {
-            expect(p.page.next_cursor === null, `${why}: the page reaches the end of the set (${expected.length} rows) but next_cursor is ${JSON.stringify(p.page.next_cursor)}`, [p.exchange]);
-            return;
-          }
-          expect(p.page.next_cursor !== null, `${why}: ${expected.length - offset - limit} rows follow this offset page, but its next_cursor is null (offset pages return next_cursor too)`, [p.exchange]);
-          const next = await page(ctx, { ...filtersQuery(filters, sort), limit, cursor: p.page.next_cursor }, `${why}, then its next_cursor`);
-          const wrongNext = sameRows(next.data, expected.slice(offset + limit, offset + 2 * limit));
-          if (wrongNext) throw new CheckFailure(`the next_cursor of the offset page ${why} does not continue after it: ${wrongNext}`, [p.exchange, next.exchange]);
-          expect(next.page.offset === offset + limit, `a page reached by cursor reports page.offset ${next.page.offset}; ${offset + limit} rows sort before it`, [next.exchange]);
-          expect(next.page.total === expected.length, `a page reached by cursor reports total ${next.page.total}; the filtered set has ${expected.length}`, [next.exchange]);
-        }, runs(ctx, 20), { cost: { public: 3 } });
+        const arbitrary = fc.tuple(
+          filtersArbitrary(f, 60),
+          fc.constantFrom(...SORTS),
+          fc.integer({ min: 1, max: 15 }),
+          fc.nat({ max: 70 }),
+        );
+        await property(
+          ctx,
+          arbitrary,
+          async ([filters, sort, limit, rawOffset]) => {
+            // The expected rows: from the fixture when it holds the whole set, else from one offset
+            // read of the whole filtered set (a large deployment: the fixture reads 2,000 rows).
+            let expected = f.all.filter((l) => matches(l, filters)).sort(compare(sort));
+            if (!f.complete) {
+              const truth = await page(
+                ctx,
+                { ...filtersQuery(filters, sort), limit: 100 },
+                'the filtered set in one offset page',
+              );
+              fc.pre(truth.page.total <= 100);
+              expected = truth.data;
+            }
+            const offset = Math.min(rawOffset, expected.length + 2);
+            const query = { ...filtersQuery(filters, sort), limit, offset };
+            const p = await page(ctx, query, `GET /api/market/listings?${queryString(query)}`);
+            const why = `GET /api/market/listings?${queryString(query)}`;
+            expect(
+              p.page.total === expected.length,
+              `${why}: page.total is ${p.page.total}; the filtered set has ${expected.length} listings`,
+              [p.exchange],
+            );
+            expect(
+              p.page.offset === offset && p.page.limit === limit,
+              `${why}: page says offset ${p.page.offset}, limit ${p.page.limit}; the request asked offset ${offset}, limit ${limit}`,
+              [p.exchange],
+            );
+            const wrong = sameRows(p.data, expected.slice(offset, offset + limit));
+            if (wrong) throw new CheckFailure(`${why}: ${wrong}`, [p.exchange]);
+            const more = offset + limit < expected.length;
+            if (!more) {
+              expect(
+                p.page.next_cursor === null,
+                `${why}: the page reaches the end of the set (${expected.length} rows) but next_cursor is ${JSON.stringify(p.page.next_cursor)}`,
+                [p.exchange],
+              );
+              return;
+            }
+            expect(
+              p.page.next_cursor !== null,
+              `${why}: ${expected.length - offset - limit} rows follow this offset page, but its next_cursor is null (offset pages return next_cursor too)`,
+              [p.exchange],
+            );
+            const next = await page(
+              ctx,
+              { ...filtersQuery(filters, sort), limit, cursor: p.page.next_cursor },
+              `${why}, then its next_cursor`,
+            );
+            const wrongNext = sameRows(next.data, expected.slice(offset + limit, offset + 2 * limit));
+            if (wrongNext)
+              throw new CheckFailure(
+                `the next_cursor of the offset page ${why} does not continue after it: ${wrongNext}`,
+                [p.exchange, next.exchange],
+              );
+            expect(
+              next.page.offset === offset + limit,
+              `a page reached by cursor reports page.offset ${next.page.offset}; ${offset + limit} rows sort before it`,
+              [next.exchange],
+            );
+            expect(
+              next.page.total === expected.length,
+              `a page reached by cursor reports total ${next.page.total}; the filtered set has ${expected.length}`,
+              [next.exchange],
+            );
+          },
+          runs(ctx, 20),
+          { cost: { public: 3 } },
+        );
       },
     },
     {
@@ -232,31 +337,67 @@ export const listingsFamily: Family = {
             fc.record({
               filters: fc.constant(filters),
               sort: fc.constantFrom(...SORTS),
-              change: fc.constantFrom<'sort' | 'tld' | 'min_price' | 'max_price' | 'q' | 'drop'>('sort', 'tld', 'min_price', 'max_price', 'q', 'drop'),
+              change: fc.constantFrom<'sort' | 'tld' | 'min_price' | 'max_price' | 'q' | 'drop'>(
+                'sort',
+                'tld',
+                'min_price',
+                'max_price',
+                'q',
+                'drop',
+              ),
               pick: fc.nat(),
             }),
           );
-        await property(ctx, arbitrary, async ({ filters, sort, change, pick }) => {
-          const first = await page(ctx, { ...filtersQuery(filters, sort), limit: 1 }, `GET /api/market/listings?${queryString({ ...filtersQuery(filters, sort), limit: 1 })}`);
-          expect(first.page.next_cursor !== null, `a filtered set of ${f.all.filter((l) => matches(l, filters)).length} rows answered next_cursor null on a page of 1`, [first.exchange]);
-          const cursor = first.page.next_cursor;
-          const other: Filters & { sort: Sort } = { ...filters, sort };
-          const values = { tlds: [...new Set(f.all.map((l) => l.tld))], prices: [...new Set(f.all.map((l) => l.price))] };
-          if (change === 'sort') other.sort = SORTS.filter((s) => s !== sort)[pick % 3]!;
-          else if (change === 'tld') other.tld = values.tlds.filter((t) => t !== filters.tld)[pick % Math.max(1, values.tlds.length - 1)] ?? 'zz';
-          else if (change === 'min_price') other.min_price = (filters.min_price ?? 0) + 1 + (pick % 1000);
-          else if (change === 'max_price') other.max_price = filters.max_price === undefined ? 100_000_000 : filters.max_price + 1 + (pick % 1000);
-          else if (change === 'q') other.q = `${filters.q ?? ''}${'abcdefghij'[pick % 10]}`;
-          else {
-            const present = (['tld', 'min_price', 'max_price', 'q'] as const).filter((k) => filters[k] !== undefined);
-            fc.pre(present.length > 0);
-            delete other[present[pick % present.length]!];
-          }
-          const reused = await callPublic(ctx, OP, { query: { ...other, limit: 1, cursor }, deliberate: true });
-          expectPublicCode(ctx, reused, 'invalid_cursor', `the cursor of ${queryString(filtersQuery(filters, sort))} reused with ${queryString({ ...other })} (${change} changed)`);
-          const same = await callPublic(ctx, OP, { query: { ...filtersQuery(filters, sort), limit: 2, cursor } });
-          expect(same.status === 200, `the cursor reused with the same filters and sort but limit 2 should answer 200, got ${same.status}`, [same]);
-        }, runs(ctx, 15), { cost: { public: 3 } });
+        await property(
+          ctx,
+          arbitrary,
+          async ({ filters, sort, change, pick }) => {
+            const first = await page(
+              ctx,
+              { ...filtersQuery(filters, sort), limit: 1 },
+              `GET /api/market/listings?${queryString({ ...filtersQuery(filters, sort), limit: 1 })}`,
+            );
+            expect(
+              first.page.next_cursor !== null,
+              `a filtered set of ${f.all.filter((l) => matches(l, filters)).length} rows answered next_cursor null on a page of 1`,
+              [first.exchange],
+            );
+            const cursor = first.page.next_cursor;
+            const other: Filters & { sort: Sort } = { ...filters, sort };
+            const values = {
+              tlds: [...new Set(f.all.map((l) => l.tld))],
+              prices: [...new Set(f.all.map((l) => l.price))],
+            };
+            if (change === 'sort') other.sort = SORTS.filter((s) => s !== sort)[pick % 3]!;
+            else if (change === 'tld')
+              other.tld =
+                values.tlds.filter((t) => t !== filters.tld)[pick % Math.max(1, values.tlds.length - 1)] ?? 'zz';
+            else if (change === 'min_price') other.min_price = (filters.min_price ?? 0) + 1 + (pick % 1000);
+            else if (change === 'max_price')
+              other.max_price = filters.max_price === undefined ? 100_000_000 : filters.max_price + 1 + (pick % 1000);
+            else if (change === 'q') other.q = `${filters.q ?? ''}${'abcdefghij'[pick % 10]}`;
+            else {
+              const present = (['tld', 'min_price', 'max_price', 'q'] as const).filter((k) => filters[k] !== undefined);
+              fc.pre(present.length > 0);
+              delete other[present[pick % present.length]!];
+            }
+            const reused = await callPublic(ctx, OP, { query: { ...other, limit: 1, cursor }, deliberate: true });
+            expectPublicCode(
+              ctx,
+              reused,
+              'invalid_cursor',
+              `the cursor of ${queryString(filtersQuery(filters, sort))} reused with ${queryString({ ...other })} (${change} changed)`,
+            );
+            const same = await callPublic(ctx, OP, { query: { ...filtersQuery(filters, sort), limit: 2, cursor } });
+            expect(
+              same.status === 200,
+              `the cursor reused with the same filters and sort but limit 2 should answer 200, got ${same.status}`,
+              [same],
+            );
+          },
+          runs(ctx, 15),
+          { cost: { public: 3 } },
+        );
       },
     },
     {
@@ -265,22 +406,55 @@ export const listingsFamily: Family = {
       name: 'a tampered, truncated or made-up cursor gives 400 invalid_cursor',
       async run(ctx) {
         await fixture(ctx);
-        const first = await page(ctx, { sort: 'price_asc', limit: 2 }, 'GET /api/market/listings?sort=price_asc&limit=2');
+        const first = await page(
+          ctx,
+          { sort: 'price_asc', limit: 2 },
+          'GET /api/market/listings?sort=price_asc&limit=2',
+        );
         const cursor = first.page.next_cursor;
-        expect(cursor !== null && cursor.length >= 4, 'GET /api/market/listings?sort=price_asc&limit=2 must answer a next_cursor (the sandbox lists more than 2)', [first.exchange]);
+        expect(
+          cursor !== null && cursor.length >= 4,
+          'GET /api/market/listings?sort=price_asc&limit=2 must answer a next_cursor (the sandbox lists more than 2)',
+          [first.exchange],
+        );
         // Not the last character of a `.`-separated segment: its low bits may be padding.
-        const positions = [...cursor].map((_, i) => i).filter((i) => i + 1 < cursor.length && cursor[i + 1] !== '.' && cursor[i] !== '.');
+        const positions = [...cursor]
+          .map((_, i) => i)
+          .filter((i) => i + 1 < cursor.length && cursor[i + 1] !== '.' && cursor[i] !== '.');
         const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
         const tampered = fc.oneof(
-          fc.tuple(fc.constantFrom(...positions), fc.constantFrom(...alphabet)).filter(([i, c]) => cursor[i] !== c).map(([i, c]) => `${cursor.slice(0, i)}${c}${cursor.slice(i + 1)}`),
+          fc
+            .tuple(fc.constantFrom(...positions), fc.constantFrom(...alphabet))
+            .filter(([i, c]) => cursor[i] !== c)
+            .map(([i, c]) => `${cursor.slice(0, i)}${c}${cursor.slice(i + 1)}`),
           fc.integer({ min: 1, max: cursor.length - 1 }).map((n) => cursor.slice(0, cursor.length - n)),
           fc.constantFrom(...alphabet).map((c) => `${cursor}${c}`),
-          fc.constantFrom('abc', '0', 'eyJrIjpbMjUwMDAwLCJiZXN0Y29mZmVlYmVhbnMuY29tIl19.c2ln', `${cursor.split('.')[0] ?? cursor}.${'A'.repeat(20)}`, Buffer.from('{"k":[0,"a.com"]}').toString('base64url')),
+          fc.constantFrom(
+            'abc',
+            '0',
+            'eyJrIjpbMjUwMDAwLCJiZXN0Y29mZmVlYmVhbnMuY29tIl19.c2ln',
+            `${cursor.split('.')[0] ?? cursor}.${'A'.repeat(20)}`,
+            Buffer.from('{"k":[0,"a.com"]}').toString('base64url'),
+          ),
         );
-        await property(ctx, tampered, async (bad) => {
-          const e = await callPublic(ctx, OP, { query: { sort: 'price_asc', limit: 2, cursor: bad }, deliberate: true });
-          expectPublicCode(ctx, e, 'invalid_cursor', `GET /api/market/listings with the cursor ${JSON.stringify(bad)} (the real one was ${JSON.stringify(cursor)})`);
-        }, runs(ctx, 20), { cost: { public: 1 } });
+        await property(
+          ctx,
+          tampered,
+          async (bad) => {
+            const e = await callPublic(ctx, OP, {
+              query: { sort: 'price_asc', limit: 2, cursor: bad },
+              deliberate: true,
+            });
+            expectPublicCode(
+              ctx,
+              e,
+              'invalid_cursor',
+              `GET /api/market/listings with the cursor ${JSON.stringify(bad)} (the real one was ${JSON.stringify(cursor)})`,
+            );
+          },
+          runs(ctx, 20),
+          { cost: { public: 1 } },
+        );
       },
     },
     {
@@ -290,23 +464,51 @@ export const listingsFamily: Family = {
       async run(ctx) {
         const f = await fixture(ctx);
         const bad = fc.oneof(
-          fc.oneof(fc.integer({ min: -1000, max: 0 }).map(String), fc.integer({ min: 101, max: 1_000_000 }).map(String), fc.constantFrom('abc', '2.5', '1e2', '')).map((limit) => ({ limit })),
-          fc.oneof(fc.integer({ min: -1000, max: -1 }).map(String), fc.constantFrom('x', '1.5')).map((offset) => ({ offset })),
-          fc.tuple(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 1, max: 1000 })).map(([min, gap]) => ({ min_price: String(min), max_price: String(min - gap) })),
+          fc
+            .oneof(
+              fc.integer({ min: -1000, max: 0 }).map(String),
+              fc.integer({ min: 101, max: 1_000_000 }).map(String),
+              fc.constantFrom('abc', '2.5', '1e2', ''),
+            )
+            .map((limit) => ({ limit })),
+          fc
+            .oneof(fc.integer({ min: -1000, max: -1 }).map(String), fc.constantFrom('x', '1.5'))
+            .map((offset) => ({ offset })),
+          fc
+            .tuple(fc.integer({ min: 1, max: 1_000_000 }), fc.integer({ min: 1, max: 1000 }))
+            .map(([min, gap]) => ({ min_price: String(min), max_price: String(min - gap) })),
           fc.constantFrom('price', 'PRICE_ASC', 'oldest', 'domain,price_asc').map((sort) => ({ sort })),
         );
-        await property(ctx, bad, async (query) => {
-          const e = await callPublic(ctx, OP, { query, deliberate: true });
-          expectPublicCode(ctx, e, 'validation_error', `GET /api/market/listings?${queryString(query)}`);
-          const details = (jsonOf(e) as { details?: unknown }).details;
-          expect(Array.isArray(details) && details.length > 0, `GET /api/market/listings?${queryString(query)}: a validation_error names the failing parameter in details`, [e]);
-        }, runs(ctx, 15), { cost: { public: 1 } });
+        await property(
+          ctx,
+          bad,
+          async (query) => {
+            const e = await callPublic(ctx, OP, { query, deliberate: true });
+            expectPublicCode(ctx, e, 'validation_error', `GET /api/market/listings?${queryString(query)}`);
+            const details = (jsonOf(e) as { details?: unknown }).details;
+            expect(
+              Array.isArray(details) && details.length > 0,
+              `GET /api/market/listings?${queryString(query)}: a validation_error names the failing parameter in details`,
+              [e],
+            );
+          },
+          runs(ctx, 15),
+          { cost: { public: 1 } },
+        );
         for (const limit of [1, 100]) {
           const p = await page(ctx, { limit }, `GET /api/market/listings?limit=${limit}`);
-          expect(p.data.length === Math.min(limit, f.total), `GET /api/market/listings?limit=${limit} answered ${p.data.length} listings of ${f.total}`, [p.exchange]);
+          expect(
+            p.data.length === Math.min(limit, f.total),
+            `GET /api/market/listings?limit=${limit} answered ${p.data.length} listings of ${f.total}`,
+            [p.exchange],
+          );
         }
         const defaults = await page(ctx, {}, 'GET /api/market/listings (no parameters)');
-        expect(defaults.page.limit === 20 && defaults.data.length === Math.min(20, f.total) && defaults.page.offset === 0, `GET /api/market/listings without parameters should page 20 from offset 0 (its limit and offset defaults), got limit ${defaults.page.limit}, offset ${defaults.page.offset}, ${defaults.data.length} rows`, [defaults.exchange]);
+        expect(
+          defaults.page.limit === 20 && defaults.data.length === Math.min(20, f.total) && defaults.page.offset === 0,
+          `GET /api/market/listings without parameters should page 20 from offset 0 (its limit and offset defaults), got limit ${defaults.page.limit}, offset ${defaults.page.offset}, ${defaults.data.length} rows`,
+          [defaults.exchange],
+        );
       },
     },
   ],

@@ -39,7 +39,11 @@ function exampleOf(doc: Json, node: Json | undefined): unknown {
 const text = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** The example request of one operation: target (path and query), headers and body. */
-export function exampleRequest(doc: Json, api: Api, op: SpecOperation): { target: string; headers: Record<string, string>; body: string | undefined; problems: string[] } {
+export function exampleRequest(
+  doc: Json,
+  api: Api,
+  op: SpecOperation,
+): { target: string; headers: Record<string, string>; body: string | undefined; problems: string[] } {
   const problems: string[] = [];
   let path = op.path;
   const query: string[] = [];
@@ -73,9 +77,12 @@ export function exampleRequest(doc: Json, api: Api, op: SpecOperation): { target
     if (example === undefined && requestBody.required === true) problems.push(`request body (${media}) has no example`);
     if (media && example !== undefined) {
       headers['content-type'] = media;
-      body = media === 'application/x-www-form-urlencoded' && example && typeof example === 'object'
-        ? new URLSearchParams(Object.entries(example as Json).map(([k, v]) => [k, text(v)])).toString()
-        : typeof example === 'string' ? example : JSON.stringify(example);
+      body =
+        media === 'application/x-www-form-urlencoded' && example && typeof example === 'object'
+          ? new URLSearchParams(Object.entries(example as Json).map(([k, v]) => [k, text(v)])).toString()
+          : typeof example === 'string'
+            ? example
+            : JSON.stringify(example);
     }
   }
   return { target: query.length > 0 ? `${path}?${query.join('&')}` : path, headers, body, problems };
@@ -105,7 +112,9 @@ function operationCheck(api: Api, op: SpecOperation): Check {
       const problems = [...request.problems];
       const status = String(exchange.status);
       if (success.length > 0 && !success.includes(status) && !success.includes(`${status[0]}XX`)) {
-        problems.push(`the example request got ${status}; the operation documents ${success.join(', ')} for a request that is not refused`);
+        problems.push(
+          `the example request got ${status}; the operation documents ${success.join(', ')} for a request that is not refused`,
+        );
       }
       // The contract rules of every answer (status documented, Content-Type, body schema, headers).
       // Rate-limit arithmetic is the deployment's behaviour, not the document's: a static mock

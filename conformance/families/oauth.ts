@@ -8,30 +8,65 @@ import fc from 'fast-check';
 import * as oauth from 'oauth4webapi';
 import { CheckFailure, expect, property, type Context, type Family } from '../context.ts';
 import { jsonOf, type Exchange } from '../http.ts';
-import { authorizationCode, authorizeTarget, discover, discovered, exchangeCode, oauthError, parseForms, REDIRECT_URI, refresh, register, signInAndConsent, tokenRequest } from '../oauth-flow.ts';
+import {
+  authorizationCode,
+  authorizeTarget,
+  discover,
+  discovered,
+  exchangeCode,
+  oauthError,
+  parseForms,
+  REDIRECT_URI,
+  refresh,
+  register,
+  signInAndConsent,
+  tokenRequest,
+} from '../oauth-flow.ts';
 import { callPublic, expectPublicCode, okJson } from './public-support.ts';
 
 type Json = Record<string, unknown>;
 
 function noStore(e: Exchange, why: string): void {
   const cc = e.responseHeaders['cache-control'] ?? '';
-  expect(/(^|,)\s*no-store\s*(,|$)/i.test(cc), `${why}: Cache-Control must be no-store, got ${cc ? `"${cc}"` : 'none'}`, [e]);
+  expect(
+    /(^|,)\s*no-store\s*(,|$)/i.test(cc),
+    `${why}: Cache-Control must be no-store, got ${cc ? `"${cc}"` : 'none'}`,
+    [e],
+  );
 }
 
 /** Fails unless the answer is an RFC 6749 / 7591 error: status 400, the `error`, a description, no-store. */
 function expectOAuthError(e: Exchange, error: string, why: string): void {
   const body = jsonOf(e) as { error?: unknown; error_description?: unknown } | undefined;
-  if (e.status !== 400 || body?.error !== error) throw new CheckFailure(`${why}: expected 400 {"error": "${error}"}, got ${e.status} ${e.responseBody.slice(0, 200)}`, [e]);
-  expect(typeof body.error_description === 'string' && body.error_description !== '', `${why}: the ${error} answer has no error_description`, [e]);
+  if (e.status !== 400 || body?.error !== error)
+    throw new CheckFailure(
+      `${why}: expected 400 {"error": "${error}"}, got ${e.status} ${e.responseBody.slice(0, 200)}`,
+      [e],
+    );
+  expect(
+    typeof body.error_description === 'string' && body.error_description !== '',
+    `${why}: the ${error} answer has no error_description`,
+    [e],
+  );
   noStore(e, why);
 }
 
 const sameSet = (a: unknown, b: string[]) => Array.isArray(a) && a.length === b.length && b.every((x) => a.includes(x));
 
 /** A search answer's prices: every result and alternative, masked or real. */
-function prices(body: unknown): Array<{ domain: string; price: unknown; price_masked: unknown; available: unknown; status: unknown }> {
+function prices(
+  body: unknown,
+): Array<{ domain: string; price: unknown; price_masked: unknown; available: unknown; status: unknown }> {
   const b = body as { result?: Json; alternatives?: Json[] } | undefined;
-  return [b?.result, ...(b?.alternatives ?? [])].filter((x): x is Json => !!x).map((x) => ({ domain: String(x.domain), price: x.price, price_masked: x.price_masked, available: x.available, status: x.status }));
+  return [b?.result, ...(b?.alternatives ?? [])]
+    .filter((x): x is Json => !!x)
+    .map((x) => ({
+      domain: String(x.domain),
+      price: x.price,
+      price_masked: x.price_masked,
+      available: x.available,
+      status: x.status,
+    }));
 }
 
 /** A listed domain (its price is real with a token), from the listings. */
@@ -47,19 +82,30 @@ export async function expectUnmasked(ctx: Context, accessToken: string, domain: 
   const anonymous = await callPublic(ctx, 'searchDomain', { json: { q: domain } });
   const masked = prices(okJson(anonymous, `POST /api/domain/search {q: ${domain}} without a token`));
   const leaked = masked.find((p) => p.price !== null || (p.available === true && p.price_masked !== true));
-  if (leaked) throw new CheckFailure(`without a token prices are masked (price null, price_masked true for what is for sale); ${leaked.domain} answers price ${JSON.stringify(leaked.price)}, price_masked ${JSON.stringify(leaked.price_masked)}`, [anonymous]);
+  if (leaked)
+    throw new CheckFailure(
+      `without a token prices are masked (price null, price_masked true for what is for sale); ${leaked.domain} answers price ${JSON.stringify(leaked.price)}, price_masked ${JSON.stringify(leaked.price_masked)}`,
+      [anonymous],
+    );
   const authed = await callPublic(ctx, 'searchDomain', { json: { q: domain }, bearer: accessToken });
   const real = prices(okJson(authed, `${why}: POST /api/domain/search {q: ${domain}} with the access token`));
   const head = real[0];
   if (!head || head.domain !== domain || typeof head.price !== 'number' || head.price_masked !== false) {
-    throw new CheckFailure(`${why}: with a valid pricing:read token the listed ${domain} must have its real price (a number, price_masked false), got price ${JSON.stringify(head?.price)}, price_masked ${JSON.stringify(head?.price_masked)}`, [anonymous, authed]);
+    throw new CheckFailure(
+      `${why}: with a valid pricing:read token the listed ${domain} must have its real price (a number, price_masked false), got price ${JSON.stringify(head?.price)}, price_masked ${JSON.stringify(head?.price_masked)}`,
+      [anonymous, authed],
+    );
   }
   const stillMasked = real.find((p) => p.price_masked === true);
   if (stillMasked) throw new CheckFailure(`${why}: with a valid token ${stillMasked.domain} is still masked`, [authed]);
 }
 
 async function expectTokenDead(ctx: Context, accessToken: string, why: string): Promise<void> {
-  const e = await callPublic(ctx, 'searchDomain', { json: { q: 'bestcoffeebeans.com' }, bearer: accessToken, deliberate: true });
+  const e = await callPublic(ctx, 'searchDomain', {
+    json: { q: 'bestcoffeebeans.com' },
+    bearer: accessToken,
+    deliberate: true,
+  });
   expectPublicCode(ctx, e, 'invalid_token', why);
 }
 
@@ -68,48 +114,111 @@ const scope = 'pricing:read';
 export const oauthFamily: Family = {
   name: 'oauth',
   surface: 'public',
-  description: 'Metadata documents, registration, the PKCE flow through the sign-in form, single-use codes, refresh rotation and reuse, redirect mismatch, token errors, unmasked prices',
+  description:
+    'Metadata documents, registration, the PKCE flow through the sign-in form, single-use codes, refresh rotation and reuse, redirect mismatch, token errors, unmasked prices',
   // Metadata, registration and the error answers need no sign-in: only the flows do (per check).
   needs: [],
   checks: [
     {
       id: 'public.oauth.metadata',
-      rules: ['spec:public:getAuthorizationServerMetadata#/description', 'spec:public:getOpenIdConfiguration#/description', 'seed:public › Endpoints › OAuth 2.1 endpoints'],
+      rules: [
+        'spec:public:getAuthorizationServerMetadata#/description',
+        'spec:public:getOpenIdConfiguration#/description',
+        'seed:public › Endpoints › OAuth 2.1 endpoints',
+      ],
       name: 'metadata: RFC 8414 members, issuer = base URL, S256 only, iss advertised; the openid mirror; protected-resource documents (root and /mcp)',
       async run(ctx) {
         const base = ctx.http.baseUrl;
         const asMeta = await callPublic(ctx, 'getAuthorizationServerMetadata');
         const m = okJson<Json>(asMeta, 'GET /.well-known/oauth-authorization-server');
-        expect(m.issuer === base, `issuer is ${JSON.stringify(m.issuer)}; it must be the deployment's base URL ${base} (RFC 8414 §3.3)`, [asMeta]);
+        expect(
+          m.issuer === base,
+          `issuer is ${JSON.stringify(m.issuer)}; it must be the deployment's base URL ${base} (RFC 8414 §3.3)`,
+          [asMeta],
+        );
         for (const member of ['authorization_endpoint', 'token_endpoint', 'registration_endpoint']) {
-          expect(typeof m[member] === 'string' && String(m[member]).startsWith(`${base}/`), `${member} ${JSON.stringify(m[member])} is not an absolute URL on ${base}`, [asMeta]);
+          expect(
+            typeof m[member] === 'string' && String(m[member]).startsWith(`${base}/`),
+            `${member} ${JSON.stringify(m[member])} is not an absolute URL on ${base}`,
+            [asMeta],
+          );
         }
-        expect(sameSet(m.response_types_supported, ['code']), `response_types_supported ${JSON.stringify(m.response_types_supported)}; only ["code"]`, [asMeta]);
-        expect(sameSet(m.code_challenge_methods_supported, ['S256']), `code_challenge_methods_supported ${JSON.stringify(m.code_challenge_methods_supported)}; PKCE is S256 only`, [asMeta]);
-        expect(sameSet(m.token_endpoint_auth_methods_supported, ['none']), `token_endpoint_auth_methods_supported ${JSON.stringify(m.token_endpoint_auth_methods_supported)}; every client is public (["none"])`, [asMeta]);
-        expect(Array.isArray(m.grant_types_supported) && ['authorization_code', 'refresh_token'].every((g) => (m.grant_types_supported as unknown[]).includes(g)), `grant_types_supported ${JSON.stringify(m.grant_types_supported)} must list authorization_code and refresh_token`, [asMeta]);
-        expect(Array.isArray(m.scopes_supported) && ['pricing:read', 'domains:manage'].every((s) => (m.scopes_supported as unknown[]).includes(s)), `scopes_supported ${JSON.stringify(m.scopes_supported)} must list pricing:read and domains:manage`, [asMeta]);
-        expect(m.authorization_response_iss_parameter_supported === true, 'authorization_response_iss_parameter_supported must be true (RFC 9207: iss is added to every authorization response)', [asMeta]);
+        expect(
+          sameSet(m.response_types_supported, ['code']),
+          `response_types_supported ${JSON.stringify(m.response_types_supported)}; only ["code"]`,
+          [asMeta],
+        );
+        expect(
+          sameSet(m.code_challenge_methods_supported, ['S256']),
+          `code_challenge_methods_supported ${JSON.stringify(m.code_challenge_methods_supported)}; PKCE is S256 only`,
+          [asMeta],
+        );
+        expect(
+          sameSet(m.token_endpoint_auth_methods_supported, ['none']),
+          `token_endpoint_auth_methods_supported ${JSON.stringify(m.token_endpoint_auth_methods_supported)}; every client is public (["none"])`,
+          [asMeta],
+        );
+        expect(
+          Array.isArray(m.grant_types_supported) &&
+            ['authorization_code', 'refresh_token'].every((g) => (m.grant_types_supported as unknown[]).includes(g)),
+          `grant_types_supported ${JSON.stringify(m.grant_types_supported)} must list authorization_code and refresh_token`,
+          [asMeta],
+        );
+        expect(
+          Array.isArray(m.scopes_supported) &&
+            ['pricing:read', 'domains:manage'].every((s) => (m.scopes_supported as unknown[]).includes(s)),
+          `scopes_supported ${JSON.stringify(m.scopes_supported)} must list pricing:read and domains:manage`,
+          [asMeta],
+        );
+        expect(
+          m.authorization_response_iss_parameter_supported === true,
+          'authorization_response_iss_parameter_supported must be true (RFC 9207: iss is added to every authorization response)',
+          [asMeta],
+        );
 
         const oidc = await callPublic(ctx, 'getOpenIdConfiguration');
         const o = okJson<Json>(oidc, 'GET /.well-known/openid-configuration');
         for (const [k, v] of Object.entries(m)) {
-          if (JSON.stringify(o[k]) !== JSON.stringify(v)) throw new CheckFailure(`the openid-configuration mirror differs from the authorization server metadata in ${k}: ${JSON.stringify(o[k])} vs ${JSON.stringify(v)}`, [asMeta, oidc]);
+          if (JSON.stringify(o[k]) !== JSON.stringify(v))
+            throw new CheckFailure(
+              `the openid-configuration mirror differs from the authorization server metadata in ${k}: ${JSON.stringify(o[k])} vs ${JSON.stringify(v)}`,
+              [asMeta, oidc],
+            );
         }
         // OIDC Discovery requires these members; the service is no OpenID Provider, so they must
         // be present and promise nothing it refuses: no `openid` scope, no ID-token algorithm.
-        expect(Array.isArray(o.subject_types_supported), 'the openid mirror needs subject_types_supported, a list (OIDC Discovery)', [oidc]);
-        expect(Array.isArray(o.id_token_signing_alg_values_supported), 'the openid mirror needs id_token_signing_alg_values_supported, a list (OIDC Discovery)', [oidc]);
-        expect(!(m.scopes_supported as unknown[]).includes('openid'), 'scopes_supported must not list openid: no ID token is issued (scope=openid is invalid_scope)', [asMeta]);
+        expect(
+          Array.isArray(o.subject_types_supported),
+          'the openid mirror needs subject_types_supported, a list (OIDC Discovery)',
+          [oidc],
+        );
+        expect(
+          Array.isArray(o.id_token_signing_alg_values_supported),
+          'the openid mirror needs id_token_signing_alg_values_supported, a list (OIDC Discovery)',
+          [oidc],
+        );
+        expect(
+          !(m.scopes_supported as unknown[]).includes('openid'),
+          'scopes_supported must not list openid: no ID token is issued (scope=openid is invalid_scope)',
+          [asMeta],
+        );
         expect(
           (o.id_token_signing_alg_values_supported as unknown[]).length === 0,
           `id_token_signing_alg_values_supported ${JSON.stringify(o.id_token_signing_alg_values_supported)} promises ID tokens, which are never issued; it must be empty`,
           [oidc],
         );
-        expect(typeof o.jwks_uri === 'string' && o.jwks_uri.startsWith(`${base}/`), `jwks_uri ${JSON.stringify(o.jwks_uri)} is not on ${base}`, [oidc]);
+        expect(
+          typeof o.jwks_uri === 'string' && o.jwks_uri.startsWith(`${base}/`),
+          `jwks_uri ${JSON.stringify(o.jwks_uri)} is not on ${base}`,
+          [oidc],
+        );
         const jwks = await ctx.http.send({ target: String(o.jwks_uri).slice(base.length) });
         const keys = okJson<{ keys?: unknown }>(jwks, `GET ${String(o.jwks_uri)}`).keys;
-        expect(Array.isArray(keys) && keys.length === 0, 'jwks_uri must serve an empty key set ({"keys": []}): no ID tokens are issued', [jwks]);
+        expect(
+          Array.isArray(keys) && keys.length === 0,
+          'jwks_uri must serve an empty key set ({"keys": []}): no ID tokens are issued',
+          [jwks],
+        );
 
         for (const [operationId, resource] of [
           ['getProtectedResourceMetadata', base],
@@ -117,10 +226,26 @@ export const oauthFamily: Family = {
         ] as const) {
           const e = await callPublic(ctx, operationId);
           const r = okJson<Json>(e, operationId);
-          expect(r.resource === resource, `${operationId}: resource is ${JSON.stringify(r.resource)}, expected ${resource} (RFC 9728 §3.3: it must equal the resource the document was fetched for)`, [e]);
-          expect(Array.isArray(r.authorization_servers) && (r.authorization_servers as unknown[]).includes(m.issuer), `${operationId}: authorization_servers ${JSON.stringify(r.authorization_servers)} must name the issuer ${String(m.issuer)}`, [e]);
-          expect(Array.isArray(r.scopes_supported) && (r.scopes_supported as unknown[]).includes('pricing:read'), `${operationId}: scopes_supported must list pricing:read`, [e]);
-          expect(Array.isArray(r.bearer_methods_supported) && (r.bearer_methods_supported as unknown[]).includes('header'), `${operationId}: bearer_methods_supported must list header`, [e]);
+          expect(
+            r.resource === resource,
+            `${operationId}: resource is ${JSON.stringify(r.resource)}, expected ${resource} (RFC 9728 §3.3: it must equal the resource the document was fetched for)`,
+            [e],
+          );
+          expect(
+            Array.isArray(r.authorization_servers) && (r.authorization_servers as unknown[]).includes(m.issuer),
+            `${operationId}: authorization_servers ${JSON.stringify(r.authorization_servers)} must name the issuer ${String(m.issuer)}`,
+            [e],
+          );
+          expect(
+            Array.isArray(r.scopes_supported) && (r.scopes_supported as unknown[]).includes('pricing:read'),
+            `${operationId}: scopes_supported must list pricing:read`,
+            [e],
+          );
+          expect(
+            Array.isArray(r.bearer_methods_supported) && (r.bearer_methods_supported as unknown[]).includes('header'),
+            `${operationId}: bearer_methods_supported must list header`,
+            [e],
+          );
         }
         // A strict client library accepts the metadata too.
         await discover(ctx);
@@ -131,31 +256,93 @@ export const oauthFamily: Family = {
       rules: ['spec:public:registerOAuthClient#/description', 'seed:public › Endpoints › OAuth 2.1 endpoints'],
       name: 'registration: 201, no-store, the metadata echoed with token_endpoint_auth_method none and no secret; bad redirect_uris and metadata refused RFC 7591-style',
       async run(ctx) {
-        const send = (body: unknown, raw?: string) => callPublic(ctx, 'registerOAuthClient', raw !== undefined ? { raw, deliberate: true } : { json: body, deliberate: true });
+        const send = (body: unknown, raw?: string) =>
+          callPublic(
+            ctx,
+            'registerOAuthClient',
+            raw !== undefined ? { raw, deliberate: true } : { json: body, deliberate: true },
+          );
         const good = fc.record({
           client_name: fc.constantFrom('Conformance kit', 'Client ü 😀', 'x'),
-          redirect_uris: fc.uniqueArray(fc.constantFrom(REDIRECT_URI, 'http://localhost:8123/cb', 'https://app.example.net/oauth/callback', 'http://[::1]/cb', 'com.example.app:/oauth'), { minLength: 1, maxLength: 3 }),
+          redirect_uris: fc.uniqueArray(
+            fc.constantFrom(
+              REDIRECT_URI,
+              'http://localhost:8123/cb',
+              'https://app.example.net/oauth/callback',
+              'http://[::1]/cb',
+              'com.example.app:/oauth',
+            ),
+            { minLength: 1, maxLength: 3 },
+          ),
           scope: fc.constantFrom('pricing:read', 'pricing:read domains:manage'),
           software_id: fc.constant('unknown-member-is-ignored'),
         });
-        await property(ctx, good, async (metadata) => {
-          const e = await send(metadata);
-          const body = okJson<Json>(e, `POST /api/oauth/register ${JSON.stringify(metadata)}`, 201);
-          noStore(e, 'a registration answer');
-          expect(typeof body.client_id === 'string' && body.client_id !== '', 'the registration answer has no client_id', [e]);
-          expect(body.token_endpoint_auth_method === 'none' && body.client_secret === undefined, `every client is public: token_endpoint_auth_method must be "none" and no client_secret issued, got ${JSON.stringify(body.token_endpoint_auth_method)}${body.client_secret !== undefined ? ' and a secret' : ''}`, [e]);
-          expect(body.client_name === metadata.client_name && JSON.stringify(body.redirect_uris) === JSON.stringify(metadata.redirect_uris), 'the registration answer must echo client_name and redirect_uris as sent', [e]);
-        }, Math.min(ctx.fc.numRuns, 6), { cost: { public: 1 } });
-        const badRedirects = fc.constantFrom<unknown>(['not a uri'], ['https://app.example.net/cb#fragment'], ['http://app.example.net/cb'], ['/relative/cb'], []);
-        await property(ctx, badRedirects, async (redirect_uris) => {
-          const e = await send({ client_name: 'bad', redirect_uris });
-          const error = oauthError(e);
-          expect(error === 'invalid_redirect_uri' || (error === 'invalid_client_metadata' && Array.isArray(redirect_uris) && redirect_uris.length === 0), `redirect_uris ${JSON.stringify(redirect_uris)} must be refused with 400 invalid_redirect_uri, got ${e.status} ${e.responseBody.slice(0, 200)}`, [e]);
-          expectOAuthError(e, String(error), `POST /api/oauth/register with redirect_uris ${JSON.stringify(redirect_uris)}`);
-        }, 5, { cost: { public: 1 } });
+        await property(
+          ctx,
+          good,
+          async (metadata) => {
+            const e = await send(metadata);
+            const body = okJson<Json>(e, `POST /api/oauth/register ${JSON.stringify(metadata)}`, 201);
+            noStore(e, 'a registration answer');
+            expect(
+              typeof body.client_id === 'string' && body.client_id !== '',
+              'the registration answer has no client_id',
+              [e],
+            );
+            expect(
+              body.token_endpoint_auth_method === 'none' && body.client_secret === undefined,
+              `every client is public: token_endpoint_auth_method must be "none" and no client_secret issued, got ${JSON.stringify(body.token_endpoint_auth_method)}${body.client_secret !== undefined ? ' and a secret' : ''}`,
+              [e],
+            );
+            expect(
+              body.client_name === metadata.client_name &&
+                JSON.stringify(body.redirect_uris) === JSON.stringify(metadata.redirect_uris),
+              'the registration answer must echo client_name and redirect_uris as sent',
+              [e],
+            );
+          },
+          Math.min(ctx.fc.numRuns, 6),
+          { cost: { public: 1 } },
+        );
+        const badRedirects = fc.constantFrom<unknown>(
+          ['not a uri'],
+          ['https://app.example.net/cb#fragment'],
+          ['http://app.example.net/cb'],
+          ['/relative/cb'],
+          [],
+        );
+        await property(
+          ctx,
+          badRedirects,
+          async (redirect_uris) => {
+            const e = await send({ client_name: 'bad', redirect_uris });
+            const error = oauthError(e);
+            expect(
+              error === 'invalid_redirect_uri' ||
+                (error === 'invalid_client_metadata' && Array.isArray(redirect_uris) && redirect_uris.length === 0),
+              `redirect_uris ${JSON.stringify(redirect_uris)} must be refused with 400 invalid_redirect_uri, got ${e.status} ${e.responseBody.slice(0, 200)}`,
+              [e],
+            );
+            expectOAuthError(
+              e,
+              String(error),
+              `POST /api/oauth/register with redirect_uris ${JSON.stringify(redirect_uris)}`,
+            );
+          },
+          5,
+          { cost: { public: 1 } },
+        );
         for (const [what, body, raw] of [
-          ['token_endpoint_auth_method client_secret_basic', { client_name: 'x', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_basic' }, undefined],
-          ['grant_types [client_credentials]', { client_name: 'x', redirect_uris: [REDIRECT_URI], grant_types: ['client_credentials'] }, undefined],
+          [
+            'token_endpoint_auth_method client_secret_basic',
+            { client_name: 'x', redirect_uris: [REDIRECT_URI], token_endpoint_auth_method: 'client_secret_basic' },
+            undefined,
+          ],
+          [
+            'grant_types [client_credentials]',
+            { client_name: 'x', redirect_uris: [REDIRECT_URI], grant_types: ['client_credentials'] },
+            undefined,
+          ],
           ['a body that is not JSON', undefined, '{"client_name": '],
         ] as const) {
           expectOAuthError(await send(body, raw), 'invalid_client_metadata', `POST /api/oauth/register with ${what}`);
@@ -164,26 +351,60 @@ export const oauthFamily: Family = {
     },
     {
       id: 'public.oauth.flow',
-      rules: ['spec:public:getAuthorizePage#/x-pkce', 'spec:public:requestToken#/x-token-lifetimes', 'seed:public › Authentication'],
+      rules: [
+        'spec:public:getAuthorizePage#/x-pkce',
+        'spec:public:requestToken#/x-token-lifetimes',
+        'seed:public › Authentication',
+      ],
       needs: ['oauth-user'],
       name: 'the PKCE flow (oauth4webapi, state and iss checked) through the sign-in form: Bearer tokens, pricing:read, no-store; the token unmasks search prices',
       async run(ctx) {
         const grant = await authorizationCode(ctx, { scope });
-        expect(grant.location.searchParams.get('iss') === ctx.http.baseUrl, `the authorization response's iss is ${JSON.stringify(grant.location.searchParams.get('iss'))}, expected the issuer ${ctx.http.baseUrl}`);
+        expect(
+          grant.location.searchParams.get('iss') === ctx.http.baseUrl,
+          `the authorization response's iss is ${JSON.stringify(grant.location.searchParams.get('iss'))}, expected the issuer ${ctx.http.baseUrl}`,
+        );
         const tokens = await exchangeCode(ctx, grant);
         const tokenExchange = ctx.http.exchanges[ctx.http.exchanges.length - 1]!;
         noStore(tokenExchange, 'the token response');
-        expect(tokens.response.token_type.toLowerCase() === 'bearer', `token_type is ${tokens.response.token_type}, expected Bearer`, [tokenExchange]);
-        expect(tokens.scope.split(' ').includes('pricing:read'), `the token response's scope is "${tokens.scope}", expected pricing:read`, [tokenExchange]);
+        expect(
+          tokens.response.token_type.toLowerCase() === 'bearer',
+          `token_type is ${tokens.response.token_type}, expected Bearer`,
+          [tokenExchange],
+        );
+        expect(
+          tokens.scope.split(' ').includes('pricing:read'),
+          `the token response's scope is "${tokens.scope}", expected pricing:read`,
+          [tokenExchange],
+        );
         const expiresIn = tokens.response.expires_in;
-        expect(typeof expiresIn === 'number' && expiresIn > 0 && expiresIn <= 1800, `expires_in ${String(expiresIn)}: access tokens live 30 minutes`, [tokenExchange]);
+        expect(
+          typeof expiresIn === 'number' && expiresIn > 0 && expiresIn <= 1800,
+          `expires_in ${String(expiresIn)}: access tokens live 30 minutes`,
+          [tokenExchange],
+        );
         await expectUnmasked(ctx, tokens.accessToken, await listedDomain(ctx), 'the access token of the flow');
         // Consent is asked every time, and a denial goes back to the client with access_denied.
         const again = await discovered(ctx);
         const verifier = oauth.generateRandomCodeVerifier();
-        const target = authorizeTarget(ctx, again, grant.client, { scope, state: 'deny-me', codeChallenge: await oauth.calculatePKCECodeChallenge(verifier) });
-        const denied = await signInAndConsent(ctx, target, { email: ctx.options.oauthUser ?? '', password: ctx.options.oauthPassword ?? '' }, 'deny');
-        expect(denied.location.searchParams.get('error') === 'access_denied' && denied.location.searchParams.get('state') === 'deny-me' && denied.location.searchParams.get('iss') === ctx.http.baseUrl, `a denial must send the browser to the client with error=access_denied, the state and iss; went to ${denied.location.href}`, [denied.submitted]);
+        const target = authorizeTarget(ctx, again, grant.client, {
+          scope,
+          state: 'deny-me',
+          codeChallenge: await oauth.calculatePKCECodeChallenge(verifier),
+        });
+        const denied = await signInAndConsent(
+          ctx,
+          target,
+          { email: ctx.options.oauthUser ?? '', password: ctx.options.oauthPassword ?? '' },
+          'deny',
+        );
+        expect(
+          denied.location.searchParams.get('error') === 'access_denied' &&
+            denied.location.searchParams.get('state') === 'deny-me' &&
+            denied.location.searchParams.get('iss') === ctx.http.baseUrl,
+          `a denial must send the browser to the client with error=access_denied, the state and iss; went to ${denied.location.href}`,
+          [denied.submitted],
+        );
       },
     },
     {
@@ -194,11 +415,29 @@ export const oauthFamily: Family = {
       async run(ctx) {
         const grant = await authorizationCode(ctx, { scope });
         const tokens = await exchangeCode(ctx, grant);
-        const replay = await tokenRequest(ctx, grant.as, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, client_id: grant.client.client_id, code_verifier: grant.verifier });
+        const replay = await tokenRequest(ctx, grant.as, {
+          grant_type: 'authorization_code',
+          code: grant.code,
+          redirect_uri: grant.redirectUri,
+          client_id: grant.client.client_id,
+          code_verifier: grant.verifier,
+        });
         expectOAuthError(replay, 'invalid_grant', 'the same code exchanged a second time');
-        await expectTokenDead(ctx, tokens.accessToken, 'the access token issued from a code that was then replayed (it must be revoked)');
-        const refreshed = await tokenRequest(ctx, grant.as, { grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: grant.client.client_id });
-        expectOAuthError(refreshed, 'invalid_grant', 'the refresh token issued from a replayed code (it must be revoked)');
+        await expectTokenDead(
+          ctx,
+          tokens.accessToken,
+          'the access token issued from a code that was then replayed (it must be revoked)',
+        );
+        const refreshed = await tokenRequest(ctx, grant.as, {
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refreshToken,
+          client_id: grant.client.client_id,
+        });
+        expectOAuthError(
+          refreshed,
+          'invalid_grant',
+          'the refresh token issued from a replayed code (it must be revoked)',
+        );
       },
     },
     {
@@ -211,15 +450,33 @@ export const oauthFamily: Family = {
         const client = await register(ctx, as, scope);
         const unreserved = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~'.split('');
         const wrong = fc.oneof(
-          fc.array(fc.constantFrom(...unreserved), { minLength: 43, maxLength: 128 }).map((cs) => ({ code_verifier: cs.join('') })),
-          fc.constantFrom({ redirect_uri: 'http://127.0.0.1:47913/other' }, { redirect_uri: 'https://app.example.net/callback' }),
+          fc
+            .array(fc.constantFrom(...unreserved), { minLength: 43, maxLength: 128 })
+            .map((cs) => ({ code_verifier: cs.join('') })),
+          fc.constantFrom(
+            { redirect_uri: 'http://127.0.0.1:47913/other' },
+            { redirect_uri: 'https://app.example.net/callback' },
+          ),
         );
-        await property(ctx, wrong, async (change) => {
-          const grant = await authorizationCode(ctx, { scope, as, client });
-          fc.pre(!('code_verifier' in change) || change.code_verifier !== grant.verifier);
-          const e = await tokenRequest(ctx, as, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, client_id: client.client_id, code_verifier: grant.verifier, ...change });
-          expectOAuthError(e, 'invalid_grant', `a code exchange with ${JSON.stringify(change)}`);
-        }, Math.min(ctx.fc.numRuns, 4), { cost: { public: 6 } });
+        await property(
+          ctx,
+          wrong,
+          async (change) => {
+            const grant = await authorizationCode(ctx, { scope, as, client });
+            fc.pre(!('code_verifier' in change) || change.code_verifier !== grant.verifier);
+            const e = await tokenRequest(ctx, as, {
+              grant_type: 'authorization_code',
+              code: grant.code,
+              redirect_uri: grant.redirectUri,
+              client_id: client.client_id,
+              code_verifier: grant.verifier,
+              ...change,
+            });
+            expectOAuthError(e, 'invalid_grant', `a code exchange with ${JSON.stringify(change)}`);
+          },
+          Math.min(ctx.fc.numRuns, 4),
+          { cost: { public: 6 } },
+        );
       },
     },
     {
@@ -228,24 +485,59 @@ export const oauthFamily: Family = {
       needs: ['oauth-user'],
       name: 'refresh tokens rotate; presenting a rotated one is invalid_grant and revokes the grant (the latest refresh and access tokens die too)',
       async run(ctx) {
-        await property(ctx, fc.integer({ min: 1, max: 3 }), async (rotations) => {
-          const first = await exchangeCode(ctx, await authorizationCode(ctx, { scope }));
-          let current = first;
-          const used: string[] = [];
-          for (let i = 0; i < rotations; i++) {
-            const next = await refresh(ctx, current, current.refreshToken);
-            expect(next.refreshToken !== current.refreshToken, 'a refresh answered the same refresh token; they rotate on every use', ctx.http.exchanges.slice(-1));
-            used.push(current.refreshToken);
-            current = next;
-          }
-          await expectUnmasked(ctx, current.accessToken, await listedDomain(ctx), `the access token after ${rotations} refreshes`);
-          const stale = used[used.length - 1]!;
-          const reuse = await tokenRequest(ctx, first.as, { grant_type: 'refresh_token', refresh_token: stale, client_id: first.client.client_id });
-          expectOAuthError(reuse, 'invalid_grant', `an already-rotated refresh token presented again (after ${rotations} rotations)`);
-          const latest = await tokenRequest(ctx, first.as, { grant_type: 'refresh_token', refresh_token: current.refreshToken, client_id: first.client.client_id });
-          expectOAuthError(latest, 'invalid_grant', 'the latest refresh token after the reuse was detected (the whole grant is revoked)');
-          await expectTokenDead(ctx, current.accessToken, 'the latest access token after refresh-token reuse (the whole grant is revoked)');
-        }, Math.min(ctx.fc.numRuns, 3), { cost: { public: 6 } });
+        await property(
+          ctx,
+          fc.integer({ min: 1, max: 3 }),
+          async (rotations) => {
+            const first = await exchangeCode(ctx, await authorizationCode(ctx, { scope }));
+            let current = first;
+            const used: string[] = [];
+            for (let i = 0; i < rotations; i++) {
+              const next = await refresh(ctx, current, current.refreshToken);
+              expect(
+                next.refreshToken !== current.refreshToken,
+                'a refresh answered the same refresh token; they rotate on every use',
+                ctx.http.exchanges.slice(-1),
+              );
+              used.push(current.refreshToken);
+              current = next;
+            }
+            await expectUnmasked(
+              ctx,
+              current.accessToken,
+              await listedDomain(ctx),
+              `the access token after ${rotations} refreshes`,
+            );
+            const stale = used[used.length - 1]!;
+            const reuse = await tokenRequest(ctx, first.as, {
+              grant_type: 'refresh_token',
+              refresh_token: stale,
+              client_id: first.client.client_id,
+            });
+            expectOAuthError(
+              reuse,
+              'invalid_grant',
+              `an already-rotated refresh token presented again (after ${rotations} rotations)`,
+            );
+            const latest = await tokenRequest(ctx, first.as, {
+              grant_type: 'refresh_token',
+              refresh_token: current.refreshToken,
+              client_id: first.client.client_id,
+            });
+            expectOAuthError(
+              latest,
+              'invalid_grant',
+              'the latest refresh token after the reuse was detected (the whole grant is revoked)',
+            );
+            await expectTokenDead(
+              ctx,
+              current.accessToken,
+              'the latest access token after refresh-token reuse (the whole grant is revoked)',
+            );
+          },
+          Math.min(ctx.fc.numRuns, 3),
+          { cost: { public: 6 } },
+        );
       },
     },
     {
@@ -257,26 +549,85 @@ export const oauthFamily: Family = {
         const client = await register(ctx, as, scope);
         const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier());
         const bad = fc.oneof(
-          fc.constantFrom('https://evil.example.net/callback', 'http://127.0.0.1:47913/callback/extra', 'http://127.0.0.1:47913/Callback', `${REDIRECT_URI}?x=1`, 'http://127.0.0.2:47913/callback').map((redirectUri) => ({ redirectUri, clientId: client.client_id, code: 'invalid_redirect_uri' })),
-          fc.constantFrom(`cli_${randomBytes(8).toString('hex')}`, 'unknown').map((clientId) => ({ redirectUri: REDIRECT_URI, clientId, code: 'validation_error' })),
+          fc
+            .constantFrom(
+              'https://evil.example.net/callback',
+              'http://127.0.0.1:47913/callback/extra',
+              'http://127.0.0.1:47913/Callback',
+              `${REDIRECT_URI}?x=1`,
+              'http://127.0.0.2:47913/callback',
+            )
+            .map((redirectUri) => ({ redirectUri, clientId: client.client_id, code: 'invalid_redirect_uri' })),
+          fc
+            .constantFrom(`cli_${randomBytes(8).toString('hex')}`, 'unknown')
+            .map((clientId) => ({ redirectUri: REDIRECT_URI, clientId, code: 'validation_error' })),
         );
-        await property(ctx, bad, async ({ redirectUri, clientId, code }) => {
-          const target = authorizeTarget(ctx, as, { ...client, client_id: clientId }, { scope, state: 's1', codeChallenge: challenge, redirectUri });
-          const page = await ctx.http.send({ target, headers: { accept: 'text/html' }, deliberate: true });
-          expect(page.status === 400, `GET /oauth/authorize with redirect_uri ${redirectUri} and client_id ${clientId} must show a 400 page, got ${page.status}`, [page]);
-          const location = page.responseHeaders.location;
-          expect(location === undefined, `the error for redirect_uri ${redirectUri} must be shown, not redirected; the answer carries Location: ${location}`, [page]);
-          const json = await ctx.http.send({ target, headers: { accept: 'application/json' }, deliberate: true });
-          expectPublicCode(ctx, json, code, `GET /oauth/authorize with redirect_uri ${redirectUri}, client_id ${clientId} (Accept: application/json)`);
-        }, Math.min(ctx.fc.numRuns, 6), { cost: { public: 2 } });
+        await property(
+          ctx,
+          bad,
+          async ({ redirectUri, clientId, code }) => {
+            const target = authorizeTarget(
+              ctx,
+              as,
+              { ...client, client_id: clientId },
+              { scope, state: 's1', codeChallenge: challenge, redirectUri },
+            );
+            const page = await ctx.http.send({ target, headers: { accept: 'text/html' }, deliberate: true });
+            expect(
+              page.status === 400,
+              `GET /oauth/authorize with redirect_uri ${redirectUri} and client_id ${clientId} must show a 400 page, got ${page.status}`,
+              [page],
+            );
+            const location = page.responseHeaders.location;
+            expect(
+              location === undefined,
+              `the error for redirect_uri ${redirectUri} must be shown, not redirected; the answer carries Location: ${location}`,
+              [page],
+            );
+            const json = await ctx.http.send({ target, headers: { accept: 'application/json' }, deliberate: true });
+            expectPublicCode(
+              ctx,
+              json,
+              code,
+              `GET /oauth/authorize with redirect_uri ${redirectUri}, client_id ${clientId} (Accept: application/json)`,
+            );
+          },
+          Math.min(ctx.fc.numRuns, 6),
+          { cost: { public: 2 } },
+        );
         // Loopback redirects match on any port (RFC 8252 §7.3).
-        const otherPort = await ctx.http.send({ target: authorizeTarget(ctx, as, client, { scope, state: 's2', codeChallenge: challenge, redirectUri: 'http://127.0.0.1:5999/callback' }), headers: { accept: 'text/html' } });
-        expect(otherPort.status === 200, `the registered loopback redirect on another port must be accepted (200 sign-in page), got ${otherPort.status}`, [otherPort]);
+        const otherPort = await ctx.http.send({
+          target: authorizeTarget(ctx, as, client, {
+            scope,
+            state: 's2',
+            codeChallenge: challenge,
+            redirectUri: 'http://127.0.0.1:5999/callback',
+          }),
+          headers: { accept: 'text/html' },
+        });
+        expect(
+          otherPort.status === 200,
+          `the registered loopback redirect on another port must be accepted (200 sign-in page), got ${otherPort.status}`,
+          [otherPort],
+        );
         // A missing code_challenge is redirected back with invalid_request, state and iss.
-        const target = authorizeTarget(ctx, as, client, { scope, state: 'st-3', codeChallenge: challenge }).replace(/&code_challenge=[^&]*/, '');
+        const target = authorizeTarget(ctx, as, client, { scope, state: 'st-3', codeChallenge: challenge }).replace(
+          /&code_challenge=[^&]*/,
+          '',
+        );
         const noPkce = await ctx.http.send({ target, deliberate: true });
-        const back = noPkce.responseHeaders.location ? new URL(noPkce.responseHeaders.location, ctx.http.baseUrl) : undefined;
-        expect(noPkce.status === 302 && back?.href.startsWith(REDIRECT_URI) && back.searchParams.get('error') === 'invalid_request' && back.searchParams.get('state') === 'st-3' && back.searchParams.get('iss') === ctx.http.baseUrl, `an authorization request without code_challenge must be redirected (302) to the client with error=invalid_request, state and iss; got ${noPkce.status} ${back?.href ?? '(no Location)'}`, [noPkce]);
+        const back = noPkce.responseHeaders.location
+          ? new URL(noPkce.responseHeaders.location, ctx.http.baseUrl)
+          : undefined;
+        expect(
+          noPkce.status === 302 &&
+            back?.href.startsWith(REDIRECT_URI) &&
+            back.searchParams.get('error') === 'invalid_request' &&
+            back.searchParams.get('state') === 'st-3' &&
+            back.searchParams.get('iss') === ctx.http.baseUrl,
+          `an authorization request without code_challenge must be redirected (302) to the client with error=invalid_request, state and iss; got ${noPkce.status} ${back?.href ?? '(no Location)'}`,
+          [noPkce],
+        );
       },
     },
     {
@@ -287,18 +638,44 @@ export const oauthFamily: Family = {
       async run(ctx) {
         const as = await discovered(ctx);
         const client = await register(ctx, as, scope);
-        const target = authorizeTarget(ctx, as, client, { scope, state: 'csrf', codeChallenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()) });
+        const target = authorizeTarget(ctx, as, client, {
+          scope,
+          state: 'csrf',
+          codeChallenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()),
+        });
         const page = await ctx.http.send({ target, headers: { accept: 'text/html' } });
         const form = parseForms(page.responseBody).find((f) => 'csrf_token' in f.fields);
         if (!form) throw new CheckFailure('the authorization page has no form with csrf_token', [page]);
         const cookie = (page.setCookies ?? []).map((c) => c.split(';')[0]).join('; ');
         const post = (fields: Record<string, string>, withCookie: boolean) =>
-          ctx.http.send({ method: 'POST', target: new URL(form.action || target, `${ctx.http.baseUrl}${target}`).pathname, headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...(withCookie ? { cookie } : {}) }, body: new URLSearchParams({ ...fields, email: ctx.options.oauthUser ?? '', password: ctx.options.oauthPassword ?? '', decision: 'approve' }).toString(), deliberate: true });
+          ctx.http.send({
+            method: 'POST',
+            target: new URL(form.action || target, `${ctx.http.baseUrl}${target}`).pathname,
+            headers: {
+              'content-type': 'application/x-www-form-urlencoded',
+              accept: 'text/html',
+              ...(withCookie ? { cookie } : {}),
+            },
+            body: new URLSearchParams({
+              ...fields,
+              email: ctx.options.oauthUser ?? '',
+              password: ctx.options.oauthPassword ?? '',
+              decision: 'approve',
+            }).toString(),
+            deliberate: true,
+          });
         for (const [what, e] of [
           ['without the CSRF cookie', await post(form.fields, false)],
-          ['with another csrf_token', await post({ ...form.fields, csrf_token: randomBytes(16).toString('hex') }, true)],
+          [
+            'with another csrf_token',
+            await post({ ...form.fields, csrf_token: randomBytes(16).toString('hex') }, true),
+          ],
         ] as const) {
-          expect(e.status === 400 && e.responseHeaders.location === undefined, `the consent form posted ${what} must be refused with 400 (no redirect, no code), got ${e.status}${e.responseHeaders.location ? ` to ${e.responseHeaders.location}` : ''}`, [e]);
+          expect(
+            e.status === 400 && e.responseHeaders.location === undefined,
+            `the consent form posted ${what} must be refused with 400 (no redirect, no code), got ${e.status}${e.responseHeaders.location ? ` to ${e.responseHeaders.location}` : ''}`,
+            [e],
+          );
         }
       },
     },
@@ -311,13 +688,53 @@ export const oauthFamily: Family = {
         const client = await register(ctx, as, scope);
         const cases: Array<[string, Record<string, string>, string, { contentType?: string; body?: string }?]> = [
           ['grant_type=password', { grant_type: 'password', username: 'a', password: 'b' }, 'unsupported_grant_type'],
-          ['grant_type=client_credentials', { grant_type: 'client_credentials', client_id: client.client_id }, 'unsupported_grant_type'],
-          ['a code exchange without the code', { grant_type: 'authorization_code', redirect_uri: REDIRECT_URI, client_id: client.client_id, code_verifier: 'x'.repeat(43) }, 'invalid_request'],
-          ['a made-up code', { grant_type: 'authorization_code', code: `ac_${randomBytes(12).toString('hex')}`, redirect_uri: REDIRECT_URI, client_id: client.client_id, code_verifier: oauth.generateRandomCodeVerifier() }, 'invalid_grant'],
-          ['a made-up refresh token', { grant_type: 'refresh_token', refresh_token: `rt_${randomBytes(12).toString('hex')}`, client_id: client.client_id }, 'invalid_grant'],
-          ['a JSON body', {}, 'invalid_request', { contentType: 'application/json', body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: 'x' }) }],
+          [
+            'grant_type=client_credentials',
+            { grant_type: 'client_credentials', client_id: client.client_id },
+            'unsupported_grant_type',
+          ],
+          [
+            'a code exchange without the code',
+            {
+              grant_type: 'authorization_code',
+              redirect_uri: REDIRECT_URI,
+              client_id: client.client_id,
+              code_verifier: 'x'.repeat(43),
+            },
+            'invalid_request',
+          ],
+          [
+            'a made-up code',
+            {
+              grant_type: 'authorization_code',
+              code: `ac_${randomBytes(12).toString('hex')}`,
+              redirect_uri: REDIRECT_URI,
+              client_id: client.client_id,
+              code_verifier: oauth.generateRandomCodeVerifier(),
+            },
+            'invalid_grant',
+          ],
+          [
+            'a made-up refresh token',
+            {
+              grant_type: 'refresh_token',
+              refresh_token: `rt_${randomBytes(12).toString('hex')}`,
+              client_id: client.client_id,
+            },
+            'invalid_grant',
+          ],
+          [
+            'a JSON body',
+            {},
+            'invalid_request',
+            {
+              contentType: 'application/json',
+              body: JSON.stringify({ grant_type: 'refresh_token', refresh_token: 'x' }),
+            },
+          ],
         ];
-        for (const [what, form, error, extra] of cases) expectOAuthError(await tokenRequest(ctx, as, form, extra), error, `POST /api/oauth/token with ${what}`);
+        for (const [what, form, error, extra] of cases)
+          expectOAuthError(await tokenRequest(ctx, as, form, extra), error, `POST /api/oauth/token with ${what}`);
       },
     },
   ],

@@ -9,7 +9,10 @@ import { jsonOf, type Credentials, type Exchange } from '../http.ts';
 export const PARTNER_PREFIX = '/api/partner/v1';
 
 /** Operation, rate class and scopes of a partner operation, read from the contract. */
-export function partnerOp(ctx: Context, operationId: string): { operation: { method: string; path: string }; rateClass: string | undefined; scopes: string[] } {
+export function partnerOp(
+  ctx: Context,
+  operationId: string,
+): { operation: { method: string; path: string }; rateClass: string | undefined; scopes: string[] } {
   const op = ctx.spec.byId(operationId);
   return { operation: { method: op.method, path: op.path }, rateClass: op.rateClass, scopes: op.scopes };
 }
@@ -43,10 +46,56 @@ export interface EventJson {
 
 // Words to search the sandbox inventory with; any listed inventory of some size matches several.
 const WORDS = [
-  'coffee', 'shop', 'tech', 'cloud', 'green', 'home', 'travel', 'pet', 'music', 'food', 'health', 'design', 'data', 'studio',
-  'market', 'garden', 'book', 'sport', 'games', 'solar', 'art', 'fit', 'bike', 'photo', 'kids', 'law', 'auto', 'wine',
-  'yoga', 'craft', 'labs', 'hub', 'store', 'media', 'smart', 'eco', 'city', 'beauty', 'pizza', 'bank', 'energy', 'school',
-  'fashion', 'movie', 'water', 'farm', 'style', 'tea', 'baby', 'club',
+  'coffee',
+  'shop',
+  'tech',
+  'cloud',
+  'green',
+  'home',
+  'travel',
+  'pet',
+  'music',
+  'food',
+  'health',
+  'design',
+  'data',
+  'studio',
+  'market',
+  'garden',
+  'book',
+  'sport',
+  'games',
+  'solar',
+  'art',
+  'fit',
+  'bike',
+  'photo',
+  'kids',
+  'law',
+  'auto',
+  'wine',
+  'yoga',
+  'craft',
+  'labs',
+  'hub',
+  'store',
+  'media',
+  'smart',
+  'eco',
+  'city',
+  'beauty',
+  'pizza',
+  'bank',
+  'energy',
+  'school',
+  'fashion',
+  'movie',
+  'water',
+  'farm',
+  'style',
+  'tea',
+  'baby',
+  'club',
 ];
 /** Domains handed out during this run (never twice, whatever family asks). */
 const handedOut = new Set<string>();
@@ -62,21 +111,39 @@ export async function listedDomains(ctx: Context, credentials: Credentials, coun
   const found: Listed[] = [];
   for (let tried = 0; tried < WORDS.length && found.length < count; tried++) {
     const word = WORDS[wordCursor++ % WORDS.length] ?? 'shop';
-    const exchange = await ctx.http.signed({ target: `${search.operation.path}?q=${word}`, credentials, operation: search.operation, rateClass: search.rateClass });
+    const exchange = await ctx.http.signed({
+      target: `${search.operation.path}?q=${word}`,
+      credentials,
+      operation: search.operation,
+      rateClass: search.rateClass,
+    });
     expectStatus(exchange, 200, `searching the inventory for "${word}" to find a domain to order`);
-    const results = (jsonOf(exchange) as { results?: Array<{ domain?: unknown; available?: unknown }> } | undefined)?.results ?? [];
+    const results =
+      (jsonOf(exchange) as { results?: Array<{ domain?: unknown; available?: unknown }> } | undefined)?.results ?? [];
     for (const hit of results) {
       if (found.length >= count) break;
       if (typeof hit.domain !== 'string' || hit.available !== true || handedOut.has(hit.domain)) continue;
-      const priced = await ctx.http.signed({ target: `${pricing.operation.path}?domain=${encodeURIComponent(hit.domain)}`, credentials, operation: pricing.operation, rateClass: pricing.rateClass });
+      const priced = await ctx.http.signed({
+        target: `${pricing.operation.path}?domain=${encodeURIComponent(hit.domain)}`,
+        credentials,
+        operation: pricing.operation,
+        rateClass: pricing.rateClass,
+      });
       if (priced.status !== 200) continue; // sold or withdrawn since the search
       const body = jsonOf(priced) as { price_cents?: unknown; currency?: unknown } | undefined;
-      expect(typeof body?.price_cents === 'number' && typeof body.currency === 'string', `GET /pricing answered 200 without price_cents and currency for ${hit.domain}`, [priced]);
+      expect(
+        typeof body?.price_cents === 'number' && typeof body.currency === 'string',
+        `GET /pricing answered 200 without price_cents and currency for ${hit.domain}`,
+        [priced],
+      );
       handedOut.add(hit.domain);
       found.push({ domain: hit.domain, price: body.price_cents, currency: body.currency });
     }
   }
-  if (found.length < count) throw new CheckFailure(`the inventory search (GET /domains/search over ${WORDS.length} words, then GET /pricing) found only ${found.length} of the ${count} listed, unsold domains this check orders`);
+  if (found.length < count)
+    throw new CheckFailure(
+      `the inventory search (GET /domains/search over ${WORDS.length} words, then GET /pricing) found only ${found.length} of the ${count} listed, unsold domains this check orders`,
+    );
   return found;
 }
 
@@ -91,7 +158,13 @@ export const unlistedDomain = () => `unlisted-${randomUUID().replace(/-/g, '').s
 
 /** A valid order request body for a listed domain, at its listing price. */
 export function orderRequest(listed: Listed, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { domain: listed.domain, expected_price: listed.price, currency: listed.currency, buyer: { email: 'conformance@example.com' }, ...extra };
+  return {
+    domain: listed.domain,
+    expected_price: listed.price,
+    currency: listed.currency,
+    buyer: { email: 'conformance@example.com' },
+    ...extra,
+  };
 }
 
 export interface PostOrderOptions {
@@ -118,7 +191,12 @@ export async function postOrder(ctx: Context, options: PostOrderOptions): Promis
 }
 
 /** Records an order for a listed domain and returns it (fails unless 201). */
-export async function recordOrder(ctx: Context, credentials: Credentials, listed: Listed, why: string): Promise<{ order: OrderJson; exchange: Exchange }> {
+export async function recordOrder(
+  ctx: Context,
+  credentials: Credentials,
+  listed: Listed,
+  why: string,
+): Promise<{ order: OrderJson; exchange: Exchange }> {
   const exchange = await postOrder(ctx, { credentials, body: JSON.stringify(orderRequest(listed)), key: randomUUID() });
   expectStatus(exchange, 201, why);
   const order = jsonOf(exchange) as OrderJson;
@@ -127,14 +205,23 @@ export async function recordOrder(ctx: Context, credentials: Credentials, listed
 }
 
 /** Every order of the caller for one domain (GET /orders?domain=…, all pages). */
-export async function ordersOfDomain(ctx: Context, credentials: Credentials, domain: string): Promise<{ orders: OrderJson[]; exchanges: Exchange[] }> {
+export async function ordersOfDomain(
+  ctx: Context,
+  credentials: Credentials,
+  domain: string,
+): Promise<{ orders: OrderJson[]; exchanges: Exchange[] }> {
   const list = partnerOp(ctx, 'listOrders');
   const orders: OrderJson[] = [];
   const exchanges: Exchange[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 50; page++) {
     const target: string = `${list.operation.path}?domain=${encodeURIComponent(domain)}&limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
-    const exchange = await ctx.http.signed({ target, credentials, operation: list.operation, rateClass: list.rateClass });
+    const exchange = await ctx.http.signed({
+      target,
+      credentials,
+      operation: list.operation,
+      rateClass: list.rateClass,
+    });
     exchanges.push(exchange);
     expectStatus(exchange, 200, `listing the orders of ${domain}`);
     const body = jsonOf(exchange) as { data?: OrderJson[]; next_cursor?: string | null } | undefined;
@@ -143,29 +230,48 @@ export async function ordersOfDomain(ctx: Context, credentials: Credentials, dom
     cursor = body.next_cursor ?? null;
     if (cursor === null) return { orders, exchanges };
   }
-  throw new CheckFailure(`GET /orders?domain=${domain} did not end (next_cursor still set after 50 pages)`, exchanges.slice(-2));
+  throw new CheckFailure(
+    `GET /orders?domain=${domain} did not end (next_cursor still set after 50 pages)`,
+    exchanges.slice(-2),
+  );
 }
 
 /**
  * Every event of the caller after `afterId` (GET /events, all pages). Skips the check when the
  * credential cannot read events (no `webhook` scope on a credential given on the command line).
  */
-export async function eventsAfter(ctx: Context, credentials: Credentials, afterId?: string): Promise<{ events: EventJson[]; last: string | null; exchanges: Exchange[] }> {
+export async function eventsAfter(
+  ctx: Context,
+  credentials: Credentials,
+  afterId?: string,
+): Promise<{ events: EventJson[]; last: string | null; exchanges: Exchange[] }> {
   const list = partnerOp(ctx, 'listEvents');
   const events: EventJson[] = [];
   const exchanges: Exchange[] = [];
   let after: string | null = afterId ?? null;
   for (let page = 0; page < 1000; page++) {
-    const exchange = await ctx.http.signed({ target: `${list.operation.path}?limit=1000${after ? `&after_id=${encodeURIComponent(after)}` : ''}`, credentials, operation: list.operation, rateClass: list.rateClass });
+    const exchange = await ctx.http.signed({
+      target: `${list.operation.path}?limit=1000${after ? `&after_id=${encodeURIComponent(after)}` : ''}`,
+      credentials,
+      operation: list.operation,
+      rateClass: list.rateClass,
+    });
     exchanges.push(exchange);
-    if (exchange.status === 403) throw new CheckSkipped(`a credential with scope ${list.scopes.join(', ')} (or --admin-token): GET /events answered 403`);
+    if (exchange.status === 403)
+      throw new CheckSkipped(
+        `a credential with scope ${list.scopes.join(', ')} (or --admin-token): GET /events answered 403`,
+      );
     expectStatus(exchange, 200, 'reading the event history');
     const body = jsonOf(exchange) as { events?: EventJson[]; next_cursor?: string | null } | undefined;
     expect(Array.isArray(body?.events), 'GET /events answered without an events array', [exchange]);
     if (body.events.length === 0) return { events, last: after, exchanges };
     events.push(...body.events);
     after = body.next_cursor ?? null;
-    expect(after === body.events[body.events.length - 1]?.id, 'GET /events: next_cursor is not the id of the last event returned', [exchange]);
+    expect(
+      after === body.events[body.events.length - 1]?.id,
+      'GET /events: next_cursor is not the id of the last event returned',
+      [exchange],
+    );
   }
   throw new CheckFailure('GET /events did not reach an empty page after 1000 pages', exchanges.slice(-2));
 }
@@ -183,7 +289,8 @@ export function concreteTarget(op: { path: string; parameters: Array<Record<stri
   const query: string[] = [];
   for (const p of op.parameters) {
     if (p.in === 'path') path = path.replace(`{${String(p.name)}}`, encodeURIComponent(exampleOf(p)));
-    else if (p.in === 'query' && p.required === true) query.push(`${encodeURIComponent(String(p.name))}=${encodeURIComponent(exampleOf(p))}`);
+    else if (p.in === 'query' && p.required === true)
+      query.push(`${encodeURIComponent(String(p.name))}=${encodeURIComponent(exampleOf(p))}`);
   }
   return query.length ? `${path}?${query.join('&')}` : path;
 }

@@ -31,13 +31,20 @@ function expectAuthenticated(exchange: Exchange, why: string): void {
 }
 
 async function withTimestamp(ctx: Context, timestamp: string, query = 'domain=bestcoffeebeans.com'): Promise<Exchange> {
-  return ctx.http.signed({ target: probeTarget(query), credentials: await ctx.credentials(), timestamp, operation: PROBE, rateClass: 'search' });
+  return ctx.http.signed({
+    target: probeTarget(query),
+    credentials: await ctx.credentials(),
+    timestamp,
+    operation: PROBE,
+    rateClass: 'search',
+  });
 }
 
 export const canonicalQueryFamily: Family = {
   name: 'canonical-query',
   surface: 'partner',
-  description: 'Canonical query encoding: correctly signed odd queries pass, each common signing mistake gives invalid_signature',
+  description:
+    'Canonical query encoding: correctly signed odd queries pass, each common signing mistake gives invalid_signature',
   needs: ['credentials'],
   checks: [
     {
@@ -46,11 +53,23 @@ export const canonicalQueryFamily: Family = {
       name: 'correctly signed queries with unicode, reserved characters, repeats and empty values are accepted',
       async run(ctx) {
         const credentials = await ctx.credentials();
-        await property(ctx, fc.tuple(pairsArbitrary, fc.boolean()), async ([pairs, loose]) => {
-          const sent = loose ? encodeLoosely(pairs) : canonicalOf(pairs);
-          const exchange = await ctx.http.signed({ target: probeTarget(sent), credentials, operation: PROBE, rateClass: 'search', deliberate: true });
-          expectAuthenticated(exchange, `query ${sent}`);
-        }, undefined, { credentials, cost: { search: 1 } });
+        await property(
+          ctx,
+          fc.tuple(pairsArbitrary, fc.boolean()),
+          async ([pairs, loose]) => {
+            const sent = loose ? encodeLoosely(pairs) : canonicalOf(pairs);
+            const exchange = await ctx.http.signed({
+              target: probeTarget(sent),
+              credentials,
+              operation: PROBE,
+              rateClass: 'search',
+              deliberate: true,
+            });
+            expectAuthenticated(exchange, `query ${sent}`);
+          },
+          undefined,
+          { credentials, cost: { search: 1 } },
+        );
       },
     },
     ...Object.entries(MISTAKES).map(([mistake, line]) => ({
@@ -62,7 +81,14 @@ export const canonicalQueryFamily: Family = {
         // Only inputs where the mistake actually changes the QUERY_STRING line prove anything.
         const arb = pairsArbitrary.filter((pairs) => line(pairs) !== canonicalQuery(encodeLoosely(pairs)));
         await property(ctx, arb, async (pairs) => {
-          const exchange = await ctx.http.signed({ target: probeTarget(encodeLoosely(pairs)), credentials, queryLine: line(pairs), operation: PROBE, rateClass: 'search', deliberate: true });
+          const exchange = await ctx.http.signed({
+            target: probeTarget(encodeLoosely(pairs)),
+            credentials,
+            queryLine: line(pairs),
+            operation: PROBE,
+            rateClass: 'search',
+            deliberate: true,
+          });
           expectError(exchange, 401, 'invalid_signature', `signed with mistake "${mistake}"`);
         });
       },
@@ -77,7 +103,13 @@ canonicalQueryFamily.checks.push(
     name: 'signing with the key id instead of the secret gives 401 invalid_signature',
     async run(ctx) {
       const credentials = await ctx.credentials();
-      const exchange = await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials: { keyId: credentials.keyId, secret: credentials.keyId }, operation: PROBE, rateClass: 'search', deliberate: true });
+      const exchange = await ctx.http.signed({
+        target: probeTarget('domain=bestcoffeebeans.com'),
+        credentials: { keyId: credentials.keyId, secret: credentials.keyId },
+        operation: PROBE,
+        rateClass: 'search',
+        deliberate: true,
+      });
       expectError(exchange, 401, 'invalid_signature', 'signed with the key id as the secret');
     },
   },
@@ -89,20 +121,25 @@ canonicalQueryFamily.checks.push(
       if (!ctx.writesAllowed) throw CheckSkipped.need('writes');
       const credentials = await ctx.credentials();
       const op = { method: 'POST', path: '/api/partner/v1/quotes' };
-      await property(ctx, fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }), async (extra) => {
-        const body = JSON.stringify({ domain: 'bestcoffeebeans.com' });
-        const exchange = await ctx.http.signed({
-          method: 'POST',
-          target: op.path,
-          credentials,
-          body: `${body.slice(0, -1)}, "note": ${JSON.stringify(extra)}}`,
-          signBody: body,
-          operation: op,
-          rateClass: 'write',
-          deliberate: true,
-        });
-        expectError(exchange, 401, 'invalid_signature', 'body changed after signing');
-      }, Math.min(ctx.fc.numRuns, 10));
+      await property(
+        ctx,
+        fc.string({ unit: 'grapheme', minLength: 1, maxLength: 12 }),
+        async (extra) => {
+          const body = JSON.stringify({ domain: 'bestcoffeebeans.com' });
+          const exchange = await ctx.http.signed({
+            method: 'POST',
+            target: op.path,
+            credentials,
+            body: `${body.slice(0, -1)}, "note": ${JSON.stringify(extra)}}`,
+            signBody: body,
+            operation: op,
+            rateClass: 'write',
+            deliberate: true,
+          });
+          expectError(exchange, 401, 'invalid_signature', 'body changed after signing');
+        },
+        Math.min(ctx.fc.numRuns, 10),
+      );
     },
   },
   {
@@ -132,7 +169,9 @@ export const clockSkewFamily: Family = {
         const before = Date.now();
         const exchange = await withTimestamp(ctx, String(Math.floor(before / 1000)));
         const serverDate = Date.parse(exchange.responseHeaders.date ?? '');
-        expect(!Number.isNaN(serverDate), 'the answer has no usable Date header to measure the clock offset with', [exchange]);
+        expect(!Number.isNaN(serverDate), 'the answer has no usable Date header to measure the clock offset with', [
+          exchange,
+        ]);
         // Date has whole-second resolution: the offset is known to within about a second.
         ctx.http.clockOffsetMs = Math.round((serverDate + 500 - (before + Date.now()) / 2) / 1000) * 1000;
         ctx.log(`  server clock offset ≈ ${ctx.http.clockOffsetMs / 1000} s`);
@@ -143,30 +182,63 @@ export const clockSkewFamily: Family = {
       rules: ['spec:partner#/x-signing/timestamp-skew-seconds', 'seed:partner › Authentication › Replay protection'],
       name: 'timestamps up to 295 s away (either direction) are accepted',
       async run(ctx) {
-        await property(ctx, fc.integer({ min: -295, max: 295 }), async (drift) => {
-          expectAuthenticated(await withTimestamp(ctx, String(ctx.http.nowSeconds() + drift)), `timestamp drift ${drift} s`);
-        }, undefined, { credentials: await ctx.credentials(), cost: { search: 1 } });
+        await property(
+          ctx,
+          fc.integer({ min: -295, max: 295 }),
+          async (drift) => {
+            expectAuthenticated(
+              await withTimestamp(ctx, String(ctx.http.nowSeconds() + drift)),
+              `timestamp drift ${drift} s`,
+            );
+          },
+          undefined,
+          { credentials: await ctx.credentials(), cost: { search: 1 } },
+        );
       },
     },
     {
       id: 'partner.auth.skew.beyond-window',
-      rules: ['spec:partner#/x-signing/timestamp-skew-seconds', 'spec:partner#/components/schemas/ErrorCode/x-status-of-code/invalid_timestamp', 'seed:partner › Authentication › Replay protection'],
+      rules: [
+        'spec:partner#/x-signing/timestamp-skew-seconds',
+        'spec:partner#/components/schemas/ErrorCode/x-status-of-code/invalid_timestamp',
+        'seed:partner › Authentication › Replay protection',
+      ],
       name: 'timestamps more than 302 s away are refused with 401 invalid_timestamp',
       async run(ctx) {
         const far = fc.oneof(fc.integer({ min: 302, max: 100_000 }), fc.integer({ min: -100_000, max: -302 }));
         await property(ctx, far, async (drift) => {
-          expectError(await withTimestamp(ctx, String(ctx.http.nowSeconds() + drift)), 401, 'invalid_timestamp', `timestamp drift ${drift} s`);
+          expectError(
+            await withTimestamp(ctx, String(ctx.http.nowSeconds() + drift)),
+            401,
+            'invalid_timestamp',
+            `timestamp drift ${drift} s`,
+          );
         });
       },
     },
     {
       id: 'partner.auth.skew.malformed',
-      rules: ['spec:partner#/components/securitySchemes/ServiceTimestamp', 'seed:partner › Authentication › Required headers'],
+      rules: [
+        'spec:partner#/components/securitySchemes/ServiceTimestamp',
+        'seed:partner › Authentication › Required headers',
+      ],
       name: 'malformed, negative, fractional and millisecond timestamps are refused with 401 invalid_timestamp',
       async run(ctx) {
         const now = ctx.http.nowSeconds();
         // Leading and trailing spaces are not among them: HTTP strips them from header values.
-        const malformed = [`${now}000`, `${now}.5`, `-${now}`, '-1', `${now} 1`, `0x${now.toString(16)}`, `${now}e0`, '', 'yesterday', `+${now}`, `${now}`.padStart(11, '0')];
+        const malformed = [
+          `${now}000`,
+          `${now}.5`,
+          `-${now}`,
+          '-1',
+          `${now} 1`,
+          `0x${now.toString(16)}`,
+          `${now}e0`,
+          '',
+          'yesterday',
+          `+${now}`,
+          `${now}`.padStart(11, '0'),
+        ];
         for (const timestamp of malformed) {
           expectError(await withTimestamp(ctx, timestamp), 401, 'invalid_timestamp', `timestamp header "${timestamp}"`);
         }
@@ -187,13 +259,38 @@ export const nonceReplayFamily: Family = {
       name: 'a reused nonce gives 401 replay_detected',
       async run(ctx) {
         const credentials = await ctx.credentials();
-        await property(ctx, fc.string({ unit: fc.constantFrom(...' !#$%&()*+,-./0123456789:;<=>?@ABCXYZ[]^_`abcxyz{|}~'.split('')), minLength: 1, maxLength: 128 }).filter((n) => n.trim() === n), async (tail) => {
-          const nonce = `${randomUUID()}${tail}`.slice(0, 128);
-          const first = await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials, nonce, operation: PROBE, rateClass: 'search' });
-          expectAuthenticated(first, `first use of nonce "${nonce}"`);
-          const again = await ctx.http.signed({ target: probeTarget('domain=brewhouse.io'), credentials, nonce, operation: PROBE, rateClass: 'search', deliberate: true });
-          expectError(again, 401, 'replay_detected', `second use of nonce "${nonce}"`);
-        }, Math.min(ctx.fc.numRuns, 25), { credentials, cost: { search: 1 } });
+        await property(
+          ctx,
+          fc
+            .string({
+              unit: fc.constantFrom(...' !#$%&()*+,-./0123456789:;<=>?@ABCXYZ[]^_`abcxyz{|}~'.split('')),
+              minLength: 1,
+              maxLength: 128,
+            })
+            .filter((n) => n.trim() === n),
+          async (tail) => {
+            const nonce = `${randomUUID()}${tail}`.slice(0, 128);
+            const first = await ctx.http.signed({
+              target: probeTarget('domain=bestcoffeebeans.com'),
+              credentials,
+              nonce,
+              operation: PROBE,
+              rateClass: 'search',
+            });
+            expectAuthenticated(first, `first use of nonce "${nonce}"`);
+            const again = await ctx.http.signed({
+              target: probeTarget('domain=brewhouse.io'),
+              credentials,
+              nonce,
+              operation: PROBE,
+              rateClass: 'search',
+              deliberate: true,
+            });
+            expectError(again, 401, 'replay_detected', `second use of nonce "${nonce}"`);
+          },
+          Math.min(ctx.fc.numRuns, 25),
+          { credentials, cost: { search: 1 } },
+        );
       },
     },
     {
@@ -202,9 +299,19 @@ export const nonceReplayFamily: Family = {
       name: 'an identical request sent twice is refused the second time',
       async run(ctx) {
         const credentials = await ctx.credentials();
-        const first = await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials, operation: PROBE, rateClass: 'search' });
+        const first = await ctx.http.signed({
+          target: probeTarget('domain=bestcoffeebeans.com'),
+          credentials,
+          operation: PROBE,
+          rateClass: 'search',
+        });
         expectAuthenticated(first, 'first request');
-        const replayed = await ctx.http.send({ target: probeTarget('domain=bestcoffeebeans.com'), headers: first.requestHeaders, operation: PROBE, deliberate: true });
+        const replayed = await ctx.http.send({
+          target: probeTarget('domain=bestcoffeebeans.com'),
+          headers: first.requestHeaders,
+          operation: PROBE,
+          deliberate: true,
+        });
         expectError(replayed, 401, 'replay_detected', 'the same signed request replayed');
       },
     },
@@ -215,9 +322,24 @@ export const nonceReplayFamily: Family = {
       async run(ctx) {
         const credentials = await ctx.credentials();
         const nonce = randomUUID();
-        const bad = await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials, nonce, signatureOverride: (s) => s.replace(/.$/, (c) => (c === '0' ? '1' : '0')), operation: PROBE, deliberate: true });
+        const bad = await ctx.http.signed({
+          target: probeTarget('domain=bestcoffeebeans.com'),
+          credentials,
+          nonce,
+          signatureOverride: (s) => s.replace(/.$/, (c) => (c === '0' ? '1' : '0')),
+          operation: PROBE,
+          deliberate: true,
+        });
         expectError(bad, 401, 'invalid_signature', 'deliberately wrong signature');
-        expectAuthenticated(await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials, nonce, operation: PROBE }), 'the same nonce, now correctly signed');
+        expectAuthenticated(
+          await ctx.http.signed({
+            target: probeTarget('domain=bestcoffeebeans.com'),
+            credentials,
+            nonce,
+            operation: PROBE,
+          }),
+          'the same nonce, now correctly signed',
+        );
       },
     },
     {
@@ -229,8 +351,24 @@ export const nonceReplayFamily: Family = {
         const one = await ctx.credentials();
         const two = await ctx.mint(['search']);
         const nonce = randomUUID();
-        expectAuthenticated(await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials: one, nonce, operation: PROBE }), 'first key id');
-        expectAuthenticated(await ctx.http.signed({ target: probeTarget('domain=bestcoffeebeans.com'), credentials: two, nonce, operation: PROBE }), 'second key id, same nonce');
+        expectAuthenticated(
+          await ctx.http.signed({
+            target: probeTarget('domain=bestcoffeebeans.com'),
+            credentials: one,
+            nonce,
+            operation: PROBE,
+          }),
+          'first key id',
+        );
+        expectAuthenticated(
+          await ctx.http.signed({
+            target: probeTarget('domain=bestcoffeebeans.com'),
+            credentials: two,
+            nonce,
+            operation: PROBE,
+          }),
+          'second key id, same nonce',
+        );
       },
     },
   ],

@@ -13,7 +13,11 @@ const scope = 'pricing:read';
 
 function expectInvalidGrant(e: Parameters<typeof jsonOf>[0], why: string): void {
   const body = jsonOf(e) as { error?: unknown } | undefined;
-  expect(e.status === 400 && body?.error === 'invalid_grant', `${why}: expected 400 {"error": "invalid_grant"}, got ${e.status} ${e.responseBody.slice(0, 200)}`, [e]);
+  expect(
+    e.status === 400 && body?.error === 'invalid_grant',
+    `${why}: expected 400 {"error": "invalid_grant"}, got ${e.status} ${e.responseBody.slice(0, 200)}`,
+    [e],
+  );
 }
 
 async function twoClients(ctx: Context) {
@@ -24,7 +28,8 @@ async function twoClients(ctx: Context) {
 export const publicAuthorizationFamily: Family = {
   name: 'public-authorization',
   surface: 'public',
-  description: "Between OAuth clients and grants: codes and refresh tokens are bound to their client; Idempotency-Keys to their grant",
+  description:
+    'Between OAuth clients and grants: codes and refresh tokens are bound to their client; Idempotency-Keys to their grant',
   needs: ['oauth-user'],
   checks: [
     {
@@ -34,7 +39,13 @@ export const publicAuthorizationFamily: Family = {
       async run(ctx) {
         const { as, a, b } = await twoClients(ctx);
         const grant = await authorizationCode(ctx, { scope, as, client: a });
-        const stolen = await tokenRequest(ctx, as, { grant_type: 'authorization_code', code: grant.code, redirect_uri: grant.redirectUri, client_id: b.client_id, code_verifier: grant.verifier });
+        const stolen = await tokenRequest(ctx, as, {
+          grant_type: 'authorization_code',
+          code: grant.code,
+          redirect_uri: grant.redirectUri,
+          client_id: b.client_id,
+          code_verifier: grant.verifier,
+        });
         expectInvalidGrant(stolen, "client B presenting client A's code");
       },
     },
@@ -45,28 +56,52 @@ export const publicAuthorizationFamily: Family = {
       async run(ctx) {
         const { as, a, b } = await twoClients(ctx);
         const tokens = await exchangeCode(ctx, await authorizationCode(ctx, { scope, as, client: a }));
-        expectInvalidGrant(await tokenRequest(ctx, as, { grant_type: 'refresh_token', refresh_token: tokens.refreshToken, client_id: b.client_id }), "client B presenting client A's refresh token");
+        expectInvalidGrant(
+          await tokenRequest(ctx, as, {
+            grant_type: 'refresh_token',
+            refresh_token: tokens.refreshToken,
+            client_id: b.client_id,
+          }),
+          "client B presenting client A's refresh token",
+        );
       },
     },
     {
       id: 'public.authz.idempotency-per-grant',
       rules: ['spec:public#/components/parameters/IdempotencyKey'],
-      name: "an Idempotency-Key used under one grant is a fresh key under another grant and without a token: never the stored answer, never a conflict",
+      name: 'an Idempotency-Key used under one grant is a fresh key under another grant and without a token: never the stored answer, never a conflict',
       async run(ctx) {
         const { as, a, b } = await twoClients(ctx);
         const tokenA = (await exchangeCode(ctx, await authorizationCode(ctx, { scope, as, client: a }))).accessToken;
         const tokenB = (await exchangeCode(ctx, await authorizationCode(ctx, { scope, as, client: b }))).accessToken;
         const key = randomUUID();
-        const search = (q: string, bearer?: string) => callPublic(ctx, 'searchDomain', { json: { q }, headers: { 'idempotency-key': key }, ...(bearer ? { bearer } : {}), deliberate: true });
+        const search = (q: string, bearer?: string) =>
+          callPublic(ctx, 'searchDomain', {
+            json: { q },
+            headers: { 'idempotency-key': key },
+            ...(bearer ? { bearer } : {}),
+            deliberate: true,
+          });
         const first = await search('bestcoffeebeans.com', tokenA);
-        expect(first.status === 200, `a search with a new Idempotency-Key under grant A answered ${first.status}`, [first]);
-        expectPublicCode(ctx, await search('brewhouse.io', tokenA), 'conflict', 'the same key with another body under the same grant (the control)');
+        expect(first.status === 200, `a search with a new Idempotency-Key under grant A answered ${first.status}`, [
+          first,
+        ]);
+        expectPublicCode(
+          ctx,
+          await search('brewhouse.io', tokenA),
+          'conflict',
+          'the same key with another body under the same grant (the control)',
+        );
         for (const [who, bearer] of [
           ['grant B', tokenB],
           ['no token (the client address)', undefined],
         ] as const) {
           const other = await search('brewhouse.io', bearer);
-          expect(other.status === 200 && other.responseHeaders['idempotent-replayed'] !== 'true', `grant A's key used by ${who} with another body answered ${other.status}${other.responseHeaders['idempotent-replayed'] === 'true' ? ' (a replay)' : ''}; it is that client's first use of the key`, [first, other]);
+          expect(
+            other.status === 200 && other.responseHeaders['idempotent-replayed'] !== 'true',
+            `grant A's key used by ${who} with another body answered ${other.status}${other.responseHeaders['idempotent-replayed'] === 'true' ? ' (a replay)' : ''}; it is that client's first use of the key`,
+            [first, other],
+          );
         }
       },
     },

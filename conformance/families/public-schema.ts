@@ -11,14 +11,17 @@ import { answeredOperations, buildTargets, checkBrokenInputs, reviewSurface } fr
 const REST_TAGS = new Set(['Search', 'WHOIS', 'TLDs', 'Marketplace', 'Batch']);
 
 function restOperations(ctx: Context): Set<string> {
-  const tagged = ctx.spec.operations.filter((op) => op.api === 'public' && (op.object.tags as string[] | undefined)?.some((t) => REST_TAGS.has(t)));
+  const tagged = ctx.spec.operations.filter(
+    (op) => op.api === 'public' && (op.object.tags as string[] | undefined)?.some((t) => REST_TAGS.has(t)),
+  );
   return new Set(tagged.map((op) => op.operationId));
 }
 
 export const publicSchemaFamily: Family = {
   name: 'public-schema',
   surface: 'public',
-  description: 'Every public answer of the run matches the public document (status, media type, body, headers, Error codes); a sweep of every public read',
+  description:
+    'Every public answer of the run matches the public document (status, media type, body, headers, Error codes); a sweep of every public read',
   needs: [],
   last: true,
   checks: [
@@ -38,14 +41,27 @@ export const publicSchemaFamily: Family = {
           const request = exampleRequest(doc, 'public', op);
           // The example bearer token of a protected read is no token of this deployment.
           delete request.headers.authorization;
-          const exchange = await ctx.http.send({ target: request.target, headers: request.headers, operation: { method: op.method, path: op.path }, rateClass: op.rateClass ?? 'public' });
+          const exchange = await ctx.http.send({
+            target: request.target,
+            headers: request.headers,
+            operation: { method: op.method, path: op.path },
+            rateClass: op.rateClass ?? 'public',
+          });
           statuses.set(exchange.status, (statuses.get(exchange.status) ?? 0) + 1);
           if (exchange.status >= 500) failures.push(exchange);
         }
-        ctx.log(`  swept ${reads.length} public reads (${all.length - reads.length} more were answered earlier in the run): ${[...statuses].map(([s, n]) => `${s}×${n}`).join(', ')}`);
+        ctx.log(
+          `  swept ${reads.length} public reads (${all.length - reads.length} more were answered earlier in the run): ${[...statuses].map(([s, n]) => `${s}×${n}`).join(', ')}`,
+        );
         if (failures.length > 0) {
-          const lines = failures.map((e) => `  ${e.method} ${e.url.slice(ctx.http.baseUrl.length)} → ${e.status} ${String((jsonOf(e) as { code?: unknown } | undefined)?.code ?? '')}`);
-          throw new CheckFailure(`${failures.length} example reads answered with a server error:\n${lines.join('\n')}`, failures.slice(0, 2));
+          const lines = failures.map(
+            (e) =>
+              `  ${e.method} ${e.url.slice(ctx.http.baseUrl.length)} → ${e.status} ${String((jsonOf(e) as { code?: unknown } | undefined)?.code ?? '')}`,
+          );
+          throw new CheckFailure(
+            `${failures.length} example reads answered with a server error:\n${lines.join('\n')}`,
+            failures.slice(0, 2),
+          );
         }
       },
     },
@@ -55,7 +71,11 @@ export const publicSchemaFamily: Family = {
       name: 'schema-derived invalid inputs to the REST reads (one member broken) are refused with 400 validation_error and details, never a 5xx',
       async run(ctx) {
         const targets = buildTargets(ctx, 'public', (id) => restOperations(ctx).has(id));
-        if (targets.length === 0) throw new CheckFailure('no public REST operation with parameters or a body was found in the public document', []);
+        if (targets.length === 0)
+          throw new CheckFailure(
+            'no public REST operation with parameters or a body was found in the public document',
+            [],
+          );
         await checkBrokenInputs(ctx, targets, {
           runs: Math.max(ctx.fc.numRuns, 25),
           spend: { cost: { public: 1 } },

@@ -56,7 +56,11 @@ export function callPublic(ctx: Context, operationId: string, r: PublicRequest =
     ...(r.deliberate ? { deliberate: true } : {}),
     ...(r.acceptRateLimit ? { acceptRateLimit: true } : {}),
     // A batch counts one call per entry.
-    cost: r.cost ?? (operationId === 'runBatch' && Array.isArray((r.json as { operations?: unknown[] } | undefined)?.operations) ? Math.max(1, (r.json as { operations: unknown[] }).operations.length) : 1),
+    cost:
+      r.cost ??
+      (operationId === 'runBatch' && Array.isArray((r.json as { operations?: unknown[] } | undefined)?.operations)
+        ? Math.max(1, (r.json as { operations: unknown[] }).operations.length)
+        : 1),
   };
   return ctx.http.send(options);
 }
@@ -65,7 +69,10 @@ export function callPublic(ctx: Context, operationId: string, r: PublicRequest =
 export function okJson<T>(exchange: Exchange, why: string, status = 200): T {
   if (exchange.status !== status) {
     const body = jsonOf(exchange) as { code?: unknown; message?: unknown } | undefined;
-    throw new CheckFailure(`${why}: expected ${status}, got ${exchange.status}${body?.code ? ` ${String(body.code)} (${String(body.message ?? '')})` : ''}`, [exchange]);
+    throw new CheckFailure(
+      `${why}: expected ${status}, got ${exchange.status}${body?.code ? ` ${String(body.code)} (${String(body.message ?? '')})` : ''}`,
+      [exchange],
+    );
   }
   const body = jsonOf(exchange);
   if (body === undefined) throw new CheckFailure(`${why}: the ${status} answer is not JSON`, [exchange]);
@@ -88,7 +95,8 @@ export function bearerChallenge(header: string | undefined): Record<string, stri
   if (!match) return undefined;
   const params: Record<string, string> = {};
   const re = /([A-Za-z_][\w-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))\s*,?\s*/g;
-  for (const m of (match[1] ?? '').matchAll(re)) params[m[1]!.toLowerCase()] = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : (m[3] ?? '');
+  for (const m of (match[1] ?? '').matchAll(re))
+    params[m[1]!.toLowerCase()] = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : (m[3] ?? '');
   return params;
 }
 
@@ -97,14 +105,35 @@ export function bearerChallenge(header: string | undefined): Record<string, stri
  * `resource_metadata` pointing at the protected-resource document (`suffix` for `/mcp`) and,
  * when given, `scope`.
  */
-export function expectChallenge(ctx: Context, exchange: Exchange, expected: { error: string | undefined; scope?: string; resourcePath?: string }, why: string): void {
+export function expectChallenge(
+  ctx: Context,
+  exchange: Exchange,
+  expected: { error: string | undefined; scope?: string; resourcePath?: string },
+  why: string,
+): void {
   const header = exchange.responseHeaders['www-authenticate'];
   const params = bearerChallenge(header);
-  if (!params) throw new CheckFailure(`${why}: no WWW-Authenticate: Bearer challenge (got ${header === undefined ? 'none' : `"${header}"`})`, [exchange]);
-  if (params.error !== expected.error) throw new CheckFailure(`${why}: the challenge's error is ${params.error === undefined ? 'absent' : `"${params.error}"`}, expected ${expected.error === undefined ? 'none' : `"${expected.error}"`} ("${header}")`, [exchange]);
+  if (!params)
+    throw new CheckFailure(
+      `${why}: no WWW-Authenticate: Bearer challenge (got ${header === undefined ? 'none' : `"${header}"`})`,
+      [exchange],
+    );
+  if (params.error !== expected.error)
+    throw new CheckFailure(
+      `${why}: the challenge's error is ${params.error === undefined ? 'absent' : `"${params.error}"`}, expected ${expected.error === undefined ? 'none' : `"${expected.error}"`} ("${header}")`,
+      [exchange],
+    );
   const metadata = `${ctx.http.baseUrl}/.well-known/oauth-protected-resource${expected.resourcePath ?? ''}`;
-  if (params.resource_metadata !== metadata) throw new CheckFailure(`${why}: resource_metadata is ${params.resource_metadata === undefined ? 'absent' : `"${params.resource_metadata}"`}, expected "${metadata}" ("${header}")`, [exchange]);
-  if (expected.scope !== undefined && params.scope !== expected.scope) throw new CheckFailure(`${why}: the challenge's scope is ${params.scope === undefined ? 'absent' : `"${params.scope}"`}, expected "${expected.scope}" ("${header}")`, [exchange]);
+  if (params.resource_metadata !== metadata)
+    throw new CheckFailure(
+      `${why}: resource_metadata is ${params.resource_metadata === undefined ? 'absent' : `"${params.resource_metadata}"`}, expected "${metadata}" ("${header}")`,
+      [exchange],
+    );
+  if (expected.scope !== undefined && params.scope !== expected.scope)
+    throw new CheckFailure(
+      `${why}: the challenge's scope is ${params.scope === undefined ? 'absent' : `"${params.scope}"`}, expected "${expected.scope}" ("${header}")`,
+      [exchange],
+    );
 }
 
 const tokenCache = new WeakMap<Context, Map<string, Promise<Tokens>>>();

@@ -11,7 +11,18 @@ import { CheckFailure, property, type Context, type Family } from '../context.ts
 import { describeExchange, jsonOf, type Credentials, type Exchange } from '../http.ts';
 import type { Spend } from '../pacing.ts';
 import type { SpecOperation } from '../spec.ts';
-import { concretePath, deprecationProblems, escapePointer, finalPointer, nodeAt, operationOf, rateLimitProblems, resolveRef, surfaceOf, type Api } from './headers.ts';
+import {
+  concretePath,
+  deprecationProblems,
+  escapePointer,
+  finalPointer,
+  nodeAt,
+  operationOf,
+  rateLimitProblems,
+  resolveRef,
+  surfaceOf,
+  type Api,
+} from './headers.ts';
 
 type Json = Record<string, unknown>;
 const ERROR_POINTER = '/components/schemas/Error';
@@ -34,7 +45,8 @@ function mediaMatches(documented: string, actual: string): boolean {
 function headerValue(doc: Json, schema: Json, raw: string): unknown {
   const resolved = resolveRef(doc, schema);
   const types = ([] as unknown[]).concat(resolved.type ?? []);
-  if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(raw.trim())) return Number(raw.trim());
+  if ((types.includes('integer') || types.includes('number')) && /^-?\d+(\.\d+)?$/.test(raw.trim()))
+    return Number(raw.trim());
   if (types.includes('boolean') && /^(true|false)$/.test(raw.trim())) return raw.trim() === 'true';
   return raw;
 }
@@ -43,7 +55,14 @@ function errorCodeStatuses(doc: Json): Record<string, number> {
   return (nodeAt(doc, '/components/schemas/ErrorCode')?.['x-status-of-code'] ?? {}) as Record<string, number>;
 }
 
-function errorBodyProblems(ctx: Context, api: Api, exchange: Exchange, body: unknown, validateShape: boolean, listedCodes: unknown): string[] {
+function errorBodyProblems(
+  ctx: Context,
+  api: Api,
+  exchange: Exchange,
+  body: unknown,
+  validateShape: boolean,
+  listedCodes: unknown,
+): string[] {
   const problems: string[] = [];
   if (validateShape) {
     const error = ctx.spec.validate(api, ERROR_POINTER, body);
@@ -52,14 +71,17 @@ function errorBodyProblems(ctx: Context, api: Api, exchange: Exchange, body: unk
   const code = (body as { code?: unknown } | null)?.code;
   if (typeof code === 'string') {
     const expected = errorCodeStatuses(ctx.spec.documents[api])[code];
-    if (expected !== undefined && expected !== exchange.status) problems.push(`code "${code}" is a ${expected} code (x-status-of-code), answered with ${exchange.status}`);
-    if (Array.isArray(listedCodes) && !listedCodes.includes(code)) problems.push(`code "${code}" is not one this response documents (x-error-codes: ${listedCodes.join(', ')})`);
+    if (expected !== undefined && expected !== exchange.status)
+      problems.push(`code "${code}" is a ${expected} code (x-status-of-code), answered with ${exchange.status}`);
+    if (Array.isArray(listedCodes) && !listedCodes.includes(code))
+      problems.push(`code "${code}" is not one this response documents (x-error-codes: ${listedCodes.join(', ')})`);
   }
   const requestId = (body as { request_id?: unknown } | null)?.request_id;
   const header = exchange.responseHeaders['x-request-id'];
   // An idempotent replay repeats the stored body byte for byte, with the first request's id.
   const replayed = exchange.responseHeaders['idempotent-replayed'] === 'true';
-  if (typeof requestId === 'string' && header !== undefined && requestId !== header && !replayed) problems.push(`request_id "${requestId}" differs from X-Request-Id "${header}"`);
+  if (typeof requestId === 'string' && header !== undefined && requestId !== header && !replayed)
+    problems.push(`request_id "${requestId}" differs from X-Request-Id "${header}"`);
   return problems;
 }
 
@@ -69,7 +91,8 @@ export function reviewExchange(ctx: Context, exchange: Exchange): Review {
   const status = exchange.status;
   const requestId = h['x-request-id'];
   if (requestId === undefined) problems.push('no X-Request-Id (every answer carries one)');
-  else if (!/^[\x21-\x7e]{1,128}$/.test(requestId)) problems.push(`X-Request-Id "${requestId}" is not 1 to 128 visible ASCII characters`);
+  else if (!/^[\x21-\x7e]{1,128}$/.test(requestId))
+    problems.push(`X-Request-Id "${requestId}" is not 1 to 128 visible ASCII characters`);
   const media = h['content-type']?.split(';')[0]?.trim().toLowerCase();
   const isJson = media !== undefined && /^application\/([\w.+-]+\+)?json$/.test(media);
   const hasBody = exchange.responseBody.length > 0 && exchange.method !== 'HEAD';
@@ -93,24 +116,41 @@ export function reviewExchange(ctx: Context, exchange: Exchange): Review {
       else problems.push(...errorBodyProblems(ctx, api, exchange, body, true, undefined));
     }
     problems.push(...rateLimitProblems(ctx, exchange, undefined), ...deprecationProblems(exchange));
-    return { key: `(no operation in the contract) ${exchange.method} ${concretePath(ctx, exchange)} → ${status}`, problems };
+    return {
+      key: `(no operation in the contract) ${exchange.method} ${concretePath(ctx, exchange)} → ${status}`,
+      problems,
+    };
   }
 
   const { api, op } = found;
   const doc = ctx.spec.documents[api];
   const key = `${op.method} ${op.path} → ${status}${api === 'public' ? ' (public)' : ''}`;
   const range = `${String(status)[0]}XX`;
-  const statusKey = String(status) in op.responses ? String(status) : range in op.responses ? range : 'default' in op.responses ? 'default' : undefined;
-  if (statusKey === undefined) problems.push(`status ${status} is not documented for ${op.operationId} (documented: ${Object.keys(op.responses).join(', ')})`);
-  const responsePointer = statusKey === undefined ? undefined : finalPointer(doc, `/paths/${escapePointer(op.path)}/${op.method.toLowerCase()}/responses/${statusKey}`);
+  const statusKey =
+    String(status) in op.responses
+      ? String(status)
+      : range in op.responses
+        ? range
+        : 'default' in op.responses
+          ? 'default'
+          : undefined;
+  if (statusKey === undefined)
+    problems.push(
+      `status ${status} is not documented for ${op.operationId} (documented: ${Object.keys(op.responses).join(', ')})`,
+    );
+  const responsePointer =
+    statusKey === undefined
+      ? undefined
+      : finalPointer(doc, `/paths/${escapePointer(op.path)}/${op.method.toLowerCase()}/responses/${statusKey}`);
   const response = responsePointer ? nodeAt(doc, responsePointer) : undefined;
 
   // Content-Type and body.
-  const mediaTypes = Object.keys((response?.content ?? {}));
+  const mediaTypes = Object.keys(response?.content ?? {});
   if (response && mediaTypes.length > 0 && exchange.method !== 'HEAD') {
     if (!hasBody) problems.push(`an empty body; the contract documents ${mediaTypes.join(' or ')}`);
     else if (media === undefined) problems.push(`no Content-Type; the contract documents ${mediaTypes.join(' or ')}`);
-    else if (!mediaTypes.some((t) => mediaMatches(t, media))) problems.push(`Content-Type ${media}; the contract documents ${mediaTypes.join(' or ')}`);
+    else if (!mediaTypes.some((t) => mediaMatches(t, media)))
+      problems.push(`Content-Type ${media}; the contract documents ${mediaTypes.join(' or ')}`);
   }
   const schemaPointer = statusKey !== undefined ? op.responseSchemaPointers[statusKey] : undefined;
   if (parsed && schemaPointer) {
@@ -121,14 +161,25 @@ export function reviewExchange(ctx: Context, exchange: Exchange): Review {
     // OAuth's token and registration errors have their own documented shapes; the rest is Error.
     const documentedIsError = !schemaPointer || finalPointer(doc, schemaPointer) === ERROR_POINTER;
     // A documented page (text/html beside the JSON Error) is a valid answer for a browser.
-    const documentedPage = !isJson && media !== undefined && mediaTypes.some((t) => !/json/.test(t) && mediaMatches(t, media));
+    const documentedPage =
+      !isJson && media !== undefined && mediaTypes.some((t) => !/json/.test(t) && mediaMatches(t, media));
     if (documentedIsError && !documentedPage) {
       if (!parsed) {
         if (!hasBody) problems.push(`a ${status} with an empty body; every 4xx/5xx carries the Error body`);
-        else if (!isJson) problems.push(`a ${status} with Content-Type ${media ?? 'none'}; every 4xx/5xx carries the JSON Error body`);
+        else if (!isJson)
+          problems.push(`a ${status} with Content-Type ${media ?? 'none'}; every 4xx/5xx carries the JSON Error body`);
       } else {
         const explicit = statusKey === String(status);
-        problems.push(...errorBodyProblems(ctx, api, exchange, body, !schemaPointer, explicit ? response?.['x-error-codes'] : undefined));
+        problems.push(
+          ...errorBodyProblems(
+            ctx,
+            api,
+            exchange,
+            body,
+            !schemaPointer,
+            explicit ? response?.['x-error-codes'] : undefined,
+          ),
+        );
       }
     }
   }
@@ -164,7 +215,9 @@ const normalise = (problem: string) => problem.replace(/\/\d+(?=[/\s]|$)/g, '/*'
 
 function groupedReport(groups: Group[], reviewed: number): string {
   const failing = groups.reduce((s, g) => s + g.count, 0);
-  const lines = [`${failing} of ${reviewed} exchanges deviate from the contract, in ${groups.length} operation+status group${groups.length === 1 ? '' : 's'}:`];
+  const lines = [
+    `${failing} of ${reviewed} exchanges deviate from the contract, in ${groups.length} operation+status group${groups.length === 1 ? '' : 's'}:`,
+  ];
   groups.forEach((g, i) => {
     lines.push('', `[${i + 1}] ${g.key}: ${g.count} exchange${g.count === 1 ? '' : 's'}`);
     const problems = [...g.problems].sort((a, b) => b[1] - a[1]);
@@ -172,8 +225,14 @@ function groupedReport(groups: Group[], reviewed: number): string {
     if (problems.length > 6) lines.push(`    - … and ${problems.length - 6} more distinct problems`);
     if (i < 8) {
       for (const e of g.examples) {
-        lines.push(`    first seen in ${e.family} › ${e.check}${e.deliberate ? ' (a deliberately invalid request)' : ''}:`);
-        lines.push(...describeExchange(e).split('\n').map((l) => `      ${l}`));
+        lines.push(
+          `    first seen in ${e.family} › ${e.check}${e.deliberate ? ' (a deliberately invalid request)' : ''}:`,
+        );
+        lines.push(
+          ...describeExchange(e)
+            .split('\n')
+            .map((l) => `      ${l}`),
+        );
       }
     }
   });
@@ -217,7 +276,13 @@ function paramsOf(ctx: Context, api: Api, op: SpecOperation): ParamInfo[] {
     list.forEach((_, i) => {
       const pointer = finalPointer(doc, `${listPointer}/${i}`);
       const param = nodeAt(doc, pointer) ?? {};
-      out.push({ name: String(param.name), in: String(param.in), required: param.required === true, schemaPointer: `${pointer}/schema`, example: exampleOf(doc, param) });
+      out.push({
+        name: String(param.name),
+        in: String(param.in),
+        required: param.required === true,
+        schemaPointer: `${pointer}/schema`,
+        example: exampleOf(doc, param),
+      });
     });
   }
   return out;
@@ -229,15 +294,21 @@ function synthesize(doc: Json, pointer: string, depth = 0): unknown {
   const schema = nodeAt(doc, ptr) ?? {};
   const example = exampleOf(doc, schema);
   if (example !== undefined && !schema.properties) return example;
-  for (const key of ['oneOf', 'anyOf'] as const) if (Array.isArray(schema[key])) return synthesize(doc, `${ptr}/${key}/0`, depth + 1);
+  for (const key of ['oneOf', 'anyOf'] as const)
+    if (Array.isArray(schema[key])) return synthesize(doc, `${ptr}/${key}/0`, depth + 1);
   if (Array.isArray(schema.allOf)) {
-    return Object.assign({}, ...(schema.allOf as unknown[]).map((_, i) => synthesize(doc, `${ptr}/allOf/${i}`, depth + 1) as Json));
+    return Object.assign(
+      {},
+      ...(schema.allOf as unknown[]).map((_, i) => synthesize(doc, `${ptr}/allOf/${i}`, depth + 1) as Json),
+    );
   }
   if (schema.properties && depth < 6) {
     const out: Json = {};
-    for (const name of (schema.required as string[] | undefined) ?? []) out[name] = synthesize(doc, `${ptr}/properties/${escapePointer(name)}`, depth + 1);
+    for (const name of (schema.required as string[] | undefined) ?? [])
+      out[name] = synthesize(doc, `${ptr}/properties/${escapePointer(name)}`, depth + 1);
     // A member without an example of its own: the object's example is whole where the parts are not.
-    if (Object.values(out).some((v) => v === undefined) && example !== null && typeof example === 'object') return example;
+    if (Object.values(out).some((v) => v === undefined) && example !== null && typeof example === 'object')
+      return example;
     return out;
   }
   return example;
@@ -289,25 +360,42 @@ const EXTRA_MEMBERS = ['sale_price_cents', 'unexpected_member', 'extra'];
 function typesOf(schema: Json): string[] {
   if (schema.type !== undefined) return ([] as string[]).concat(schema.type as string | string[]);
   if (schema.properties) return ['object'];
-  if (Array.isArray(schema.enum) && schema.enum.length > 0) return [typeof schema.enum[0] === 'number' ? 'number' : typeof schema.enum[0]];
+  if (Array.isArray(schema.enum) && schema.enum.length > 0)
+    return [typeof schema.enum[0] === 'number' ? 'number' : typeof schema.enum[0]];
   if (schema.const !== undefined) return [typeof schema.const];
   return [];
 }
 
 /** Values that break a scalar schema, by kind; `textual` limits them to what a query or path can carry. */
-function scalarBreakers(schema: Json, base: unknown, textual: boolean): Array<{ mutation: string; arbitrary: fc.Arbitrary<unknown> }> {
+function scalarBreakers(
+  schema: Json,
+  base: unknown,
+  textual: boolean,
+): Array<{ mutation: string; arbitrary: fc.Arbitrary<unknown> }> {
   const out: Array<{ mutation: string; arbitrary: fc.Arbitrary<unknown> }> = [];
   const types = typesOf(schema);
   const main = types.find((t) => t !== 'null');
   const wrap = (v: number) => (textual ? String(v) : v);
   if (main && WRONG_TYPE[main]) {
-    const wrong = textual ? (main === 'integer' || main === 'number' ? ['abc', '1.5x', '12abc', 'true'] : []) : WRONG_TYPE[main].filter((v) => !(v === null && types.includes('null')));
+    const wrong = textual
+      ? main === 'integer' || main === 'number'
+        ? ['abc', '1.5x', '12abc', 'true']
+        : []
+      : WRONG_TYPE[main].filter((v) => !(v === null && types.includes('null')));
     if (main === 'integer' && textual) wrong.push('1.5');
     if (wrong.length > 0) out.push({ mutation: 'wrong type', arbitrary: fc.constantFrom(...wrong) });
   }
   if (main === 'integer' || main === 'number') {
-    if (typeof schema.minimum === 'number') out.push({ mutation: 'below the minimum', arbitrary: fc.integer({ min: schema.minimum - 1000, max: schema.minimum - 1 }).map(wrap) });
-    if (typeof schema.maximum === 'number') out.push({ mutation: 'above the maximum', arbitrary: fc.integer({ min: schema.maximum + 1, max: schema.maximum + 100_000 }).map(wrap) });
+    if (typeof schema.minimum === 'number')
+      out.push({
+        mutation: 'below the minimum',
+        arbitrary: fc.integer({ min: schema.minimum - 1000, max: schema.minimum - 1 }).map(wrap),
+      });
+    if (typeof schema.maximum === 'number')
+      out.push({
+        mutation: 'above the maximum',
+        arbitrary: fc.integer({ min: schema.maximum + 1, max: schema.maximum + 100_000 }).map(wrap),
+      });
   }
   const strings = main === 'string' || Array.isArray(schema.anyOf);
   if (strings) {
@@ -323,25 +411,49 @@ function scalarBreakers(schema: Json, base: unknown, textual: boolean): Array<{ 
         }),
       });
     }
-    if (typeof schema.minLength === 'number' && schema.minLength > 0) out.push({ mutation: `shorter than minLength ${schema.minLength}`, arbitrary: fc.integer({ min: 0, max: schema.minLength - 1 }).map((n) => 'a'.repeat(n)) });
+    if (typeof schema.minLength === 'number' && schema.minLength > 0)
+      out.push({
+        mutation: `shorter than minLength ${schema.minLength}`,
+        arbitrary: fc.integer({ min: 0, max: schema.minLength - 1 }).map((n) => 'a'.repeat(n)),
+      });
     if (typeof schema.pattern === 'string') {
       const re = new RegExp(schema.pattern, 'u');
       const breakers = PATTERN_BREAKERS.filter((v) => !re.test(v));
-      if (breakers.length > 0) out.push({ mutation: `not matching the pattern ${schema.pattern}`, arbitrary: fc.constantFrom(...breakers) });
+      if (breakers.length > 0)
+        out.push({ mutation: `not matching the pattern ${schema.pattern}`, arbitrary: fc.constantFrom(...breakers) });
     }
     if (Array.isArray(schema.enum)) {
-      const values = ['bogus', 'NOT_A_VALUE', ...schema.enum.map((v) => (typeof v === 'string' ? (v === v.toUpperCase() ? v.toLowerCase() : v.toUpperCase()) : 'bogus'))].filter((v) => !(schema.enum as unknown[]).includes(v));
+      const values = [
+        'bogus',
+        'NOT_A_VALUE',
+        ...schema.enum.map((v) =>
+          typeof v === 'string' ? (v === v.toUpperCase() ? v.toLowerCase() : v.toUpperCase()) : 'bogus',
+        ),
+      ].filter((v) => !(schema.enum as unknown[]).includes(v));
       out.push({ mutation: 'not one of the enum values', arbitrary: fc.constantFrom(...values) });
     }
-    if (typeof schema.const === 'string') out.push({ mutation: 'not the constant', arbitrary: fc.constantFrom(`${schema.const}x`, 'bogus') });
-    const formats = [schema.format, ...((schema.anyOf as Json[] | undefined) ?? []).map((s) => s.format)].filter((f): f is string => typeof f === 'string' && f in BAD_FORMAT);
-    for (const format of new Set(formats)) out.push({ mutation: `not a valid ${format}`, arbitrary: fc.constantFrom(...BAD_FORMAT[format]!) });
+    if (typeof schema.const === 'string')
+      out.push({ mutation: 'not the constant', arbitrary: fc.constantFrom(`${schema.const}x`, 'bogus') });
+    const formats = [schema.format, ...((schema.anyOf as Json[] | undefined) ?? []).map((s) => s.format)].filter(
+      (f): f is string => typeof f === 'string' && f in BAD_FORMAT,
+    );
+    for (const format of new Set(formats))
+      out.push({ mutation: `not a valid ${format}`, arbitrary: fc.constantFrom(...BAD_FORMAT[format]!) });
   }
   return out;
 }
 
 /** The candidates of one body member (and, recursively, of its members). */
-function bodyCandidates(ctx: Context, api: Api, operation: string, pointer: string, member: string, value: unknown, depth: number, out: Candidate[]): void {
+function bodyCandidates(
+  ctx: Context,
+  api: Api,
+  operation: string,
+  pointer: string,
+  member: string,
+  value: unknown,
+  depth: number,
+  out: Candidate[],
+): void {
   const doc = ctx.spec.documents[api];
   const ptr = finalPointer(doc, pointer);
   const schema = nodeAt(doc, ptr) ?? {};
@@ -349,7 +461,9 @@ function bodyCandidates(ctx: Context, api: Api, operation: string, pointer: stri
   for (const key of ['oneOf', 'anyOf'] as const) {
     const branches = schema[key];
     if (!Array.isArray(branches)) continue;
-    const i = branches.findIndex((_, n) => value !== undefined && ctx.spec.validate(api, `${ptr}/${key}/${n}`, value) === undefined);
+    const i = branches.findIndex(
+      (_, n) => value !== undefined && ctx.spec.validate(api, `${ptr}/${key}/${n}`, value) === undefined,
+    );
     bodyCandidates(ctx, api, operation, `${ptr}/${key}/${Math.max(0, i)}`, member, value, depth, out);
     return;
   }
@@ -357,19 +471,35 @@ function bodyCandidates(ctx: Context, api: Api, operation: string, pointer: stri
     schema.allOf.forEach((_, i) => bodyCandidates(ctx, api, operation, `${ptr}/allOf/${i}`, member, value, depth, out));
     return;
   }
-  const add = (mutation: string, arbitrary: fc.Arbitrary<unknown>, at = member) => out.push({ operation, location: 'body', member: at, mutation, arbitrary, code: 'validation_error' });
+  const add = (mutation: string, arbitrary: fc.Arbitrary<unknown>, at = member) =>
+    out.push({ operation, location: 'body', member: at, mutation, arbitrary, code: 'validation_error' });
   if (typesOf(schema).includes('object') && schema.properties) {
     if (member !== '') add('wrong type', fc.constantFrom(...WRONG_TYPE.object!));
     const properties = schema.properties as Record<string, Json>;
     if (schema.additionalProperties === false) {
       const extras = EXTRA_MEMBERS.filter((n) => !(n in properties));
-      add('an extra member on a closed object', fc.tuple(fc.constantFrom(...extras), fc.oneof(fc.integer(), fc.constant('x'))).map(([name, v]) => ({ [name]: v })));
+      add(
+        'an extra member on a closed object',
+        fc
+          .tuple(fc.constantFrom(...extras), fc.oneof(fc.integer(), fc.constant('x')))
+          .map(([name, v]) => ({ [name]: v })),
+      );
     }
-    for (const name of (schema.required as string[] | undefined) ?? []) add('a required member missing', fc.constant(REMOVE), `${member}/${escapePointer(name)}`);
+    for (const name of (schema.required as string[] | undefined) ?? [])
+      add('a required member missing', fc.constant(REMOVE), `${member}/${escapePointer(name)}`);
     if (depth < 3) {
       for (const name of Object.keys(properties)) {
         const child = (value as Json | undefined)?.[name];
-        bodyCandidates(ctx, api, operation, `${ptr}/properties/${escapePointer(name)}`, `${member}/${escapePointer(name)}`, child, depth + 1, out);
+        bodyCandidates(
+          ctx,
+          api,
+          operation,
+          `${ptr}/properties/${escapePointer(name)}`,
+          `${member}/${escapePointer(name)}`,
+          child,
+          depth + 1,
+          out,
+        );
       }
     }
     return;
@@ -377,7 +507,11 @@ function bodyCandidates(ctx: Context, api: Api, operation: string, pointer: stri
   for (const b of scalarBreakers(schema, value, false)) add(b.mutation, b.arbitrary);
 }
 
-export function buildTargets(ctx: Context, api: Api = 'partner', include: (operationId: string) => boolean = () => true): Target[] {
+export function buildTargets(
+  ctx: Context,
+  api: Api = 'partner',
+  include: (operationId: string) => boolean = () => true,
+): Target[] {
   const targets: Target[] = [];
   for (const op of ctx.spec.operations.filter((o) => o.api === api && include(o.operationId))) {
     const doc = ctx.spec.documents[api];
@@ -391,14 +525,31 @@ export function buildTargets(ctx: Context, api: Api = 'partner', include: (opera
       const schema = resolveRef(doc, nodeAt(doc, p.schemaPointer) ?? {});
       const location = p.in as Location;
       if (p.required && location !== 'path') {
-        candidates.push({ operation, location, member: p.name, mutation: 'a required parameter missing', arbitrary: fc.constant(REMOVE), code: p.name.toLowerCase() === 'idempotency-key' ? 'missing_idempotency_key' : 'validation_error' });
+        candidates.push({
+          operation,
+          location,
+          member: p.name,
+          mutation: 'a required parameter missing',
+          arbitrary: fc.constant(REMOVE),
+          code: p.name.toLowerCase() === 'idempotency-key' ? 'missing_idempotency_key' : 'validation_error',
+        });
       }
       for (const b of scalarBreakers(schema, p.example, true)) {
         // An empty path segment changes the route, a slash the path: neither breaks only the parameter.
         // An empty header may pass for an absent one, which has its own code.
         if (location !== 'query' && b.mutation.startsWith('shorter than')) continue;
-        const arbitrary = location === 'path' ? b.arbitrary.filter((v) => typeof v === 'string' && v.length > 0 && !v.includes('/')) : b.arbitrary;
-        candidates.push({ operation, location, member: p.name, mutation: b.mutation, arbitrary, code: 'validation_error' });
+        const arbitrary =
+          location === 'path'
+            ? b.arbitrary.filter((v) => typeof v === 'string' && v.length > 0 && !v.includes('/'))
+            : b.arbitrary;
+        candidates.push({
+          operation,
+          location,
+          member: p.name,
+          mutation: b.mutation,
+          arbitrary,
+          code: 'validation_error',
+        });
       }
     }
     let body: unknown;
@@ -406,9 +557,18 @@ export function buildTargets(ctx: Context, api: Api = 'partner', include: (opera
       body = synthesize(doc, op.requestSchemaPointer);
       const error = ctx.spec.validate(api, op.requestSchemaPointer, body);
       if (error) {
-        ctx.log(`  note: could not build a well-formed body for ${operation} from the contract's examples (${error}); its body is not mutated`);
+        ctx.log(
+          `  note: could not build a well-formed body for ${operation} from the contract's examples (${error}); its body is not mutated`,
+        );
       } else {
-        const wrongRoot: Candidate = { operation, location: 'body', member: '', mutation: ROOT_NOT_OBJECT, arbitrary: fc.constantFrom('"text"', '42', '[]', 'null', 'true'), code: 'validation_error' };
+        const wrongRoot: Candidate = {
+          operation,
+          location: 'body',
+          member: '',
+          mutation: ROOT_NOT_OBJECT,
+          arbitrary: fc.constantFrom('"text"', '42', '[]', 'null', 'true'),
+          code: 'validation_error',
+        };
         candidates.push(wrongRoot);
         bodyCandidates(ctx, api, operation, op.requestSchemaPointer, '', body, 0, candidates);
       }
@@ -428,7 +588,10 @@ function getAt(root: unknown, pointer: string): unknown {
 
 function setAt(root: unknown, pointer: string, value: unknown): unknown {
   if (pointer === '') return value;
-  const parts = pointer.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .slice(1)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   const copy = structuredClone(root) as Json;
   let node = copy;
   for (const part of parts.slice(0, -1)) {
@@ -451,14 +614,20 @@ interface Sent {
 function brokenRequest(ctx: Context, t: Target, c: Candidate, value: unknown): Sent | undefined {
   const doc = ctx.spec.documents[t.api];
   const values = new Map<string, unknown>();
-  for (const p of t.params) if (p.required) values.set(`${p.in}:${p.name}`, p.in === 'header' && p.name.toLowerCase() === 'idempotency-key' ? randomUUID() : p.example);
+  for (const p of t.params)
+    if (p.required)
+      values.set(
+        `${p.in}:${p.name}`,
+        p.in === 'header' && p.name.toLowerCase() === 'idempotency-key' ? randomUUID() : p.example,
+      );
   let body = t.body;
   let raw: string | undefined;
   if (c.location === 'body' && c.mutation === ROOT_NOT_OBJECT) {
     // A body that is JSON but no object, sent as is.
     raw = String(value);
   } else if (c.location === 'body') {
-    if (c.mutation.startsWith('an extra member')) body = setAt(t.body, c.member, { ...((getAt(t.body, c.member)) ?? {}), ...(value as Json) });
+    if (c.mutation.startsWith('an extra member'))
+      body = setAt(t.body, c.member, { ...(getAt(t.body, c.member) ?? {}), ...(value as Json) });
     else body = setAt(t.body, c.member, value);
     if (ctx.spec.validate(t.api, t.op.requestSchemaPointer!, body) === undefined) return undefined;
   } else {
@@ -466,17 +635,28 @@ function brokenRequest(ctx: Context, t: Target, c: Candidate, value: unknown): S
     if (value === REMOVE) values.delete(`${param.in}:${param.name}`);
     else {
       const schema = resolveRef(doc, nodeAt(doc, param.schemaPointer) ?? {});
-      const typed = typeof value === 'string' && /^-?\d+$/.test(value) && typesOf(schema).some((x) => x === 'integer' || x === 'number') ? Number(value) : value;
+      const typed =
+        typeof value === 'string' &&
+        /^-?\d+$/.test(value) &&
+        typesOf(schema).some((x) => x === 'integer' || x === 'number')
+          ? Number(value)
+          : value;
       if (ctx.spec.validate(t.api, param.schemaPointer, typed) === undefined) return undefined;
       values.set(`${param.in}:${param.name}`, value);
     }
   }
-  const path = t.op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeComponent(String(values.get(`path:${name}`) ?? '')));
+  const path = t.op.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+    encodeComponent(String(values.get(`path:${name}`) ?? '')),
+  );
   const query = t.params
     .filter((p) => p.in === 'query' && values.has(`query:${p.name}`))
     .map((p) => `${encodeComponent(p.name)}=${encodeComponent(String(values.get(`query:${p.name}`)))}`)
     .join('&');
-  return { target: query ? `${path}?${query}` : path, headers: headersOf(values), body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) };
+  return {
+    target: query ? `${path}?${query}` : path,
+    headers: headersOf(values),
+    body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+  };
 }
 
 function headersOf(values: Map<string, unknown>): Record<string, string> {
@@ -490,8 +670,14 @@ function headersOf(values: Map<string, unknown>): Record<string, string> {
 
 async function listedDomain(ctx: Context, credentials: Credentials): Promise<string> {
   const op = ctx.spec.byId('searchDomains');
-  const exchange = await ctx.http.signed({ target: `${op.path}?q=coffee`, credentials, operation: opTemplate(op), rateClass: 'search' });
-  const hits = (jsonOf(exchange) as { results?: Array<{ domain?: unknown; available?: unknown }> } | undefined)?.results ?? [];
+  const exchange = await ctx.http.signed({
+    target: `${op.path}?q=coffee`,
+    credentials,
+    operation: opTemplate(op),
+    rateClass: 'search',
+  });
+  const hits =
+    (jsonOf(exchange) as { results?: Array<{ domain?: unknown; available?: unknown }> } | undefined)?.results ?? [];
   const hit = hits.find((r) => r.available === true && typeof r.domain === 'string');
   return typeof hit?.domain === 'string' ? hit.domain : 'bestcoffeebeans.com';
 }
@@ -515,18 +701,34 @@ export function answeredOperations(ctx: Context, api: Api, ok = false): Set<stri
 export async function checkBrokenInputs(
   ctx: Context,
   targets: Target[],
-  o: { runs: number; send: (t: Target, sent: Sent) => Promise<Exchange>; unjudged?: (exchange: Exchange, operation: string) => boolean; spend?: Spend },
+  o: {
+    runs: number;
+    send: (t: Target, sent: Sent) => Promise<Exchange>;
+    unjudged?: (exchange: Exchange, operation: string) => boolean;
+    spend?: Spend;
+  },
 ): Promise<void> {
   const byOperation = new Map(targets.map((t) => [`${t.op.method} ${t.op.path}`, t]));
   const arbitrary = fc.constantFrom(...targets).chain((t) =>
-    fc.constantFrom(...t.candidates).chain((c) => c.arbitrary.map((value) => ({ operation: c.operation, location: c.location, member: c.member, mutation: c.mutation, value, code: c.code }))),
+    fc.constantFrom(...t.candidates).chain((c) =>
+      c.arbitrary.map((value) => ({
+        operation: c.operation,
+        location: c.location,
+        member: c.member,
+        mutation: c.mutation,
+        value,
+        code: c.code,
+      })),
+    ),
   );
   await property(
     ctx,
     arbitrary,
     async (input) => {
       const t = byOperation.get(input.operation)!;
-      const c = t.candidates.find((x) => x.location === input.location && x.member === input.member && x.mutation === input.mutation)!;
+      const c = t.candidates.find(
+        (x) => x.location === input.location && x.member === input.member && x.mutation === input.mutation,
+      )!;
       const sent = brokenRequest(ctx, t, c, input.value);
       fc.pre(sent !== undefined);
       const exchange = await o.send(t, sent);
@@ -551,7 +753,8 @@ export async function checkBrokenInputs(
 export const schemaFamily: Family = {
   name: 'schema',
   surface: 'partner',
-  description: 'Every answer of the run matches the contract (status, media type, body, headers, Error codes); invalid inputs get 400',
+  description:
+    'Every answer of the run matches the contract (status, media type, body, headers, Error codes); invalid inputs get 400',
   needs: ['credentials'],
   last: true,
   checks: [
@@ -570,10 +773,13 @@ export const schemaFamily: Family = {
         for (const e of ctx.http.exchanges) {
           const first = e.status === 200 ? (jsonOf(e) as { data?: unknown[] } | undefined)?.data?.[0] : undefined;
           if (first && typeof first === 'object' && operationOf(ctx, e)?.api === 'partner') {
-            for (const [k, v] of Object.entries(first as Json)) if (typeof v === 'string' && !(k in known)) known[k] = v;
+            for (const [k, v] of Object.entries(first as Json))
+              if (typeof v === 'string' && !(k in known)) known[k] = v;
           }
         }
-        const reads = ctx.spec.operations.filter((o) => o.api === 'partner' && o.method === 'GET' && !answered.has(o.operationId));
+        const reads = ctx.spec.operations.filter(
+          (o) => o.api === 'partner' && o.method === 'GET' && !answered.has(o.operationId),
+        );
         // Lists first: their rows give the detail reads real ids.
         reads.sort((a, b) => Number(a.path.includes('{')) - Number(b.path.includes('{')));
         const failures: Exchange[] = [];
@@ -581,12 +787,19 @@ export const schemaFamily: Family = {
         const call = async (op: SpecOperation, values: Record<string, string>) => {
           const params = paramsOf(ctx, 'partner', op);
           const valueOf = (p: ParamInfo) => values[p.name] ?? (p.example === undefined ? undefined : String(p.example));
-          const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) => encodeComponent(values[name] ?? String(params.find((p) => p.name === name)?.example ?? 'x')));
+          const path = op.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+            encodeComponent(values[name] ?? String(params.find((p) => p.name === name)?.example ?? 'x')),
+          );
           const query = params
             .filter((p) => p.in === 'query' && p.required && valueOf(p) !== undefined)
             .map((p) => `${encodeComponent(p.name)}=${encodeComponent(valueOf(p)!)}`)
             .join('&');
-          const exchange = await ctx.http.signed({ target: query ? `${path}?${query}` : path, credentials, operation: opTemplate(op), ...(op.rateClass ? { rateClass: op.rateClass } : {}) });
+          const exchange = await ctx.http.signed({
+            target: query ? `${path}?${query}` : path,
+            credentials,
+            operation: opTemplate(op),
+            ...(op.rateClass ? { rateClass: op.rateClass } : {}),
+          });
           statuses.set(exchange.status, (statuses.get(exchange.status) ?? 0) + 1);
           if (exchange.status >= 500) failures.push(exchange);
           return exchange;
@@ -596,18 +809,25 @@ export const schemaFamily: Family = {
           // Ids of the first row of a list (public_id, case_id…) for the detail reads.
           const first = (jsonOf(exchange) as { data?: unknown[] } | undefined)?.data?.[0];
           if (exchange.status === 200 && first && typeof first === 'object') {
-            for (const [k, v] of Object.entries(first as Json)) if (typeof v === 'string' && !(k in known)) known[k] = v;
+            for (const [k, v] of Object.entries(first as Json))
+              if (typeof v === 'string' && !(k in known)) known[k] = v;
           }
         }
         // The other branches of the discovery reads: an unlisted domain (available false, 404s).
-        for (const id of ['getAvailability', 'getPricing', 'getDomain']) await call(ctx.spec.byId(id), { ...known, domain: unlisted, name: unlisted });
-        ctx.log(`  swept ${reads.length + 3} reads (listed domain ${domain}): ${[...statuses].map(([s, n]) => `${s}×${n}`).join(', ')}`);
+        for (const id of ['getAvailability', 'getPricing', 'getDomain'])
+          await call(ctx.spec.byId(id), { ...known, domain: unlisted, name: unlisted });
+        ctx.log(
+          `  swept ${reads.length + 3} reads (listed domain ${domain}): ${[...statuses].map(([s, n]) => `${s}×${n}`).join(', ')}`,
+        );
         if (failures.length > 0) {
           const lines = failures.map((e) => {
             const body = jsonOf(e) as { code?: unknown; message?: unknown } | undefined;
             return `  ${e.method} ${e.url.slice(ctx.http.baseUrl.length)} → ${e.status} ${String(body?.code ?? '')} ${typeof body?.message === 'string' ? JSON.stringify(body.message) : ''}`.trimEnd();
           });
-          throw new CheckFailure(`${failures.length} well-formed reads answered with a server error:\n${lines.join('\n')}`, failures.slice(0, 2));
+          throw new CheckFailure(
+            `${failures.length} well-formed reads answered with a server error:\n${lines.join('\n')}`,
+            failures.slice(0, 2),
+          );
         }
       },
     },
@@ -637,12 +857,16 @@ export const schemaFamily: Family = {
             }),
           // A credential lacking a scope may be refused first; such a sample is not judged.
           unjudged: (exchange, operation) => {
-            const refused = exchange.status === 403 && (jsonOf(exchange) as { code?: unknown } | undefined)?.code === 'forbidden' && !everyScope;
+            const refused =
+              exchange.status === 403 &&
+              (jsonOf(exchange) as { code?: unknown } | undefined)?.code === 'forbidden' &&
+              !everyScope;
             if (refused) forbidden.add(operation);
             return refused;
           },
         });
-        if (forbidden.size > 0) ctx.log(`  not judged (the credential may not call them): ${[...forbidden].join(', ')}`);
+        if (forbidden.size > 0)
+          ctx.log(`  not judged (the credential may not call them): ${[...forbidden].join(', ')}`);
       },
     },
     {
@@ -679,7 +903,9 @@ export function reviewSurface(ctx: Context, api: Api): void {
   }
   const ops = ctx.spec.operations.filter((o) => o.api === api);
   const missing = ops.filter((o) => !exercised.has(`${api} ${o.operationId}`)).map((o) => o.operationId);
-  ctx.log(`  reviewed ${reviewed} ${api} exchanges; ${api} operations exercised: ${ops.length - missing.length} of ${ops.length}${missing.length ? ` (not: ${missing.join(', ')})` : ''}`);
+  ctx.log(
+    `  reviewed ${reviewed} ${api} exchanges; ${api} operations exercised: ${ops.length - missing.length} of ${ops.length}${missing.length ? ` (not: ${missing.join(', ')})` : ''}`,
+  );
   if (groups.size > 0) {
     const sorted = [...groups.values()].sort((a, b) => b.count - a.count);
     throw new CheckFailure(groupedReport(sorted, reviewed));

@@ -57,7 +57,14 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
     o.log('availability: starting the production and sandbox profiles, Prism and bare node:http');
     const dataDir = tempDir('bench-prod');
     const masterKey = newMasterKey();
-    const [production, sandbox, prism] = await Promise.all([spawnServer({ dataDir, masterKey, validateResponses: false }, o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : []), spawnServer({ validateResponses: true }), startQuietPrism()]);
+    const [production, sandbox, prism] = await Promise.all([
+      spawnServer(
+        { dataDir, masterKey, validateResponses: false },
+        o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${o.profileDir}`] : [],
+      ),
+      spawnServer({ validateResponses: true }),
+      startQuietPrism(),
+    ]);
     children.push(production, sandbox, prism);
     const [prodCredential, sandboxCredential] = await Promise.all([mint(production.url), mint(sandbox.url)]);
     // A listed domain, so the handler reads the listing and its reservations. Read from the store,
@@ -74,12 +81,36 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
     // Prism checks only that the security headers are present; any credential will do.
     const anyCredential: Credential = { keyId: 'pk_test_bench', secret: 'sk_test_bench', partnerId: 'none' };
     const targets: Target[] = [
-      { key: 'production', label: 'reference server, production profile (VALIDATE_RESPONSES=false)', child: production, credential: prodCredential, signed: true },
-      { key: 'sandbox', label: 'reference server, sandbox profile (responses validated)', child: sandbox, credential: sandboxCredential, signed: true },
+      {
+        key: 'production',
+        label: 'reference server, production profile (VALIDATE_RESPONSES=false)',
+        child: production,
+        credential: prodCredential,
+        signed: true,
+      },
+      {
+        key: 'sandbox',
+        label: 'reference server, sandbox profile (responses validated)',
+        child: sandbox,
+        credential: sandboxCredential,
+        signed: true,
+      },
       { key: 'prism', label: 'Prism static mock (-v error)', child: prism, credential: anyCredential, signed: true },
-      { key: 'floor', label: 'Express 5 + express-openapi-validator alone, same JSON (the stack’s ceiling)', child: floor, credential: anyCredential, signed: true },
+      {
+        key: 'floor',
+        label: 'Express 5 + express-openapi-validator alone, same JSON (the stack’s ceiling)',
+        child: floor,
+        credential: anyCredential,
+        signed: true,
+      },
       { key: 'bare', label: 'bare node:http, same JSON', child: bare, credential: anyCredential, signed: true },
-      { key: 'bare_static', label: 'bare node:http, one static request (load-generator ceiling)', child: bare, credential: anyCredential, signed: false },
+      {
+        key: 'bare_static',
+        label: 'bare node:http, one static request (load-generator ceiling)',
+        child: bare,
+        credential: anyCredential,
+        signed: false,
+      },
     ];
     const run = (t: Target, duration: number) =>
       runLoad({
@@ -88,7 +119,9 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
         duration,
         path: target,
         pid: t.child.child.pid,
-        ...(t.signed ? { build: () => ({ headers: signFor(t.credential, 'GET', target) }) } : { headers: signFor(t.credential, 'GET', target) }),
+        ...(t.signed
+          ? { build: () => ({ headers: signFor(t.credential, 'GET', target) }) }
+          : { headers: signFor(t.credential, 'GET', target) }),
       });
     o.log('availability: warming up');
     for (const t of targets) await run(t, Math.min(3, o.duration));
@@ -98,7 +131,9 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
       for (const t of order) {
         const r = await run(t, o.duration);
         runs.get(t.key)?.push(r);
-        o.log(`  round ${round + 1}/${o.rounds}  ${t.key.padEnd(12)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${Math.round(r.cpuMicrosPerRequest)} µs CPU/req  ${JSON.stringify(r.statuses)}`);
+        o.log(
+          `  round ${round + 1}/${o.rounds}  ${t.key.padEnd(12)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${Math.round(r.cpuMicrosPerRequest)} µs CPU/req  ${JSON.stringify(r.statuses)}`,
+        );
       }
     }
     const figures: Record<string, TargetFigures> = {};
@@ -111,7 +146,14 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
         p50: median(rs.map((r) => r.p50)),
         p99: median(rs.map((r) => r.p99)),
         cpuMicrosPerRequest: median(rs.map((r) => r.cpuMicrosPerRequest)),
-        unexpected: rs.reduce((n, r) => n + r.errors + r.timeouts + Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '200' ? 0 : c), 0), 0),
+        unexpected: rs.reduce(
+          (n, r) =>
+            n +
+            r.errors +
+            r.timeouts +
+            Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '200' ? 0 : c), 0),
+          0,
+        ),
       };
     }
     const ratio = (a: string, b: string) => {

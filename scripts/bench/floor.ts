@@ -17,9 +17,16 @@ app.set('etag', false);
 const contract = Contract.load().partner;
 app.use(matchOperation(contract), openApiValidator(contract, { validateResponses: false }));
 app.get('/api/partner/v1/availability', (_req, res) => void res.json(body));
-app.use((err: { status?: number; message?: string }, _req: express.Request, res: express.Response, _next: express.NextFunction) => {
-  res.status(err.status ?? 500).json({ code: 'error', message: err.message ?? 'error' });
-});
+app.use(
+  (
+    err: { status?: number; message?: string },
+    _req: express.Request,
+    res: express.Response,
+    _next: express.NextFunction,
+  ) => {
+    res.status(err.status ?? 500).json({ code: 'error', message: err.message ?? 'error' });
+  },
+);
 // Created as the reference server creates its own (server/http/express-server.ts).
 const server = createExpressServer(app);
 server.listen(0, '127.0.0.1', () => {

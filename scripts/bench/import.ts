@@ -75,7 +75,8 @@ async function writeCsv(file: string, rows: number): Promise<void> {
   const out = createWriteStream(file);
   out.write('domain,price_cents,floor_cents\n');
   for (const r of generateInventory({ size: rows, seed: 7 })) {
-    if (!out.write(`${r.domain},${r.price_cents},${r.floor_cents}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    if (!out.write(`${r.domain},${r.price_cents},${r.floor_cents}\n`))
+      await new Promise<void>((resolve) => out.once('drain', () => resolve()));
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
 }
@@ -85,11 +86,25 @@ function importFile(databaseUrl: string, file: string): Promise<{ seconds: numbe
   return new Promise((resolve, reject) => {
     const started = performance.now();
     // The child reports its own peak memory on exit, so no external tool is needed.
-    const child = spawn(process.execPath, ['--import', 'tsx', '--import', 'data:text/javascript,process.on("exit",()=>process.stderr.write(`PEAK_RSS ${process.resourceUsage().maxRSS}\\n`))', join(ROOT, 'scripts/inventory.ts'), 'import', '--environment', 'sandbox', file], {
-      cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '--import',
+        'data:text/javascript,process.on("exit",()=>process.stderr.write(`PEAK_RSS ${process.resourceUsage().maxRSS}\\n`))',
+        join(ROOT, 'scripts/inventory.ts'),
+        'import',
+        '--environment',
+        'sandbox',
+        file,
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: databaseUrl },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
@@ -106,9 +121,15 @@ function importFile(databaseUrl: string, file: string): Promise<{ seconds: numbe
 async function hotInventoryStatements(databaseUrl: string, log: (line: string) => void): Promise<StatementFigure[]> {
   const heard: StatementEvent[] = [];
   let hearing = false;
-  const store: Store = createStore(await openDatabase({ databaseUrl, poolSize: 2, onStatement: (e) => hearing && heard.push(e) }), secretBox(randomBytes(32)));
+  const store: Store = createStore(
+    await openDatabase({ databaseUrl, poolSize: 2, onStatement: (e) => hearing && heard.push(e) }),
+    secretBox(randomBytes(32)),
+  );
   try {
-    const [one] = await store.inventory.listings('sandbox', {}, 'domain', { offset: 500_000 % Math.max(1, await store.inventory.count('sandbox')), limit: 1 });
+    const [one] = await store.inventory.listings('sandbox', {}, 'domain', {
+      offset: 500_000 % Math.max(1, await store.inventory.count('sandbox')),
+      limit: 1,
+    });
     if (!one) throw new Error('the imported inventory has no listed row');
     hearing = true;
     await store.inventory.find('sandbox', one.domain);
@@ -122,11 +143,15 @@ async function hotInventoryStatements(databaseUrl: string, log: (line: string) =
     for (const sort of ['domain', 'price_asc', 'price_desc', 'newest'] as ListingSort[]) {
       const first = await store.inventory.listings('sandbox', {}, sort, { limit: 21 });
       const last = first.at(-1);
-      const after = last ? { domain: last.domain, value: sort === 'newest' ? last.listed_at : last.price_cents } : undefined;
+      const after = last
+        ? { domain: last.domain, value: sort === 'newest' ? last.listed_at : last.price_cents }
+        : undefined;
       await store.inventory.listings('sandbox', {}, sort, { after, limit: 21 });
       await store.inventory.countListings('sandbox', {}, sort, after);
     }
-    await store.inventory.listings('sandbox', { tld: 'com', minPrice: 1_000, maxPrice: 100_000_000 }, 'price_asc', { limit: 21 });
+    await store.inventory.listings('sandbox', { tld: 'com', minPrice: 1_000, maxPrice: 100_000_000 }, 'price_asc', {
+      limit: 21,
+    });
     const source = store.inventory.listedRows('sandbox');
     await source.next();
     await source.return(undefined);
@@ -139,11 +164,16 @@ async function hotInventoryStatements(databaseUrl: string, log: (line: string) =
       .map((v) => ({
         intended: v.intended ?? 'UNCLASSIFIED',
         ok: v.ok,
-        access: v.plan.accesses.map((a) => `${a.table} ${a.index ?? 'every row'}${a.columns.length ? ` (${a.columns.join(', ')})` : ''}`).join('; '),
+        access: v.plan.accesses
+          .map((a) => `${a.table} ${a.index ?? 'every row'}${a.columns.length ? ` (${a.columns.join(', ')})` : ''}`)
+          .join('; '),
         problems: v.problems,
         ms: timeOf.get(v.statement) ?? NaN,
       }));
-    for (const f of figures) log(`  ${f.ok ? 'ok ' : 'BAD'} ${f.intended.padEnd(40)} ${f.ms.toFixed(2).padStart(8)} ms  ${f.access}${f.problems.length ? `  <- ${f.problems.join('; ')}` : ''}`);
+    for (const f of figures)
+      log(
+        `  ${f.ok ? 'ok ' : 'BAD'} ${f.intended.padEnd(40)} ${f.ms.toFixed(2).padStart(8)} ms  ${f.access}${f.problems.length ? `  <- ${f.problems.join('; ')}` : ''}`,
+      );
     return figures;
   } finally {
     await store.close();
@@ -168,7 +198,13 @@ async function rolledBack(store: Store, work: Parameters<Store['transaction']>[0
 function benchPlacement(domain: string, price: number): Placement {
   const now = Date.now();
   return {
-    order: benchOrder({ public_id: 'ord_benchimport1', partner_id: 'ptn_bench', domain, sale_price_cents: price, created_at: now }),
+    order: benchOrder({
+      public_id: 'ord_benchimport1',
+      partner_id: 'ptn_bench',
+      domain,
+      sale_price_cents: price,
+      created_at: now,
+    }),
     events: [{ id: 'evt_benchimport1', type: 'order.recorded', body: '{}', deliver: true }],
     timeline: { event_type: 'order.recorded', event_id: 'evt_benchimport1' },
     answer: { keyId: 'pk_bench', key: 'bench-import', statusCode: 201, body: '{}' },

@@ -24,7 +24,15 @@ type Section = (typeof SECTIONS)[number];
 const DEFAULT_SECTIONS: readonly Section[] = ['availability', 'orders', 'pages', 'webhooks', 'ops'];
 
 /** The targets of issues #10 and #20. */
-export const TARGETS = { vsPrism: 1.5, vsBare: 0.15, p99Ms: 10, pageCost: 1.5, ordersVsPgbench: 0.1, ordersPgP99Ms: 50, ordersSqlitePerSecond: 1000 };
+export const TARGETS = {
+  vsPrism: 1.5,
+  vsBare: 0.15,
+  p99Ms: 10,
+  pageCost: 1.5,
+  ordersVsPgbench: 0.1,
+  ordersPgP99Ms: 50,
+  ordersSqlitePerSecond: 1000,
+};
 
 const { values } = parseArgs({
   options: {
@@ -46,10 +54,13 @@ const quick = values.quick ?? false;
 const duration = Number(values.duration ?? (quick ? 3 : 10));
 const rounds = Number(values.rounds ?? (quick ? 2 : 3));
 const connections = Number(values.connections);
-const only = new Set<Section>((values.only ? values.only.split(',') : DEFAULT_SECTIONS).map((s) => {
-  if (!SECTIONS.includes(s as Section)) throw new Error(`--only: unknown section "${s}" (one of ${SECTIONS.join(', ')})`);
-  return s as Section;
-}));
+const only = new Set<Section>(
+  (values.only ? values.only.split(',') : DEFAULT_SECTIONS).map((s) => {
+    if (!SECTIONS.includes(s as Section))
+      throw new Error(`--only: unknown section "${s}" (one of ${SECTIONS.join(', ')})`);
+    return s as Section;
+  }),
+);
 const log = (line: string) => console.error(line);
 
 const results: {
@@ -70,10 +81,13 @@ const results: {
   settings: { duration, rounds, connections },
 };
 
-if (only.has('availability')) results.availability = await benchAvailability({ duration, rounds, connections, log, profileDir: values.profile });
+if (only.has('availability'))
+  results.availability = await benchAvailability({ duration, rounds, connections, log, profileDir: values.profile });
 if (only.has('orders')) results.orders = await benchWrites({ duration, rounds, connections, log });
-if (only.has('pages')) results.pages = await benchPages({ duration, rounds, connections, depth: Number(values.depth), log });
-if (only.has('webhooks')) results.webhooks = await benchWebhooks({ events: Number(values.events ?? (quick ? 1000 : 5000)), log });
+if (only.has('pages'))
+  results.pages = await benchPages({ duration, rounds, connections, depth: Number(values.depth), log });
+if (only.has('webhooks'))
+  results.webhooks = await benchWebhooks({ events: Number(values.events ?? (quick ? 1000 : 5000)), log });
 if (only.has('ops')) results.ops = await benchOps({ duration, rounds, connections, log });
 if (only.has('import')) results.import = await benchImport({ rows: Number(values['import-rows']), log });
 results.machine.loadavgAfter = loadavg();
@@ -82,23 +96,66 @@ const rows: Array<Array<string | number>> = [];
 const targets: NonNullable<typeof results.targets> = {};
 const a = results.availability;
 if (a) {
-  const ratioTo = (key: string) => (key === 'production' ? '1.00x' : `${formatNumber((a.targets.production?.rps ?? NaN) / (a.targets[key]?.rps ?? NaN))}x`);
+  const ratioTo = (key: string) =>
+    key === 'production'
+      ? '1.00x'
+      : `${formatNumber((a.targets.production?.rps ?? NaN) / (a.targets[key]?.rps ?? NaN))}x`;
   for (const [key, t] of Object.entries(a.targets)) {
-    rows.push([`GET /availability: ${t.label}`, t.rps, t.p50, t.p99, Math.round(t.cpuMicrosPerRequest), t.unexpected, key === 'production' ? '' : `production ${ratioTo(key)} this`]);
+    rows.push([
+      `GET /availability: ${t.label}`,
+      t.rps,
+      t.p50,
+      t.p99,
+      Math.round(t.cpuMicrosPerRequest),
+      t.unexpected,
+      key === 'production' ? '' : `production ${ratioTo(key)} this`,
+    ]);
   }
-  targets.production_vs_prism = { value: a.ratios.production_vs_prism?.median ?? NaN, target: `>= ${TARGETS.vsPrism}`, met: (a.ratios.production_vs_prism?.median ?? 0) >= TARGETS.vsPrism };
-  targets.production_vs_bare = { value: a.ratios.production_vs_bare?.median ?? NaN, target: `>= ${TARGETS.vsBare}`, met: (a.ratios.production_vs_bare?.median ?? 0) >= TARGETS.vsBare };
+  targets.production_vs_prism = {
+    value: a.ratios.production_vs_prism?.median ?? NaN,
+    target: `>= ${TARGETS.vsPrism}`,
+    met: (a.ratios.production_vs_prism?.median ?? 0) >= TARGETS.vsPrism,
+  };
+  targets.production_vs_bare = {
+    value: a.ratios.production_vs_bare?.median ?? NaN,
+    target: `>= ${TARGETS.vsBare}`,
+    met: (a.ratios.production_vs_bare?.median ?? 0) >= TARGETS.vsBare,
+  };
   const cpu = a.ratios.production_vs_prism_cpu?.median ?? NaN;
-  targets.production_vs_prism_cpu = { value: cpu, target: `>= ${TARGETS.vsPrism} (server CPU per answer, inverted; informative)`, met: cpu >= TARGETS.vsPrism, informative: true };
+  targets.production_vs_prism_cpu = {
+    value: cpu,
+    target: `>= ${TARGETS.vsPrism} (server CPU per answer, inverted; informative)`,
+    met: cpu >= TARGETS.vsPrism,
+    informative: true,
+  };
   const cpuBare = a.ratios.production_vs_bare_cpu?.median ?? NaN;
-  targets.production_vs_bare_cpu = { value: cpuBare, target: `>= ${TARGETS.vsBare} (server CPU per answer, inverted; informative)`, met: cpuBare >= TARGETS.vsBare, informative: true };
+  targets.production_vs_bare_cpu = {
+    value: cpuBare,
+    target: `>= ${TARGETS.vsBare} (server CPU per answer, inverted; informative)`,
+    met: cpuBare >= TARGETS.vsBare,
+    informative: true,
+  };
   // Not targets: how far the stack alone gets, and how much of it the partner protocol keeps.
   const floor = a.ratios.floor_vs_prism?.median ?? NaN;
-  targets.stack_floor_vs_prism = { value: floor, target: 'Express 5 + express-openapi-validator alone vs Prism (informative)', met: floor >= TARGETS.vsPrism, informative: true };
+  targets.stack_floor_vs_prism = {
+    value: floor,
+    target: 'Express 5 + express-openapi-validator alone vs Prism (informative)',
+    met: floor >= TARGETS.vsPrism,
+    informative: true,
+  };
   const kept = a.ratios.production_vs_floor?.median ?? NaN;
-  targets.production_vs_floor = { value: kept, target: 'the reference server vs its stack alone (informative)', met: true, informative: true };
+  targets.production_vs_floor = {
+    value: kept,
+    target: 'the reference server vs its stack alone (informative)',
+    met: true,
+    informative: true,
+  };
   const p99 = a.targets.production?.p99 ?? NaN;
-  targets.production_p99_ms = { value: p99, target: `<= ${TARGETS.p99Ms} ms at ${connections} connections`, met: p99 <= TARGETS.p99Ms };
+  targets.production_p99_ms = {
+    value: p99,
+    target: `<= ${TARGETS.p99Ms} ms at ${connections} connections`,
+    met: p99 <= TARGETS.p99Ms,
+  };
 }
 const o = results.orders;
 if (o) {
@@ -115,11 +172,43 @@ if (o) {
         `${w.ordersInStore} orders stored for ${w.created} answers 201 (+ requests in flight at each run's end); ${formatNumber(w.profile.statementsPerUnit)} statements per order`,
       ]);
   }
-  if (o.pgbench === 'skipped') rows.push(['pgbench -N, same server and database', 'SKIPPED', '', '', '', '', o.postgres === 'skipped' ? 'DATABASE_URL not set' : 'pgbench not on PATH']);
-  else rows.push([`pgbench -N, ${connections} clients, same database: transactions/s`, o.pgbench.tps, formatNumber(o.pgbench.latencyMs), '', '', '', `${o.pgbench.version}; p50 column: its average latency`]);
-  targets.orders_sqlite_per_second = { value: o.sqlite.writesPerSecond, target: `>= ${TARGETS.ordersSqlitePerSecond} (absolute: a quiet machine's figure)`, met: o.sqlite.writesPerSecond >= TARGETS.ordersSqlitePerSecond };
-  if (o.vsPgbench) targets.orders_pg_vs_pgbench = { value: o.vsPgbench.median, target: `>= ${TARGETS.ordersVsPgbench} (POST /orders on PostgreSQL / pgbench -N, ${connections} connections)`, met: o.vsPgbench.median >= TARGETS.ordersVsPgbench };
-  if (o.postgres !== 'skipped') targets.orders_pg_p99_ms = { value: o.postgres.p99, target: `<= ${TARGETS.ordersPgP99Ms} ms (POST /orders on PostgreSQL)`, met: o.postgres.p99 <= TARGETS.ordersPgP99Ms };
+  if (o.pgbench === 'skipped')
+    rows.push([
+      'pgbench -N, same server and database',
+      'SKIPPED',
+      '',
+      '',
+      '',
+      '',
+      o.postgres === 'skipped' ? 'DATABASE_URL not set' : 'pgbench not on PATH',
+    ]);
+  else
+    rows.push([
+      `pgbench -N, ${connections} clients, same database: transactions/s`,
+      o.pgbench.tps,
+      formatNumber(o.pgbench.latencyMs),
+      '',
+      '',
+      '',
+      `${o.pgbench.version}; p50 column: its average latency`,
+    ]);
+  targets.orders_sqlite_per_second = {
+    value: o.sqlite.writesPerSecond,
+    target: `>= ${TARGETS.ordersSqlitePerSecond} (absolute: a quiet machine's figure)`,
+    met: o.sqlite.writesPerSecond >= TARGETS.ordersSqlitePerSecond,
+  };
+  if (o.vsPgbench)
+    targets.orders_pg_vs_pgbench = {
+      value: o.vsPgbench.median,
+      target: `>= ${TARGETS.ordersVsPgbench} (POST /orders on PostgreSQL / pgbench -N, ${connections} connections)`,
+      met: o.vsPgbench.median >= TARGETS.ordersVsPgbench,
+    };
+  if (o.postgres !== 'skipped')
+    targets.orders_pg_p99_ms = {
+      value: o.postgres.p99,
+      target: `<= ${TARGETS.ordersPgP99Ms} ms (POST /orders on PostgreSQL)`,
+      met: o.postgres.p99 <= TARGETS.ordersPgP99Ms,
+    };
 }
 const p = results.pages;
 if (p) {
@@ -129,7 +218,15 @@ if (p) {
       continue;
     }
     const name = leg.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL';
-    rows.push([`GET /orders?limit=${leg.pageSize}, depth 1, ${name}`, leg.first.rps, leg.first.p50, leg.first.p99, Math.round(leg.first.cpuMicrosPerRequest), '', `${leg.orders.toLocaleString('en-US')} orders seeded`]);
+    rows.push([
+      `GET /orders?limit=${leg.pageSize}, depth 1, ${name}`,
+      leg.first.rps,
+      leg.first.p50,
+      leg.first.p99,
+      Math.round(leg.first.cpuMicrosPerRequest),
+      '',
+      `${leg.orders.toLocaleString('en-US')} orders seeded`,
+    ]);
     rows.push([
       `GET /orders?limit=${leg.pageSize}, depth ${leg.depth.toLocaleString('en-US')}, ${name}`,
       leg.deep.rps,
@@ -140,24 +237,55 @@ if (p) {
       `req/s depth 1 / depth ${leg.depth}: ${formatNumber(leg.costRatio)}x; CPU/req deep / first: ${formatNumber(leg.cpuCostRatio)}x`,
     ]);
     const key = leg.dialect === 'sqlite' ? 'page_cost_ratio' : 'page_cost_ratio_pg';
-    targets[key] = { value: leg.costRatio, target: `<= ${TARGETS.pageCost} (${name})`, met: leg.costRatio <= TARGETS.pageCost && leg.costRatio >= 1 / TARGETS.pageCost };
+    targets[key] = {
+      value: leg.costRatio,
+      target: `<= ${TARGETS.pageCost} (${name})`,
+      met: leg.costRatio <= TARGETS.pageCost && leg.costRatio >= 1 / TARGETS.pageCost,
+    };
   }
 }
 const h = results.webhooks;
 if (h) {
-  rows.push([`webhook dispatch to a local receiver: deliveries/s`, h.deliveriesPerSecond, '', '', '', h.badSignatures, `${h.events} events in ${formatNumber(h.seconds)} s (steady ${formatNumber(h.steadyDeliveriesPerSecond)}/s), ${h.duplicates} duplicates`]);
+  rows.push([
+    `webhook dispatch to a local receiver: deliveries/s`,
+    h.deliveriesPerSecond,
+    '',
+    '',
+    '',
+    h.badSignatures,
+    `${h.events} events in ${formatNumber(h.seconds)} s (steady ${formatNumber(h.steadyDeliveriesPerSecond)}/s), ${h.duplicates} duplicates`,
+  ]);
 }
 const ops = results.ops;
 if (ops) {
   for (const key of ['on', 'off'] as const) {
     const side = ops[key];
-    rows.push([`GET /availability, production profile, logs + metrics ${key}`, side.rps, side.p50, side.p99, Math.round(side.cpuMicrosPerRequest), key === 'on' ? ops.unexpected : '', key === 'on' ? `one JSON log line per request (pino, buffered, to a file) + prom-client` : 'nothing logged or counted']);
+    rows.push([
+      `GET /availability, production profile, logs + metrics ${key}`,
+      side.rps,
+      side.p50,
+      side.p99,
+      Math.round(side.cpuMicrosPerRequest),
+      key === 'on' ? ops.unexpected : '',
+      key === 'on'
+        ? `one JSON log line per request (pino, buffered, to a file) + prom-client`
+        : 'nothing logged or counted',
+    ]);
   }
   // The target is on server CPU per answer: on the shared 2-core machine two identical servers'
   // throughput differs by up to ±30 % from round to round (BENCH_OPS_ON=off, an A/A run), their
   // CPU per answer by about ±10 %. Throughput is printed beside it.
-  targets.ops_cpu_cost = { value: ops.cpuCost.median, target: `< ${OPS_TARGET} (server CPU per answer, on / off - 1, per round: ${ops.cpuCost.rounds.map((r) => formatNumber(r)).join(', ')})`, met: ops.cpuCost.median < OPS_TARGET };
-  targets.ops_throughput_cost = { value: ops.throughputCost.median, target: `< ${OPS_TARGET} (1 - req/s on / off, per round: ${ops.throughputCost.rounds.map((r) => formatNumber(r)).join(', ')}; informative: scheduling noise)`, met: ops.throughputCost.median < OPS_TARGET, informative: true };
+  targets.ops_cpu_cost = {
+    value: ops.cpuCost.median,
+    target: `< ${OPS_TARGET} (server CPU per answer, on / off - 1, per round: ${ops.cpuCost.rounds.map((r) => formatNumber(r)).join(', ')})`,
+    met: ops.cpuCost.median < OPS_TARGET,
+  };
+  targets.ops_throughput_cost = {
+    value: ops.throughputCost.median,
+    target: `< ${OPS_TARGET} (1 - req/s on / off, per round: ${ops.throughputCost.rounds.map((r) => formatNumber(r)).join(', ')}; informative: scheduling noise)`,
+    met: ops.throughputCost.median < OPS_TARGET,
+    informative: true,
+  };
 }
 const imported = results.import;
 if (imported === 'skipped') rows.push(['import, PostgreSQL', 'SKIPPED', '', '', '', '', 'DATABASE_URL not set']);
@@ -173,19 +301,29 @@ else if (imported) {
       bad.length,
       `peak ${Math.round(run.peakMb)} MB; ${run.statements.length - bad.length}/${run.statements.length} hot inventory statements on their intended plans`,
     ]);
-    targets[`import_plans_${imported.runs.indexOf(run) + 1}`] = { value: bad.length, target: `0 statements off their intended plans after the import (${run.label})`, met: bad.length === 0 };
+    targets[`import_plans_${imported.runs.indexOf(run) + 1}`] = {
+      value: bad.length,
+      target: `0 statements off their intended plans after the import (${run.label})`,
+      met: bad.length === 0,
+    };
   }
 }
 results.targets = targets;
 
-console.log(`\nDomain Sales benchmarks: ${results.machine.cpus} cores, Node ${results.machine.node}, ${connections} connections, ${duration} s x ${rounds} rounds, load average before ${results.machine.loadavgBefore.map((n) => n.toFixed(1)).join(' ')}\n`);
+console.log(
+  `\nDomain Sales benchmarks: ${results.machine.cpus} cores, Node ${results.machine.node}, ${connections} connections, ${duration} s x ${rounds} rounds, load average before ${results.machine.loadavgBefore.map((n) => n.toFixed(1)).join(' ')}\n`,
+);
 console.log(renderTable(['benchmark', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'errors', 'notes'], rows));
 if (Object.keys(targets).length > 0) {
   console.log('\ntargets (median of per-round ratios):');
-  for (const [name, t] of Object.entries(targets)) console.log(`  ${t.informative ? 'INFO' : t.met ? 'MET ' : 'MISS'}  ${name.padEnd(22)} ${formatNumber(t.value).padStart(7)}   ${t.target}`);
+  for (const [name, t] of Object.entries(targets))
+    console.log(
+      `  ${t.informative ? 'INFO' : t.met ? 'MET ' : 'MISS'}  ${name.padEnd(22)} ${formatNumber(t.value).padStart(7)}   ${t.target}`,
+    );
 }
 if (o) {
-  for (const w of [o.sqlite, o.postgres]) if (w !== 'skipped') printProfile(`POST /orders on ${w.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, w.profile);
+  for (const w of [o.sqlite, o.postgres])
+    if (w !== 'skipped') printProfile(`POST /orders on ${w.dialect === 'sqlite' ? 'SQLite' : 'PostgreSQL'}`, w.profile);
   if (o.pgStatStatements) console.log(`  (pg_stat_statements unavailable: ${o.pgStatStatements})`);
 }
 const out = resolve(values.out);
@@ -196,11 +334,18 @@ if (values.strict && Object.values(targets).some((t) => !t.informative && !t.met
 process.exit(0);
 
 function printProfile(what: string, profile: StatementProfileResult): void {
-  console.log(`\nstatement profile, ${what} (${profile.source}; ${formatNumber(profile.statementsPerUnit)} statements per order):`);
+  console.log(
+    `\nstatement profile, ${what} (${profile.source}; ${formatNumber(profile.statementsPerUnit)} statements per order):`,
+  );
   console.log(
     renderTable(
       ['share', 'per order', 'mean ms', 'statement'],
-      profile.lines.map((l) => [`${Math.round(l.share * 100)} %`, formatNumber(l.perUnit), l.meanMs.toFixed(3), l.statement.length > 110 ? `${l.statement.slice(0, 107)}...` : l.statement]),
+      profile.lines.map((l) => [
+        `${Math.round(l.share * 100)} %`,
+        formatNumber(l.perUnit),
+        l.meanMs.toFixed(3),
+        l.statement.length > 110 ? `${l.statement.slice(0, 107)}...` : l.statement,
+      ]),
     ),
   );
 }

@@ -48,7 +48,12 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
     const onKey = newMasterKey();
     const [on, off] = await Promise.all([
       // BENCH_OPS_ON=logs|metrics measures one of the two alone.
-      spawnServer({ dataDir: onDir, masterKey: onKey, validateResponses: false, extra: { BENCH_OPS: process.env.BENCH_OPS_ON || 'on' } }),
+      spawnServer({
+        dataDir: onDir,
+        masterKey: onKey,
+        validateResponses: false,
+        extra: { BENCH_OPS: process.env.BENCH_OPS_ON || 'on' },
+      }),
       spawnServer({ validateResponses: false, extra: { BENCH_OPS: 'off' } }),
     ]);
     children.push(on, off);
@@ -59,7 +64,10 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
     await store.close();
     if (!domain) throw new Error('no listed domain found');
     const target = `${PATH}?domain=${domain}`;
-    for (const [child, credential] of [[on, onCredential], [off, offCredential]] as Array<[Child, Credential]>) {
+    for (const [child, credential] of [
+      [on, onCredential],
+      [off, offCredential],
+    ] as Array<[Child, Credential]>) {
       const answer = await signedRequest(child.url, credential, 'GET', target);
       if (answer.status !== 200) throw new Error(`GET ${target}: ${answer.status} ${answer.text}`);
     }
@@ -82,7 +90,9 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
       for (const key of order) {
         const r = await run(key, o.duration);
         runs[key].push(r);
-        o.log(`  round ${round + 1}/${o.rounds}  ${key.padEnd(4)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${Math.round(r.cpuMicrosPerRequest)} µs CPU/req  ${JSON.stringify(r.statuses)}`);
+        o.log(
+          `  round ${round + 1}/${o.rounds}  ${key.padEnd(4)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${Math.round(r.cpuMicrosPerRequest)} µs CPU/req  ${JSON.stringify(r.statuses)}`,
+        );
       }
     }
     const side = (rs: LoadResult[]): Side => ({
@@ -94,7 +104,14 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
     });
     const throughput = runs.on.map((r, i) => 1 - r.rps / (runs.off[i]?.rps ?? NaN));
     const cpu = runs.on.map((r, i) => r.cpuMicrosPerRequest / (runs.off[i]?.cpuMicrosPerRequest ?? NaN) - 1);
-    const unexpected = [...runs.on, ...runs.off].reduce((n, r) => n + r.errors + r.timeouts + Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '200' ? 0 : c), 0), 0);
+    const unexpected = [...runs.on, ...runs.off].reduce(
+      (n, r) =>
+        n +
+        r.errors +
+        r.timeouts +
+        Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '200' ? 0 : c), 0),
+      0,
+    );
     return {
       on: side(runs.on),
       off: side(runs.off),

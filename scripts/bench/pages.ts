@@ -57,10 +57,19 @@ export async function benchPages(o: PagesOptions): Promise<{ sqlite: PagesResult
   }
 }
 
-async function benchPagesOn(dialect: 'sqlite' | 'postgres', databaseUrl: string | undefined, o: PagesOptions): Promise<PagesResult> {
+async function benchPagesOn(
+  dialect: 'sqlite' | 'postgres',
+  databaseUrl: string | undefined,
+  o: PagesOptions,
+): Promise<PagesResult> {
   const dataDir = tempDir('bench-pages');
   const masterKey = newMasterKey();
-  const server = await spawnServer({ dataDir, masterKey, validateResponses: false, ...(databaseUrl ? { databaseUrl } : {}) });
+  const server = await spawnServer({
+    dataDir,
+    masterKey,
+    validateResponses: false,
+    ...(databaseUrl ? { databaseUrl } : {}),
+  });
   const store = await openServerStore({ dataDir, databaseUrl, masterKey });
   try {
     const credential = await mint(server.url);
@@ -72,7 +81,12 @@ async function benchPagesOn(dialect: 'sqlite' | 'postgres', databaseUrl: string 
     await store.transaction(async (tx) => {
       for (let i = 0; i < total; i++) {
         const at = base + i * 1000;
-        const order = benchOrder({ public_id: `ord_bench${String(i).padStart(11, '0')}`, partner_id: credential.partnerId, domain: `bench-${i}.com`, created_at: at });
+        const order = benchOrder({
+          public_id: `ord_bench${String(i).padStart(11, '0')}`,
+          partner_id: credential.partnerId,
+          domain: `bench-${i}.com`,
+          created_at: at,
+        });
         await tx.orders.insertOrder(order);
       }
     });
@@ -84,8 +98,14 @@ async function benchPagesOn(dialect: 'sqlite' | 'postgres', databaseUrl: string 
     let cursor: string | null = null;
     let seen = 0;
     while (seen < o.depth) {
-      const res = await signedRequest(server.url, credential, 'GET', `${PATH}?limit=${Math.min(WALK, o.depth - seen)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      if (res.status !== 200) throw new Error(`walking the orders failed at ${seen}: ${res.status} ${res.text.slice(0, 300)}`);
+      const res = await signedRequest(
+        server.url,
+        credential,
+        'GET',
+        `${PATH}?limit=${Math.min(WALK, o.depth - seen)}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+      );
+      if (res.status !== 200)
+        throw new Error(`walking the orders failed at ${seen}: ${res.status} ${res.text.slice(0, 300)}`);
       const page = res.json() as { data: unknown[]; next_cursor: string | null };
       seen += page.data.length;
       cursor = page.next_cursor;
@@ -94,11 +114,21 @@ async function benchPagesOn(dialect: 'sqlite' | 'postgres', databaseUrl: string 
     const firstTarget = `${PATH}?limit=${PAGE}`;
     const deepTarget = `${PATH}?limit=${PAGE}&cursor=${encodeURIComponent(cursor as string)}`;
     // The deep page is the (depth+1)th newest order onwards: seeded with index total-1-depth.
-    const check = (await signedRequest(server.url, credential, 'GET', deepTarget)).json() as { data: Array<{ public_id: string }> };
+    const check = (await signedRequest(server.url, credential, 'GET', deepTarget)).json() as {
+      data: Array<{ public_id: string }>;
+    };
     const expected = `ord_bench${String(total - 1 - o.depth).padStart(11, '0')}`;
-    if (check.data[0]?.public_id !== expected) throw new Error(`the deep page starts at ${check.data[0]?.public_id}, expected ${expected}`);
+    if (check.data[0]?.public_id !== expected)
+      throw new Error(`the deep page starts at ${check.data[0]?.public_id}, expected ${expected}`);
     const run = (t: string, duration: number) =>
-      runLoad({ pid: server.child.pid, url: server.url, connections: o.connections, duration, path: t, build: () => ({ headers: signFor(credential, 'GET', t) }) });
+      runLoad({
+        pid: server.child.pid,
+        url: server.url,
+        connections: o.connections,
+        duration,
+        path: t,
+        build: () => ({ headers: signFor(credential, 'GET', t) }),
+      });
     await run(firstTarget, 2);
     await run(deepTarget, 2);
     const first: LoadResult[] = [];
@@ -108,7 +138,9 @@ async function benchPagesOn(dialect: 'sqlite' | 'postgres', databaseUrl: string 
       for (const which of pair) {
         const r = await run(which === 'first' ? firstTarget : deepTarget, o.duration);
         (which === 'first' ? first : deep).push(r);
-        o.log(`  pages (${dialect}) round ${round + 1}/${o.rounds} ${which.padEnd(5)} ${Math.round(r.rps)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${JSON.stringify(r.statuses)}`);
+        o.log(
+          `  pages (${dialect}) round ${round + 1}/${o.rounds} ${which.padEnd(5)} ${Math.round(r.rps)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${JSON.stringify(r.statuses)}`,
+        );
       }
     }
     const sum = (rs: LoadResult[]): PageFigures => ({
@@ -118,7 +150,14 @@ async function benchPagesOn(dialect: 'sqlite' | 'postgres', databaseUrl: string 
       p99: median(rs.map((r) => r.p99)),
       cpuMicrosPerRequest: median(rs.map((r) => r.cpuMicrosPerRequest)),
     });
-    const unexpected = [...first, ...deep].reduce((n, r) => n + r.errors + r.timeouts + Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '200' ? 0 : c), 0), 0);
+    const unexpected = [...first, ...deep].reduce(
+      (n, r) =>
+        n +
+        r.errors +
+        r.timeouts +
+        Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '200' ? 0 : c), 0),
+      0,
+    );
     return {
       dialect,
       orders: total,

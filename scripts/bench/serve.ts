@@ -21,7 +21,10 @@ const config = configFromEnv();
 const running = await startServer({
   config,
   ...(ops === 'on' || ops === 'logs'
-    ? { logger: createLogger({ level: 'info', destination: bufferedDestination(join(config.dataDir, 'server.log')) }), ...(ops === 'logs' ? { metrics: null } : {}) }
+    ? {
+        logger: createLogger({ level: 'info', destination: bufferedDestination(join(config.dataDir, 'server.log')) }),
+        ...(ops === 'logs' ? { metrics: null } : {}),
+      }
     : ops === 'off' || ops === 'metrics'
       ? { logger: silentLogger, ...(ops === 'off' ? { metrics: null } : {}) }
       : { log: quiet ? () => {} : (line: string) => console.error(line), ...(quiet ? { logger: silentLogger } : {}) }),

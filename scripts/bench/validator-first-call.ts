@@ -23,8 +23,14 @@ const app = express();
 app.use(express.json());
 for (const api of ['partner', 'public', 'admin'] as const) {
   const surface = express.Router();
-  surface.use(matchOperation(contract.of(api)), openApiValidator(contract.of(api), { validateResponses }), (_req, res) => void res.status(204).end());
-  app.use((req, res, next) => (contract.of(api).match(req.method, req.path).kind === 'found' ? surface(req, res, next) : next()));
+  surface.use(
+    matchOperation(contract.of(api)),
+    openApiValidator(contract.of(api), { validateResponses }),
+    (_req, res) => void res.status(204).end(),
+  );
+  app.use((req, res, next) =>
+    contract.of(api).match(req.method, req.path).kind === 'found' ? surface(req, res, next) : next(),
+  );
 }
 app.use(errorHandler(() => {}));
 const server = createServer(app);
@@ -33,7 +39,12 @@ const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const call = async (method: string, path: string): Promise<number> => {
   const started = performance.now();
-  const res = await fetch(base + path, { method, ...(['POST', 'PUT', 'PATCH'].includes(method) ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {}) });
+  const res = await fetch(base + path, {
+    method,
+    ...(['POST', 'PUT', 'PATCH'].includes(method)
+      ? { headers: { 'content-type': 'application/json' }, body: '{}' }
+      : {}),
+  });
   await res.arrayBuffer();
   return performance.now() - started;
 };
@@ -57,8 +68,11 @@ for (const op of operations) {
   rows.push([`${op.method} ${op.path}`, first, await call(op.method, path)]);
 }
 server.close();
-for (const [name, first, second] of rows.slice(0, 12)) console.log(`${first.toFixed(1).padStart(7)} ms first ${second.toFixed(1).padStart(6)} ms second  ${name}`);
+for (const [name, first, second] of rows.slice(0, 12))
+  console.log(`${first.toFixed(1).padStart(7)} ms first ${second.toFixed(1).padStart(6)} ms second  ${name}`);
 const firsts = rows.map((r) => r[1]).sort((a, b) => a - b);
 const seconds = rows.map((r) => r[2]).sort((a, b) => a - b);
 const median = (xs: number[]): number => xs[Math.floor(xs.length / 2)] ?? NaN;
-console.log(`${rows.length} operations (responses ${validateResponses ? 'on' : 'off'}): first call median ${median(firsts).toFixed(1)} ms, second ${median(seconds).toFixed(1)} ms; CPU for all first calls ${firstCpu.toFixed(0)} ms${warm ? `, for the warm-up before them ${warmCpu.toFixed(0)} ms` : ''}`);
+console.log(
+  `${rows.length} operations (responses ${validateResponses ? 'on' : 'off'}): first call median ${median(firsts).toFixed(1)} ms, second ${median(seconds).toFixed(1)} ms; CPU for all first calls ${firstCpu.toFixed(0)} ms${warm ? `, for the warm-up before them ${warmCpu.toFixed(0)} ms` : ''}`,
+);

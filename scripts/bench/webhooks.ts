@@ -25,17 +25,37 @@ export async function benchWebhooks(o: { events: number; log: (line: string) => 
   const receiver = await startReceiver();
   try {
     const credential = await mint(server.url);
-    const registered = await signedRequest(server.url, credential, 'PUT', '/api/partner/webhooks', { url: receiver.url, secret: receiver.secret });
-    if (registered.status !== 200) throw new Error(`webhook registration failed: ${registered.status} ${registered.text}`);
+    const registered = await signedRequest(server.url, credential, 'PUT', '/api/partner/webhooks', {
+      url: receiver.url,
+      secret: receiver.secret,
+    });
+    if (registered.status !== 200)
+      throw new Error(`webhook registration failed: ${registered.status} ${registered.text}`);
     o.log(`webhooks: queueing ${o.events.toLocaleString('en-US')} events`);
     const started = Date.now();
     await store.transaction(async (tx) => {
       for (let i = 0; i < o.events; i++) {
         const at = Date.now();
         const id = newEventId(at);
-        const order = { public_id: `ord_hook${String(i).padStart(8, '0')}`, domain: `hook-${i}.com`, status: 'EXTERNALLY_PAID', sale_price_cents: 10_000, currency: 'USD' };
-        const body = JSON.stringify({ id, type: 'order.recorded', created_at: rfc3339(at), partner_id: credential.partnerId, data: { order } });
-        await tx.events.append({ id, partnerId: credential.partnerId, type: 'order.recorded', createdAt: at, body }, true, at);
+        const order = {
+          public_id: `ord_hook${String(i).padStart(8, '0')}`,
+          domain: `hook-${i}.com`,
+          status: 'EXTERNALLY_PAID',
+          sale_price_cents: 10_000,
+          currency: 'USD',
+        };
+        const body = JSON.stringify({
+          id,
+          type: 'order.recorded',
+          created_at: rfc3339(at),
+          partner_id: credential.partnerId,
+          data: { order },
+        });
+        await tx.events.append(
+          { id, partnerId: credential.partnerId, type: 'order.recorded', createdAt: at, body },
+          true,
+          at,
+        );
       }
     });
     await receiver.waitFor(o.events, 120_000 + o.events * 10);

@@ -13,7 +13,12 @@ import { runLoad, type LoadResult } from './lib/load.ts';
 import { initPgbench, pgbenchVersion, runPgbench, type PgbenchRun } from './lib/pgbench.ts';
 import { freshDatabase, postgresUrlOrSkip, type FreshDatabase } from './lib/postgres.ts';
 import { newMasterKey, spawnServer, tempDir, type Child } from './lib/processes.ts';
-import { profileOf, pgStatStatements, type PgStatStatements, type StatementProfileResult } from './lib/statement-profile.ts';
+import {
+  profileOf,
+  pgStatStatements,
+  type PgStatStatements,
+  type StatementProfileResult,
+} from './lib/statement-profile.ts';
 import { listedInventory, openServerStore } from './lib/store.ts';
 import { median } from './lib/table.ts';
 
@@ -78,7 +83,10 @@ export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
     if (pgUrl) {
       fresh = await freshDatabase(pgUrl, 'bench_orders');
       statements = await pgStatStatements(fresh.url);
-      if (statements.unavailable) o.log(`orders: pg_stat_statements is not available here (${statements.unavailable}); the profile is the server's own timings`);
+      if (statements.unavailable)
+        o.log(
+          `orders: pg_stat_statements is not available here (${statements.unavailable}); the profile is the server's own timings`,
+        );
       legs.push(await startLeg('postgres', fresh.url, o, statements.unavailable ? undefined : statements));
       const version = pgbenchVersion();
       if (!version) console.warn('\n*** pgbench is not on PATH: the POST /orders / pgbench -N ratio is SKIPPED ***\n');
@@ -104,14 +112,18 @@ export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
           const r = await runPgbench((pgbench as { url: string }).url, o.connections, o.duration);
           pgbenchRuns.push(r);
           tps = r.tps;
-          o.log(`  pgbench -N round ${round + 1}/${o.rounds}: ${Math.round(r.tps)} transactions/s  latency ${r.latencyMs.toFixed(2)} ms`);
+          o.log(
+            `  pgbench -N round ${round + 1}/${o.rounds}: ${Math.round(r.tps)} transactions/s  latency ${r.latencyMs.toFixed(2)} ms`,
+          );
           continue;
         }
         const r = await step.run(o.duration);
         runs.get(step)?.push(r);
         const perSecond = (r.statuses['201'] ?? 0) / o.duration;
         if (step.dialect === 'postgres') pgOrders = perSecond;
-        o.log(`  ${step.dialect} round ${round + 1}/${o.rounds}: ${Math.round(perSecond)} writes/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${JSON.stringify(r.statuses)}`);
+        o.log(
+          `  ${step.dialect} round ${round + 1}/${o.rounds}: ${Math.round(perSecond)} writes/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${JSON.stringify(r.statuses)}`,
+        );
       }
       if (pgOrders !== undefined && tps !== undefined) ratios.push(pgOrders / tps);
     }
@@ -121,7 +133,14 @@ export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
     return {
       sqlite,
       postgres: postgres ?? 'skipped',
-      pgbench: pgbench ? { version: pgbench.version, runs: pgbenchRuns, tps: median(pgbenchRuns.map((r) => r.tps)), latencyMs: median(pgbenchRuns.map((r) => r.latencyMs)) } : 'skipped',
+      pgbench: pgbench
+        ? {
+            version: pgbench.version,
+            runs: pgbenchRuns,
+            tps: median(pgbenchRuns.map((r) => r.tps)),
+            latencyMs: median(pgbenchRuns.map((r) => r.latencyMs)),
+          }
+        : 'skipped',
       ...(ratios.length > 0 ? { vsPgbench: { rounds: ratios, median: median(ratios) } } : {}),
       ...(statements?.unavailable ? { pgStatStatements: statements.unavailable } : {}),
     };
@@ -131,7 +150,12 @@ export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
   }
 }
 
-async function startLeg(dialect: 'sqlite' | 'postgres', databaseUrl: string | undefined, o: WritesOptions, statements: PgStatStatements | undefined): Promise<Leg> {
+async function startLeg(
+  dialect: 'sqlite' | 'postgres',
+  databaseUrl: string | undefined,
+  o: WritesOptions,
+  statements: PgStatStatements | undefined,
+): Promise<Leg> {
   const dataDir = tempDir('bench-orders');
   const masterKey = newMasterKey();
   const profileFile = join(dataDir, 'statements.json');
@@ -152,21 +176,44 @@ async function startLeg(dialect: 'sqlite' | 'postgres', databaseUrl: string | un
     const build = () => {
       const listing = domains[next++ % domains.length];
       if (!listing) throw new Error('no inventory');
-      const body = JSON.stringify({ domain: listing.domain, expected_price: listing.price_cents, currency: listing.currency, buyer: { email: 'bench@example.org' } });
-      return { headers: { 'content-type': 'application/json', ...signFor(credential, 'POST', PATH, body, randomUUID()) }, body };
+      const body = JSON.stringify({
+        domain: listing.domain,
+        expected_price: listing.price_cents,
+        currency: listing.currency,
+        buyer: { email: 'bench@example.org' },
+      });
+      return {
+        headers: { 'content-type': 'application/json', ...signFor(credential, 'POST', PATH, body, randomUUID()) },
+        body,
+      };
     };
     return {
       dialect,
       server,
-      run: (duration) => runLoad({ pid: server.child.pid, url: server.url, connections: o.connections, duration, method: 'POST', path: PATH, build }),
+      run: (duration) =>
+        runLoad({
+          pid: server.child.pid,
+          url: server.url,
+          connections: o.connections,
+          duration,
+          method: 'POST',
+          path: PATH,
+          build,
+        }),
       async startProfile() {
         server.child.kill('SIGUSR2');
         await statements?.reset();
       },
       async finish(runs, warm) {
-        if (next > domains.length) o.log(`  warning: ${dialect} ran out of inventory (${next} requests for ${domains.length} domains); later answers are 404`);
+        if (next > domains.length)
+          o.log(
+            `  warning: ${dialect} ran out of inventory (${next} requests for ${domains.length} domains); later answers are 404`,
+          );
         const created = runs.reduce((n, r) => n + (r.statuses['201'] ?? 0), 0);
-        const count = await store.db.selectFrom('orders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+        const count = await store.db
+          .selectFrom('orders')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
         await store.close();
         // Stopping the server writes its profile (scripts/bench/serve.ts).
         await server.stop();
@@ -182,8 +229,17 @@ async function startLeg(dialect: 'sqlite' | 'postgres', databaseUrl: string | un
           // The warm-up's orders are in the store too.
           created: created + (warm.statuses['201'] ?? 0),
           ordersInStore: Number(count.n),
-          unexpected: runs.reduce((n, r) => n + r.errors + r.timeouts + Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '201' ? 0 : c), 0), 0),
-          profile: fromServer ? profileOf('pg_stat_statements', fromServer, created) : profileOf('client timings', timings, created),
+          unexpected: runs.reduce(
+            (n, r) =>
+              n +
+              r.errors +
+              r.timeouts +
+              Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '201' ? 0 : c), 0),
+            0,
+          ),
+          profile: fromServer
+            ? profileOf('pg_stat_statements', fromServer, created)
+            : profileOf('client timings', timings, created),
         };
       },
     };

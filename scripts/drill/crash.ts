@@ -27,14 +27,25 @@ export async function crashDrill(o: DrillOptions): Promise<DrillResult> {
     const masterKey = newMasterKey();
     // The documented back-off, a thousand times faster; a 2 s delivery timeout shortens the lease
     // a killed instance leaves on the deliveries it had in flight (timeout + 10 s).
-    const start = () => spawnServer({ dataDir, masterKey, validateResponses: false, backoffScale: 0.001, webhookTimeoutMs: 2000, inventorySize: 5000 });
+    const start = () =>
+      spawnServer({
+        dataDir,
+        masterKey,
+        validateResponses: false,
+        backoffScale: 0.001,
+        webhookTimeoutMs: 2000,
+        inventorySize: 5000,
+      });
     let server: Child = await start();
     const receiver = await startReceiver();
     const store = await openServerStore({ dataDir, masterKey });
     const cycles = o.quick ? 1 : 3;
     try {
       const credential: Credential = await mint(server.url);
-      const hook = await signedRequest(server.url, credential, 'PUT', '/api/partner/webhooks', { url: receiver.url, secret: receiver.secret });
+      const hook = await signedRequest(server.url, credential, 'PUT', '/api/partner/webhooks', {
+        url: receiver.url,
+        secret: receiver.secret,
+      });
       if (hook.status !== 200) throw new Error(`webhook registration: ${hook.status} ${hook.text}`);
       const domains = await listedInventory(store, 5000);
       let nextDomain = 0;
@@ -53,7 +64,12 @@ export async function crashDrill(o: DrillOptions): Promise<DrillResult> {
           const a: Attempt = {
             key: randomUUID(),
             domain: listing.domain,
-            body: JSON.stringify({ domain: listing.domain, expected_price: listing.price_cents, currency: listing.currency, buyer: { email: 'crash@example.org' } }),
+            body: JSON.stringify({
+              domain: listing.domain,
+              expected_price: listing.price_cents,
+              currency: listing.currency,
+              buyer: { email: 'crash@example.org' },
+            }),
           };
           attempts.push(a);
           try {
@@ -76,7 +92,9 @@ export async function crashDrill(o: DrillOptions): Promise<DrillResult> {
         await server.kill();
         kills++;
         await Promise.all(load);
-        o.log(`  crash: kill -9 #${kills} after ${attempts.length} requests (${lost.length} answers lost so far), restarting on the same DATA_DIR`);
+        o.log(
+          `  crash: kill -9 #${kills} after ${attempts.length} requests (${lost.length} answers lost so far), restarting on the same DATA_DIR`,
+        );
         server = await start();
         up = true;
       }
@@ -102,7 +120,11 @@ export async function crashDrill(o: DrillOptions): Promise<DrillResult> {
 
       const answered = attempts.filter((a) => a.status === 201);
       const ids = new Set(answered.map((a) => a.publicId));
-      const rows = await store.db.selectFrom('orders').select(['public_id', 'domain']).where('partner_id', '=', credential.partnerId).execute();
+      const rows = await store.db
+        .selectFrom('orders')
+        .select(['public_id', 'domain'])
+        .where('partner_id', '=', credential.partnerId)
+        .execute();
       const count = new Map<string, number>();
       for (const r of rows) count.set(r.public_id, (count.get(r.public_id) ?? 0) + 1);
       const perDomain = new Map<string, number>();
@@ -111,9 +133,15 @@ export async function crashDrill(o: DrillOptions): Promise<DrillResult> {
       const unaccounted = rows.filter((r) => !ids.has(r.public_id));
       const doubleSold = [...perDomain].filter(([, n]) => n > 1);
       const otherStatuses: Record<string, number> = {};
-      for (const a of attempts) if (a.status !== 201) otherStatuses[String(a.status)] = (otherStatuses[String(a.status)] ?? 0) + 1;
+      for (const a of attempts)
+        if (a.status !== 201) otherStatuses[String(a.status)] = (otherStatuses[String(a.status)] ?? 0) + 1;
 
-      const events = await store.db.selectFrom('events').select(['id', 'type']).where('partner_id', '=', credential.partnerId).where('type', '=', 'order.recorded').execute();
+      const events = await store.db
+        .selectFrom('events')
+        .select(['id', 'type'])
+        .where('partner_id', '=', credential.partnerId)
+        .where('type', '=', 'order.recorded')
+        .execute();
       const delivered = await waitUntil(() => events.every((e) => receiver.received.has(e.id)), 90_000, 250);
       const undelivered = events.filter((e) => !receiver.received.has(e.id));
       Object.assign(figures, {
@@ -131,11 +159,26 @@ export async function crashDrill(o: DrillOptions): Promise<DrillResult> {
         badSignatures: receiver.badSignatures,
       });
       checks.expect(kills === cycles, `killed ${kills} times, meant ${cycles}`);
-      checks.expect(missing.length === 0, `${missing.length} orders answered 201 are not stored exactly once: ${missing.slice(0, 5).join(', ')}`);
-      checks.expect(unaccounted.length === 0, `${unaccounted.length} stored orders match no 201 answer: ${unaccounted.slice(0, 5).map((r) => r.public_id).join(', ')}`);
+      checks.expect(
+        missing.length === 0,
+        `${missing.length} orders answered 201 are not stored exactly once: ${missing.slice(0, 5).join(', ')}`,
+      );
+      checks.expect(
+        unaccounted.length === 0,
+        `${unaccounted.length} stored orders match no 201 answer: ${unaccounted
+          .slice(0, 5)
+          .map((r) => r.public_id)
+          .join(', ')}`,
+      );
       checks.expect(doubleSold.length === 0, `${doubleSold.length} domains have more than one order`);
-      checks.expect(Object.keys(otherStatuses).length === 0, `requests with a fresh key and a listed domain answered other than 201: ${JSON.stringify(otherStatuses)}`);
-      checks.expect(delivered, `${undelivered.length} of ${events.length} order.recorded events never reached the receiver`);
+      checks.expect(
+        Object.keys(otherStatuses).length === 0,
+        `requests with a fresh key and a listed domain answered other than 201: ${JSON.stringify(otherStatuses)}`,
+      );
+      checks.expect(
+        delivered,
+        `${undelivered.length} of ${events.length} order.recorded events never reached the receiver`,
+      );
       checks.expect(receiver.badSignatures === 0, `${receiver.badSignatures} deliveries had a bad signature`);
     } finally {
       await receiver.close();

@@ -14,7 +14,13 @@ export interface FuzzOperation {
   method: string;
   /** The path template, e.g. /api/tlds/{tld}/metadata. */
   path: string;
-  parameters: Array<{ name: string; in: 'path' | 'query' | 'header' | 'cookie'; required: boolean; schema: Schema; example?: unknown }>;
+  parameters: Array<{
+    name: string;
+    in: 'path' | 'query' | 'header' | 'cookie';
+    required: boolean;
+    schema: Schema;
+    example?: unknown;
+  }>;
   body?: { required: boolean; contentTypes: string[]; schema: Schema | undefined };
 }
 
@@ -59,7 +65,13 @@ export function operationsOf(contract: ApiContract): FuzzOperation[] {
         example: p.example,
       })),
       ...(requestBody
-        ? { body: { required: requestBody.required === true, contentTypes, schema: contentTypes[0] ? deref(document, content[contentTypes[0]]?.schema) : undefined } }
+        ? {
+            body: {
+              required: requestBody.required === true,
+              contentTypes,
+              schema: contentTypes[0] ? deref(document, content[contentTypes[0]]?.schema) : undefined,
+            },
+          }
         : {}),
     };
   });
@@ -87,13 +99,16 @@ export function sampleValue(document: Schema, schemaIn: unknown, random: Random,
     }
     return merged;
   }
-  const type = Array.isArray(schema.type) ? (schema.type.find((t) => t !== 'null') as string | undefined) : (schema.type as string | undefined);
+  const type = Array.isArray(schema.type)
+    ? (schema.type.find((t) => t !== 'null') as string | undefined)
+    : (schema.type as string | undefined);
   switch (type) {
     case 'object': {
       const out: Record<string, Json> = {};
       const props = (schema.properties ?? {}) as Record<string, unknown>;
       const required = new Set((schema.required as string[] | undefined) ?? []);
-      for (const [name, sub] of Object.entries(props)) if (required.has(name)) out[name] = sampleValue(document, sub, random, depth + 1);
+      for (const [name, sub] of Object.entries(props))
+        if (required.has(name)) out[name] = sampleValue(document, sub, random, depth + 1);
       return out;
     }
     case 'array':
@@ -131,7 +146,9 @@ function stringFor(schema: Schema): string {
 /** Values that break `schema` in one way each (as JSON values). */
 export function invalidValues(document: Schema, schemaIn: unknown): Array<{ value: Json | undefined; why: string }> {
   const schema = deref(document, schemaIn);
-  const type = Array.isArray(schema.type) ? (schema.type.find((t) => t !== 'null') as string | undefined) : (schema.type as string | undefined);
+  const type = Array.isArray(schema.type)
+    ? (schema.type.find((t) => t !== 'null') as string | undefined)
+    : (schema.type as string | undefined);
   const nullable = Array.isArray(schema.type) && schema.type.includes('null');
   const out: Array<{ value: Json | undefined; why: string }> = [
     { value: type === 'string' ? 12345 : 'not-a-number-or-object', why: 'wrong type' },
@@ -140,7 +157,10 @@ export function invalidValues(document: Schema, schemaIn: unknown): Array<{ valu
   ];
   if (!nullable) out.push({ value: null, why: 'null' });
   if (type === 'string' || type === undefined) {
-    out.push({ value: 'x'.repeat(typeof schema.maxLength === 'number' ? schema.maxLength + 1 : 70_000), why: 'oversized string' });
+    out.push({
+      value: 'x'.repeat(typeof schema.maxLength === 'number' ? schema.maxLength + 1 : 70_000),
+      why: 'oversized string',
+    });
     out.push({ value: '', why: 'empty string' });
     out.push({ value: '\u0000\u202e\ud83d\ude00\u00e9 <script>', why: 'control and astral characters' });
     if (schema.format) out.push({ value: `not-a-${String(schema.format)}`, why: `bad ${String(schema.format)}` });
@@ -148,7 +168,12 @@ export function invalidValues(document: Schema, schemaIn: unknown): Array<{ valu
   }
   if (Array.isArray(schema.enum)) out.push({ value: 'definitely_not_in_the_enum', why: 'bad enum' });
   if (type === 'integer' || type === 'number') {
-    out.push({ value: -1, why: 'negative' }, { value: 1.5, why: 'fraction' }, { value: 1e300, why: 'huge' }, { value: 2 ** 53, why: 'beyond 2^53 - 1' });
+    out.push(
+      { value: -1, why: 'negative' },
+      { value: 1.5, why: 'fraction' },
+      { value: 1e300, why: 'huge' },
+      { value: 2 ** 53, why: 'beyond 2^53 - 1' },
+    );
   }
   if (type === 'array') out.push({ value: Array.from({ length: 5000 }, (_, i) => i), why: 'long array' });
   return out;
@@ -187,11 +212,24 @@ const JUNK_BODIES: Array<{ body: string; why: string }> = [
   { body: '\u0000\u0001\u0002', why: 'binary junk' },
 ];
 
-const WRONG_TYPES = ['text/plain', 'application/xml', 'multipart/form-data', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', 'application/octet-stream', ''];
+const WRONG_TYPES = [
+  'text/plain',
+  'application/xml',
+  'multipart/form-data',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=utf-16',
+  'application/octet-stream',
+  '',
+];
 
 /** One broken request for `op`. */
 export function fuzzRequest(document: Schema, op: FuzzOperation, random: Random): FuzzRequest {
-  const params = new Map(op.parameters.map((p) => [`${p.in}:${p.name}`, asText((p.example as Json | undefined) ?? sampleValue(document, p.schema, random))]));
+  const params = new Map(
+    op.parameters.map((p) => [
+      `${p.in}:${p.name}`,
+      asText((p.example as Json | undefined) ?? sampleValue(document, p.schema, random)),
+    ]),
+  );
   const rawValues = new Set<string>();
   let bodyValue: Json | undefined = op.body?.schema ? sampleValue(document, op.body.schema, random) : undefined;
   let rawBody: string | undefined;
@@ -199,7 +237,9 @@ export function fuzzRequest(document: Schema, op: FuzzOperation, random: Random)
   const headers: Record<string, string> = {};
   let mutation: string;
 
-  const kinds = ['param', 'body', 'junk', 'content-type', 'missing'].filter((k) => (k === 'param' ? op.parameters.length > 0 : k === 'missing' ? true : op.body !== undefined));
+  const kinds = ['param', 'body', 'junk', 'content-type', 'missing'].filter((k) =>
+    k === 'param' ? op.parameters.length > 0 : k === 'missing' ? true : op.body !== undefined,
+  );
   const kind = kinds.length > 0 ? pick(random, kinds) : 'param';
   if (kind === 'param' && op.parameters.length > 0) {
     const p = pick(random, op.parameters);
@@ -248,7 +288,10 @@ export function fuzzRequest(document: Schema, op: FuzzOperation, random: Random)
   }
   const query = op.parameters
     .filter((p) => p.in === 'query' && params.has(`query:${p.name}`))
-    .map((p) => `${enc(p.name)}=${rawValues.has(`query:${p.name}`) ? params.get(`query:${p.name}`) : enc(params.get(`query:${p.name}`) ?? '')}`);
+    .map(
+      (p) =>
+        `${enc(p.name)}=${rawValues.has(`query:${p.name}`) ? params.get(`query:${p.name}`) : enc(params.get(`query:${p.name}`) ?? '')}`,
+    );
   if (params.has('query:unexpected_parameter')) query.push('unexpected_parameter=surprise');
   for (const p of op.parameters.filter((x) => x.in === 'header' && params.has(`header:${x.name}`))) {
     // Header values must be sendable: keep visible ASCII only.
@@ -257,10 +300,24 @@ export function fuzzRequest(document: Schema, op: FuzzOperation, random: Random)
   let body: Buffer | undefined;
   if (rawBody !== undefined) body = Buffer.from(rawBody, 'utf8');
   else if (bodyValue !== undefined) {
-    body = Buffer.from(contentType?.includes('x-www-form-urlencoded') && bodyValue && typeof bodyValue === 'object' && !Array.isArray(bodyValue) ? formEncode(bodyValue) : JSON.stringify(bodyValue), 'utf8');
+    body = Buffer.from(
+      contentType?.includes('x-www-form-urlencoded') &&
+        bodyValue &&
+        typeof bodyValue === 'object' &&
+        !Array.isArray(bodyValue)
+        ? formEncode(bodyValue)
+        : JSON.stringify(bodyValue),
+      'utf8',
+    );
   }
   if (body && contentType) headers['content-type'] = contentType;
-  return { method: op.method, target: query.length > 0 ? `${path}?${query.join('&')}` : path, headers, ...(body ? { body } : {}), mutation };
+  return {
+    method: op.method,
+    target: query.length > 0 ? `${path}?${query.join('&')}` : path,
+    headers,
+    ...(body ? { body } : {}),
+    mutation,
+  };
 }
 
 function formEncode(value: { [key: string]: Json }): string {
@@ -269,7 +326,12 @@ function formEncode(value: { [key: string]: Json }): string {
     .join('&');
 }
 
-function mutateBody(document: Schema, schemaIn: unknown, value: Json | undefined, random: Random): { value: Json | undefined; why: string } {
+function mutateBody(
+  document: Schema,
+  schemaIn: unknown,
+  value: Json | undefined,
+  random: Random,
+): { value: Json | undefined; why: string } {
   const schema = deref(document, schemaIn);
   const props = (schema.properties ?? {}) as Record<string, unknown>;
   const names = Object.keys(props);

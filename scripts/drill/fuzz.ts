@@ -38,7 +38,9 @@ function send(url: URL, req: FuzzRequest, agent: Agent, localAddress?: string): 
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8').slice(0, 400) }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8').slice(0, 400) }),
+        );
         res.on('error', reject);
       },
     );
@@ -64,7 +66,10 @@ export async function fuzzDrill(o: DrillOptions & { requests: number; seed: numb
         ...operationsOf(contract.partner).map((op) => ({ surface: 'partner' as const, op })),
         ...operationsOf(contract.public).map((op) => ({ surface: 'public' as const, op })),
       ];
-      figures.operations = { partner: ops.filter((x) => x.surface === 'partner').length, public: ops.filter((x) => x.surface === 'public').length };
+      figures.operations = {
+        partner: ops.filter((x) => x.surface === 'partner').length,
+        public: ops.filter((x) => x.surface === 'public').length,
+      };
       const random = seededRandom(o.seed);
       const agents = new Map<string, Agent>();
       const agentFor = (address: string) => {
@@ -100,7 +105,12 @@ export async function fuzzDrill(o: DrillOptions & { requests: number; seed: numb
             Object.assign(req.headers, signFor(credential, req.method, req.target, req.body ?? ''));
           } catch {
             // A query the protocol cannot canonicalise is refused before any signature is read.
-            Object.assign(req.headers, { 'X-Service-Key-Id': credential.keyId, 'X-Service-Timestamp': String(Math.floor(Date.now() / 1000)), 'X-Service-Nonce': `n${sent}`, 'X-Service-Signature': 'v1=00' });
+            Object.assign(req.headers, {
+              'X-Service-Key-Id': credential.keyId,
+              'X-Service-Timestamp': String(Math.floor(Date.now() / 1000)),
+              'X-Service-Nonce': `n${sent}`,
+              'X-Service-Signature': 'v1=00',
+            });
           }
         } else {
           address = ADDRESSES[sent % ADDRESSES.length];
@@ -116,13 +126,17 @@ export async function fuzzDrill(o: DrillOptions & { requests: number; seed: numb
           if (answer.status >= 500) {
             if (surface === 'public' && answer.status === 500 && /not available/i.test(answer.body)) {
               notAvailableYet.set(op.operationId, (notAvailableYet.get(op.operationId) ?? 0) + 1);
-            } else if (fiveHundreds.length < 50) fiveHundreds.push(`${answer.status} ${req.method} ${req.target.slice(0, 160)} ${label}: ${answer.body.slice(0, 200)}`);
+            } else if (fiveHundreds.length < 50)
+              fiveHundreds.push(
+                `${answer.status} ${req.method} ${req.target.slice(0, 160)} ${label}: ${answer.body.slice(0, 200)}`,
+              );
             else fiveHundreds.push('…');
           }
         } catch (err) {
           // The server may cut an oversized upload off mid-send, and Node cuts off a request line
           // and headers beyond its 16 KiB limit (answering 431 or resetting): the limits working.
-          const headBytes = req.target.length + Object.entries(req.headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
+          const headBytes =
+            req.target.length + Object.entries(req.headers).reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
           if (oversized) cutOff++;
           else if (headBytes > MAX_HEADER_BYTES) headerLimitCutOff++;
           else networkErrors.push(`${label}: ${(err as Error).message}`);
@@ -137,7 +151,11 @@ export async function fuzzDrill(o: DrillOptions & { requests: number; seed: numb
       await Promise.all(workers);
       for (const a of agents.values()) a.destroy();
 
-      const alive = exited ? undefined : await fetch(`${server.url}/api/partner/v1/availability?domain=fuzz.com`, { headers: signFor(credential, 'GET', '/api/partner/v1/availability?domain=fuzz.com') });
+      const alive = exited
+        ? undefined
+        : await fetch(`${server.url}/api/partner/v1/availability?domain=fuzz.com`, {
+            headers: signFor(credential, 'GET', '/api/partner/v1/availability?domain=fuzz.com'),
+          });
       const fiveXX = Object.entries(statuses).reduce((n, [s, c]) => n + (Number(s) >= 500 ? c : 0), 0);
       const notYet = [...notAvailableYet.values()].reduce((a, b) => a + b, 0);
       Object.assign(figures, {
@@ -154,10 +172,22 @@ export async function fuzzDrill(o: DrillOptions & { requests: number; seed: numb
       });
       checks.expect(!exited, exited ?? '');
       checks.expect(sent >= o.requests, `only ${sent} of ${o.requests} requests were sent`);
-      checks.expect(fiveXX - notYet === 0, `${fiveXX - notYet} answers were 5xx:\n  ${fiveHundreds.slice(0, 20).join('\n  ')}`);
-      checks.expect(networkErrors.length === 0, `${networkErrors.length} requests failed without an answer:\n  ${networkErrors.slice(0, 10).join('\n  ')}`);
-      checks.expect(alive?.status === 200, `after the fuzz the server answered a valid request with ${alive?.status ?? 'nothing'}`);
-      if (notYet > 0) o.log(`  fuzz: ${notYet} public answers were 500 "not available yet" (${[...notAvailableYet.keys()].join(', ')})`);
+      checks.expect(
+        fiveXX - notYet === 0,
+        `${fiveXX - notYet} answers were 5xx:\n  ${fiveHundreds.slice(0, 20).join('\n  ')}`,
+      );
+      checks.expect(
+        networkErrors.length === 0,
+        `${networkErrors.length} requests failed without an answer:\n  ${networkErrors.slice(0, 10).join('\n  ')}`,
+      );
+      checks.expect(
+        alive?.status === 200,
+        `after the fuzz the server answered a valid request with ${alive?.status ?? 'nothing'}`,
+      );
+      if (notYet > 0)
+        o.log(
+          `  fuzz: ${notYet} public answers were 500 "not available yet" (${[...notAvailableYet.keys()].join(', ')})`,
+        );
     } finally {
       await server.stop();
     }

@@ -32,10 +32,12 @@ const { values, positionals } = parseArgs({
 });
 const quick = values.quick ?? false;
 const named = [...(values.only ? values.only.split(',') : []), ...positionals];
-const only = new Set<Drill>((named.length > 0 ? named : DRILLS).map((d) => {
-  if (!DRILLS.includes(d as Drill)) throw new Error(`--only: unknown drill "${d}" (one of ${DRILLS.join(', ')})`);
-  return d as Drill;
-}));
+const only = new Set<Drill>(
+  (named.length > 0 ? named : DRILLS).map((d) => {
+    if (!DRILLS.includes(d as Drill)) throw new Error(`--only: unknown drill "${d}" (one of ${DRILLS.join(', ')})`);
+    return d as Drill;
+  }),
+);
 const log = (line: string) => console.error(line);
 const base = { quick, log };
 
@@ -55,14 +57,18 @@ for (const name of DRILLS) {
   log(`\n== drill: ${name}`);
   const result = await runners[name]();
   results.push(result);
-  log(`${result.skipped ? 'SKIPPED' : result.ok ? 'PASS' : 'FAIL'} ${name} in ${result.seconds.toFixed(1)} s${result.skipped ? `: ${result.skipped}` : ''}`);
+  log(
+    `${result.skipped ? 'SKIPPED' : result.ok ? 'PASS' : 'FAIL'} ${name} in ${result.seconds.toFixed(1)} s${result.skipped ? `: ${result.skipped}` : ''}`,
+  );
   for (const f of result.failures) log(`  ✗ ${f}`);
 }
 
 console.log('\ndrill results:');
 for (const r of results) {
   const { perOperation: _skip, ...shown } = r.figures;
-  console.log(`  ${r.skipped ? 'SKIPPED' : r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(10)} ${r.seconds.toFixed(1).padStart(7)} s  ${JSON.stringify(shown)}`);
+  console.log(
+    `  ${r.skipped ? 'SKIPPED' : r.ok ? 'PASS' : 'FAIL'}  ${r.name.padEnd(10)} ${r.seconds.toFixed(1).padStart(7)} s  ${JSON.stringify(shown)}`,
+  );
 }
 const out = resolve(values.out);
 mkdirSync(dirname(out), { recursive: true });

@@ -47,9 +47,20 @@ interface Sent {
   headers: Headers;
 }
 
-async function send(base: string, method: string, target: string, headers: Record<string, string>, body?: string): Promise<Sent> {
+async function send(
+  base: string,
+  method: string,
+  target: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<Sent> {
   const res = await fetch(base + target, { method, headers, ...(body ? { body } : {}) });
-  return { status: res.status, upstream: res.headers.get('x-drill-upstream'), body: await res.text(), headers: res.headers };
+  return {
+    status: res.status,
+    upstream: res.headers.get('x-drill-upstream'),
+    body: await res.text(),
+    headers: res.headers,
+  };
 }
 
 export async function instancesDrill(o: DrillOptions): Promise<DrillResult> {
@@ -60,14 +71,20 @@ export async function instancesDrill(o: DrillOptions): Promise<DrillResult> {
     const masterKey = newMasterKey();
     const servers: Child[] = [];
     let proxy: { url: string; close(): Promise<void> } | undefined;
-    const store = await openServerStore({ dataDir: tempDir('drill-inst'), databaseUrl: database.url, masterKey }).catch(async (err: unknown) => {
-      await database.drop();
-      throw err;
-    });
+    const store = await openServerStore({ dataDir: tempDir('drill-inst'), databaseUrl: database.url, masterKey }).catch(
+      async (err: unknown) => {
+        await database.drop();
+        throw err;
+      },
+    );
     try {
       // One after the other: the first creates the schema and the inventory.
-      servers.push(await spawnServer({ databaseUrl: database.url, masterKey, validateResponses: false, inventorySize: 3000 }));
-      servers.push(await spawnServer({ databaseUrl: database.url, masterKey, validateResponses: false, inventorySize: 3000 }));
+      servers.push(
+        await spawnServer({ databaseUrl: database.url, masterKey, validateResponses: false, inventorySize: 3000 }),
+      );
+      servers.push(
+        await spawnServer({ databaseUrl: database.url, masterKey, validateResponses: false, inventorySize: 3000 }),
+      );
       proxy = await roundRobin(servers.map((s) => s.url));
       const base = proxy.url;
       const credential: Credential = await mint(base);
@@ -88,15 +105,24 @@ export async function instancesDrill(o: DrillOptions): Promise<DrillResult> {
             accepted += ok;
             if (ok > 1) replaysAccepted++;
             if (a.upstream !== b.upstream) crossInstance++;
-            for (const r of [a, b]) if (r.status !== 200) refusedCodes[`${r.status} ${(JSON.parse(r.body) as { code?: string }).code}`] = (refusedCodes[`${r.status} ${(JSON.parse(r.body) as { code?: string }).code}`] ?? 0) + 1;
+            for (const r of [a, b])
+              if (r.status !== 200)
+                refusedCodes[`${r.status} ${(JSON.parse(r.body) as { code?: string }).code}`] =
+                  (refusedCodes[`${r.status} ${(JSON.parse(r.body) as { code?: string }).code}`] ?? 0) + 1;
           }),
         );
       }
       checks.expect(replaysAccepted === 0, `${replaysAccepted} replays were accepted`);
       // A replay is refused as one (x-signing `nonce`), never with a server error.
       const otherRefusals = Object.entries(refusedCodes).filter(([code]) => code !== '401 replay_detected');
-      checks.expect(otherRefusals.length === 0, `replays refused otherwise than 401 replay_detected: ${JSON.stringify(Object.fromEntries(otherRefusals))}`);
-      checks.expect(accepted === pairs, `${accepted} of ${pairs} first sends were accepted (each pair must have exactly one)`);
+      checks.expect(
+        otherRefusals.length === 0,
+        `replays refused otherwise than 401 replay_detected: ${JSON.stringify(Object.fromEntries(otherRefusals))}`,
+      );
+      checks.expect(
+        accepted === pairs,
+        `${accepted} of ${pairs} first sends were accepted (each pair must have exactly one)`,
+      );
       checks.expect(crossInstance >= pairs * 0.3, `only ${crossInstance} of ${pairs} pairs reached both instances`);
 
       // 2. Concurrent same-key orders, and concurrent different keys for one domain.
@@ -110,29 +136,80 @@ export async function instancesDrill(o: DrillOptions): Promise<DrillResult> {
       await Promise.all(
         sameKeyDomains.map(async (listing) => {
           const key = randomUUID();
-          const body = JSON.stringify({ domain: listing.domain, expected_price: listing.price_cents, currency: listing.currency, buyer: { email: 'twins@example.org' } });
+          const body = JSON.stringify({
+            domain: listing.domain,
+            expected_price: listing.price_cents,
+            currency: listing.currency,
+            buyer: { email: 'twins@example.org' },
+          });
           const answers = await Promise.all(
-            Array.from({ length: perKey }, () => send(base, 'POST', '/api/partner/v1/orders', { 'content-type': 'application/json', ...signFor(credential, 'POST', '/api/partner/v1/orders', body, key) }, body)),
+            Array.from({ length: perKey }, () =>
+              send(
+                base,
+                'POST',
+                '/api/partner/v1/orders',
+                {
+                  'content-type': 'application/json',
+                  ...signFor(credential, 'POST', '/api/partner/v1/orders', body, key),
+                },
+                body,
+              ),
+            ),
           );
           for (const a of answers) sameKeyStatuses[a.status] = (sameKeyStatuses[a.status] ?? 0) + 1;
-          const ids = new Set(answers.filter((a) => a.status === 201).map((a) => (JSON.parse(a.body) as { public_id: string }).public_id));
+          const ids = new Set(
+            answers.filter((a) => a.status === 201).map((a) => (JSON.parse(a.body) as { public_id: string }).public_id),
+          );
           if (ids.size > 1 || answers.some((a) => a.status !== 201 && a.status !== 409)) inconsistentAnswers++;
-          const stored = await store.db.selectFrom('orders').select('public_id').where('domain', '=', listing.domain).execute();
+          const stored = await store.db
+            .selectFrom('orders')
+            .select('public_id')
+            .where('domain', '=', listing.domain)
+            .execute();
           if (stored.length === 1 && (ids.size === 0 || ids.has(stored[0]?.public_id as string))) keysWithOneOrder++;
         }),
       );
-      checks.expect(keysWithOneOrder === keys, `${keys - keysWithOneOrder} of ${keys} idempotency keys did not end with exactly one order (matching the answers)`);
-      checks.expect(inconsistentAnswers === 0, `${inconsistentAnswers} keys got differing orders or unexpected statuses`);
+      checks.expect(
+        keysWithOneOrder === keys,
+        `${keys - keysWithOneOrder} of ${keys} idempotency keys did not end with exactly one order (matching the answers)`,
+      );
+      checks.expect(
+        inconsistentAnswers === 0,
+        `${inconsistentAnswers} keys got differing orders or unexpected statuses`,
+      );
 
       const contested = domains[keys] as (typeof domains)[number];
-      const contestBody = JSON.stringify({ domain: contested.domain, expected_price: contested.price_cents, currency: contested.currency, buyer: { email: 'rivals@example.org' } });
+      const contestBody = JSON.stringify({
+        domain: contested.domain,
+        expected_price: contested.price_cents,
+        currency: contested.currency,
+        buyer: { email: 'rivals@example.org' },
+      });
       const contest = await Promise.all(
-        Array.from({ length: 10 }, () => send(base, 'POST', '/api/partner/v1/orders', { 'content-type': 'application/json', ...signFor(credential, 'POST', '/api/partner/v1/orders', contestBody, randomUUID()) }, contestBody)),
+        Array.from({ length: 10 }, () =>
+          send(
+            base,
+            'POST',
+            '/api/partner/v1/orders',
+            {
+              'content-type': 'application/json',
+              ...signFor(credential, 'POST', '/api/partner/v1/orders', contestBody, randomUUID()),
+            },
+            contestBody,
+          ),
+        ),
       );
       const contestStatuses: Record<string, number> = {};
       for (const a of contest) contestStatuses[a.status] = (contestStatuses[a.status] ?? 0) + 1;
-      const contestedOrders = await store.db.selectFrom('orders').select('public_id').where('domain', '=', contested.domain).execute();
-      checks.expect(contestStatuses['201'] === 1 && contestedOrders.length === 1, `10 keys for one domain: ${JSON.stringify(contestStatuses)}, ${contestedOrders.length} orders stored (want one 201 and one order)`);
+      const contestedOrders = await store.db
+        .selectFrom('orders')
+        .select('public_id')
+        .where('domain', '=', contested.domain)
+        .execute();
+      checks.expect(
+        contestStatuses['201'] === 1 && contestedOrders.length === 1,
+        `10 keys for one domain: ${JSON.stringify(contestStatuses)}, ${contestedOrders.length} orders stored (want one 201 and one order)`,
+      );
 
       // 3. One rate limit across both instances.
       const limited = await mint(base, { rate_limits: { search: 30, write: 1_000_000, reporting: 1_000_000 } });
@@ -146,9 +223,15 @@ export async function instancesDrill(o: DrillOptions): Promise<DrillResult> {
         remaining.push(Number(r.headers.get('ratelimit-remaining')));
         if (r.upstream) served.add(r.upstream);
       }
-      checks.expect(rl['200'] === 30 && rl['429'] === 10, `quota 30 over two instances: ${JSON.stringify(rl)} (want 30 x 200, 10 x 429)`);
+      checks.expect(
+        rl['200'] === 30 && rl['429'] === 10,
+        `quota 30 over two instances: ${JSON.stringify(rl)} (want 30 x 200, 10 x 429)`,
+      );
       checks.expect(served.size === 2, `the rate-limited calls reached ${served.size} instance(s)`);
-      checks.expect(remaining.slice(0, 30).every((r, i) => r === 29 - i), `RateLimit-Remaining did not count down across instances: ${remaining.slice(0, 30).join(',')}`);
+      checks.expect(
+        remaining.slice(0, 30).every((r, i) => r === 29 - i),
+        `RateLimit-Remaining did not count down across instances: ${remaining.slice(0, 30).join(',')}`,
+      );
 
       Object.assign(figures, {
         replayPairs: pairs,

@@ -23,7 +23,10 @@ export class Checks {
   }
 }
 
-export async function timed(name: string, run: (checks: Checks, figures: Record<string, unknown>, skip: (why: string) => void) => Promise<void>): Promise<DrillResult> {
+export async function timed(
+  name: string,
+  run: (checks: Checks, figures: Record<string, unknown>, skip: (why: string) => void) => Promise<void>,
+): Promise<DrillResult> {
   const started = Date.now();
   const checks = new Checks();
   const figures: Record<string, unknown> = {};
@@ -35,13 +38,24 @@ export async function timed(name: string, run: (checks: Checks, figures: Record<
   } catch (err) {
     checks.failures.push(`crashed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   }
-  return { name, ok: checks.failures.length === 0, seconds: (Date.now() - started) / 1000, figures, failures: checks.failures, ...(skipped ? { skipped } : {}) };
+  return {
+    name,
+    ok: checks.failures.length === 0,
+    seconds: (Date.now() - started) / 1000,
+    figures,
+    failures: checks.failures,
+    ...(skipped ? { skipped } : {}),
+  };
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Polls `condition` until it holds or `timeoutMs` passes; returns whether it held. */
-export async function waitUntil(condition: () => boolean | Promise<boolean>, timeoutMs: number, everyMs = 100): Promise<boolean> {
+export async function waitUntil(
+  condition: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  everyMs = 100,
+): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (await condition()) return true;

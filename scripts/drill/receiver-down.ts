@@ -15,19 +15,40 @@ export async function receiverDrill(o: DrillOptions): Promise<DrillResult> {
   return timed('receiver', async (checks, figures) => {
     const dataDir = tempDir('drill-receiver');
     const masterKey = newMasterKey();
-    const server = await spawnServer({ dataDir, masterKey, validateResponses: true, backoffScale: SCALE, webhookTimeoutMs: 2000 });
+    const server = await spawnServer({
+      dataDir,
+      masterKey,
+      validateResponses: true,
+      backoffScale: SCALE,
+      webhookTimeoutMs: 2000,
+    });
     const store = await openServerStore({ dataDir, masterKey });
     const receiver = await startReceiver();
     try {
       const credential = await mint(server.url);
-      const hook = await signedRequest(server.url, credential, 'PUT', '/api/partner/webhooks', { url: receiver.url, secret: receiver.secret });
+      const hook = await signedRequest(server.url, credential, 'PUT', '/api/partner/webhooks', {
+        url: receiver.url,
+        secret: receiver.secret,
+      });
       if (hook.status !== 200) throw new Error(`webhook registration: ${hook.status} ${hook.text}`);
       receiver.mode = 'failing';
       const orders = o.quick ? 10 : 30;
       const listings = await listedInventory(store, orders);
       const created: string[] = [];
       for (const l of listings) {
-        const res = await signedRequest(server.url, credential, 'POST', '/api/partner/v1/orders', { domain: l.domain, expected_price: l.price_cents, currency: l.currency, buyer: { email: 'down@example.org' } }, { 'Idempotency-Key': randomUUID() });
+        const res = await signedRequest(
+          server.url,
+          credential,
+          'POST',
+          '/api/partner/v1/orders',
+          {
+            domain: l.domain,
+            expected_price: l.price_cents,
+            currency: l.currency,
+            buyer: { email: 'down@example.org' },
+          },
+          { 'Idempotency-Key': randomUUID() },
+        );
         if (res.status !== 201) throw new Error(`order: ${res.status} ${res.text}`);
         created.push((res.json() as { public_id: string }).public_id);
       }
@@ -50,7 +71,10 @@ export async function receiverDrill(o: DrillOptions): Promise<DrillResult> {
       for (const [eventId, times] of byEvent) {
         const numbers = receiver.attempts.filter((a) => a.eventId === eventId).map((a) => a.attempt);
         maxAttempts = Math.max(maxAttempts, ...numbers);
-        checks.expect(numbers.every((n, i) => n === i + 1), `event ${eventId}: attempts numbered ${numbers.join(',')}`);
+        checks.expect(
+          numbers.every((n, i) => n === i + 1),
+          `event ${eventId}: attempts numbered ${numbers.join(',')}`,
+        );
         for (let i = 1; i < times.length; i++) {
           const gap = (times[i] as number) - (times[i - 1] as number);
           const scheduled = nextAttemptDelayMs(i, SCALE) ?? 0;
@@ -82,14 +106,29 @@ export async function receiverDrill(o: DrillOptions): Promise<DrillResult> {
         eventsListed: events.length,
         duplicateDeliveries: receiver.deliveries.length - receiver.received.size,
       });
-      checks.expect(arrived, `${receiver.received.size} of ${orders} events arrived within 60 s of the receiver coming back`);
-      checks.expect(maxAttempts >= 6, `only ${maxAttempts} attempts per event while the receiver was down (want the back-off to reach attempt 6 or more)`);
+      checks.expect(
+        arrived,
+        `${receiver.received.size} of ${orders} events arrived within 60 s of the receiver coming back`,
+      );
+      checks.expect(
+        maxAttempts >= 6,
+        `only ${maxAttempts} attempts per event while the receiver was down (want the back-off to reach attempt 6 or more)`,
+      );
       checks.expect(tooEarly === 0, `${tooEarly} redeliveries came before their scheduled wait`);
-      checks.expect(receiver.deliveries.every((d) => d.attempt > 1), 'an event arrived on its first attempt although the receiver was down');
-      checks.expect(JSON.stringify(recorded) === JSON.stringify(created), `GET /events order.recorded sequence differs from creation order:\n  ${recorded.join(',')}\n  ${created.join(',')}`);
+      checks.expect(
+        receiver.deliveries.every((d) => d.attempt > 1),
+        'an event arrived on its first attempt although the receiver was down',
+      );
+      checks.expect(
+        JSON.stringify(recorded) === JSON.stringify(created),
+        `GET /events order.recorded sequence differs from creation order:\n  ${recorded.join(',')}\n  ${created.join(',')}`,
+      );
       checks.expect(new Set(events.map((e) => e.id)).size === events.length, 'GET /events listed an event twice');
       const listedRecorded = events.filter((e) => e.type === 'order.recorded').map((e) => e.id);
-      checks.expect(listedRecorded.every((id) => receiver.received.has(id)) && listedRecorded.length === receiver.received.size, `GET /events listed ${listedRecorded.length} order.recorded events, ${receiver.received.size} were delivered`);
+      checks.expect(
+        listedRecorded.every((id) => receiver.received.has(id)) && listedRecorded.length === receiver.received.size,
+        `GET /events listed ${listedRecorded.length} order.recorded events, ${receiver.received.size} were delivered`,
+      );
     } finally {
       await receiver.close();
       await store.close();

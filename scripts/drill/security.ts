@@ -32,11 +32,35 @@ const WIDE_QUERY = `/api/partner/v1/availability?${Array.from({ length: 4500 }, 
 const SIZE = MIB - 64;
 
 export const ATTACKS: readonly Attack[] = [
-  { name: 'json-deep', path: '/api/domain/search', contentType: 'application/json', body: Buffer.from(`${'['.repeat(SIZE / 2)}${']'.repeat(SIZE / 2)}`) },
-  { name: 'json-wide', path: '/api/domain/search', contentType: 'application/json', body: Buffer.from(`{"q":"coffee","a":[${'0,'.repeat(SIZE / 2 - 16)}0]}`) },
-  { name: 'form-wide', path: '/api/oauth/token', contentType: 'application/x-www-form-urlencoded', body: Buffer.from(Array.from({ length: 110_000 }, (_, i) => `f${i}=1`).join('&').slice(0, SIZE)) },
+  {
+    name: 'json-deep',
+    path: '/api/domain/search',
+    contentType: 'application/json',
+    body: Buffer.from(`${'['.repeat(SIZE / 2)}${']'.repeat(SIZE / 2)}`),
+  },
+  {
+    name: 'json-wide',
+    path: '/api/domain/search',
+    contentType: 'application/json',
+    body: Buffer.from(`{"q":"coffee","a":[${'0,'.repeat(SIZE / 2 - 16)}0]}`),
+  },
+  {
+    name: 'form-wide',
+    path: '/api/oauth/token',
+    contentType: 'application/x-www-form-urlencoded',
+    body: Buffer.from(
+      Array.from({ length: 110_000 }, (_, i) => `f${i}=1`)
+        .join('&')
+        .slice(0, SIZE),
+    ),
+  },
   // What a body within every limit can still cost: a full scan and a full parse of 1 MiB.
-  { name: 'json-within-limits', path: '/api/domain/search', contentType: 'application/json', body: Buffer.from(JSON.stringify({ q: 'x'.repeat(SIZE - 16) })) },
+  {
+    name: 'json-within-limits',
+    path: '/api/domain/search',
+    contentType: 'application/json',
+    body: Buffer.from(JSON.stringify({ q: 'x'.repeat(SIZE - 16) })),
+  },
   // Not a body: 4,500 query parameters on a signed partner GET with a made-up key id. The query is
   // decoded, and its canonical form built for the signature check, before the key id is refused.
   {
@@ -44,7 +68,12 @@ export const ATTACKS: readonly Attack[] = [
     method: 'GET',
     path: WIDE_QUERY,
     body: Buffer.alloc(0),
-    headers: { 'x-service-key-id': 'pk_test_attackerattackerattack', 'x-service-timestamp': 'NOW', 'x-service-nonce': 'n', 'x-service-signature': `v1=${'0'.repeat(64)}` },
+    headers: {
+      'x-service-key-id': 'pk_test_attackerattackerattack',
+      'x-service-timestamp': 'NOW',
+      'x-service-nonce': 'n',
+      'x-service-signature': `v1=${'0'.repeat(64)}`,
+    },
   },
 ];
 
@@ -60,11 +89,22 @@ function summarize(ms: number[], failed: number): Latencies {
   const sorted = [...ms].sort((a, b) => a - b);
   const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
   const round = (x: number) => Math.round(x * 10) / 10;
-  return { count: sorted.length, p50: round(at(0.5)), p99: round(at(0.99)), max: round(sorted[sorted.length - 1] ?? NaN), failed };
+  return {
+    count: sorted.length,
+    p50: round(at(0.5)),
+    p99: round(at(0.99)),
+    max: round(sorted[sorted.length - 1] ?? NaN),
+    failed,
+  };
 }
 
 /** An ordinary partner: one signed GET every `everyMs`, whatever the server's state (open loop). */
-async function probe(url: URL, credential: Awaited<ReturnType<typeof mint>>, seconds: number, everyMs = 20): Promise<Latencies> {
+async function probe(
+  url: URL,
+  credential: Awaited<ReturnType<typeof mint>>,
+  seconds: number,
+  everyMs = 20,
+): Promise<Latencies> {
   const agent = new Agent({ keepAlive: true, maxSockets: 16 });
   const target = '/api/partner/v1/availability?domain=flood-probe.com';
   const times: number[] = [];
@@ -75,14 +115,17 @@ async function probe(url: URL, credential: Awaited<ReturnType<typeof mint>>, sec
     pending.push(
       new Promise<void>((resolve) => {
         const started = performance.now();
-        const req = request({ host: url.hostname, port: url.port, path: target, headers: signFor(credential, 'GET', target), agent }, (res) => {
-          res.resume();
-          res.on('end', () => {
-            if (res.statusCode === 200) times.push(performance.now() - started);
-            else failed++;
-            resolve();
-          });
-        });
+        const req = request(
+          { host: url.hostname, port: url.port, path: target, headers: signFor(credential, 'GET', target), agent },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              if (res.statusCode === 200) times.push(performance.now() - started);
+              else failed++;
+              resolve();
+            });
+          },
+        );
         req.on('error', () => {
           failed++;
           resolve();
@@ -103,7 +146,13 @@ async function probe(url: URL, credential: Awaited<ReturnType<typeof mint>>, sec
  * 127.<net>.0.0/16 (all loopback), so no address meets the public rate limit and every body
  * reaches the body checks.
  */
-function flood(url: URL, attack: Attack, perSecond: number, inFlight: number, net: number): { stop(): Promise<FloodFigures> } {
+function flood(
+  url: URL,
+  attack: Attack,
+  perSecond: number,
+  inFlight: number,
+  net: number,
+): { stop(): Promise<FloodFigures> } {
   let next = 0;
   let sent = 0;
   let open = 0;
@@ -117,7 +166,7 @@ function flood(url: URL, attack: Attack, perSecond: number, inFlight: number, ne
     }
     open++;
     sent++;
-    const localAddress = `127.${net}.${(next >> 8) & 255}.${(next & 255) || 1}`;
+    const localAddress = `127.${net}.${(next >> 8) & 255}.${next & 255 || 1}`;
     next = (next + 1) % 65536;
     const done = new Promise<void>((resolve) => {
       const finish = (status: string) => {
@@ -125,11 +174,23 @@ function flood(url: URL, attack: Attack, perSecond: number, inFlight: number, ne
         open--;
         resolve();
       };
-      const headers: Record<string, string | number> = { ...attack.headers, ...(attack.contentType ? { 'content-type': attack.contentType, 'content-length': attack.body.length } : {}) };
-      if (headers['x-service-timestamp'] === 'NOW') headers['x-service-timestamp'] = String(Math.floor(Date.now() / 1000));
+      const headers: Record<string, string | number> = {
+        ...attack.headers,
+        ...(attack.contentType ? { 'content-type': attack.contentType, 'content-length': attack.body.length } : {}),
+      };
+      if (headers['x-service-timestamp'] === 'NOW')
+        headers['x-service-timestamp'] = String(Math.floor(Date.now() / 1000));
       if (headers['x-service-nonce'] !== undefined) headers['x-service-nonce'] = `n-${sent}`;
       const req = request(
-        { host: url.hostname, port: url.port, method: attack.method ?? 'POST', path: attack.path, localAddress, agent: false, headers },
+        {
+          host: url.hostname,
+          port: url.port,
+          method: attack.method ?? 'POST',
+          path: attack.path,
+          localAddress,
+          agent: false,
+          headers,
+        },
         (res) => {
           res.resume();
           res.on('end', () => finish(String(res.statusCode)));
@@ -172,7 +233,9 @@ export async function securityDrill(o: DrillOptions & { seconds?: number; perSec
       let cpu = cpuMicros(pid);
       const baseline = await probe(url, credential, seconds);
       const baselineCpu = cpuMicros(pid) - cpu;
-      o.log(`  baseline (no flood): p50 ${baseline.p50} ms, p99 ${baseline.p99} ms, max ${baseline.max} ms over ${baseline.count} calls`);
+      o.log(
+        `  baseline (no flood): p50 ${baseline.p50} ms, p99 ${baseline.p99} ms, max ${baseline.max} ms over ${baseline.count} calls`,
+      );
       const floods: Record<string, unknown> = {};
       for (const [i, attack] of ATTACKS.entries()) {
         cpu = cpuMicros(pid);
@@ -181,14 +244,28 @@ export async function securityDrill(o: DrillOptions & { seconds?: number; perSec
         const attacked = await attackers.stop();
         // The server's CPU time beyond what the ordinary calls alone cost, per attack body.
         const cpuPerBodyMs = Math.round((cpuMicros(pid) - cpu - baselineCpu) / Math.max(1, attacked.sent) / 100) / 10;
-        floods[attack.name] = { probe: during, flood: { ...attacked, perSecond, megabytesPerSecond: Math.round((perSecond * attack.body.length) / MIB), cpuPerBodyMs } };
+        floods[attack.name] = {
+          probe: during,
+          flood: {
+            ...attacked,
+            perSecond,
+            megabytesPerSecond: Math.round((perSecond * attack.body.length) / MIB),
+            cpuPerBodyMs,
+          },
+        };
         o.log(
           `  ${attack.name}: ordinary calls p50 ${during.p50} ms, p99 ${during.p99} ms, max ${during.max} ms (${during.count} calls, ${during.failed} failed); ` +
             `${attacked.sent} attack bodies (${attacked.notSent} not sent: ${inFlight} unanswered) answered ${JSON.stringify(attacked.statuses)}, ~${cpuPerBodyMs} ms server CPU each`,
         );
         checks.expect(during.failed === 0, `${attack.name}: ${during.failed} ordinary calls failed during the flood`);
-        checks.expect(during.p99 < TARGET_P99_MS, `${attack.name}: ordinary calls' p99 was ${during.p99} ms during the flood (target < ${TARGET_P99_MS} ms)`);
-        checks.expect(!attacked.statuses['500'], `${attack.name}: ${attacked.statuses['500']} attack bodies answered 500`);
+        checks.expect(
+          during.p99 < TARGET_P99_MS,
+          `${attack.name}: ordinary calls' p99 was ${during.p99} ms during the flood (target < ${TARGET_P99_MS} ms)`,
+        );
+        checks.expect(
+          !attacked.statuses['500'],
+          `${attack.name}: ${attacked.statuses['500']} attack bodies answered 500`,
+        );
       }
       Object.assign(figures, { seconds, perSecond, inFlight, baseline, floods });
     } finally {

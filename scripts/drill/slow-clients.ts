@@ -35,7 +35,13 @@ function hold(url: URL, head: string, drip: string, everyMs: number): Held {
 }
 
 /** Sends `body` with or without a content-length; resolves with the status line the server gave. */
-function upload(url: URL, target: string, headers: Record<string, string>, body: Buffer, chunked: boolean): Promise<string> {
+function upload(
+  url: URL,
+  target: string,
+  headers: Record<string, string>,
+  body: Buffer,
+  chunked: boolean,
+): Promise<string> {
   return new Promise((resolve) => {
     const socket = connect(Number(url.port), url.hostname);
     let answer = '';
@@ -44,11 +50,19 @@ function upload(url: URL, target: string, headers: Record<string, string>, body:
     });
     socket.on('error', () => {});
     socket.on('close', () => resolve(answer.split('\r\n')[0] ?? ''));
-    const lines = [`POST ${target} HTTP/1.1`, `Host: ${url.host}`, 'Connection: close', ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+    const lines = [
+      `POST ${target} HTTP/1.1`,
+      `Host: ${url.host}`,
+      'Connection: close',
+      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    ];
     lines.push(chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${body.length}`);
     socket.write(`${lines.join('\r\n')}\r\n\r\n`);
     if (chunked) {
-      for (let i = 0; i < body.length; i += 64 * 1024) socket.write(`${(Math.min(64 * 1024, body.length - i)).toString(16)}\r\n${body.subarray(i, i + 64 * 1024).toString('latin1')}\r\n`);
+      for (let i = 0; i < body.length; i += 64 * 1024)
+        socket.write(
+          `${Math.min(64 * 1024, body.length - i).toString(16)}\r\n${body.subarray(i, i + 64 * 1024).toString('latin1')}\r\n`,
+        );
       socket.write('0\r\n\r\n');
     } else socket.write(body);
     setTimeout(() => socket.destroy(), 20_000);
@@ -67,18 +81,33 @@ export async function slowClientsDrill(o: DrillOptions): Promise<DrillResult> {
       const baseline = await runLoad({ url: server.url, connections: 4, duration: 5, path: target, build });
 
       // 50 slowloris sockets (headers a byte every 2 s) and 20 trickled uploads (a body byte a second).
-      const slowHeaders = Array.from({ length: 50 }, () => hold(url, `GET ${target} HTTP/1.1\r\nHost: ${url.host}\r\nX-Slow: `, 'a', 2000));
-      const orderBody = JSON.stringify({ domain: 'slow.com', expected_price: 1, currency: 'USD', buyer: { email: 'slow@example.org' } });
+      const slowHeaders = Array.from({ length: 50 }, () =>
+        hold(url, `GET ${target} HTTP/1.1\r\nHost: ${url.host}\r\nX-Slow: `, 'a', 2000),
+      );
+      const orderBody = JSON.stringify({
+        domain: 'slow.com',
+        expected_price: 1,
+        currency: 'USD',
+        buyer: { email: 'slow@example.org' },
+      });
       const slowBodies = Array.from({ length: 20 }, () => {
-        const headers = { ...signFor(credential, 'POST', '/api/partner/v1/orders', orderBody, `slow-${Math.random()}`), 'Content-Type': 'application/json' };
-        const head = `POST /api/partner/v1/orders HTTP/1.1\r\nHost: ${url.host}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\nContent-Length: ${orderBody.length}\r\n\r\n`;
+        const headers = {
+          ...signFor(credential, 'POST', '/api/partner/v1/orders', orderBody, `slow-${Math.random()}`),
+          'Content-Type': 'application/json',
+        };
+        const head = `POST /api/partner/v1/orders HTTP/1.1\r\nHost: ${url.host}\r\n${Object.entries(headers)
+          .map(([k, v]) => `${k}: ${v}`)
+          .join('\r\n')}\r\nContent-Length: ${orderBody.length}\r\n\r\n`;
         return hold(url, head, ' ', 1000);
       });
       held.push(...slowHeaders, ...slowBodies);
 
       // Oversized bodies, declared and chunked, signed like real requests.
       const big = Buffer.alloc(2 * 1024 * 1024, 0x61);
-      const bigHeaders = () => ({ ...signFor(credential, 'POST', '/api/partner/v1/orders', big, `big-${Math.random()}`), 'Content-Type': 'application/json' });
+      const bigHeaders = () => ({
+        ...signFor(credential, 'POST', '/api/partner/v1/orders', big, `big-${Math.random()}`),
+        'Content-Type': 'application/json',
+      });
       const oversized = Promise.all([
         ...Array.from({ length: 5 }, () => upload(url, '/api/partner/v1/orders', bigHeaders(), big, false)),
         ...Array.from({ length: 5 }, () => upload(url, '/api/partner/v1/orders', bigHeaders(), big, true)),
@@ -94,7 +123,8 @@ export async function slowClientsDrill(o: DrillOptions): Promise<DrillResult> {
       const max = (xs: number[]) => Math.max(...xs);
       const min = (xs: number[]) => Math.min(...xs);
       const statusCounts: Record<string, number> = {};
-      for (const a of oversizedAnswers) statusCounts[a || '(closed without an answer)'] = (statusCounts[a || '(closed without an answer)'] ?? 0) + 1;
+      for (const a of oversizedAnswers)
+        statusCounts[a || '(closed without an answer)'] = (statusCounts[a || '(closed without an answer)'] ?? 0) + 1;
       Object.assign(figures, {
         slowHeaderSockets: slowHeaders.length,
         slowHeadersCutAfterSeconds: { min: min(lifetimes(slowHeaders)), max: max(lifetimes(slowHeaders)) },
@@ -104,15 +134,36 @@ export async function slowClientsDrill(o: DrillOptions): Promise<DrillResult> {
         slowBodyAnswers: [...new Set(slowBodies.map((h) => h.answer.split('\r\n')[0] || '(closed)'))],
         oversizedAnswers: statusCounts,
         baseline: { rps: Math.round(baseline.rps), p99: baseline.p99, statuses: baseline.statuses },
-        duringAttack: { rps: Math.round(load.rps), p99: load.p99, statuses: load.statuses, errors: load.errors, timeouts: load.timeouts },
+        duringAttack: {
+          rps: Math.round(load.rps),
+          p99: load.p99,
+          statuses: load.statuses,
+          errors: load.errors,
+          timeouts: load.timeouts,
+        },
       });
-      checks.expect(headersCut, `${slowHeaders.filter((h) => h.closedAt === undefined).length} slow-header sockets were still open after 60 s`);
-      checks.expect(bodiesCut, `${slowBodies.filter((h) => h.closedAt === undefined).length} trickled uploads were still open after 75 s`);
+      checks.expect(
+        headersCut,
+        `${slowHeaders.filter((h) => h.closedAt === undefined).length} slow-header sockets were still open after 60 s`,
+      );
+      checks.expect(
+        bodiesCut,
+        `${slowBodies.filter((h) => h.closedAt === undefined).length} trickled uploads were still open after 75 s`,
+      );
       checks.expect(min(lifetimes(slowHeaders)) >= 9, 'a slow-header socket was cut before the 10 s headers timeout');
-      checks.expect(oversizedAnswers.every((a) => a.startsWith('HTTP/1.1 413')), `oversized bodies answered ${JSON.stringify(statusCounts)} (want 413 each)`);
+      checks.expect(
+        oversizedAnswers.every((a) => a.startsWith('HTTP/1.1 413')),
+        `oversized bodies answered ${JSON.stringify(statusCounts)} (want 413 each)`,
+      );
       const non200 = Object.entries(load.statuses).reduce((n, [s, c]) => n + (s === '200' ? 0 : c), 0);
-      checks.expect(non200 === 0 && load.errors === 0 && load.timeouts === 0, `ordinary traffic during the attack: ${JSON.stringify(load.statuses)}, ${load.errors} errors, ${load.timeouts} timeouts`);
-      checks.expect(load.rps >= baseline.rps * 0.5, `ordinary traffic fell from ${Math.round(baseline.rps)} to ${Math.round(load.rps)} req/s during the attack`);
+      checks.expect(
+        non200 === 0 && load.errors === 0 && load.timeouts === 0,
+        `ordinary traffic during the attack: ${JSON.stringify(load.statuses)}, ${load.errors} errors, ${load.timeouts} timeouts`,
+      );
+      checks.expect(
+        load.rps >= baseline.rps * 0.5,
+        `ordinary traffic fell from ${Math.round(baseline.rps)} to ${Math.round(load.rps)} req/s during the attack`,
+      );
     } finally {
       for (const h of held) h.socket.destroy();
       await server.stop();

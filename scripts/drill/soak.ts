@@ -38,9 +38,20 @@ export async function soakDrill(o: DrillOptions & { minutes: number }): Promise<
       const started = Date.now();
       const sample = async () => {
         // SQLite logs its nonces (the server indexes the log in memory, so the log bounds both).
-        const n = await store.db.selectFrom(store.dialect === 'sqlite' ? 'nonce_log' : 'nonces').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-        const r = await store.db.selectFrom('rate_counters').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-        samples.push({ t: Math.round((Date.now() - started) / 1000), rssMb: Math.round(rssMegabytes(server.child.pid) * 10) / 10, nonces: Number(n.n), rateCounters: Number(r.n) });
+        const n = await store.db
+          .selectFrom(store.dialect === 'sqlite' ? 'nonce_log' : 'nonces')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
+        const r = await store.db
+          .selectFrom('rate_counters')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow();
+        samples.push({
+          t: Math.round((Date.now() - started) / 1000),
+          rssMb: Math.round(rssMegabytes(server.child.pid) * 10) / 10,
+          nonces: Number(n.n),
+          rateCounters: Number(r.n),
+        });
       };
       const sampler = setInterval(() => void sample(), 5000);
       let orderIndex = 0;
@@ -49,7 +60,19 @@ export async function soakDrill(o: DrillOptions & { minutes: number }): Promise<
         const l = listings[orderIndex++];
         if (!l) return;
         const c = credentials[orderIndex % credentials.length] as Credential;
-        void signedRequest(server.url, c, 'POST', '/api/partner/v1/orders', { domain: l.domain, expected_price: l.price_cents, currency: l.currency, buyer: { email: 'soak@example.org' } }, { 'Idempotency-Key': randomUUID() }).then(
+        void signedRequest(
+          server.url,
+          c,
+          'POST',
+          '/api/partner/v1/orders',
+          {
+            domain: l.domain,
+            expected_price: l.price_cents,
+            currency: l.currency,
+            buyer: { email: 'soak@example.org' },
+          },
+          { 'Idempotency-Key': randomUUID() },
+        ).then(
           (res) => void (orderStatuses[res.status] = (orderStatuses[res.status] ?? 0) + 1),
           () => void (orderStatuses.error = (orderStatuses.error ?? 0) + 1),
         );
@@ -73,7 +96,8 @@ export async function soakDrill(o: DrillOptions & { minutes: number }): Promise<
       await sample();
 
       // Memory: the second quarter (after warm-up) against the last quarter.
-      const quarter = (q: number) => samples.filter((s) => s.t >= (seconds * q) / 4 && s.t < (seconds * (q + 1)) / 4 + 1).map((s) => s.rssMb);
+      const quarter = (q: number) =>
+        samples.filter((s) => s.t >= (seconds * q) / 4 && s.t < (seconds * (q + 1)) / 4 + 1).map((s) => s.rssMb);
       const early = median(quarter(1));
       const late = median(quarter(3));
       const maxNonces = Math.max(...samples.map((s) => s.nonces));
@@ -91,24 +115,45 @@ export async function soakDrill(o: DrillOptions & { minutes: number }): Promise<
         errors: load.errors,
         timeouts: load.timeouts,
         orders: orderStatuses,
-        rssMb: { start: samples[0]?.rssMb, secondQuarterMedian: early, lastQuarterMedian: late, max: Math.max(...samples.map((s) => s.rssMb)) },
+        rssMb: {
+          start: samples[0]?.rssMb,
+          secondQuarterMedian: early,
+          lastQuarterMedian: late,
+          max: Math.max(...samples.map((s) => s.rssMb)),
+        },
         nonces: { max: maxNonces, last: samples[samples.length - 1]?.nonces, bound: nonceBound },
         rateCounters: { max: maxCounters },
         samples: samples.filter((_, i) => i % 6 === 0 || i === samples.length - 1),
       });
-      checks.expect(non2xx === 0 && load.errors === 0 && load.timeouts === 0, `error answers under the soak: ${JSON.stringify(load.statuses)}, ${load.errors} errors, ${load.timeouts} timeouts`);
+      checks.expect(
+        non2xx === 0 && load.errors === 0 && load.timeouts === 0,
+        `error answers under the soak: ${JSON.stringify(load.statuses)}, ${load.errors} errors, ${load.timeouts} timeouts`,
+      );
       checks.expect(orderErrors === 0, `orders during the soak: ${JSON.stringify(orderStatuses)}`);
-      checks.expect(late <= early * 1.2 + 16, `memory grew from ${early} MB to ${late} MB (second quarter vs last quarter median RSS)`);
-      checks.expect(maxNonces <= nonceBound, `${maxNonces} nonces stored, above the bound ${nonceBound} (rate x 430 s)`);
-      checks.expect(maxCounters <= credentials.length * 3, `${maxCounters} rate-limit rows for ${credentials.length} credentials`);
+      checks.expect(
+        late <= early * 1.2 + 16,
+        `memory grew from ${early} MB to ${late} MB (second quarter vs last quarter median RSS)`,
+      );
+      checks.expect(
+        maxNonces <= nonceBound,
+        `${maxNonces} nonces stored, above the bound ${nonceBound} (rate x 430 s)`,
+      );
+      checks.expect(
+        maxCounters <= credentials.length * 3,
+        `${maxCounters} rate-limit rows for ${credentials.length} credentials`,
+      );
       if (o.minutes >= 8) {
         // Past the retention the nonce table must stop growing: the last two minutes' maximum
         // is no higher than the minute before them (with a margin for rate jitter).
-        const at = (from: number, to: number) => Math.max(...samples.filter((s) => s.t >= from && s.t < to).map((s) => s.nonces));
+        const at = (from: number, to: number) =>
+          Math.max(...samples.filter((s) => s.t >= from && s.t < to).map((s) => s.nonces));
         const plateau = at(seconds - 120, seconds + 1);
         const before = at(seconds - 180, seconds - 120);
         figures.noncePlateau = { lastTwoMinutesMax: plateau, minuteBeforeMax: before };
-        checks.expect(plateau <= before * 1.1, `the nonce table still grows after the retention: ${before} then ${plateau}`);
+        checks.expect(
+          plateau <= before * 1.1,
+          `the nonce table still grows after the retention: ${before} then ${plateau}`,
+        );
       }
     } finally {
       await store.close();

@@ -30,7 +30,10 @@ export function applyBrokerageAction(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caseId = res.locals.pathParams?.case_id ?? '';
     const action = res.locals.pathParams?.action ?? '';
-    if (!isBrokerageAction(action)) throw new ApiError('validation_error', `Unknown action "${action}"`, [{ path: '/path/action', message: 'not a brokerage action' }]);
+    if (!isBrokerageAction(action))
+      throw new ApiError('validation_error', `Unknown action "${action}"`, [
+        { path: '/path/action', message: 'not a brokerage action' },
+      ]);
     const body = (req.body ?? {}) as Schemas['BrokerageActionRequest'];
     // A malformed request is refused as such, whatever state the case is in.
     const problem = bodyProblem(action, body.final_price_cents);
@@ -40,7 +43,12 @@ export function applyBrokerageAction(deps: PartnerDeps): RequestHandler {
       if (!row) throw new ApiError('not_found', `Brokerage case "${caseId}" does not exist`);
       const partner = await tx.credentials.findPartner(row.partner_id);
       const now = deps.clock.now();
-      const updated = await applyCaseMove(tx, row, action, { finalPriceCents: body.final_price_cents, note: body.reason ?? null, at: now + (partner?.clockOffsetMs ?? 0), now });
+      const updated = await applyCaseMove(tx, row, action, {
+        finalPriceCents: body.final_price_cents,
+        note: body.reason ?? null,
+        at: now + (partner?.clockOffsetMs ?? 0),
+        now,
+      });
       return adminCase(updated, await tx.brokerage.timeline(caseId));
     });
     deps.notifyOutbox();

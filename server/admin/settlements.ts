@@ -16,8 +16,12 @@ export function settlementHandlers(deps: PartnerDeps): Record<'runSettlement' | 
   return {
     async runSettlement(req, res) {
       const periodEnd = (req.body as Schemas['SettlementRunRequest'] | undefined)?.period_end;
-      const written = await runSettlement(deps, { periodEnd: periodEnd === undefined ? undefined : Date.parse(periodEnd) });
-      const body: Schemas['SettlementRun'] = { statements: written.map((s) => ({ ...statementResource(s), partner_id: s.partner_id })) };
+      const written = await runSettlement(deps, {
+        periodEnd: periodEnd === undefined ? undefined : Date.parse(periodEnd),
+      });
+      const body: Schemas['SettlementRun'] = {
+        statements: written.map((s) => ({ ...statementResource(s), partner_id: s.partner_id })),
+      };
       res.json(body);
     },
 
@@ -38,7 +42,8 @@ export function settlementHandlers(deps: PartnerDeps): Record<'runSettlement' | 
       await deps.store.transaction(async (tx) => {
         await tx.settlements.insertPayout(payout);
         // A referral payout pays pending commission, oldest first (the ledger's paid_out rows).
-        if (payout.kind === 'referral_commission') await recordPaidOut(tx, partner.id, payout.amount_cents, { payoutId: payout.payout_id, at: payout.paid_at });
+        if (payout.kind === 'referral_commission')
+          await recordPaidOut(tx, partner.id, payout.amount_cents, { payoutId: payout.payout_id, at: payout.paid_at });
       });
       const body: Schemas['Payout'] = {
         payout_id: payout.payout_id,

@@ -13,16 +13,28 @@ export const MANAGE_SCOPE = 'domains:manage';
 
 function challenge(deps: PublicDeps, req: Request, error?: 'insufficient_scope'): Record<string, string> {
   const metadata = `${deps.baseUrl(req)}/.well-known/oauth-protected-resource`;
-  return { 'WWW-Authenticate': `Bearer ${error ? `error="${error}", ` : ''}resource_metadata="${metadata}", scope="${MANAGE_SCOPE}"` };
+  return {
+    'WWW-Authenticate': `Bearer ${error ? `error="${error}", ` : ''}resource_metadata="${metadata}", scope="${MANAGE_SCOPE}"`,
+  };
 }
 
 function managingViewer(deps: PublicDeps, req: Request, viewer: Viewer | undefined): Viewer {
   if (!viewer) {
-    throw new ApiError('missing_credentials', 'Bulk operations need a bearer token with the scope "domains:manage"; see WWW-Authenticate for the authorization server', undefined, challenge(deps, req));
+    throw new ApiError(
+      'missing_credentials',
+      'Bulk operations need a bearer token with the scope "domains:manage"; see WWW-Authenticate for the authorization server',
+      undefined,
+      challenge(deps, req),
+    );
   }
   if (!viewer.scopes.includes(MANAGE_SCOPE)) {
     const granted = viewer.scopes.join(' ') || 'no scope';
-    throw new ApiError('insufficient_scope', `This operation needs the scope "${MANAGE_SCOPE}"; the token grants "${granted}"`, undefined, challenge(deps, req, 'insufficient_scope'));
+    throw new ApiError(
+      'insufficient_scope',
+      `This operation needs the scope "${MANAGE_SCOPE}"; the token grants "${granted}"`,
+      undefined,
+      challenge(deps, req, 'insufficient_scope'),
+    );
   }
   return viewer;
 }

@@ -26,11 +26,21 @@ export type BulkCommand =
   | { op: 'unlock' }
   | { op: 'set_auto_renew'; enabled: boolean };
 
-export const BULK_OPERATIONS: readonly BulkOperationName[] = ['renew', 'set_nameservers', 'lock', 'unlock', 'set_auto_renew'];
+export const BULK_OPERATIONS: readonly BulkOperationName[] = [
+  'renew',
+  'set_nameservers',
+  'lock',
+  'unlock',
+  'set_auto_renew',
+];
 
 // The shared DomainName pattern of spec/shared/schemas.yaml.
 const DOMAIN_NAME = /^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/;
-const domainName = z.string().min(3).max(253).regex(DOMAIN_NAME, 'must be a lowercase domain name without a trailing dot');
+const domainName = z
+  .string()
+  .min(3)
+  .max(253)
+  .regex(DOMAIN_NAME, 'must be a lowercase domain name without a trailing dot');
 const distinct = (values: string[]) => new Set(values).size === values.length;
 
 const bodySchema = z.strictObject({
@@ -40,7 +50,9 @@ const bodySchema = z.strictObject({
 
 const paramsSchemas = {
   renew: z.strictObject({ years: z.number().int().min(1).max(10) }),
-  set_nameservers: z.strictObject({ nameservers: z.array(domainName).min(2).max(13).refine(distinct, 'must not list a nameserver twice') }),
+  set_nameservers: z.strictObject({
+    nameservers: z.array(domainName).min(2).max(13).refine(distinct, 'must not list a nameserver twice'),
+  }),
   set_auto_renew: z.strictObject({ enabled: z.boolean() }),
 } as const;
 
@@ -49,23 +61,31 @@ function details(error: z.ZodError, prefix: string): ErrorDetail[] {
 }
 
 function invalid(message: string, detail: ErrorDetail[]): ApiError {
-  return new ApiError('validation_error', `${message}: ${detail.map((d) => `${d.path} ${d.message}`).join('; ')}`, detail);
+  return new ApiError(
+    'validation_error',
+    `${message}: ${detail.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+    detail,
+  );
 }
 
 /** Reads `POST /api/domains/bulk/{op}`; throws 400 `validation_error` for anything that does not fit `op`. */
 export function parseBulkRequest(op: string | undefined, body: unknown): { command: BulkCommand; domains: string[] } {
   if (!BULK_OPERATIONS.includes(op as BulkOperationName)) {
-    throw invalid('Unknown bulk operation', [{ path: '/path/op', message: `must be one of ${BULK_OPERATIONS.join(', ')}` }]);
+    throw invalid('Unknown bulk operation', [
+      { path: '/path/op', message: `must be one of ${BULK_OPERATIONS.join(', ')}` },
+    ]);
   }
   const parsed = bodySchema.safeParse(body);
   if (!parsed.success) throw invalid('Request is invalid', details(parsed.error, '/body'));
   const { domains, params } = parsed.data;
   const name = op as BulkOperationName;
   if (name === 'lock' || name === 'unlock') {
-    if (params !== undefined) throw invalid(`${name} takes no params`, [{ path: '/body/params', message: `must be omitted for ${name}` }]);
+    if (params !== undefined)
+      throw invalid(`${name} takes no params`, [{ path: '/body/params', message: `must be omitted for ${name}` }]);
     return { command: { op: name }, domains };
   }
-  if (params === undefined) throw invalid(`${name} needs params`, [{ path: '/body/params', message: `is required for ${name}` }]);
+  if (params === undefined)
+    throw invalid(`${name} needs params`, [{ path: '/body/params', message: `is required for ${name}` }]);
   const result = paramsSchemas[name].safeParse(params);
   if (!result.success) throw invalid(`params do not fit ${name}`, details(result.error, '/body/params'));
   return { command: { op: name, ...result.data } as BulkCommand, domains };
@@ -80,7 +100,8 @@ export function addYears(ms: number, years: number): number {
   return d.getTime();
 }
 
-export type Outcome = { ok: true; next: ManagedDomainChange } | { ok: false; code: 'validation_error' | 'invalid_state'; message: string };
+export type Outcome =
+  { ok: true; next: ManagedDomainChange } | { ok: false; code: 'validation_error' | 'invalid_state'; message: string };
 
 export interface ApplyOptions {
   now: number;
@@ -89,9 +110,18 @@ export interface ApplyOptions {
 }
 
 /** The state `command` leaves `domain` in, or why it cannot be applied to this one domain. */
-export function applyCommand(command: BulkCommand, domain: string, state: ManagedDomainChange, { now, maxTermYears }: ApplyOptions): Outcome {
+export function applyCommand(
+  command: BulkCommand,
+  domain: string,
+  state: ManagedDomainChange,
+  { now, maxTermYears }: ApplyOptions,
+): Outcome {
   if (state.expiresAt + RENEWAL_GRACE_DAYS * DAY_MS < now) {
-    return { ok: false, code: 'invalid_state', message: `Domain "${domain}" is in its redemption period (expired more than ${RENEWAL_GRACE_DAYS} days ago); restore it first` };
+    return {
+      ok: false,
+      code: 'invalid_state',
+      message: `Domain "${domain}" is in its redemption period (expired more than ${RENEWAL_GRACE_DAYS} days ago); restore it first`,
+    };
   }
   switch (command.op) {
     case 'renew': {

@@ -21,18 +21,33 @@ export interface RunOptions {
 const tldOf = (domain: string) => domain.slice(domain.indexOf('.') + 1);
 
 export function stateOf(domain: ManagedDomainChange): Schemas['ManagedDomainState'] {
-  return { expires_at: rfc3339(domain.expiresAt), locked: domain.locked, auto_renew: domain.autoRenew, nameservers: [...domain.nameservers] };
+  return {
+    expires_at: rfc3339(domain.expiresAt),
+    locked: domain.locked,
+    auto_renew: domain.autoRenew,
+    nameservers: [...domain.nameservers],
+  };
 }
 
 function notFound(domain: string): Schemas['BulkDomainResult'] {
-  return { domain, status: 'error', error: { code: 'not_found', message: `Domain "${domain}" is not in your account` } };
+  return {
+    domain,
+    status: 'error',
+    error: { code: 'not_found', message: `Domain "${domain}" is not in your account` },
+  };
 }
 
 function failed(domain: string, outcome: Extract<Outcome, { ok: false }>): Schemas['BulkDomainResult'] {
   return { domain, status: 'error', error: { code: outcome.code, message: outcome.message } };
 }
 
-export async function runBulk(store: Store, userId: string, command: BulkCommand, domains: readonly string[], options: RunOptions): Promise<Schemas['BulkResponse']> {
+export async function runBulk(
+  store: Store,
+  userId: string,
+  command: BulkCommand,
+  domains: readonly string[],
+  options: RunOptions,
+): Promise<Schemas['BulkResponse']> {
   const maxTerm = options.maxTermYears ?? (() => DEFAULT_MAX_TERM_YEARS);
   const results = new Map<string, Schemas['BulkDomainResult']>();
   let pending = [...domains];
@@ -48,7 +63,10 @@ export async function runBulk(store: Store, userId: string, command: BulkCommand
           results.set(domain, notFound(domain));
           continue;
         }
-        const outcome = applyCommand(command, domain, current, { now: options.now, maxTermYears: maxTerm(tldOf(domain)) });
+        const outcome = applyCommand(command, domain, current, {
+          now: options.now,
+          maxTermYears: maxTerm(tldOf(domain)),
+        });
         if (!outcome.ok) {
           results.set(domain, failed(domain, outcome));
           continue;
@@ -58,7 +76,11 @@ export async function runBulk(store: Store, userId: string, command: BulkCommand
         } else if (attempt < MAX_ATTEMPTS) {
           lost.push(domain);
         } else {
-          results.set(domain, { domain, status: 'error', error: { code: 'conflict', message: `Domain "${domain}" kept changing under this request; retry it` } });
+          results.set(domain, {
+            domain,
+            status: 'error',
+            error: { code: 'conflict', message: `Domain "${domain}" kept changing under this request; retry it` },
+          });
         }
       }
     });

@@ -44,7 +44,11 @@ const NAMESERVERS = [
 /** The state of the i-th sandbox domain, seeded at `now`. */
 export function sandboxDomainState(domain: string, i: number, now: number): ManagedDomainChange {
   const expiresAt =
-    domain === 'sandbox-expired.com' ? now - 7 * DAY_MS : domain === 'sandbox-redemption.com' ? now - 45 * DAY_MS : now + (30 + ((i * 53) % 700)) * DAY_MS;
+    domain === 'sandbox-expired.com'
+      ? now - 7 * DAY_MS
+      : domain === 'sandbox-redemption.com'
+        ? now - 45 * DAY_MS
+        : now + (30 + ((i * 53) % 700)) * DAY_MS;
   return {
     expiresAt: Math.floor(expiresAt / 1000) * 1000,
     locked: i % 3 !== 0,
@@ -57,7 +61,12 @@ export function sandboxDomainState(domain: string, i: number, now: number): Mana
  * Gives `userId` the sandbox domains it does not have yet (a domain someone already owns is
  * left alone), so running it at every start is harmless. Returns how many were added.
  */
-export async function seedUserDomains(store: Store, userId: string, now: number, domains: readonly string[] = SANDBOX_USER_DOMAINS): Promise<number> {
+export async function seedUserDomains(
+  store: Store,
+  userId: string,
+  now: number,
+  domains: readonly string[] = SANDBOX_USER_DOMAINS,
+): Promise<number> {
   return store.userDomains.insertIfAbsent(
     userId,
     domains.map((domain, i) => ({ domain, ...sandboxDomainState(domain, i, now) })),

@@ -88,7 +88,11 @@ export function atPointer(document: unknown, pointer: string): unknown {
 /** Follows local `$ref`s (`#/components/...`, the only kind a bundled document has) to the node they name. */
 export function resolveRef(document: Json, node: unknown): Json {
   let current: unknown = node;
-  for (let hops = 0; hops < 20 && isObject(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#'); hops++) {
+  for (
+    let hops = 0;
+    hops < 20 && isObject(current) && typeof current.$ref === 'string' && current.$ref.startsWith('#');
+    hops++
+  ) {
     current = atPointer(document, current.$ref.slice(1));
   }
   return isObject(current) ? current : {};
@@ -99,7 +103,12 @@ export class ApiContract {
   /** In document order. */
   readonly operations: ContractOperation[] = [];
   private readonly byOperationId = new Map<string, ContractOperation>();
-  private readonly routes: Array<{ path: string; regex: RegExp; names: string[]; byMethod: Map<string, ContractOperation> }> = [];
+  private readonly routes: Array<{
+    path: string;
+    regex: RegExp;
+    names: string[];
+    byMethod: Map<string, ContractOperation>;
+  }> = [];
 
   constructor(
     readonly api: Api,
@@ -170,7 +179,9 @@ export class ApiContract {
     const op = this.resolve(rawOp);
     const base = `/paths/${escapePointer(path)}/${method}`;
     const name = `${method.toUpperCase()} ${path}`;
-    const parameters = dedupeParameters([...asArray(item.parameters), ...asArray(op.parameters)].map((p) => this.resolve(p)));
+    const parameters = dedupeParameters(
+      [...asArray(item.parameters), ...asArray(op.parameters)].map((p) => this.resolve(p)),
+    );
     const key = parameters.find((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
     const responses: Record<string, Json> = {};
     const responseSchemaPointers: Record<string, string> = {};
@@ -181,12 +192,13 @@ export class ApiContract {
       responses[status] = response;
       const content = isObject(response.content) ? response.content : {};
       const jsonType = Object.keys(content).find((t) => /json/.test(t));
-      if (jsonType && isObject(content[jsonType]) && (content[jsonType]).schema) responseSchemaPointers[status] = `${pointer}/content/${escapePointer(jsonType)}/schema`;
+      if (jsonType && isObject(content[jsonType]) && content[jsonType].schema)
+        responseSchemaPointers[status] = `${pointer}/content/${escapePointer(jsonType)}/schema`;
     }
     const bodyRef = isObject(op.requestBody) ? op.requestBody.$ref : undefined;
     const bodyPointer = typeof bodyRef === 'string' ? bodyRef.slice(1) : `${base}/requestBody`;
     const body = op.requestBody ? this.resolve(op.requestBody) : undefined;
-    const bodyContent = isObject(body?.content) ? (body.content) : {};
+    const bodyContent = isObject(body?.content) ? body.content : {};
     const bodyType = Object.keys(bodyContent).find((t) => /json/.test(t));
     const deprecated = op.deprecated === true;
     return {
@@ -230,7 +242,11 @@ export class Contract {
   static load(generatedDir: string = GENERATED_DIR): Contract {
     let contract = loaded.get(generatedDir);
     if (!contract) {
-      contract = new Contract({ partner: loadDocument(generatedDir, 'partner'), public: loadDocument(generatedDir, 'public'), admin: loadDocument(generatedDir, 'admin') });
+      contract = new Contract({
+        partner: loadDocument(generatedDir, 'partner'),
+        public: loadDocument(generatedDir, 'public'),
+        admin: loadDocument(generatedDir, 'admin'),
+      });
       loaded.set(generatedDir, contract);
     }
     return contract;
@@ -298,6 +314,7 @@ function deprecationOf(value: unknown, name: string): Deprecation {
   if (Number.isNaN(at) || Number.isNaN(sunset) || typeof v.link !== 'string') {
     throw new TypeError(`${name} is deprecated but its x-deprecation lacks deprecated_at, sunset or link`);
   }
-  if (sunset < at + 90 * 86_400_000) throw new TypeError(`${name}: the sunset must be at least 90 days after the deprecation`);
+  if (sunset < at + 90 * 86_400_000)
+    throw new TypeError(`${name}: the sunset must be at least 90 days after the deprecation`);
   return { at, sunset, link: v.link };
 }

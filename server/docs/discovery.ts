@@ -34,7 +34,8 @@ export function aiCatalog(baseUrl: string): AiCatalog {
       {
         identifier: `urn:air:${host}:mcp:domain-sales`,
         displayName: 'Domain Sales MCP server',
-        description: 'Domain search, WHOIS, TLD prices and requirements as MCP tools (Streamable HTTP, optional OAuth for real prices).',
+        description:
+          'Domain search, WHOIS, TLD prices and requirements as MCP tools (Streamable HTTP, optional OAuth for real prices).',
         type: 'application/mcp-server-card+json',
         url: `${baseUrl}/mcp/server-card`,
         tags: ['mcp', 'domains'],

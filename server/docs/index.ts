@@ -26,7 +26,8 @@ export interface DocumentSources {
 }
 
 export function loadDocumentSources(root: string = REPO_ROOT): DocumentSources {
-  const read = (api: ApiName) => JSON.parse(readFileSync(join(root, 'generated', `${api}.openapi.json`), 'utf8')) as Record<string, unknown>;
+  const read = (api: ApiName) =>
+    JSON.parse(readFileSync(join(root, 'generated', `${api}.openapi.json`), 'utf8')) as Record<string, unknown>;
   return {
     documents: { public: read('public'), partner: read('partner'), admin: read('admin') },
     guides: new Map(GUIDES.map((g) => [g.slug, readFileSync(join(root, g.file), 'utf8')])),
@@ -45,7 +46,10 @@ function pageError(req: Request, res: Response, error: ApiError, heading: string
   res.setHeader('Vary', 'Accept');
   if (wantsJson(req)) throw error;
   const body = `<h1>${escapeHtml(heading)}</h1>\n<p>${escapeHtml(text)}</p>\n<p><a href="/docs">Go to the developer docs</a></p>`;
-  res.status(error.status).type('text/html').send(docsHtml(heading, '/docs.md', body));
+  res
+    .status(error.status)
+    .type('text/html')
+    .send(docsHtml(heading, '/docs.md', body));
 }
 
 interface Prepared {
@@ -56,10 +60,17 @@ interface Prepared {
 
 function prepare(sources: DocumentSources): Prepared {
   // Serialised once: the documents are large and never change while the server runs.
-  return { site: buildSite(sources), publicJson: JSON.stringify(sources.documents.public), partnerJson: JSON.stringify(sources.documents.partner) };
+  return {
+    site: buildSite(sources),
+    publicJson: JSON.stringify(sources.documents.public),
+    partnerJson: JSON.stringify(sources.documents.partner),
+  };
 }
 
-export function createDocumentHandlers(deps: Pick<PublicDeps, 'baseUrl'>, sources: DocumentSources | Prepared): HandlerMap {
+export function createDocumentHandlers(
+  deps: Pick<PublicDeps, 'baseUrl'>,
+  sources: DocumentSources | Prepared,
+): HandlerMap {
   const { site, publicJson, partnerJson } = 'site' in sources ? sources : prepare(sources);
 
   const sendMarkdown = (res: Response, text: string) => void res.type('text/markdown').send(text);
@@ -89,16 +100,35 @@ export function createDocumentHandlers(deps: Pick<PublicDeps, 'baseUrl'>, source
     getDocsPage(req, res) {
       const requested = pageParam(req, res);
       if (requested.length > PAGE_MAX_LENGTH || !PAGE.test(requested)) {
-        const error = new ApiError('validation_error', `Request is invalid: /path/page must be a page slug (lowercase letters, digits and single hyphens, optionally ending in .md)`, [
-          { path: '/path/page', message: `must match pattern "${PAGE.source}" and be at most ${PAGE_MAX_LENGTH} characters` },
-        ]);
-        pageError(req, res, error, 'Invalid page address', 'A docs page address is lowercase letters, digits and hyphens, optionally followed by .md.');
+        const error = new ApiError(
+          'validation_error',
+          `Request is invalid: /path/page must be a page slug (lowercase letters, digits and single hyphens, optionally ending in .md)`,
+          [
+            {
+              path: '/path/page',
+              message: `must match pattern "${PAGE.source}" and be at most ${PAGE_MAX_LENGTH} characters`,
+            },
+          ],
+        );
+        pageError(
+          req,
+          res,
+          error,
+          'Invalid page address',
+          'A docs page address is lowercase letters, digits and hyphens, optionally followed by .md.',
+        );
         return;
       }
       const markdown = requested.endsWith('.md');
       const page = site.pages.get(markdown ? requested.slice(0, -3) : requested);
       if (!page) {
-        pageError(req, res, new ApiError('not_found', 'No page at this address; the developer docs start at /docs'), 'Page not found', 'There is no docs page at this address.');
+        pageError(
+          req,
+          res,
+          new ApiError('not_found', 'No page at this address; the developer docs start at /docs'),
+          'Page not found',
+          'There is no docs page at this address.',
+        );
         return;
       }
       if (markdown) sendMarkdown(res, site.markdown(page, deps.baseUrl(req)));

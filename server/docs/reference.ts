@@ -37,7 +37,10 @@ const refName = (node: unknown): string | undefined => {
 
 /** One line, safe inside a Markdown table cell. */
 export function cell(text: string): string {
-  return text.replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|').trim();
+  return text
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|')
+    .trim();
 }
 
 /** The id the HTML heading of a schema gets (see headingId), which type summaries link to. */
@@ -55,7 +58,11 @@ export function schemaSummary(schema: unknown, linkSchemas = true): string {
     if (alts.length) return alts.map((a) => schemaSummary(a, linkSchemas)).join(' or ');
   }
   if (s.const !== undefined) return `${code(JSON.stringify(s.const))} (constant)`;
-  const types = Array.isArray(s.type) ? (s.type as unknown[]).map(String) : s.type !== undefined ? [String(s.type)] : [];
+  const types = Array.isArray(s.type)
+    ? (s.type as unknown[]).map(String)
+    : s.type !== undefined
+      ? [String(s.type)]
+      : [];
   let base = types.length ? types.join(' or ') : 'any';
   if (types.includes('array')) base = base.replace('array', `array of ${schemaSummary(s.items, linkSchemas)}`);
   const facts: string[] = [];
@@ -85,7 +92,9 @@ function authentication(op: Json, document: Json, fallback: string): string {
   const oauth = schemes.flatMap((r) => Object.entries(r).filter(([name]) => name === 'OAuth2'));
   if (oauth.length) {
     const scopes = [...new Set(oauth.flatMap(([, s]) => asArray(s).map(String)))];
-    const token = scopes.length ? `a bearer token with ${scopes.map(code).join(' or ')}` : 'a valid bearer token (any scope)';
+    const token = scopes.length
+      ? `a bearer token with ${scopes.map(code).join(' or ')}`
+      : 'a valid bearer token (any scope)';
     return optional ? `Optional: ${token}; without one the operation still answers` : `Required: ${token}`;
   }
   return fallback;
@@ -117,13 +126,25 @@ function parametersSection(op: Json, pathItem: Json, r: ApiContract): string[] {
     const description = asString(p.description) ?? '';
     return `| ${code(String(p.name))} | ${String(p.in)} | ${p.required === true ? 'yes' : 'no'} | ${cell(schemaSummary(p.schema))} | ${cell(description)} |`;
   });
-  return ['#### Parameters', '', '| Name | In | Required | Schema | Description |', '|---|---|---|---|---|', ...rows, ''];
+  return [
+    '#### Parameters',
+    '',
+    '| Name | In | Required | Schema | Description |',
+    '|---|---|---|---|---|',
+    ...rows,
+    '',
+  ];
 }
 
 function requestBodySection(op: Json, r: ApiContract): string[] {
   if (!op.requestBody) return [];
   const body = r.resolve(op.requestBody);
-  const lines = ['#### Request body', '', `${mediaList(body.content)}${body.required === true ? ' (required)' : ' (optional)'}`, ''];
+  const lines = [
+    '#### Request body',
+    '',
+    `${mediaList(body.content)}${body.required === true ? ' (required)' : ' (optional)'}`,
+    '',
+  ];
   const description = asString(body.description);
   if (description) lines.push(description.trim(), '');
   return lines;
@@ -134,9 +155,12 @@ function responsesSection(op: Json, r: ApiContract): string[] {
   if (responses.length === 0) return [];
   const rows = responses.map(([status, raw]) => {
     const response = r.resolve(raw);
-    const codes = [...asArray(response['x-error-codes']), ...asArray(response['x-oauth-errors'])].map((c) => code(String(c))).join(', ');
+    const codes = [...asArray(response['x-error-codes']), ...asArray(response['x-oauth-errors'])]
+      .map((c) => code(String(c)))
+      .join(', ');
     const headers = Object.keys(asObject(response.headers)).filter((h) => !/^(X-Request-Id|RateLimit.*)$/.test(h));
-    const description = cell(asString(response.description) ?? '') + (headers.length ? ` Headers: ${headers.map(code).join(', ')}.` : '');
+    const description =
+      cell(asString(response.description) ?? '') + (headers.length ? ` Headers: ${headers.map(code).join(', ')}.` : '');
     return `| ${status} | ${description} | ${cell(mediaList(response.content))} | ${codes} |`;
   });
   return ['#### Responses', '', '| Status | Description | Content | Codes |', '|---|---|---|---|', ...rows, ''];
@@ -156,14 +180,23 @@ function extensionsSection(op: Json): string[] {
   return lines;
 }
 
-function operationSection(method: string, path: string, op: Json, pathItem: Json, document: Json, r: ApiContract, options: ReferenceOptions): string[] {
+function operationSection(
+  method: string,
+  path: string,
+  op: Json,
+  pathItem: Json,
+  document: Json,
+  r: ApiContract,
+  options: ReferenceOptions,
+): string[] {
   const facts: Array<[string, string]> = [['Operation', code(String(op.operationId))]];
   facts.push(['Authentication', authentication(op, document, options.defaultAuthentication)]);
   const scopes = asArray(op['x-scopes']).map((s) => code(String(s)));
   if (scopes.length) facts.push(['Scopes', scopes.join(', ')]);
   const limit = rateLimit(op, document);
   if (limit) facts.push(['Rate limit', limit]);
-  if (op.deprecated === true) facts.push(['Deprecated', 'yes: answers carry `Deprecation`, `Sunset` and `Link` headers']);
+  if (op.deprecated === true)
+    facts.push(['Deprecated', 'yes: answers carry `Deprecation`, `Sunset` and `Link` headers']);
   const lines = [
     `### ${operationHeading(method, path)}`,
     '',
@@ -176,7 +209,12 @@ function operationSection(method: string, path: string, op: Json, pathItem: Json
   ];
   const description = asString(op.description);
   if (description) lines.push(description.trim(), '');
-  lines.push(...parametersSection(op, pathItem, r), ...requestBodySection(op, r), ...responsesSection(op, r), ...extensionsSection(op));
+  lines.push(
+    ...parametersSection(op, pathItem, r),
+    ...requestBodySection(op, r),
+    ...responsesSection(op, r),
+    ...extensionsSection(op),
+  );
   return lines;
 }
 
@@ -211,7 +249,9 @@ function schemasSection(document: Json): string[] {
       const required = new Set(asArray(schema.required).map(String));
       lines.push('| Property | Type | Required | Description |', '|---|---|---|---|');
       for (const [prop, sub] of properties) {
-        lines.push(`| ${code(prop)} | ${cell(schemaSummary(sub))} | ${required.has(prop) ? 'yes' : 'no'} | ${cell(asString(asObject(sub).description) ?? '')} |`);
+        lines.push(
+          `| ${code(prop)} | ${cell(schemaSummary(sub))} | ${required.has(prop) ? 'yes' : 'no'} | ${cell(asString(asObject(sub).description) ?? '')} |`,
+        );
       }
       lines.push('');
     }
@@ -230,7 +270,19 @@ export function referenceMarkdown(contract: ApiContract, options: ReferenceOptio
     const op = operation.object;
     const tag = asString(asArray(op.tags)[0]) ?? 'Other';
     if (!byTag.has(tag)) byTag.set(tag, []);
-    byTag.get(tag)?.push(operationSection(operation.method.toLowerCase(), operation.path, op, contract.pathItem(operation.path), document, r, options));
+    byTag
+      .get(tag)
+      ?.push(
+        operationSection(
+          operation.method.toLowerCase(),
+          operation.path,
+          op,
+          contract.pathItem(operation.path),
+          document,
+          r,
+          options,
+        ),
+      );
   }
 
   const lines = [`# ${options.title}`, ''];
@@ -242,7 +294,8 @@ export function referenceMarkdown(contract: ApiContract, options: ReferenceOptio
 
   const sections = [...byTag.entries()].filter(([, ops]) => ops.length > 0);
   lines.push('## Contents', '');
-  for (const [tag, ops] of sections) lines.push(`- [${tag}](#${headingId(tag)}) (${ops.length} ${ops.length === 1 ? 'operation' : 'operations'})`);
+  for (const [tag, ops] of sections)
+    lines.push(`- [${tag}](#${headingId(tag)}) (${ops.length} ${ops.length === 1 ? 'operation' : 'operations'})`);
   if (Object.keys(asObject(document.webhooks)).length) lines.push('- [Webhooks](#webhooks)');
   lines.push('- [Schemas](#schemas)', '');
 
@@ -253,5 +306,8 @@ export function referenceMarkdown(contract: ApiContract, options: ReferenceOptio
     for (const op of ops) lines.push(...op);
   }
   lines.push(...webhooksSection(document, r), ...schemasSection(document));
-  return `${lines.join('\n').replace(/\n{3,}/g, '\n\n').trim()}\n`;
+  return `${lines
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim()}\n`;
 }

@@ -39,7 +39,8 @@ export interface SiteInput {
 }
 
 /** Where a page lives: `/docs` or `/docs/<slug>`, plus `.md` for its twin. */
-export const pagePath = (slug: string, markdown = false) => `${slug ? `/docs/${slug}` : '/docs'}${markdown ? '.md' : ''}`;
+export const pagePath = (slug: string, markdown = false) =>
+  `${slug ? `/docs/${slug}` : '/docs'}${markdown ? '.md' : ''}`;
 
 /** Links into the repository (`../vectors/signing.json`) mean nothing on the web: keep their text. */
 export function stripRelativeLinks(markdown: string): string {
@@ -48,7 +49,10 @@ export function stripRelativeLinks(markdown: string): string {
 
 /** `](/docs)` → `](/docs.md)`, `](/docs/oauth#x)` → `](/docs/oauth.md#x)`: a Markdown reader follows Markdown. */
 export function twinLinks(markdown: string): string {
-  return markdown.replace(/\]\(\/docs((?:\/[a-z0-9]+(?:-[a-z0-9]+)*)?)(#[^)\s]*)?\)/g, (_m, slug: string, hash: string | undefined) => `](/docs${slug}.md${hash ?? ''})`);
+  return markdown.replace(
+    /\]\(\/docs((?:\/[a-z0-9]+(?:-[a-z0-9]+)*)?)(#[^)\s]*)?\)/g,
+    (_m, slug: string, hash: string | undefined) => `](/docs${slug}.md${hash ?? ''})`,
+  );
 }
 
 /** Root-relative Markdown links become absolute. */
@@ -133,7 +137,14 @@ function entrySource(entry: CatalogEntry, input: SiteInput): { title: string; ma
 }
 
 function page(slug: string, title: string, summary: string, kind: DocsPage['kind'], source: string): DocsPage {
-  return { slug, title, summary, kind, markdown: twinLinks(source), html: docsHtml(title, pagePath(slug, true), renderMarkdown(source)) };
+  return {
+    slug,
+    title,
+    summary,
+    kind,
+    markdown: twinLinks(source),
+    html: docsHtml(title, pagePath(slug, true), renderMarkdown(source)),
+  };
 }
 
 /** Bounded, because the base URL can come from the request's Host when none is configured. */
@@ -156,10 +167,20 @@ export function buildSite(input: SiteInput): DocsSite {
     const { title, markdown } = entrySource(entry, input);
     pages.set(entry.slug, page(entry.slug, title, entry.summary, entry.kind, markdown));
   }
-  const index = page('', 'Developer docs', 'The start page: guides, API references, machine-readable documents.', 'index', indexMarkdown([...pages.values()]));
+  const index = page(
+    '',
+    'Developer docs',
+    'The start page: guides, API references, machine-readable documents.',
+    'index',
+    indexMarkdown([...pages.values()]),
+  );
 
   const markdownByBase = new Map<DocsPage, (baseUrl: string) => string>();
-  for (const p of [index, ...pages.values()]) markdownByBase.set(p, perBase((base) => absoluteLinks(p.markdown, base)));
+  for (const p of [index, ...pages.values()])
+    markdownByBase.set(
+      p,
+      perBase((base) => absoluteLinks(p.markdown, base)),
+    );
 
   const llmsTxt = perBase((base) => {
     const line = (p: DocsPage) => `- [${p.title}](${base}${pagePath(p.slug, true)}): ${p.summary}`;

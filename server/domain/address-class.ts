@@ -64,7 +64,12 @@ const IPV4: readonly Row[] = [
   ['169.254.0.0/16', 'link-local', 'link local', 'RFC 3927'],
   ['169.254.169.254/32', 'metadata', 'cloud instance metadata (AWS, GCP, Azure and others)', 'cloud provider'],
   ['172.16.0.0/12', 'private', 'private use', 'RFC 1918'],
-  ['192.0.0.0/24', 'reserved', 'IETF protocol assignments (DS-Lite, PCP and TURN anycast, NAT64 discovery)', 'RFC 6890'],
+  [
+    '192.0.0.0/24',
+    'reserved',
+    'IETF protocol assignments (DS-Lite, PCP and TURN anycast, NAT64 discovery)',
+    'RFC 6890',
+  ],
   ['192.0.0.192/32', 'metadata', 'Oracle Cloud instance metadata', 'cloud provider'],
   ['192.0.2.0/24', 'documentation', 'documentation (TEST-NET-1)', 'RFC 5737'],
   ['192.88.99.0/24', 'reserved', '6to4 relay anycast, deprecated', 'RFC 7526'],
@@ -100,7 +105,11 @@ const IPV6: readonly Row[] = [
   ['ff00::/8', 'multicast', 'multicast', 'RFC 4291'],
 ];
 
-const OUTSIDE_GLOBAL_UNICAST: RegistryEntry = { block: '2000::/3 (outside)', name: 'not global unicast', source: 'IANA IPv6 Address Space' };
+const OUTSIDE_GLOBAL_UNICAST: RegistryEntry = {
+  block: '2000::/3 (outside)',
+  name: 'not global unicast',
+  source: 'IANA IPv6 Address Space',
+};
 const GLOBAL_UNICAST = { bytes: parseIpv6('2000::'), bits: 3 };
 
 interface Block {
@@ -145,12 +154,19 @@ function parseIpv6(text: string): Uint8Array {
   // A dotted tail (::ffff:1.2.3.4) becomes its two hex groups.
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
   const hex = dotted
-    ? text.slice(0, dotted.index) + [[dotted[1], dotted[2]], [dotted[3], dotted[4]]].map(([hi, lo]) => ((Number(hi) << 8) | Number(lo)).toString(16)).join(':')
+    ? text.slice(0, dotted.index) +
+      [
+        [dotted[1], dotted[2]],
+        [dotted[3], dotted[4]],
+      ]
+        .map(([hi, lo]) => ((Number(hi) << 8) | Number(lo)).toString(16))
+        .join(':')
     : text;
   const [left = '', right] = hex.split('::');
   const head = left === '' ? [] : left.split(':');
   const tail = right === undefined || right === '' ? [] : right.split(':');
-  const groups = right === undefined ? head : [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail];
+  const groups =
+    right === undefined ? head : [...head, ...Array<string>(8 - head.length - tail.length).fill('0'), ...tail];
   const bytes = new Uint8Array(16);
   groups.forEach((g, i) => {
     const n = parseInt(g, 16);
@@ -188,7 +204,10 @@ function classifyIpv4(bytes: Uint8Array): AddressVerdict {
 
 function classifyIpv6(bytes: Uint8Array): AddressVerdict {
   const block = mostSpecific(bytes, BLOCKS6);
-  if (!block) return within(bytes, GLOBAL_UNICAST.bytes, GLOBAL_UNICAST.bits) ? { class: 'public' } : { class: 'reserved', entry: OUTSIDE_GLOBAL_UNICAST };
+  if (!block)
+    return within(bytes, GLOBAL_UNICAST.bytes, GLOBAL_UNICAST.bits)
+      ? { class: 'public' }
+      : { class: 'reserved', entry: OUTSIDE_GLOBAL_UNICAST };
   if (!block.embeds) return { class: block.cls, entry: block.entry };
   const octets = embeddedIpv4(block.embeds, bytes);
   const inner = classifyIpv4(Uint8Array.from(octets));

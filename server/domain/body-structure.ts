@@ -61,7 +61,8 @@ export function jsonStructureProblem(bytes: Uint8Array, limits: JsonLimits): Str
     if (isWhitespace(b)) continue;
     if (awaitingFirst) {
       awaitingFirst = false;
-      if (b !== CLOSE_ARRAY && b !== CLOSE_OBJECT && ++members > limits.maxMembers) return { limit: 'members', max: limits.maxMembers, offset: i };
+      if (b !== CLOSE_ARRAY && b !== CLOSE_OBJECT && ++members > limits.maxMembers)
+        return { limit: 'members', max: limits.maxMembers, offset: i };
     }
     if (b === QUOTE) {
       const end = endOfString(bytes, i + 1);

@@ -1,7 +1,14 @@
 // Brokerage cases (the admin contract's x-transitions): the case state machine the operator drives, and who may open a
 // case for a domain. Pure: no clock, no storage.
 
-export const BROKERAGE_STATUSES = ['open', 'contacting_owner', 'negotiating', 'deal_closed', 'no_deal', 'cancelled'] as const;
+export const BROKERAGE_STATUSES = [
+  'open',
+  'contacting_owner',
+  'negotiating',
+  'deal_closed',
+  'no_deal',
+  'cancelled',
+] as const;
 export type BrokerageStatus = (typeof BROKERAGE_STATUSES)[number];
 
 export const BROKERAGE_TIERS = ['managed', 'self_serve'] as const;
@@ -28,22 +35,61 @@ export interface BrokerageTransition {
 
 /** The admin contract's `x-transitions`, member for member (a test holds them equal). */
 export const BROKERAGE_TRANSITIONS: Readonly<Record<BrokerageAction, BrokerageTransition>> = {
-  'contact-owner': { from: ['open'], to: 'contacting_owner', event: 'brokerage.case_updated', webhook: false, requires: [] },
-  negotiate: { from: ['contacting_owner'], to: 'negotiating', event: 'brokerage.case_updated', webhook: false, requires: [] },
-  'close-deal': { from: ['negotiating'], to: 'deal_closed', event: 'brokerage.case_completed', webhook: true, requires: ['final_price_cents'] },
-  'no-deal': { from: ['open', 'contacting_owner', 'negotiating'], to: 'no_deal', event: 'brokerage.case_updated', webhook: false, requires: [] },
-  cancel: { from: ['open', 'contacting_owner', 'negotiating'], to: 'cancelled', event: 'brokerage.case_updated', webhook: false, requires: [] },
+  'contact-owner': {
+    from: ['open'],
+    to: 'contacting_owner',
+    event: 'brokerage.case_updated',
+    webhook: false,
+    requires: [],
+  },
+  negotiate: {
+    from: ['contacting_owner'],
+    to: 'negotiating',
+    event: 'brokerage.case_updated',
+    webhook: false,
+    requires: [],
+  },
+  'close-deal': {
+    from: ['negotiating'],
+    to: 'deal_closed',
+    event: 'brokerage.case_completed',
+    webhook: true,
+    requires: ['final_price_cents'],
+  },
+  'no-deal': {
+    from: ['open', 'contacting_owner', 'negotiating'],
+    to: 'no_deal',
+    event: 'brokerage.case_updated',
+    webhook: false,
+    requires: [],
+  },
+  cancel: {
+    from: ['open', 'contacting_owner', 'negotiating'],
+    to: 'cancelled',
+    event: 'brokerage.case_updated',
+    webhook: false,
+    requires: [],
+  },
 };
 
 export const OPENED_EVENT: BrokerageEventType = 'brokerage.case_opened';
 
-export const isBrokerageAction = (value: string): value is BrokerageAction => (BROKERAGE_ACTIONS as readonly string[]).includes(value);
+export const isBrokerageAction = (value: string): value is BrokerageAction =>
+  (BROKERAGE_ACTIONS as readonly string[]).includes(value);
 
 /** What a request body must not get wrong, before the case's state is even looked at (400). */
-export function bodyProblem(action: BrokerageAction, finalPriceCents: number | undefined): { path: string; message: string } | undefined {
+export function bodyProblem(
+  action: BrokerageAction,
+  finalPriceCents: number | undefined,
+): { path: string; message: string } | undefined {
   const needs = BROKERAGE_TRANSITIONS[action].requires.includes('final_price_cents');
-  if (needs && finalPriceCents === undefined) return { path: '/body/final_price_cents', message: `${action} requires final_price_cents` };
-  if (!needs && finalPriceCents !== undefined) return { path: '/body/final_price_cents', message: `final_price_cents is only accepted by close-deal, not ${action}` };
+  if (needs && finalPriceCents === undefined)
+    return { path: '/body/final_price_cents', message: `${action} requires final_price_cents` };
+  if (!needs && finalPriceCents !== undefined)
+    return {
+      path: '/body/final_price_cents',
+      message: `final_price_cents is only accepted by close-deal, not ${action}`,
+    };
   return undefined;
 }
 
@@ -63,7 +109,10 @@ export function moveCase(
   const t = BROKERAGE_TRANSITIONS[action];
   if (!t.from.includes(current.status)) {
     const allowed = t.from.length === 1 ? t.from[0] : `${t.from.slice(0, -1).join(', ')} or ${t.from.at(-1)}`;
-    return { ok: false, message: `Brokerage case ${current.case_id} is ${current.status}; ${action} is allowed only from ${allowed}` };
+    return {
+      ok: false,
+      message: `Brokerage case ${current.case_id} is ${current.status}; ${action} is allowed only from ${allowed}`,
+    };
   }
   return {
     ok: true,
@@ -103,4 +152,5 @@ export function eligibility(domain: string, hasOpenCase: boolean): Eligibility {
   return { domain, eligible: true, reason: null };
 }
 
-export const ineligibleMessage = (e: Eligibility) => `Domain "${e.domain}" is not eligible for brokerage: ${e.reason ?? 'unknown'}`;
+export const ineligibleMessage = (e: Eligibility) =>
+  `Domain "${e.domain}" is not eligible for brokerage: ${e.reason ?? 'unknown'}`;

@@ -25,7 +25,9 @@ export function buyerUrlProblem(url: string, environment: BuyerUrlEnvironment): 
   }
   if (parsed.protocol === 'https:') return parsed.hostname ? undefined : 'must name a host';
   if (parsed.protocol === 'http:' && isLoopbackHostname(parsed.hostname)) {
-    return environment === 'sandbox' ? undefined : 'must be https: http is accepted on loopback hosts with sandbox credentials only';
+    return environment === 'sandbox'
+      ? undefined
+      : 'must be https: http is accepted on loopback hosts with sandbox credentials only';
   }
   return 'must be an https URL (or http on a loopback host with a sandbox credential)';
 }

@@ -17,7 +17,9 @@ export function canonicalJson(value: unknown): string {
   try {
     text = canonicalize(value);
   } catch (error) {
-    throw new TypeError(`value has no canonical JSON form: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new TypeError(`value has no canonical JSON form: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   if (text === undefined) throw new TypeError('value has no canonical JSON form');
   return text;

@@ -18,15 +18,24 @@ export interface CheckoutTokenPayload {
 }
 
 export function issueCheckoutToken(key: Uint8Array, payload: CheckoutTokenPayload): string {
-  return seal(key, PURPOSE, CHECKOUT_TOKEN_PREFIX, JSON.stringify({ v: 1, s: payload.sessionId, p: payload.partnerId, exp: payload.expiresAt }));
+  return seal(
+    key,
+    PURPOSE,
+    CHECKOUT_TOKEN_PREFIX,
+    JSON.stringify({ v: 1, s: payload.sessionId, p: payload.partnerId, exp: payload.expiresAt }),
+  );
 }
 
 /** The session a token names, or why it names none (tampered and malformed look alike to the buyer). */
-export function readCheckoutToken(key: Uint8Array, token: string): { ok: true; payload: CheckoutTokenPayload } | { ok: false } {
+export function readCheckoutToken(
+  key: Uint8Array,
+  token: string,
+): { ok: true; payload: CheckoutTokenPayload } | { ok: false } {
   const opened = open(key, PURPOSE, CHECKOUT_TOKEN_PREFIX, token);
   if (!opened.ok || typeof opened.payload !== 'object' || opened.payload === null) return { ok: false };
   const w = opened.payload as Record<string, unknown>;
-  if (w.v !== 1 || typeof w.s !== 'string' || typeof w.p !== 'string' || !Number.isSafeInteger(w.exp)) return { ok: false };
+  if (w.v !== 1 || typeof w.s !== 'string' || typeof w.p !== 'string' || !Number.isSafeInteger(w.exp))
+    return { ok: false };
   return { ok: true, payload: { sessionId: w.s, partnerId: w.p, expiresAt: w.exp as number } };
 }
 
@@ -59,7 +68,9 @@ export function returnUrlWithOrder(returnUrl: string, publicId: string): string 
 
 /** Integer cents as the page shows them, e.g. `$2,500.00 USD`. */
 export function formatPrice(cents: number, currency: string): string {
-  const whole = Math.floor(cents / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const whole = Math.floor(cents / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   const symbol = currency === 'USD' ? '$' : '';
   return `${symbol}${whole}.${String(cents % 100).padStart(2, '0')} ${currency}`;
 }

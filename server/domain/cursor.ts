@@ -35,8 +35,7 @@ function bindingDigest(binding: Readonly<Record<string, unknown>>): string {
 
 function isPosition(value: unknown): value is CursorPosition {
   return (
-    Array.isArray(value) &&
-    value.every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))
+    Array.isArray(value) && value.every((v) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)))
   );
 }
 
@@ -47,7 +46,10 @@ export function encodeCursor(key: Uint8Array, input: CursorInput): string {
   return seal(key, PURPOSE, PREFIX, JSON.stringify(payload));
 }
 
-const MALFORMED: CursorError = { error: 'invalid_cursor', message: 'The cursor is malformed or was altered; start again without a cursor' };
+const MALFORMED: CursorError = {
+  error: 'invalid_cursor',
+  message: 'The cursor is malformed or was altered; start again without a cursor',
+};
 
 /**
  * The position to continue after, or an `invalid_cursor` error (400). Only a verified cursor
@@ -65,9 +67,13 @@ export function decodeCursor(
   if (typeof p !== 'object' || p === null || Array.isArray(p)) return MALFORMED;
   const { s, b, k } = p as Record<string, unknown>;
   if (typeof s !== 'string' || typeof b !== 'string' || !isPosition(k)) return MALFORMED;
-  if (s !== scope) return { error: 'invalid_cursor', message: 'The cursor belongs to another list; start again without a cursor' };
+  if (s !== scope)
+    return { error: 'invalid_cursor', message: 'The cursor belongs to another list; start again without a cursor' };
   if (b !== bindingDigest(binding)) {
-    return { error: 'invalid_cursor', message: 'The cursor was issued for other filters; start again without a cursor' };
+    return {
+      error: 'invalid_cursor',
+      message: 'The cursor was issued for other filters; start again without a cursor',
+    };
   }
   return k;
 }

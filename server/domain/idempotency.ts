@@ -85,8 +85,7 @@ export interface StoredIdempotencyRecord {
 }
 
 export type ExistingKeyDecision =
-  | { action: 'replay'; statusCode: number; body: string }
-  | Extract<IdempotencyDecision, { code: 'conflict' }>;
+  { action: 'replay'; statusCode: number; body: string } | Extract<IdempotencyDecision, { code: 'conflict' }>;
 
 /**
  * The decision for a request whose key the store would not let it claim, on both surfaces (POST
@@ -94,12 +93,22 @@ export type ExistingKeyDecision =
  * abandoned, so a record it did not take over, or one marked done whose answer is not stored yet,
  * belongs to a request still executing: 409 with Retry-After, never a second execution.
  */
-export function decideForExistingKey(existing: StoredIdempotencyRecord, incomingFingerprint: string, key: string, now: number): ExistingKeyDecision {
+export function decideForExistingKey(
+  existing: StoredIdempotencyRecord,
+  incomingFingerprint: string,
+  key: string,
+  now: number,
+): ExistingKeyDecision {
   const answered = existing.state === 'done' && existing.status_code !== null && existing.body !== null;
-  const record: IdempotencyRecord = { fingerprint: existing.fingerprint, state: answered ? 'completed' : 'in-flight', expiresAt: existing.expires_at };
+  const record: IdempotencyRecord = {
+    fingerprint: existing.fingerprint,
+    state: answered ? 'completed' : 'in-flight',
+    expiresAt: existing.expires_at,
+  };
   const decision = decideIdempotency(record, incomingFingerprint, key, now);
   if (decision.action === 'conflict-different-body' || decision.action === 'conflict-in-flight') return decision;
-  if (decision.action === 'replay' && existing.status_code !== null && existing.body !== null) return { action: 'replay', statusCode: existing.status_code, body: existing.body };
+  if (decision.action === 'replay' && existing.status_code !== null && existing.body !== null)
+    return { action: 'replay', statusCode: existing.status_code, body: existing.body };
   return inFlight(key);
 }
 
@@ -123,4 +132,3 @@ const STORED: ReadonlyArray<{ status: number; code?: string }> = [
 export function isStoredOutcome(status: number, code?: string): boolean {
   return STORED.some((s) => s.status === status && (s.code === undefined || s.code === code));
 }
-

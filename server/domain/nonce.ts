@@ -17,7 +17,9 @@ export const NONCE_RETENTION_MARGIN_SECONDS = 60;
  * what the freshness check judges. Production calls it from http/partner-auth.ts.
  */
 export function nonceExpiresAt(timestampSeconds: number, marginSeconds = NONCE_RETENTION_MARGIN_SECONDS): number {
-  if (!Number.isSafeInteger(timestampSeconds)) throw new RangeError(`timestampSeconds must be an integer, got ${timestampSeconds}`);
-  if (!Number.isSafeInteger(marginSeconds) || marginSeconds < 0) throw new RangeError('marginSeconds must be a non-negative integer');
+  if (!Number.isSafeInteger(timestampSeconds))
+    throw new RangeError(`timestampSeconds must be an integer, got ${timestampSeconds}`);
+  if (!Number.isSafeInteger(marginSeconds) || marginSeconds < 0)
+    throw new RangeError('marginSeconds must be a non-negative integer');
   return timestampSeconds + TIMESTAMP_SKEW_SECONDS + marginSeconds;
 }

@@ -19,7 +19,14 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 export const PAYMENT_MODELS = ['partner_collected', 'service_collected'] as const;
 export type PaymentModel = (typeof PAYMENT_MODELS)[number];
 
-export const OPERATOR_ACTIONS = ['hold', 'clear-hold', 'start-transfer', 'confirm-delivery', 'cancel', 'refund'] as const;
+export const OPERATOR_ACTIONS = [
+  'hold',
+  'clear-hold',
+  'start-transfer',
+  'confirm-delivery',
+  'cancel',
+  'refund',
+] as const;
 export type OperatorAction = (typeof OPERATOR_ACTIONS)[number];
 
 /** Every move: the operator's, the partner's refund, and the settlement run's. */
@@ -55,7 +62,12 @@ export interface TransitionRule {
   readonly 'also-writes': ReadonlyArray<{ readonly event: OrderEventType; readonly webhook: boolean }>;
 }
 
-const BEFORE_TRANSFER_COMPLETED: readonly OrderStatus[] = ['EXTERNALLY_PAID', 'PAID', 'MANUAL_REVIEW', 'TRANSFER_IN_PROGRESS'];
+const BEFORE_TRANSFER_COMPLETED: readonly OrderStatus[] = [
+  'EXTERNALLY_PAID',
+  'PAID',
+  'MANUAL_REVIEW',
+  'TRANSFER_IN_PROGRESS',
+];
 
 /** The admin spec's `x-transitions` of POST /orders/{public_id}/{action}. */
 export const OPERATOR_TRANSITIONS: Readonly<Record<OperatorAction, TransitionRule>> = {
@@ -198,7 +210,10 @@ export function transition(order: OrderState, move: OrderMove): TransitionResult
 
 /** The statuses reachable in one move from each status (the spec's OrderStatus `x-transitions`). */
 export function reachableStatuses(): Record<OrderStatus, OrderStatus[]> {
-  const out = Object.fromEntries(ORDER_STATUSES.map((s) => [s, [] as OrderStatus[]])) as Record<OrderStatus, OrderStatus[]>;
+  const out = Object.fromEntries(ORDER_STATUSES.map((s) => [s, [] as OrderStatus[]])) as Record<
+    OrderStatus,
+    OrderStatus[]
+  >;
   for (const move of ORDER_MOVES) {
     const rule = ruleOf(move);
     const targets = typeof rule.to === 'string' ? [rule.to] : Object.values(rule.to);

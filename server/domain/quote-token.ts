@@ -43,7 +43,8 @@ interface Wire {
 
 export function issueQuote(input: IssueQuoteInput): { quoteId: string; expiresAt: number } {
   const validity = input.validitySeconds ?? QUOTE_VALIDITY_SECONDS;
-  if (!Number.isSafeInteger(input.priceCents) || input.priceCents < 0) throw new RangeError('priceCents must be a non-negative integer');
+  if (!Number.isSafeInteger(input.priceCents) || input.priceCents < 0)
+    throw new RangeError('priceCents must be a non-negative integer');
   if (!Number.isSafeInteger(input.issuedAt)) throw new RangeError('issuedAt must be an integer number of ms');
   if (!(validity > 0) || !Number.isFinite(validity)) throw new RangeError('validitySeconds must be positive');
   const expiresAt = input.issuedAt + Math.round(validity * 1000);

@@ -39,10 +39,11 @@ export interface RateLimitDecision {
 export function decideRateLimit(input: RateLimitInput): RateLimitDecision {
   const { limit, windowSeconds, now } = input;
   if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError('limit must be a non-negative integer');
-  if (!Number.isSafeInteger(windowSeconds) || windowSeconds < 1) throw new RangeError('windowSeconds must be a positive integer');
+  if (!Number.isSafeInteger(windowSeconds) || windowSeconds < 1)
+    throw new RangeError('windowSeconds must be a positive integer');
   const windowMs = windowSeconds * 1000;
   const fresh = input.windowStart === undefined || now >= input.windowStart + windowMs;
-  const windowStart = fresh ? now : (input.windowStart);
+  const windowStart = fresh ? now : input.windowStart;
   const before = fresh ? 0 : input.count;
   const allowed = before < limit;
   const count = allowed ? before + 1 : before;
@@ -66,7 +67,8 @@ export function rateLimitHeaders(
 ): Record<string, string> {
   // The name is a structured-field string; restricting it keeps quoting trivial and matches the
   // headers' pattern in the spec.
-  if (!CLASS_NAME.test(className)) throw new RangeError(`rate-limit class name must match ${CLASS_NAME}, got ${className}`);
+  if (!CLASS_NAME.test(className))
+    throw new RangeError(`rate-limit class name must match ${CLASS_NAME}, got ${className}`);
   const headers: Record<string, string> = {
     'RateLimit-Policy': `"${className}";q=${policy.limit};w=${policy.windowSeconds}`,
     RateLimit: `"${className}";r=${decision.remaining};t=${decision.resetSeconds}`,
@@ -74,7 +76,8 @@ export function rateLimitHeaders(
     'RateLimit-Remaining': String(decision.remaining),
     'RateLimit-Reset': String(decision.resetSeconds),
   };
-  if (decision.retryAfterSeconds !== undefined) headers['Retry-After'] = String(Math.max(1, Math.ceil(decision.retryAfterSeconds)));
+  if (decision.retryAfterSeconds !== undefined)
+    headers['Retry-After'] = String(Math.max(1, Math.ceil(decision.retryAfterSeconds)));
   return headers;
 }
 
@@ -104,7 +107,11 @@ export function rateLimitClasses(spec: unknown): Record<string, RateLimitClass> 
 }
 
 /** The class named `name` (an operation's `x-rate-limit`), or `fallback` for an unknown path; throws for a class the document lacks. */
-export function rateLimitClassOf(classes: Readonly<Record<string, RateLimitClass>>, name: string | undefined, fallback: string): RateLimitClass & { name: string } {
+export function rateLimitClassOf(
+  classes: Readonly<Record<string, RateLimitClass>>,
+  name: string | undefined,
+  fallback: string,
+): RateLimitClass & { name: string } {
   const chosen = name ?? fallback;
   const cls = classes[chosen];
   if (!cls) throw new Error(`Unknown rate-limit class "${chosen}"`);

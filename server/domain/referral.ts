@@ -10,7 +10,14 @@ export const ATTRIBUTION_WINDOW_MS = ATTRIBUTION_WINDOW_DAYS * 24 * 60 * 60 * 10
 export const REFERRAL_COOKIE = 'ds_ref';
 
 /** Product pages a product link may point at (ProductSlug). */
-export const PRODUCTS = ['hosted-checkout', 'brokerage', 'referral', 'partner-api', 'domain-search', 'marketplace'] as const;
+export const PRODUCTS = [
+  'hosted-checkout',
+  'brokerage',
+  'referral',
+  'partner-api',
+  'domain-search',
+  'marketplace',
+] as const;
 
 export type LinkType = 'generic' | 'domain' | 'product';
 
@@ -28,7 +35,11 @@ export interface LinkTarget {
  */
 export function linkDestination(publicBaseUrl: string, link: LinkTarget, rawQuery: string): string {
   const path =
-    link.type === 'domain' && link.domain ? `/domains/${encodeURIComponent(link.domain)}` : link.type === 'product' && link.product ? `/products/${encodeURIComponent(link.product)}` : '/';
+    link.type === 'domain' && link.domain
+      ? `/domains/${encodeURIComponent(link.domain)}`
+      : link.type === 'product' && link.product
+        ? `/products/${encodeURIComponent(link.product)}`
+        : '/';
   return `${publicBaseUrl}${path}${rawQuery ? `?${rawQuery}` : ''}`;
 }
 
@@ -40,10 +51,18 @@ export function isWithinAttributionWindow(clickAt: number, saleAt: number): bool
 export type CommissionStatus = 'accrued' | 'pending' | 'paid_out' | 'reversed';
 
 /** x-balance-effect of CommissionStatus: +1 credit, 0 none, -1 debit. */
-export const BALANCE_EFFECT: Readonly<Record<CommissionStatus, -1 | 0 | 1>> = { accrued: 1, pending: 0, paid_out: -1, reversed: -1 };
+export const BALANCE_EFFECT: Readonly<Record<CommissionStatus, -1 | 0 | 1>> = {
+  accrued: 1,
+  pending: 0,
+  paid_out: -1,
+  reversed: -1,
+};
 
 /** The running balance after each entry, in ledger order. */
-export function runningBalances(entries: ReadonlyArray<{ status: CommissionStatus; amountCents: number }>, opening = 0): number[] {
+export function runningBalances(
+  entries: ReadonlyArray<{ status: CommissionStatus; amountCents: number }>,
+  opening = 0,
+): number[] {
   let balance = opening;
   return entries.map((e) => (balance += BALANCE_EFFECT[e.status] * e.amountCents));
 }
@@ -77,7 +96,11 @@ export function maskEmail(email: string): string {
  * The analytics window: 30 days before now without bounds; with one bound, the other 30 days
  * away from it; `to` never later than now.
  */
-export function analyticsWindow(from: number | undefined, to: number | undefined, now: number): { from: number; to: number } {
+export function analyticsWindow(
+  from: number | undefined,
+  to: number | undefined,
+  now: number,
+): { from: number; to: number } {
   const span = ATTRIBUTION_WINDOW_MS;
   let end = to ?? (from !== undefined ? from + span : now);
   if (end > now) end = now;

@@ -22,7 +22,10 @@ export interface SaleAmount {
 }
 
 export function orderCommissionCents(order: SaleAmount, rates: CommissionRates): number {
-  return commissionCents(order.sale_price_cents, order.payment_model === 'partner_collected' ? rates.partnerCollected : rates.serviceCollected);
+  return commissionCents(
+    order.sale_price_cents,
+    order.payment_model === 'partner_collected' ? rates.partnerCollected : rates.serviceCollected,
+  );
 }
 
 export interface SettledAmount extends SaleAmount {

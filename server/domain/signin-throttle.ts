@@ -39,13 +39,21 @@ export function waitAfter(rule: ThrottleRule, failures: number): number {
  * `failures` that count at `now`: none once the last failure is older than `forgetAfterMs`.
  * The waits only depend on this count, so a lock ends by itself.
  */
-export function countingFailures(rule: ThrottleRule, state: { failures: number; lastFailureAt: number } | undefined, now: number): number {
+export function countingFailures(
+  rule: ThrottleRule,
+  state: { failures: number; lastFailureAt: number } | undefined,
+  now: number,
+): number {
   if (!state || now - state.lastFailureAt >= rule.forgetAfterMs) return 0;
   return state.failures;
 }
 
 /** When the next attempt may be made (ms); `now` or earlier means at once. */
-export function nextAttemptAt(rule: ThrottleRule, state: { failures: number; lastFailureAt: number } | undefined, now: number): number {
+export function nextAttemptAt(
+  rule: ThrottleRule,
+  state: { failures: number; lastFailureAt: number } | undefined,
+  now: number,
+): number {
   const failures = countingFailures(rule, state, now);
   return failures === 0 || !state ? now : state.lastFailureAt + waitAfter(rule, failures);
 }
@@ -62,6 +70,11 @@ export function throttledAddress(address: string | undefined): string {
   const [head = '', tail = ''] = address.toLowerCase().split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const groups = address.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
-  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+  const groups = address.includes('::')
+    ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
+    : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }

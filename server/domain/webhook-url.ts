@@ -42,7 +42,11 @@ function refuse(message: string): ValidationFailure {
  */
 export function isAllowedAddress(verdict: AddressVerdict, environment: Environment): boolean {
   if (verdict.class === 'public') return true;
-  return environment === 'sandbox' && verdict.class === 'loopback' && (verdict.embedded === undefined || verdict.embedded.form === 'mapped');
+  return (
+    environment === 'sandbox' &&
+    verdict.class === 'loopback' &&
+    (verdict.embedded === undefined || verdict.embedded.form === 'mapped')
+  );
 }
 
 const DESCRIPTION: Record<AddressClass, string> = {
@@ -88,7 +92,10 @@ function verdictRefusal(verdict: AddressVerdict, environment: Environment): stri
 }
 
 // RFC 6761 reserves these names for loopback, so they are judged without asking DNS.
-const LOOPBACK_NAME: AddressVerdict = { class: 'loopback', entry: { block: 'localhost', name: 'loopback name', source: 'RFC 6761' } };
+const LOOPBACK_NAME: AddressVerdict = {
+  class: 'loopback',
+  entry: { block: 'localhost', name: 'loopback name', source: 'RFC 6761' },
+};
 
 function isLoopbackName(hostname: string): boolean {
   const name = hostname.toLowerCase().replace(/\.$/, '');
@@ -130,7 +137,11 @@ export function checkWebhookUrl(url: string, environment: Environment): WebhookU
 }
 
 /** The rule for an address the caller resolved the URL's host name to. */
-export function checkResolvedAddress(hostname: string, ip: string, environment: Environment): { ok: true } | ValidationFailure {
+export function checkResolvedAddress(
+  hostname: string,
+  ip: string,
+  environment: Environment,
+): { ok: true } | ValidationFailure {
   const refusal = addressRefusal(ip, environment);
   return refusal ? refuse(`url host ${hostname} resolves to ${ip}, ${refusal}`) : { ok: true };
 }

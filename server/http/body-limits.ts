@@ -3,7 +3,12 @@
 // too deep or with too many members, or a form with too many fields, is a 400 `validation_error`
 // that cost a scan, not a parse.
 import type { RequestHandler } from 'express';
-import { formStructureProblem, jsonStructureProblem, type JsonLimits, type StructureProblem } from '../domain/body-structure.ts';
+import {
+  formStructureProblem,
+  jsonStructureProblem,
+  type JsonLimits,
+  type StructureProblem,
+} from '../domain/body-structure.ts';
 import { ApiError } from './errors.ts';
 
 export interface BodyLimits {
@@ -16,16 +21,21 @@ const JSON_TYPE = /^application\/([\w.+-]*\+)?json\b/i;
 const FORM_TYPE = /^application\/x-www-form-urlencoded\b/i;
 
 function positiveInteger(value: unknown, where: string): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) throw new Error(`x-body-limits: ${where} must be a positive integer`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new Error(`x-body-limits: ${where} must be a positive integer`);
   return value;
 }
 
 /** The document's `x-body-limits`; throws at start-up when it is missing or malformed. */
 export function bodyLimitsOf(document: Record<string, unknown>): BodyLimits {
-  const raw = document['x-body-limits'] as { json?: Record<string, unknown>; form?: Record<string, unknown> } | undefined;
+  const raw = document['x-body-limits'] as
+    { json?: Record<string, unknown>; form?: Record<string, unknown> } | undefined;
   if (!raw?.json) throw new Error('the document has no x-body-limits.json');
   return {
-    json: { maxDepth: positiveInteger(raw.json['max-depth'], 'json.max-depth'), maxMembers: positiveInteger(raw.json['max-members'], 'json.max-members') },
+    json: {
+      maxDepth: positiveInteger(raw.json['max-depth'], 'json.max-depth'),
+      maxMembers: positiveInteger(raw.json['max-members'], 'json.max-members'),
+    },
     ...(raw.form ? { form: { maxFields: positiveInteger(raw.form['max-fields'], 'form.max-fields') } } : {}),
   };
 }
@@ -37,7 +47,11 @@ function refusal(problem: StructureProblem): ApiError {
       : problem.limit === 'members'
         ? `must not have more than ${problem.max} array elements and object members in all`
         : `must not have more than ${problem.max} form fields`;
-  return new ApiError('validation_error', `Request body ${rule} (x-body-limits; the limit was crossed at byte ${problem.offset})`, [{ path: '/body', message: rule }]);
+  return new ApiError(
+    'validation_error',
+    `Request body ${rule} (x-body-limits; the limit was crossed at byte ${problem.offset})`,
+    [{ path: '/body', message: rule }],
+  );
 }
 
 /** Refuses a JSON or form body over the limits before anything parses it. */

@@ -23,16 +23,29 @@ export interface CorsRules {
 
 /** The root `x-cors` of a document; a document that lacks or garbles it is refused at start-up. */
 export function corsRules(contract: ApiContract): CorsRules {
-  const root = contract.root<{ 'allow-headers'?: unknown; 'expose-headers'?: unknown; preflight?: { 'max-age-seconds'?: unknown } }>('x-cors');
+  const root = contract.root<{
+    'allow-headers'?: unknown;
+    'expose-headers'?: unknown;
+    preflight?: { 'max-age-seconds'?: unknown };
+  }>('x-cors');
   const list = (value: unknown, name: string): string[] => {
-    if (!Array.isArray(value) || value.length === 0 || !value.every((v) => typeof v === 'string' && /^[A-Za-z0-9-]+$/.test(v))) {
+    if (
+      !Array.isArray(value) ||
+      value.length === 0 ||
+      !value.every((v) => typeof v === 'string' && /^[A-Za-z0-9-]+$/.test(v))
+    ) {
       throw new TypeError(`x-cors.${name} must be a non-empty list of header names`);
     }
     return value as string[];
   };
   const maxAge = root?.preflight?.['max-age-seconds'];
-  if (typeof maxAge !== 'number' || !Number.isInteger(maxAge) || maxAge < 0) throw new TypeError('x-cors.preflight.max-age-seconds must be a whole number of seconds');
-  return { allowHeaders: list(root?.['allow-headers'], 'allow-headers'), exposeHeaders: list(root?.['expose-headers'], 'expose-headers'), maxAgeSeconds: maxAge };
+  if (typeof maxAge !== 'number' || !Number.isInteger(maxAge) || maxAge < 0)
+    throw new TypeError('x-cors.preflight.max-age-seconds must be a whole number of seconds');
+  return {
+    allowHeaders: list(root?.['allow-headers'], 'allow-headers'),
+    exposeHeaders: list(root?.['expose-headers'], 'expose-headers'),
+    maxAgeSeconds: maxAge,
+  };
 }
 
 export type CorsHeaders = Record<string, string>;
@@ -42,7 +55,12 @@ export type CorsHeaders = Record<string, string>;
  * it is the same for every origin. An echoed origin varies with `Origin`, so `Vary: Origin` is
  * sent whether or not this request's origin is allowed (a cache must not reuse either answer).
  */
-export function answerHeaders(policy: CorsPolicy, origin: string | undefined, allowed: boolean, rules: CorsRules): CorsHeaders {
+export function answerHeaders(
+  policy: CorsPolicy,
+  origin: string | undefined,
+  allowed: boolean,
+  rules: CorsRules,
+): CorsHeaders {
   const expose = { 'Access-Control-Expose-Headers': rules.exposeHeaders.join(', ') };
   if (policy === 'any-origin') return { 'Access-Control-Allow-Origin': '*', ...expose };
   if (origin === undefined || !allowed) return { Vary: 'Origin' };
@@ -54,7 +72,13 @@ export function answerHeaders(policy: CorsPolicy, origin: string | undefined, al
  * an origin `allowed-origins` does not allow. Every method of the path is listed; the browser
  * itself refuses a request for another one.
  */
-export function preflightHeaders(policy: CorsPolicy, origin: string, allowed: boolean, methods: readonly string[], rules: CorsRules): CorsHeaders | 'refused' {
+export function preflightHeaders(
+  policy: CorsPolicy,
+  origin: string,
+  allowed: boolean,
+  methods: readonly string[],
+  rules: CorsRules,
+): CorsHeaders | 'refused' {
   if (policy === 'allowed-origins' && !allowed) return 'refused';
   return {
     'Access-Control-Allow-Origin': policy === 'any-origin' ? '*' : origin,
@@ -89,8 +113,15 @@ export function cors(options: CorsOptions): RequestHandler {
     };
     const requestedMethod = req.get('access-control-request-method');
     if (req.method === 'OPTIONS' && origin !== undefined && requestedMethod !== undefined) {
-      const headers = preflightHeaders(policy, origin, allowed, operations.map((op) => op.method), options.rules);
-      if (headers === 'refused') return next(new ApiError('forbidden', `Origin "${origin}" is not allowed to call ${path}`));
+      const headers = preflightHeaders(
+        policy,
+        origin,
+        allowed,
+        operations.map((op) => op.method),
+        options.rules,
+      );
+      if (headers === 'refused')
+        return next(new ApiError('forbidden', `Origin "${origin}" is not allowed to call ${path}`));
       setAll(headers);
       res.status(204).end();
       return;

@@ -12,7 +12,12 @@ export function dispatchByOperationId(handlers: Readonly<Record<string, RequestH
     const operation = res.locals.operation;
     const handler = operation ? handlers[operation.operationId] : undefined;
     if (!handler) {
-      return next(new ApiError('internal_error', `${operation?.method ?? req.method} ${operation?.path ?? req.path} is not available on this server yet`));
+      return next(
+        new ApiError(
+          'internal_error',
+          `${operation?.method ?? req.method} ${operation?.path ?? req.path} is not available on this server yet`,
+        ),
+      );
     }
     return handler(req, res, next);
   };

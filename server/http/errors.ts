@@ -83,7 +83,12 @@ export function errorBodyOf(
 }
 
 /** Sets the error's headers and answers `body` with the error's status. */
-export function sendErrorBody(res: Response, err: ApiError, body: Record<string, unknown>, faults: Faults = NO_FAULTS): void {
+export function sendErrorBody(
+  res: Response,
+  err: ApiError,
+  body: Record<string, unknown>,
+  faults: Faults = NO_FAULTS,
+): void {
   for (const [name, value] of Object.entries(err.headers)) {
     if (name === 'Retry-After' && err.code === 'rate_limited' && faults.has('missing-retry-after')) continue;
     res.setHeader(name, value);
@@ -108,13 +113,17 @@ export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   const e = (err ?? {}) as ValidatorLikeError;
   const status = e.status ?? e.statusCode;
-  if (e.type === 'entity.too.large' || status === 413) return new ApiError('payload_too_large', 'Request body exceeds the limit of 1048576 bytes');
-  if (status === 415) return new ApiError('unsupported_media_type', e.message ?? 'Unsupported content type; send application/json');
+  if (e.type === 'entity.too.large' || status === 413)
+    return new ApiError('payload_too_large', 'Request body exceeds the limit of 1048576 bytes');
+  if (status === 415)
+    return new ApiError('unsupported_media_type', e.message ?? 'Unsupported content type; send application/json');
   if (status === 405) return new ApiError('method_not_allowed', e.message ?? 'Method not allowed on this path');
   if (status === 404) return new ApiError('not_found', e.message ?? 'Not found');
   if (status === 400) {
     const details = (e.errors ?? []).map((d) => ({ path: validatorPath(d.path), message: d.message ?? 'is invalid' }));
-    const summary = details.length ? details.map((d) => `${d.path} ${d.message}`).join('; ') : (e.message ?? 'Request is invalid');
+    const summary = details.length
+      ? details.map((d) => `${d.path} ${d.message}`).join('; ')
+      : (e.message ?? 'Request is invalid');
     return new ApiError('validation_error', `Request is invalid: ${summary}`, details);
   }
   return new ApiError('internal_error', 'An unexpected error occurred; retry with exponential back-off');
@@ -126,7 +135,10 @@ function validatorPath(path: string | undefined): string {
   return path.startsWith('/') ? path : `/${path.replace(/^\./, '').replace(/\./g, '/')}`;
 }
 
-export function errorHandler(log: (message: string, err: unknown) => void, faults: Faults = NO_FAULTS): ErrorRequestHandler {
+export function errorHandler(
+  log: (message: string, err: unknown) => void,
+  faults: Faults = NO_FAULTS,
+): ErrorRequestHandler {
   return (err, _req, res, _next) => {
     const apiError = toApiError(err);
     if (apiError.status >= 500) log('request failed', err);

@@ -8,7 +8,12 @@ export function requireIdempotencyKey(): RequestHandler {
   return (req, res, next) => {
     const op = res.locals.operation;
     if (op?.idempotencyKey === 'required' && !req.get('idempotency-key')) {
-      return next(new ApiError('missing_idempotency_key', `${op.method} ${op.path} requires an Idempotency-Key header (1 to 255 characters, one per logical operation)`));
+      return next(
+        new ApiError(
+          'missing_idempotency_key',
+          `${op.method} ${op.path} requires an Idempotency-Key header (1 to 255 characters, one per logical operation)`,
+        ),
+      );
     }
     next();
   };

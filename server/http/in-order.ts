@@ -10,7 +10,9 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 export function inOrder(...steps: RequestHandler[]): RequestHandler {
-  for (const step of steps) if (step.length > 3) throw new TypeError(`inOrder runs request middlewares only; ${step.name || 'a middleware'} takes an error`);
+  for (const step of steps)
+    if (step.length > 3)
+      throw new TypeError(`inOrder runs request middlewares only; ${step.name || 'a middleware'} takes an error`);
   return (req: Request, res: Response, done: NextFunction) => {
     let index = 0;
     const next = (err?: unknown): void => {
@@ -29,4 +31,6 @@ export function inOrder(...steps: RequestHandler[]): RequestHandler {
 }
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  value !== null && (typeof value === 'object' || typeof value === 'function') && typeof (value as { then?: unknown }).then === 'function';
+  value !== null &&
+  (typeof value === 'object' || typeof value === 'function') &&
+  typeof (value as { then?: unknown }).then === 'function';

@@ -29,7 +29,10 @@ export function matchOperation(contract: ApiContract): RequestHandler {
       res.locals.pathParams = match.params;
     } else if (match.kind === 'method-not-allowed') {
       res.setHeader('Allow', match.allowed.join(', '));
-      res.locals.unmatched = new ApiError('method_not_allowed', `${req.method} is not allowed on ${path}; allowed: ${match.allowed.join(', ')}`);
+      res.locals.unmatched = new ApiError(
+        'method_not_allowed',
+        `${req.method} is not allowed on ${path}; allowed: ${match.allowed.join(', ')}`,
+      );
     } else {
       res.locals.unmatched = noOperation(req.method, path);
     }

@@ -70,8 +70,13 @@ function signedTarget(target: string): { path: string; query: string; pairs: Que
     return { ...split, pairs: parseQueryPairs(split.query) };
   } catch (err) {
     if (!isProtocolError(err)) throw err;
-    if (err.details.some((d) => d.path === '/path')) throw new ApiError('validation_error', err.message, [...err.details]);
-    throw new ApiError('validation_error', `Query string is malformed: ${err.message}`, err.details.map((d) => ({ ...d, path: '/query' })));
+    if (err.details.some((d) => d.path === '/path'))
+      throw new ApiError('validation_error', err.message, [...err.details]);
+    throw new ApiError(
+      'validation_error',
+      `Query string is malformed: ${err.message}`,
+      err.details.map((d) => ({ ...d, path: '/query' })),
+    );
   }
 }
 
@@ -119,11 +124,17 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
       const now = deps.clock.now();
       const freshness = checkTimestamp(timestamp, now / 1000);
       if (freshness === 'malformed') {
-        throw new ApiError('invalid_timestamp', `${HEADER_TIMESTAMP} must be Unix time in whole seconds (at most 10 digits), got "${timestamp.slice(0, 20)}"`);
+        throw new ApiError(
+          'invalid_timestamp',
+          `${HEADER_TIMESTAMP} must be Unix time in whole seconds (at most 10 digits), got "${timestamp.slice(0, 20)}"`,
+        );
       }
       const drift = Math.abs(Number(timestamp) - Math.floor(now / 1000));
       if (freshness === 'skewed' && !faults.has('ignore-skew') && !(faults.has('skew-window-301') && drift === 301)) {
-        throw new ApiError('invalid_timestamp', `${HEADER_TIMESTAMP} is ${drift} seconds away from server time (limit 300)`);
+        throw new ApiError(
+          'invalid_timestamp',
+          `${HEADER_TIMESTAMP} is ${drift} seconds away from server time (limit 300)`,
+        );
       }
       if (!isValidNonce(nonce)) {
         throw new ApiError('invalid_signature', `${HEADER_NONCE} must be 1 to 128 printable ASCII characters`);
@@ -134,21 +145,50 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
       // An unknown key id is verified too, against a stand-in secret, so that it costs what a
       // known one costs (x-signing `unknown-key-id`): the answer's timing cannot confirm a key id.
       const secret = credential?.secret ?? UNKNOWN_KEY_SECRET;
-      const verified = verify({ secret, signatureHeader: signature, method, path, query, timestamp, nonce, body: req.rawBody });
+      const verified = verify({
+        secret,
+        signatureHeader: signature,
+        method,
+        path,
+        query,
+        timestamp,
+        nonce,
+        body: req.rawBody,
+      });
       const genuine =
         credential !== undefined &&
         (verified ||
           (faults.has('lenient-canonicalisation') &&
-            signature === signatureOverRawQuery({ secret: credential.secret, method, path, query, timestamp, nonce, body: req.rawBody })));
+            signature ===
+              signatureOverRawQuery({
+                secret: credential.secret,
+                method,
+                path,
+                query,
+                timestamp,
+                nonce,
+                body: req.rawBody,
+              })));
       if (!genuine || !credential) throw new ApiError('invalid_signature', BAD_SIGNATURE);
 
-      const { name, windowSeconds } = rateLimitClassOf(deps.classes, res.locals.operation?.rateClass, deps.unmatchedClass);
+      const { name, windowSeconds } = rateLimitClassOf(
+        deps.classes,
+        res.locals.operation?.rateClass,
+        deps.unmatchedClass,
+      );
       const admission = await deps.replayGuard.admit(
-        { keyId, nonce, expiresAt: nonceExpiresAt(Number(timestamp)) * 1000, bucket: `${keyId}:${name}`, windowMs: windowSeconds * 1000 },
+        {
+          keyId,
+          nonce,
+          expiresAt: nonceExpiresAt(Number(timestamp)) * 1000,
+          bucket: `${keyId}:${name}`,
+          windowMs: windowSeconds * 1000,
+        },
         now,
       );
       const forgotten = faults.has('short-nonce-memory') && now / 1000 - Number(timestamp) >= 299;
-      if (!admission.fresh && !faults.has('accept-replays') && !forgotten) throw new ApiError('replay_detected', `${HEADER_NONCE} has already been used with this key id`);
+      if (!admission.fresh && !faults.has('accept-replays') && !forgotten)
+        throw new ApiError('replay_detected', `${HEADER_NONCE} has already been used with this key id`);
 
       res.locals.credential = credential;
       if (admission.fresh) res.locals.counted = { count: admission.count, windowStart: admission.windowStart };

@@ -10,11 +10,21 @@ export function partnerPermissions(): RequestHandler {
     const operation = res.locals.operation;
     if (!credential || !operation) return next(new Error('partnerPermissions needs a credential and an operation'));
     if (credential.environment === 'live' && !credential.approved) {
-      return next(new ApiError('forbidden', 'This live credential has not been approved yet; use your sandbox credential until it is'));
+      return next(
+        new ApiError(
+          'forbidden',
+          'This live credential has not been approved yet; use your sandbox credential until it is',
+        ),
+      );
     }
     const missing = operation.scopes.filter((s) => !credential.scopes.includes(s));
     if (missing.length > 0) {
-      return next(new ApiError('forbidden', `This credential lacks the scope "${missing.join('", "')}" required by ${operation.method} ${operation.path}`));
+      return next(
+        new ApiError(
+          'forbidden',
+          `This credential lacks the scope "${missing.join('", "')}" required by ${operation.method} ${operation.path}`,
+        ),
+      );
     }
     next();
   };

@@ -49,17 +49,29 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
         const now = options.clock.now();
         // Authentication may have counted the request already, with its nonce, in the same write.
         const { count, windowStart } = counted ?? (await options.counter.hit(bucket, now, cls.windowSeconds * 1000));
-        const decision = decideRateLimit({ limit, windowSeconds: cls.windowSeconds, now, count: count - 1, windowStart: count === 1 ? undefined : windowStart });
+        const decision = decideRateLimit({
+          limit,
+          windowSeconds: cls.windowSeconds,
+          now,
+          count: count - 1,
+          windowStart: count === 1 ? undefined : windowStart,
+        });
         const headers = rateLimitHeaders(cls.name, { limit, windowSeconds: cls.windowSeconds }, decision);
-        if (!res.headersSent) for (const [name, value] of Object.entries(headers)) if (name !== 'Retry-After') res.setHeader(name, value);
+        if (!res.headersSent)
+          for (const [name, value] of Object.entries(headers)) if (name !== 'Retry-After') res.setHeader(name, value);
         return { allowed: decision.allowed, retryAfter: headers['Retry-After'] ?? '1' };
       };
       const first = await take(res.locals.counted);
       if (options.furtherCalls) res.locals.publicCalls = { take: async () => (await take(undefined)).allowed };
       if (!first.allowed) {
-        throw new ApiError('rate_limited', `Rate limit "${cls.name}" of ${limit} requests per ${cls.windowSeconds} s exceeded; retry in ${first.retryAfter} s`, undefined, {
-          'Retry-After': first.retryAfter,
-        });
+        throw new ApiError(
+          'rate_limited',
+          `Rate limit "${cls.name}" of ${limit} requests per ${cls.windowSeconds} s exceeded; retry in ${first.retryAfter} s`,
+          undefined,
+          {
+            'Retry-After': first.retryAfter,
+          },
+        );
       }
       next();
     } catch (err) {

@@ -65,10 +65,19 @@ export function jsonBody(): RequestHandler {
       // Every JSON body of the partner and admin documents is an object. A `null` one is refused
       // here: the validator reads a oneOf's discriminator straight off the body and would crash
       // on it (POST /links answered 500).
-      if (req.body === null) return next(new ApiError('validation_error', 'Request is invalid: /body must be object', [{ path: '/body', message: 'must be object' }]));
+      if (req.body === null)
+        return next(
+          new ApiError('validation_error', 'Request is invalid: /body must be object', [
+            { path: '/body', message: 'must be object' },
+          ]),
+        );
       next();
     } catch (err) {
-      next(new ApiError('validation_error', `Request body is not valid JSON: ${(err as Error).message}`, [{ ...MALFORMED_JSON_DETAIL }]));
+      next(
+        new ApiError('validation_error', `Request body is not valid JSON: ${(err as Error).message}`, [
+          { ...MALFORMED_JSON_DETAIL },
+        ]),
+      );
     }
   };
 }

@@ -40,9 +40,11 @@ interface Policy {
 }
 
 const entries = (value: unknown, where: string): Array<[string, string]> => {
-  if (!value || typeof value !== 'object') throw new Error(`x-security-headers: ${where} must map header names to values`);
+  if (!value || typeof value !== 'object')
+    throw new Error(`x-security-headers: ${where} must map header names to values`);
   return Object.entries(value as Record<string, unknown>).map(([name, v]) => {
-    if (typeof v !== 'string' || v === '') throw new Error(`x-security-headers: ${where}.${name} must be a non-empty string`);
+    if (typeof v !== 'string' || v === '')
+      throw new Error(`x-security-headers: ${where}.${name} must be a non-empty string`);
     return [name, v];
   });
 };
@@ -71,7 +73,8 @@ export function securityPolicy(contract: ApiContract): Policy {
 /** Names where this answer's form may lead (its origin, or `scheme:` for an app's private-use scheme). */
 export function allowFormTargets(res: Response, targets: Partial<Record<FormTarget, string | undefined>>): void {
   const kept: Partial<Record<FormTarget, string>> = { ...res.locals.formTargets };
-  for (const [name, source] of Object.entries(targets) as Array<[FormTarget, string | undefined]>) if (source) kept[name] = source;
+  for (const [name, source] of Object.entries(targets) as Array<[FormTarget, string | undefined]>)
+    if (source) kept[name] = source;
   res.locals.formTargets = kept;
 }
 
@@ -114,23 +117,30 @@ function isHtml(res: Response, writeHeadArgs: unknown[]): boolean {
   let type = res.getHeader('content-type');
   for (const arg of writeHeadArgs) {
     if (!arg || typeof arg !== 'object' || Array.isArray(arg)) continue;
-    for (const [name, value] of Object.entries(arg as Record<string, unknown>)) if (name.toLowerCase() === 'content-type') type = value as string;
+    for (const [name, value] of Object.entries(arg as Record<string, unknown>))
+      if (name.toLowerCase() === 'content-type') type = value as string;
   }
   return typeof type === 'string' && /^text\/html\b/i.test(type);
 }
 
 export function securityHeaders(options: SecurityHeadersOptions): RequestHandler {
   const policy = securityPolicy(options.contract);
-  const everyAnswer = options.publicBaseUrl?.startsWith('https://') ? [...policy.everyAnswer, ...policy.httpsOnly] : policy.everyAnswer;
+  const everyAnswer = options.publicBaseUrl?.startsWith('https://')
+    ? [...policy.everyAnswer, ...policy.httpsOnly]
+    : policy.everyAnswer;
 
   const htmlHeaders = (res: Response, body: unknown) => {
     const html = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : '';
     const styles = inlineStyleSources(html);
     const operationId = res.locals.operation?.operationId;
     const targets = res.locals.formTargets ?? {};
-    const actions = (operationId ? (policy.formActions.get(operationId) ?? []) : []).flatMap((s) => (s === "'self'" ? [s] : (targets[s as FormTarget] ?? [])));
+    const actions = (operationId ? (policy.formActions.get(operationId) ?? []) : []).flatMap((s) =>
+      s === "'self'" ? [s] : (targets[s as FormTarget] ?? []),
+    );
     const fill = (value: string) =>
-      value.replace('{inline-styles}', styles.length ? [...new Set(styles)].join(' ') : "'none'").replace('{form-action}', actions.length ? [...new Set(actions)].join(' ') : "'none'");
+      value
+        .replace('{inline-styles}', styles.length ? [...new Set(styles)].join(' ') : "'none'")
+        .replace('{form-action}', actions.length ? [...new Set(actions)].join(' ') : "'none'");
     for (const [name, value] of policy.html) res.setHeader(name, fill(value));
   };
 

@@ -24,7 +24,10 @@ type ApiSpec = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
 const builtFor = new WeakMap<object, Map<string, RequestHandler>>();
 
 /** Every validation step made in this process (bounded: one per document and mode), for `warmValidators`. */
-const steps = new Map<object, Map<string, { contract: ApiContract; build: (operation: ContractOperation) => boolean }>>();
+const steps = new Map<
+  object,
+  Map<string, { contract: ApiContract; build: (operation: ContractOperation) => boolean }>
+>();
 
 export interface ValidatorOptions {
   validateResponses: boolean;
@@ -71,7 +74,9 @@ export function openApiValidator(contract: ApiContract, options: ValidatorOption
  * wait for one operation's set-up at most. Called by the production entry after it listens; apps
  * made without it (tests) build each validator on its operation's first request. Resolves with the number of validators it built (those already built are skipped).
  */
-export async function warmValidators(nextTurn: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve))): Promise<number> {
+export async function warmValidators(
+  nextTurn: () => Promise<void> = () => new Promise((resolve) => setImmediate(resolve)),
+): Promise<number> {
   let count = 0;
   for (const { contract, build } of [...steps.values()].flatMap((modes) => [...modes.values()])) {
     for (const operation of contract.operations) {
@@ -83,7 +88,11 @@ export async function warmValidators(nextTurn: () => Promise<void> = () => new P
   return count;
 }
 
-function operationValidator(contract: ApiContract, operation: ContractOperation, options: ValidatorOptions): RequestHandler[] {
+function operationValidator(
+  contract: ApiContract,
+  operation: ContractOperation,
+  options: ValidatorOptions,
+): RequestHandler[] {
   return OpenApiValidator.middleware({
     apiSpec: validatorDocument(contract, operation) as unknown as ApiSpec,
     // Parameters are text and always coerced by the validator; a JSON body is typed, so
@@ -122,7 +131,10 @@ export function validatorDocument(contract: ApiContract, operation: ContractOper
   const parameters = operation.parameters.map((p) => (p.in === 'query' ? { ...p, allowReserved: true } : p));
   const pathLevel = contract.pathItem(operation.path);
   const op = { ...operation.object, parameters };
-  const item: Json = { ...Object.fromEntries(Object.entries(pathLevel).filter(([key]) => key.startsWith('x-'))), [operation.method.toLowerCase()]: op };
+  const item: Json = {
+    ...Object.fromEntries(Object.entries(pathLevel).filter(([key]) => key.startsWith('x-'))),
+    [operation.method.toLowerCase()]: op,
+  };
   const document = contract.document;
   const components = (document.components ?? {}) as Record<string, Record<string, unknown>>;
   return structuredClone({
@@ -130,7 +142,10 @@ export function validatorDocument(contract: ApiContract, operation: ContractOper
     info: document.info,
     ...(document.servers ? { servers: document.servers } : {}),
     paths: { [operation.path]: item },
-    components: { ...reachableComponents(document, op), ...(components.securitySchemes ? { securitySchemes: components.securitySchemes } : {}) },
+    components: {
+      ...reachableComponents(document, op),
+      ...(components.securitySchemes ? { securitySchemes: components.securitySchemes } : {}),
+    },
   });
 }
 
@@ -164,7 +179,11 @@ function reachableComponents(document: Json, from: unknown): Record<string, Reco
   const ordered: Record<string, Record<string, unknown>> = {};
   const all = (document.components ?? {}) as Record<string, Record<string, unknown>>;
   for (const [kind, byName] of Object.entries(out)) {
-    ordered[kind] = Object.fromEntries(Object.keys(all[kind] ?? {}).filter((name) => name in byName).map((name) => [name, byName[name]]));
+    ordered[kind] = Object.fromEntries(
+      Object.keys(all[kind] ?? {})
+        .filter((name) => name in byName)
+        .map((name) => [name, byName[name]]),
+    );
   }
   return ordered;
 }
@@ -176,13 +195,16 @@ function reachableComponents(document: Json, from: unknown): Record<string, Reco
  * with the validator's own 400, before it can be coerced.
  */
 function strictIntegerQuery(contract: ApiContract, operation: ContractOperation): RequestHandler {
-  const names = operation.parameters.filter((p) => p.in === 'query' && isInteger(contract.resolve(p.schema))).map((p) => String(p.name));
+  const names = operation.parameters
+    .filter((p) => p.in === 'query' && isInteger(contract.resolve(p.schema)))
+    .map((p) => String(p.name));
   return (req, _res, next) => {
     const errors: Array<{ path: string; message: string }> = [];
     for (const name of names) {
       const value = req.query[name];
       for (const v of Array.isArray(value) ? value : [value]) {
-        if (typeof v === 'string' && !/^-?(0|[1-9]\d*)$/.test(v)) errors.push({ path: `.query.${name}`, message: 'must be an integer in decimal digits' });
+        if (typeof v === 'string' && !/^-?(0|[1-9]\d*)$/.test(v))
+          errors.push({ path: `.query.${name}`, message: 'must be an integer in decimal digits' });
       }
     }
     if (errors.length === 0) return next();

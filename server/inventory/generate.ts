@@ -32,16 +32,51 @@ export interface WellKnownName {
  * README use them. The prices agree with the spec's example responses.
  */
 export const WELL_KNOWN_NAMES: readonly WellKnownName[] = [
-  { domain: 'bestcoffeebeans.com', price_cents: 250_000, floor_cents: 200_000, listed_at: Date.parse('2026-06-02T08:00:00Z') },
-  { domain: 'coffeebeanshop.com', price_cents: 180_000, floor_cents: 135_000, listed_at: Date.parse('2026-05-18T10:30:00Z') },
-  { domain: 'baristabar.com', price_cents: 135_000, floor_cents: 100_000, listed_at: Date.parse('2026-03-09T14:00:00Z') },
-  { domain: 'espressolab.co', price_cents: 120_000, floor_cents: 90_000, listed_at: Date.parse('2026-04-21T09:15:00Z') },
+  {
+    domain: 'bestcoffeebeans.com',
+    price_cents: 250_000,
+    floor_cents: 200_000,
+    listed_at: Date.parse('2026-06-02T08:00:00Z'),
+  },
+  {
+    domain: 'coffeebeanshop.com',
+    price_cents: 180_000,
+    floor_cents: 135_000,
+    listed_at: Date.parse('2026-05-18T10:30:00Z'),
+  },
+  {
+    domain: 'baristabar.com',
+    price_cents: 135_000,
+    floor_cents: 100_000,
+    listed_at: Date.parse('2026-03-09T14:00:00Z'),
+  },
+  {
+    domain: 'espressolab.co',
+    price_cents: 120_000,
+    floor_cents: 90_000,
+    listed_at: Date.parse('2026-04-21T09:15:00Z'),
+  },
   { domain: 'beanbrew.com', price_cents: 95_000, floor_cents: 70_000, listed_at: Date.parse('2025-12-01T12:00:00Z') },
-  { domain: 'quietmountaintea.com', price_cents: 89_000, floor_cents: 62_000, listed_at: Date.parse('2025-10-14T16:45:00Z') },
+  {
+    domain: 'quietmountaintea.com',
+    price_cents: 89_000,
+    floor_cents: 62_000,
+    listed_at: Date.parse('2025-10-14T16:45:00Z'),
+  },
   { domain: 'brewhouse.io', price_cents: 72_000, floor_cents: 54_000, listed_at: Date.parse('2026-02-03T11:20:00Z') },
   { domain: 'freshroast.co', price_cents: 64_000, floor_cents: 48_000, listed_at: Date.parse('2026-01-27T08:05:00Z') },
-  { domain: 'quantumledger.io', price_cents: 58_000, floor_cents: 40_000, listed_at: Date.parse('2025-08-30T07:00:00Z') },
-  { domain: 'greenleafgarden.com', price_cents: 39_000, floor_cents: 27_000, listed_at: Date.parse('2025-06-11T13:40:00Z') },
+  {
+    domain: 'quantumledger.io',
+    price_cents: 58_000,
+    floor_cents: 40_000,
+    listed_at: Date.parse('2025-08-30T07:00:00Z'),
+  },
+  {
+    domain: 'greenleafgarden.com',
+    price_cents: 39_000,
+    floor_cents: 27_000,
+    listed_at: Date.parse('2025-06-11T13:40:00Z'),
+  },
 ];
 
 /**
@@ -157,14 +192,44 @@ function pickWord(rng: Rng, words: readonly string[]): WordInfo {
 
 /** TLDs and how often names use them; .com dominates as it does in the aftermarket. */
 const TLDS: readonly (readonly [string, number])[] = [
-  ['com', 40], ['io', 8], ['co', 7], ['net', 6], ['org', 5], ['ai', 5], ['app', 4], ['dev', 3], ['shop', 3],
-  ['xyz', 3], ['tech', 3], ['store', 2], ['me', 2], ['us', 2], ['info', 2], ['online', 2], ['biz', 1],
+  ['com', 40],
+  ['io', 8],
+  ['co', 7],
+  ['net', 6],
+  ['org', 5],
+  ['ai', 5],
+  ['app', 4],
+  ['dev', 3],
+  ['shop', 3],
+  ['xyz', 3],
+  ['tech', 3],
+  ['store', 2],
+  ['me', 2],
+  ['us', 2],
+  ['info', 2],
+  ['online', 2],
+  ['biz', 1],
 ];
 
 /** What a name under each TLD fetches relative to the same name in .com. */
 const TLD_VALUE: Readonly<Record<string, number>> = {
-  com: 1, ai: 0.8, io: 0.55, co: 0.45, net: 0.3, org: 0.3, app: 0.35, dev: 0.3, shop: 0.2, store: 0.18, tech: 0.18,
-  me: 0.18, us: 0.15, xyz: 0.08, info: 0.08, online: 0.08, biz: 0.07,
+  com: 1,
+  ai: 0.8,
+  io: 0.55,
+  co: 0.45,
+  net: 0.3,
+  org: 0.3,
+  app: 0.35,
+  dev: 0.3,
+  shop: 0.2,
+  store: 0.18,
+  tech: 0.18,
+  me: 0.18,
+  us: 0.15,
+  xyz: 0.08,
+  info: 0.08,
+  online: 0.08,
+  biz: 0.07,
 };
 
 type Pattern =
@@ -180,18 +245,38 @@ type Pattern =
   | 'digits';
 
 const PATTERNS: readonly (readonly [Pattern, number])[] = [
-  ['single', 6], ['adjective-noun', 17], ['noun-noun', 18], ['modifier-noun', 12], ['modifier-noun-noun', 8],
-  ['adjective-noun-noun', 7], ['noun-suffix', 14], ['adjective-noun-suffix', 4], ['hyphenated', 8], ['digits', 6],
+  ['single', 6],
+  ['adjective-noun', 17],
+  ['noun-noun', 18],
+  ['modifier-noun', 12],
+  ['modifier-noun-noun', 8],
+  ['adjective-noun-noun', 7],
+  ['noun-suffix', 14],
+  ['adjective-noun-suffix', 4],
+  ['hyphenated', 8],
+  ['digits', 6],
 ];
 
 /** How much a pattern is worth beside a two-word name of the same length. */
 const PATTERN_VALUE: Readonly<Record<Pattern, number>> = {
-  single: 2.5, 'adjective-noun': 1, 'noun-noun': 1, 'modifier-noun': 0.8, 'modifier-noun-noun': 0.7,
-  'adjective-noun-noun': 0.7, 'noun-suffix': 0.8, 'adjective-noun-suffix': 0.6, hyphenated: 0.25, digits: 0.3,
+  single: 2.5,
+  'adjective-noun': 1,
+  'noun-noun': 1,
+  'modifier-noun': 0.8,
+  'modifier-noun-noun': 0.7,
+  'adjective-noun-noun': 0.7,
+  'noun-suffix': 0.8,
+  'adjective-noun-suffix': 0.6,
+  hyphenated: 0.25,
+  digits: 0.3,
 };
 
 const HYPHENATED_SHAPES: readonly (readonly [Exclude<Pattern, 'hyphenated' | 'digits'>, number])[] = [
-  ['adjective-noun', 3], ['noun-noun', 3], ['modifier-noun', 2], ['noun-suffix', 2], ['modifier-noun-noun', 1],
+  ['adjective-noun', 3],
+  ['noun-noun', 3],
+  ['modifier-noun', 2],
+  ['noun-suffix', 2],
+  ['modifier-noun-noun', 1],
 ];
 
 const NUMBERS = ['1', '2', '3', '4', '7', '8', '9', '10', '24', '99', '101', '123', '247', '360', '365', '2000'];
@@ -282,7 +367,8 @@ function priceCents(rng: Rng, draft: Draft, tld: string): number {
   const meanRank = draft.words.reduce((sum, w) => sum + w.rank, 0) / draft.words.length;
   const quality = 1.3 - 0.6 * meanRank;
   const jitter = 0.75 + 0.6 * rng();
-  const dollars = lengthValue(draft.label.length) * PATTERN_VALUE[draft.pattern] * quality * (TLD_VALUE[tld] ?? 0.1) * jitter;
+  const dollars =
+    lengthValue(draft.label.length) * PATTERN_VALUE[draft.pattern] * quality * (TLD_VALUE[tld] ?? 0.1) * jitter;
   const cents = askingDollars(Math.max(MIN_PRICE_CENTS / 100, dollars)) * 100;
   return Math.min(MAX_PRICE_CENTS, cents);
 }

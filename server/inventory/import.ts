@@ -43,7 +43,8 @@ const MAX_LABEL_LENGTH = 63;
 /** Why `domain` is not an acceptable domain name, or undefined when it is. */
 export function domainSyntaxError(domain: string): string | undefined {
   if (domain === '') return 'domain is empty';
-  if (domain.length > MAX_DOMAIN_LENGTH) return `domain is ${domain.length} characters long, more than ${MAX_DOMAIN_LENGTH}`;
+  if (domain.length > MAX_DOMAIN_LENGTH)
+    return `domain is ${domain.length} characters long, more than ${MAX_DOMAIN_LENGTH}`;
   if (domain !== domain.toLowerCase()) return `domain "${domain}" must be lowercase ("${domain.toLowerCase()}")`;
   const bad = /[^a-z0-9.-]/.exec(domain);
   if (bad) {
@@ -54,8 +55,10 @@ export function domainSyntaxError(domain: string): string | undefined {
   if (labels.length < 2) return `domain "${domain}" has no dot: it needs a name and a TLD`;
   for (const label of labels) {
     if (label === '') return `domain "${domain}" has an empty label (a leading, trailing or doubled dot)`;
-    if (label.length > MAX_LABEL_LENGTH) return `label "${label}" of "${domain}" is ${label.length} characters long, more than ${MAX_LABEL_LENGTH}`;
-    if (label.startsWith('-') || label.endsWith('-')) return `label "${label}" of "${domain}" starts or ends with a hyphen`;
+    if (label.length > MAX_LABEL_LENGTH)
+      return `label "${label}" of "${domain}" is ${label.length} characters long, more than ${MAX_LABEL_LENGTH}`;
+    if (label.startsWith('-') || label.endsWith('-'))
+      return `label "${label}" of "${domain}" starts or ends with a hyphen`;
     // IDNA reserves "??--" labels; only the punycode prefix may use them.
     if (label.slice(2, 4) === '--' && !label.startsWith('xn--')) {
       return `label "${label}" of "${domain}" has hyphens in the third and fourth positions, which only punycode (xn--) labels may have`;
@@ -63,7 +66,8 @@ export function domainSyntaxError(domain: string): string | undefined {
   }
   const tld = labels[labels.length - 1] ?? '';
   if (!/^[a-z]/.test(tld)) return `domain "${domain}" has a TLD that does not start with a letter`;
-  if (labels.some((l) => l.startsWith('xn--')) && domainToUnicode(domain) === '') return `domain "${domain}" has an xn-- label that is not valid punycode`;
+  if (labels.some((l) => l.startsWith('xn--')) && domainToUnicode(domain) === '')
+    return `domain "${domain}" has an xn-- label that is not valid punycode`;
   return undefined;
 }
 
@@ -154,18 +158,29 @@ function parseCsvEntries(text: string): ParseResult {
   const { records, problems } = parseCsv(text);
   if (problems.length > 0) return { ok: false, problems };
   const [header, ...rows] = records;
-  if (!header) return { ok: false, problems: [{ line: 1, message: `the file is empty: expected a header row naming ${expectedColumns}` }] };
+  if (!header)
+    return {
+      ok: false,
+      problems: [{ line: 1, message: `the file is empty: expected a header row naming ${expectedColumns}` }],
+    };
 
   const headerProblems: ImportProblem[] = [];
   const columns = header.fields.map((f) => f.toLowerCase());
   const unexpected = columns.filter((c) => !isField(c));
   if (unexpected.length > 0) {
     const names = unexpected.map((c) => (c === '' ? '(an empty name)' : `"${c}"`)).join(', ');
-    headerProblems.push({ line: header.line, message: `unexpected column ${names}: the header must name exactly ${expectedColumns}, in any order` });
+    headerProblems.push({
+      line: header.line,
+      message: `unexpected column ${names}: the header must name exactly ${expectedColumns}, in any order`,
+    });
   }
   for (const field of IMPORT_FIELDS) {
     const count = columns.filter((c) => c === field).length;
-    if (count === 0) headerProblems.push({ line: header.line, message: `missing column "${field}": the header must name exactly ${expectedColumns}, in any order` });
+    if (count === 0)
+      headerProblems.push({
+        line: header.line,
+        message: `missing column "${field}": the header must name exactly ${expectedColumns}, in any order`,
+      });
     if (count > 1) headerProblems.push({ line: header.line, message: `column "${field}" appears ${count} times` });
   }
   if (headerProblems.length > 0) return { ok: false, problems: headerProblems };
@@ -177,7 +192,13 @@ function parseCsvEntries(text: string): ParseResult {
         return { line: record.line, problem: `expected ${columns.length} fields, found ${record.fields.length}` };
       }
       const get = (field: Field) => record.fields[index(field)] ?? '';
-      return { line: record.line, domain: get('domain'), price: get('price_cents'), floor: get('floor_cents'), text: true };
+      return {
+        line: record.line,
+        domain: get('domain'),
+        price: get('price_cents'),
+        floor: get('floor_cents'),
+        text: true,
+      };
     }),
   );
 }
@@ -237,7 +258,8 @@ function parseJsonEntries(text: string): ParseResult {
     const reason = error instanceof Error ? error.message : String(error);
     return { ok: false, problems: [{ line: jsonErrorLine(text, error), message: `not valid JSON: ${reason}` }] };
   }
-  if (!Array.isArray(data)) return { ok: false, problems: [{ line: 1, message: `expected a JSON array of objects with ${expectedColumns}` }] };
+  if (!Array.isArray(data))
+    return { ok: false, problems: [{ line: 1, message: `expected a JSON array of objects with ${expectedColumns}` }] };
   const offsets = topLevelElementOffsets(text);
   // Lines are counted in one pass, since offsets ascend.
   const lines: number[] = [];
@@ -256,22 +278,33 @@ function parseJsonEntries(text: string): ParseResult {
       const record = item as Record<string, unknown>;
       const unexpected = Object.keys(record).filter((k) => !isField(k));
       if (unexpected.length > 0) {
-        return { line: itemLine, problem: `unexpected field ${unexpected.map((k) => `"${k}"`).join(', ')}: only ${expectedColumns} are accepted` };
+        return {
+          line: itemLine,
+          problem: `unexpected field ${unexpected.map((k) => `"${k}"`).join(', ')}: only ${expectedColumns} are accepted`,
+        };
       }
       const missing = IMPORT_FIELDS.filter((f) => !(f in record));
-      if (missing.length > 0) return { line: itemLine, problem: `missing field ${missing.map((k) => `"${k}"`).join(', ')}` };
-      return { line: itemLine, domain: record.domain, price: record.price_cents, floor: record.floor_cents, text: false };
+      if (missing.length > 0)
+        return { line: itemLine, problem: `missing field ${missing.map((k) => `"${k}"`).join(', ')}` };
+      return {
+        line: itemLine,
+        domain: record.domain,
+        price: record.price_cents,
+        floor: record.floor_cents,
+        text: false,
+      };
     }),
   );
 }
 
 // ------------------------------------------------------------------ validation
 
-type RawEntry = { line: number; problem: string } | { line: number; domain: unknown; price: unknown; floor: unknown; text: boolean };
+type RawEntry =
+  { line: number; problem: string } | { line: number; domain: unknown; price: unknown; floor: unknown; text: boolean };
 
 /** CSV gives digits as text; JSON must give numbers (a quoted "100" there is a mistake). */
 function cents(value: unknown, field: Field, text: boolean): number | string {
-  const shown = typeof value === 'string' ? `"${value}"` : JSON.stringify(value) ?? String(value);
+  const shown = typeof value === 'string' ? `"${value}"` : (JSON.stringify(value) ?? String(value));
   const problem = `${field} ${shown} is not a non-negative integer number of cents`;
   if (typeof value === 'number') return Number.isSafeInteger(value) && value >= 0 ? value : problem;
   if (text && typeof value === 'string' && /^\d+$/.test(value)) {
@@ -320,7 +353,9 @@ function validateEntries(raw: RawEntry[]): ParseResult {
     // Importing nothing would empty the environment: far more likely a mistake than a wish.
     problems.push({ line: 1, message: 'the file has no rows; refusing to replace the inventory with nothing' });
   }
-  return problems.length > 0 ? { ok: false, problems: problems.sort((a, b) => a.line - b.line) } : { ok: true, entries };
+  return problems.length > 0
+    ? { ok: false, problems: problems.sort((a, b) => a.line - b.line) }
+    : { ok: true, entries };
 }
 
 // ------------------------------------------------------------------ the import
@@ -330,7 +365,12 @@ export function detectFormat(path: string, text: string): ImportFormat {
   const ext = extname(path).toLowerCase();
   if (ext === '.csv') return 'csv';
   if (ext === '.json') return 'json';
-  return text.replace(/^\ufeff/, '').trimStart().startsWith('[') ? 'json' : 'csv';
+  return text
+    .replace(/^\ufeff/, '')
+    .trimStart()
+    .startsWith('[')
+    ? 'json'
+    : 'csv';
 }
 
 export function parseInventoryText(text: string, format: ImportFormat): ParseResult {
@@ -342,7 +382,10 @@ export function parseInventoryText(text: string, format: ImportFormat): ParseRes
  * A listing from an imported entry. The label is the leftmost label and the TLD the rest, which
  * is right for names directly under a TLD or a multi-label suffix (`shop.co.uk`).
  */
-export function entryToRow(entry: Pick<ImportEntry, 'domain' | 'price_cents' | 'floor_cents'>, listedAt: number): InventoryRow {
+export function entryToRow(
+  entry: Pick<ImportEntry, 'domain' | 'price_cents' | 'floor_cents'>,
+  listedAt: number,
+): InventoryRow {
   const dot = entry.domain.indexOf('.');
   const label = entry.domain.slice(0, dot);
   const { keywords, category } = segmentLabel(label);
@@ -372,7 +415,12 @@ export interface ImportOptions {
  * in the environment keeps its listed_at, and stays sold if it was sold: re-importing a seller's
  * full catalogue must not put a name that was just sold back on sale.
  */
-export async function importInventoryFile(db: Kysely<Database>, environment: Environment, path: string, options: ImportOptions = {}): Promise<ImportOutcome> {
+export async function importInventoryFile(
+  db: Kysely<Database>,
+  environment: Environment,
+  path: string,
+  options: ImportOptions = {},
+): Promise<ImportOutcome> {
   const text = await readFile(path, 'utf8');
   const format = options.format ?? detectFormat(path, text);
   const parsed = parseInventoryText(text, format);
@@ -381,7 +429,9 @@ export async function importInventoryFile(db: Kysely<Database>, environment: Env
   // In domain order: the primary key and the domain-ordered listing index then grow at their
   // right edge instead of at a random page for every row, which on PostgreSQL made a million-row
   // import about a third as fast (bench/README.md).
-  const rows = parsed.entries.map((entry) => entryToRow(entry, now)).sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
+  const rows = parsed.entries
+    .map((entry) => entryToRow(entry, now))
+    .sort((a, b) => (a.domain < b.domain ? -1 : a.domain > b.domain ? 1 : 0));
   const { written: imported, keptSold } = await inventoryRepository(db).replaceEnvironment(environment, rows, {
     preserve: true,
     ...(options.batchSize ? { batchSize: options.batchSize } : {}),

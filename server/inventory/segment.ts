@@ -57,7 +57,7 @@ function segmentPart(part: string): WordInfo[] {
     }
   }
   const words: WordInfo[] = [];
-  for (let end = n; end > 0; ) {
+  for (let end = n; end > 0;) {
     const start = from[end] ?? end - 1;
     const info = LEXICON.get(part.slice(start, end));
     if (info) words.push(info);

@@ -77,7 +77,8 @@ async function rejection(response: Response): Promise<ApiError> {
   try {
     const body = (await response.json()) as { error?: { code?: unknown; message?: unknown; data?: unknown } };
     if (typeof body.error?.message === 'string' && body.error.message) message = body.error.message;
-    if (typeof body.error?.code === 'number' && Number.isInteger(body.error.code)) rpc = { code: body.error.code, ...(body.error.data !== undefined ? { data: body.error.data } : {}) };
+    if (typeof body.error?.code === 'number' && Number.isInteger(body.error.code))
+      rpc = { code: body.error.code, ...(body.error.data !== undefined ? { data: body.error.data } : {}) };
     // A client probing with a revision we do not serve needs the ones we do, to pick again.
     const supported = (body.error?.data as { supported?: unknown } | undefined)?.supported;
     if (Array.isArray(supported) && supported.length) message += ` (supported: ${supported.join(', ')})`;
@@ -133,13 +134,18 @@ export function mcpPostHandler(deps: PublicDeps, reads: PublicReads, options: Mc
     // The document's JsonRpcMessage refuses these already; the SDK would take a batch, which no
     // served revision after 2025-03-26 has, so the rule is kept here too.
     if (typeof req.body !== 'object' || req.body === null || Array.isArray(req.body)) {
-      throw new JsonRpcHttpError('validation_error', 'The body must be one JSON-RPC request or notification; batches (a JSON array) are not supported', { code: INVALID_REQUEST });
+      throw new JsonRpcHttpError(
+        'validation_error',
+        'The body must be one JSON-RPC request or notification; batches (a JSON array) are not supported',
+        { code: INVALID_REQUEST },
+      );
     }
     const shape = responseShape(req.get('accept'));
     const ctx: ToolContext = {
       reads,
       viewer: res.locals.viewer,
-      requestId: typeof res.getHeader('x-request-id') === 'string' ? (res.getHeader('x-request-id') as string) : undefined,
+      requestId:
+        typeof res.getHeader('x-request-id') === 'string' ? (res.getHeader('x-request-id') as string) : undefined,
       log: deps.log,
     };
     const authInfo = authInfoFor(ctx, res.locals.viewer ? res.locals.bearerToken : undefined);
@@ -147,7 +153,10 @@ export function mcpPostHandler(deps: PublicDeps, reads: PublicReads, options: Mc
     if (await isLegacyRequest(request, req.body)) {
       // The 2025 era, stateless: a fresh server and transport for this one message.
       const server = factory({ authInfo });
-      const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: shape === 'json' });
+      const transport = new WebStandardStreamableHTTPServerTransport({
+        sessionIdGenerator: undefined,
+        enableJsonResponse: shape === 'json',
+      });
       await server.connect(transport);
       const response = await transport.handleRequest(request, { parsedBody: req.body, authInfo });
       await send(response, res, () => void server.close().catch(onerror));
@@ -176,7 +185,9 @@ const NO_STREAM = 'This MCP server is stateless; it opens no SSE stream and keep
 
 /** Whether `Accept` lists `text/event-stream` (what an MCP client's GET for the stream sends). */
 export function acceptsEventStream(accept: string | undefined): boolean {
-  return (accept ?? '').split(',').some((part) => (part.split(';')[0] ?? '').trim().toLowerCase() === 'text/event-stream');
+  return (accept ?? '')
+    .split(',')
+    .some((part) => (part.split(';')[0] ?? '').trim().toLowerCase() === 'text/event-stream');
 }
 
 /**
@@ -185,7 +196,8 @@ export function acceptsEventStream(accept: string | undefined): boolean {
  */
 export function getStream(guidePath: string): RequestHandler {
   return (req, res) => {
-    if (acceptsEventStream(req.get('accept'))) throw new ApiError('method_not_allowed', NO_STREAM, undefined, { Allow: 'POST' });
+    if (acceptsEventStream(req.get('accept')))
+      throw new ApiError('method_not_allowed', NO_STREAM, undefined, { Allow: 'POST' });
     res.redirect(303, guidePath);
   };
 }

@@ -33,8 +33,11 @@ export class JsonRpcHttpError extends ApiError {
   }
 }
 
-const isMalformedJson = (err: ApiError) => err.details?.some((d) => d.path === MALFORMED_JSON_DETAIL.path && d.message === MALFORMED_JSON_DETAIL.message) ?? false;
-const namesProtocolVersion = (err: ApiError) => err.details?.some((d) => d.path.toLowerCase() === '/headers/mcp-protocol-version') ?? false;
+const isMalformedJson = (err: ApiError) =>
+  err.details?.some((d) => d.path === MALFORMED_JSON_DETAIL.path && d.message === MALFORMED_JSON_DETAIL.message) ??
+  false;
+const namesProtocolVersion = (err: ApiError) =>
+  err.details?.some((d) => d.path.toLowerCase() === '/headers/mcp-protocol-version') ?? false;
 
 export interface FailedRequest {
   /** The parsed body, when it was read. */
@@ -59,7 +62,10 @@ export function jsonRpcErrorOf(err: ApiError, request: FailedRequest): JsonRpcEr
     // A 2026-era client can switch only among the revisions server/discover lists; a 2025-era
     // one may initialize again with any served revision.
     const supported = hasEnvelope(request.body) ? ENVELOPE_VERSIONS : PROTOCOL_VERSIONS;
-    return { code: UNSUPPORTED_PROTOCOL_VERSION, data: { supported: [...supported], ...(request.protocolVersion ? { requested: request.protocolVersion } : {}) } };
+    return {
+      code: UNSUPPORTED_PROTOCOL_VERSION,
+      data: { supported: [...supported], ...(request.protocolVersion ? { requested: request.protocolVersion } : {}) },
+    };
   }
   return { code: INVALID_REQUEST };
 }

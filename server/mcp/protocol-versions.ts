@@ -8,8 +8,14 @@ const REVISION = /^\d{4}-\d{2}-\d{2}$/;
 function servedRevisions(): readonly string[] {
   const listed = Contract.load().public.match('POST', '/mcp');
   const versions = listed.kind === 'found' ? listed.operation.object['x-mcp-protocol-versions'] : undefined;
-  if (!Array.isArray(versions) || versions.length === 0 || !versions.every((v): v is string => typeof v === 'string' && REVISION.test(v))) {
-    throw new Error('generated/public.openapi.json: POST /mcp has no x-mcp-protocol-versions list of YYYY-MM-DD revisions');
+  if (
+    !Array.isArray(versions) ||
+    versions.length === 0 ||
+    !versions.every((v): v is string => typeof v === 'string' && REVISION.test(v))
+  ) {
+    throw new Error(
+      'generated/public.openapi.json: POST /mcp has no x-mcp-protocol-versions list of YYYY-MM-DD revisions',
+    );
   }
   return Object.freeze([...versions]);
 }

@@ -11,7 +11,9 @@ const domainName = z
   .min(3)
   .max(253)
   .regex(/^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]([a-z0-9-]{0,61}[a-z0-9])?$/)
-  .describe('A fully qualified domain name in lowercase ASCII (IDNs in their xn-- A-label form), without a trailing dot.');
+  .describe(
+    'A fully qualified domain name in lowercase ASCII (IDNs in their xn-- A-label form), without a trailing dot.',
+  );
 const tld = z
   .string()
   .min(2)
@@ -29,7 +31,9 @@ export const DomainSearchRequest = z.strictObject({
     .string()
     .min(1)
     .max(253)
-    .describe('A domain ("bestcoffeebeans.com") or a bare label ("bestcoffeebeans", searched as .com). Trimmed and lowercased; Unicode names become their xn-- form.'),
+    .describe(
+      'A domain ("bestcoffeebeans.com") or a bare label ("bestcoffeebeans", searched as .com). Trimmed and lowercased; Unicode names become their xn-- form.',
+    ),
 });
 export const WhoisRequest = z.strictObject({ domain: domainName });
 export const TldPriceParams = z.strictObject({
@@ -85,7 +89,11 @@ export const TldMetadata = z.looseObject({
   tld,
   type: z.enum(['generic', 'country-code', 'sponsored', 'brand']),
   term_years: z.looseObject({ min: z.number().int().min(1), max: z.number().int().min(1).max(10) }),
-  organization: z.looseObject({ required: z.boolean(), local_presence_required: z.boolean(), eligibility: z.string().nullable() }),
+  organization: z.looseObject({
+    required: z.boolean(),
+    local_presence_required: z.boolean(),
+    eligibility: z.string().nullable(),
+  }),
   nameservers: z.looseObject({ min: z.number().int().min(0), max: z.number().int().min(1), must_resolve: z.boolean() }),
   idn_supported: z.boolean(),
   dnssec_supported: z.boolean(),

@@ -55,7 +55,14 @@ function advertised(schema: z.ZodType): StandardSchemaWithJSON {
 /** `schema` as the tool's output: checked by the SDK as before, advertised without a dialect. */
 function output(schema: z.ZodType): StandardSchemaWithJSON {
   const standard = schema['~standard'];
-  return { '~standard': { version: 1, vendor: standard.vendor, validate: standard.validate, jsonSchema: withoutDialect(standard.jsonSchema) } };
+  return {
+    '~standard': {
+      version: 1,
+      vendor: standard.vendor,
+      validate: standard.validate,
+      jsonSchema: withoutDialect(standard.jsonSchema),
+    },
+  };
 }
 
 export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
@@ -84,7 +91,11 @@ export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
 export function buildMcpServer(ctx: ToolContext): McpServer {
   // The SDK answers initialize with the client's requested revision when it is a 2025 one listed
   // here, else the newest 2025 one listed: the MCP negotiation rule, with no layer of ours.
-  const server = new McpServer(SERVER_INFO, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS, supportedProtocolVersions: [...PROTOCOL_VERSIONS] });
+  const server = new McpServer(SERVER_INFO, {
+    capabilities: CAPABILITIES,
+    instructions: INSTRUCTIONS,
+    supportedProtocolVersions: [...PROTOCOL_VERSIONS],
+  });
   for (const tool of MCP_TOOLS) {
     server.registerTool(
       tool.name,

@@ -41,8 +41,15 @@ interface Spec<I extends z.ZodType, O> extends Omit<McpToolDefinition, 'call' | 
 const dollars = (cents: number) => `$${(cents / 100).toFixed(2)}`;
 
 function argumentError(error: z.ZodError): ErrorBody {
-  const details: ErrorDetail[] = error.issues.map((issue) => ({ path: ['/arguments', ...issue.path.map(String)].join('/'), message: issue.message }));
-  return { code: 'validation_error', message: `Invalid arguments: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, details };
+  const details: ErrorDetail[] = error.issues.map((issue) => ({
+    path: ['/arguments', ...issue.path.map(String)].join('/'),
+    message: issue.message,
+  }));
+  return {
+    code: 'validation_error',
+    message: `Invalid arguments: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+    details,
+  };
 }
 
 function define<I extends z.ZodType, O>(spec: Spec<I, O>): McpToolDefinition {
@@ -57,10 +64,22 @@ function define<I extends z.ZodType, O>(spec: Spec<I, O>): McpToolDefinition {
         return { ok: true, body: body as Record<string, unknown>, text: summary(body) };
       } catch (err) {
         if (err instanceof ApiError) {
-          return { ok: false, error: withRequestId({ code: err.code, message: err.message, ...(err.details?.length ? { details: err.details } : {}) }, ctx.requestId) };
+          return {
+            ok: false,
+            error: withRequestId(
+              { code: err.code, message: err.message, ...(err.details?.length ? { details: err.details } : {}) },
+              ctx.requestId,
+            ),
+          };
         }
         ctx.log(`MCP tool ${spec.name} failed`, err);
-        return { ok: false, error: withRequestId({ code: 'internal_error', message: 'An unexpected error occurred; retry with exponential back-off' }, ctx.requestId) };
+        return {
+          ok: false,
+          error: withRequestId(
+            { code: 'internal_error', message: 'An unexpected error occurred; retry with exponential back-off' },
+            ctx.requestId,
+          ),
+        };
       }
     },
   };
@@ -98,7 +117,8 @@ export const MCP_TOOLS: readonly McpToolDefinition[] = [
   define({
     name: 'whois_lookup',
     title: 'WHOIS / RDAP lookup',
-    description: 'Registration data of a registered domain in RDAP shape: registrar, registrant (unless redacted), creation, update and expiry dates, nameservers.',
+    description:
+      'Registration data of a registered domain in RDAP shape: registrar, registrant (unless redacted), creation, update and expiry dates, nameservers.',
     input: S.WhoisRequest,
     output: S.WhoisResult,
     annotations: { ...READ_ONLY, openWorldHint: true },
@@ -110,20 +130,24 @@ export const MCP_TOOLS: readonly McpToolDefinition[] = [
   define({
     name: 'tld_registration_price',
     title: 'TLD price',
-    description: 'Current USD price (cents, one-year term) to register, renew, transfer or restore a domain on a TLD. Give `op` for one action, omit it for all four.',
+    description:
+      'Current USD price (cents, one-year term) to register, renew, transfer or restore a domain on a TLD. Give `op` for one action, omit it for all four.',
     input: S.TldPriceParams,
     output: S.TldPrice,
     annotations: { ...READ_ONLY, openWorldHint: false },
     run: (ctx, args) => ctx.reads.tldPrice({ tld: args.tld, ...(args.op ? { action: args.op } : {}) }),
     summary: (body) => {
-      const parts = Object.entries(body.prices).map(([action, cents]) => `${action} ${cents === null || cents === undefined ? 'not offered' : dollars(cents)}`);
+      const parts = Object.entries(body.prices).map(
+        ([action, cents]) => `${action} ${cents === null || cents === undefined ? 'not offered' : dollars(cents)}`,
+      );
       return `.${body.tld} (${body.currency}, ${body.term_years} year): ${parts.join(', ')}.`;
     },
   }),
   define({
     name: 'tld_requirements',
     title: 'TLD requirements',
-    description: 'Registration requirements of a TLD: allowed terms, who may register (organization and local-presence rules), nameserver rules, IDN, DNSSEC and privacy support.',
+    description:
+      'Registration requirements of a TLD: allowed terms, who may register (organization and local-presence rules), nameserver rules, IDN, DNSSEC and privacy support.',
     input: S.TldRequirementsParams,
     output: S.TldMetadata,
     annotations: { ...READ_ONLY, openWorldHint: false },

@@ -38,7 +38,8 @@ interface Payload {
 export const newCsrfToken = () => randomBytes(24).toString('base64url');
 export const isCsrfToken = (value: string | undefined): value is string => value !== undefined && CSRF_FORM.test(value);
 
-const binding = (key: Uint8Array, csrf: string) => createHmac('sha256', key).update(`oauth-csrf\0${csrf}`).digest('base64url').slice(0, 22);
+const binding = (key: Uint8Array, csrf: string) =>
+  createHmac('sha256', key).update(`oauth-csrf\0${csrf}`).digest('base64url').slice(0, 22);
 
 export function sealAuthRequest(key: Uint8Array, request: AuthRequest, csrf: string, now: number): string {
   const payload: Payload = {
@@ -54,19 +55,45 @@ export function sealAuthRequest(key: Uint8Array, request: AuthRequest, csrf: str
   return seal(key, PURPOSE, PREFIX, JSON.stringify(payload));
 }
 
-export type OpenedAuthRequest = { ok: true; request: AuthRequest } | { ok: false; problem: 'csrf' | 'invalid' | 'expired' };
+export type OpenedAuthRequest =
+  { ok: true; request: AuthRequest } | { ok: false; problem: 'csrf' | 'invalid' | 'expired' };
 
 /** Checks the CSRF pair and the token; the request it carries, or why the form cannot be used. */
-export function openAuthRequest(key: Uint8Array, token: string, csrfCookie: string | undefined, csrfField: string | undefined, now: number): OpenedAuthRequest {
-  if (!isCsrfToken(csrfCookie) || !isCsrfToken(csrfField) || csrfCookie.length !== csrfField.length) return { ok: false, problem: 'csrf' };
+export function openAuthRequest(
+  key: Uint8Array,
+  token: string,
+  csrfCookie: string | undefined,
+  csrfField: string | undefined,
+  now: number,
+): OpenedAuthRequest {
+  if (!isCsrfToken(csrfCookie) || !isCsrfToken(csrfField) || csrfCookie.length !== csrfField.length)
+    return { ok: false, problem: 'csrf' };
   if (!timingSafeEqual(Buffer.from(csrfCookie), Buffer.from(csrfField))) return { ok: false, problem: 'csrf' };
   const opened = open(key, PURPOSE, PREFIX, token);
   if (!opened.ok) return { ok: false, problem: 'invalid' };
   const p = opened.payload as Partial<Payload>;
-  if (typeof p.c !== 'string' || typeof p.r !== 'string' || typeof p.cc !== 'string' || typeof p.sc !== 'string' || typeof p.rs !== 'string' || typeof p.x !== 'string' || typeof p.e !== 'number') {
+  if (
+    typeof p.c !== 'string' ||
+    typeof p.r !== 'string' ||
+    typeof p.cc !== 'string' ||
+    typeof p.sc !== 'string' ||
+    typeof p.rs !== 'string' ||
+    typeof p.x !== 'string' ||
+    typeof p.e !== 'number'
+  ) {
     return { ok: false, problem: 'invalid' };
   }
   if (p.x !== binding(key, csrfCookie)) return { ok: false, problem: 'csrf' };
   if (now >= p.e) return { ok: false, problem: 'expired' };
-  return { ok: true, request: { clientId: p.c, redirectUri: p.r, codeChallenge: p.cc, state: typeof p.s === 'string' ? p.s : undefined, scope: p.sc, resource: p.rs } };
+  return {
+    ok: true,
+    request: {
+      clientId: p.c,
+      redirectUri: p.r,
+      codeChallenge: p.cc,
+      state: typeof p.s === 'string' ? p.s : undefined,
+      scope: p.sc,
+      resource: p.rs,
+    },
+  };
 }

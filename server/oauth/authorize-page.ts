@@ -26,7 +26,9 @@ export interface ConsentView {
 export function consentPage(view: ConsentView): string {
   const alert = view.error ? `<p class="alert" role="alert" id="signin-error">${escapeHtml(view.error)}</p>\n` : '';
   const described = view.error ? ' aria-describedby="signin-error"' : '';
-  const scopes = view.scopes.map((s) => `<li>${escapeHtml(SCOPE_DESCRIPTIONS[s])} <span class="hint">(${escapeHtml(s)})</span></li>`).join('\n');
+  const scopes = view.scopes
+    .map((s) => `<li>${escapeHtml(SCOPE_DESCRIPTIONS[s])} <span class="hint">(${escapeHtml(s)})</span></li>`)
+    .join('\n');
   return htmlPage(
     'Sign in to continue',
     STYLE,
@@ -50,5 +52,9 @@ ${alert}<form method="post" action="/oauth/authorize">
 }
 
 export function errorPage(title: string, message: string): string {
-  return htmlPage(title, STYLE, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(message)}</p>\n<p>Go back to the application that sent you here and start again.</p>`);
+  return htmlPage(
+    title,
+    STYLE,
+    `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(message)}</p>\n<p>Go back to the application that sent you here and start again.</p>`,
+  );
 }

@@ -14,7 +14,13 @@ export type RedirectError = 'invalid_request' | 'unsupported_response_type' | 'i
 
 export type CheckedAuthorizeRequest =
   /** Shown to the user (400 page): the redirect URI cannot be trusted. */
-  | { kind: 'untrusted'; code: 'validation_error' | 'invalid_redirect_uri'; message: string; path: string; detail: string }
+  | {
+      kind: 'untrusted';
+      code: 'validation_error' | 'invalid_redirect_uri';
+      message: string;
+      path: string;
+      detail: string;
+    }
   /** Sent back to the client (302 to the redirect URI). */
   | { kind: 'redirect'; redirectUri: string; error: RedirectError; description: string; state: string | undefined }
   | { kind: 'ok'; request: AuthRequest };
@@ -27,7 +33,16 @@ export interface ClientView {
 }
 
 const MAX_STATE = 1024;
-const KNOWN = ['response_type', 'client_id', 'redirect_uri', 'code_challenge', 'code_challenge_method', 'state', 'scope', 'resource'];
+const KNOWN = [
+  'response_type',
+  'client_id',
+  'redirect_uri',
+  'code_challenge',
+  'code_challenge_method',
+  'state',
+  'scope',
+  'resource',
+];
 
 /** The value of a parameter sent once; `repeated` when sent more than once or not as text. */
 function one(query: Query, name: string): string | undefined | { repeated: true } {
@@ -41,17 +56,40 @@ const text = (v: ReturnType<typeof one>) => (typeof v === 'string' ? v : undefin
 /** client_id as sent, when it is a single value (the caller looks the client up with it). */
 export const requestedClientId = (query: Query) => text(one(query, 'client_id'));
 
-export function checkAuthorizeRequest(query: Query, base: string, client: ClientView | undefined): CheckedAuthorizeRequest {
+export function checkAuthorizeRequest(
+  query: Query,
+  base: string,
+  client: ClientView | undefined,
+): CheckedAuthorizeRequest {
   const clientId = one(query, 'client_id');
   if (typeof clientId !== 'string') {
     const message = clientId === undefined ? 'client_id is required' : 'client_id must be sent once';
-    return { kind: 'untrusted', code: 'validation_error', message: `${message}; the application that sent you here is misconfigured`, path: '/query/client_id', detail: message };
+    return {
+      kind: 'untrusted',
+      code: 'validation_error',
+      message: `${message}; the application that sent you here is misconfigured`,
+      path: '/query/client_id',
+      detail: message,
+    };
   }
-  if (!client) return { kind: 'untrusted', code: 'validation_error', message: `Unknown client_id "${clientId}"`, path: '/query/client_id', detail: 'unknown client' };
+  if (!client)
+    return {
+      kind: 'untrusted',
+      code: 'validation_error',
+      message: `Unknown client_id "${clientId}"`,
+      path: '/query/client_id',
+      detail: 'unknown client',
+    };
   const redirectUri = one(query, 'redirect_uri');
   if (typeof redirectUri !== 'string') {
     const detail = redirectUri === undefined ? 'is required' : 'must be sent once';
-    return { kind: 'untrusted', code: 'invalid_redirect_uri', message: `redirect_uri ${detail}; the application that sent you here is misconfigured`, path: '/query/redirect_uri', detail };
+    return {
+      kind: 'untrusted',
+      code: 'invalid_redirect_uri',
+      message: `redirect_uri ${detail}; the application that sent you here is misconfigured`,
+      path: '/query/redirect_uri',
+      detail,
+    };
   }
   if (!isRegisteredRedirectUri(client.redirectUris, redirectUri)) {
     return {
@@ -66,11 +104,18 @@ export function checkAuthorizeRequest(query: Query, base: string, client: Client
   // From here on the redirect URI is trusted: errors go back to the client.
   const rawState = one(query, 'state');
   const state = typeof rawState === 'string' && rawState.length <= MAX_STATE ? rawState : undefined;
-  const back = (error: RedirectError, description: string): CheckedAuthorizeRequest => ({ kind: 'redirect', redirectUri, error, description, state });
+  const back = (error: RedirectError, description: string): CheckedAuthorizeRequest => ({
+    kind: 'redirect',
+    redirectUri,
+    error,
+    description,
+    state,
+  });
 
   const twice = KNOWN.filter((name) => typeof one(query, name) === 'object');
   if (twice.length > 0) return back('invalid_request', `Parameters must not be repeated: ${twice.join(', ')}`);
-  if (typeof rawState === 'string' && rawState.length > MAX_STATE) return back('invalid_request', `state must be at most ${MAX_STATE} characters`);
+  if (typeof rawState === 'string' && rawState.length > MAX_STATE)
+    return back('invalid_request', `state must be at most ${MAX_STATE} characters`);
 
   const responseType = text(one(query, 'response_type'));
   if (responseType === undefined) return back('invalid_request', 'response_type is required (code)');
@@ -79,19 +124,35 @@ export function checkAuthorizeRequest(query: Query, base: string, client: Client
   const challenge = text(one(query, 'code_challenge'));
   if (challenge === undefined) return back('invalid_request', 'code_challenge is required (PKCE with S256)');
   const method = text(one(query, 'code_challenge_method'));
-  if (method !== 'S256') return back('invalid_request', method === undefined ? 'code_challenge_method is required and must be S256' : 'code_challenge_method must be S256 (plain is not accepted)');
-  if (!CHALLENGE_FORM.test(challenge)) return back('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code verifier');
+  if (method !== 'S256')
+    return back(
+      'invalid_request',
+      method === undefined
+        ? 'code_challenge_method is required and must be S256'
+        : 'code_challenge_method must be S256 (plain is not accepted)',
+    );
+  if (!CHALLENGE_FORM.test(challenge))
+    return back('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code verifier');
 
   const scopeParam = text(one(query, 'scope'));
-  if (scopeParam !== undefined && scopeParam.length > MAX_SCOPE_LENGTH) return back('invalid_scope', `scope must be at most ${MAX_SCOPE_LENGTH} characters`);
+  if (scopeParam !== undefined && scopeParam.length > MAX_SCOPE_LENGTH)
+    return back('invalid_scope', `scope must be at most ${MAX_SCOPE_LENGTH} characters`);
   const asked = parseScope(scopeParam ?? DEFAULT_SCOPE);
-  if (!asked.ok) return back('invalid_scope', `Unknown scope "${asked.unknown}"; this server offers pricing:read and domains:manage`);
+  if (!asked.ok)
+    return back(
+      'invalid_scope',
+      `Unknown scope "${asked.unknown}"; this server offers pricing:read and domains:manage`,
+    );
   const allowed = parseScope(client.scope);
-  if (!allowed.ok || !isSubset(asked.scopes, allowed.scopes)) return back('invalid_scope', `This client may request only: ${client.scope}`);
+  if (!allowed.ok || !isSubset(asked.scopes, allowed.scopes))
+    return back('invalid_scope', `This client may request only: ${client.scope}`);
 
   const resourceParam = text(one(query, 'resource'));
   const resource = resolveResource(base, resourceParam);
   if (resource === undefined) return back('invalid_target', `resource must be ${base} or ${base}/mcp`);
 
-  return { kind: 'ok', request: { clientId, redirectUri, codeChallenge: challenge, state, scope: formatScope(asked.scopes), resource } };
+  return {
+    kind: 'ok',
+    request: { clientId, redirectUri, codeChallenge: challenge, state, scope: formatScope(asked.scopes), resource },
+  };
 }

@@ -5,7 +5,14 @@ import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../http/errors.ts';
 import { allowFormTargets, cspSourceOf } from '../http/security-headers.ts';
 import type { PublicDeps } from '../public-api/context.ts';
-import { CSRF_COOKIE, isCsrfToken, newCsrfToken, openAuthRequest, sealAuthRequest, type AuthRequest } from './auth-request.ts';
+import {
+  CSRF_COOKIE,
+  isCsrfToken,
+  newCsrfToken,
+  openAuthRequest,
+  sealAuthRequest,
+  type AuthRequest,
+} from './auth-request.ts';
 import { checkAuthorizeRequest, requestedClientId, type ClientView } from './authorize-request.ts';
 import { consentPage, errorPage } from './authorize-page.ts';
 import { readClientMetadata } from './client-metadata.ts';
@@ -41,11 +48,19 @@ function cookie(req: Request, name: string): string | undefined {
   return undefined;
 }
 
-async function findClient(deps: PublicDeps, clientId: string | undefined): Promise<(ClientView & { name: string }) | undefined> {
+async function findClient(
+  deps: PublicDeps,
+  clientId: string | undefined,
+): Promise<(ClientView & { name: string }) | undefined> {
   const row = clientId ? await deps.store.oauth.findClient(clientId) : undefined;
   if (!row) return undefined;
   const metadata = readClientMetadata(row.metadata);
-  return { clientId: row.client_id, redirectUris: metadata.redirect_uris, scope: metadata.scope, name: metadata.client_name };
+  return {
+    clientId: row.client_id,
+    redirectUris: metadata.redirect_uris,
+    scope: metadata.scope,
+    name: metadata.client_name,
+  };
 }
 
 /** How the user should recognise where they are sent: the host, or a native app's scheme. */
@@ -54,9 +69,22 @@ function redirectTarget(uri: string): string {
   return url.host || url.protocol.slice(0, -1);
 }
 
-function consent(request: AuthRequest, clientName: string, authRequest: string, csrfToken: string, extra: { email?: string; error?: string } = {}): string {
+function consent(
+  request: AuthRequest,
+  clientName: string,
+  authRequest: string,
+  csrfToken: string,
+  extra: { email?: string; error?: string } = {},
+): string {
   const parsed = parseScope(request.scope);
-  return consentPage({ clientName, redirectTarget: redirectTarget(request.redirectUri), scopes: parsed.ok ? parsed.scopes : [], authRequest, csrfToken, ...extra });
+  return consentPage({
+    clientName,
+    redirectTarget: redirectTarget(request.redirectUri),
+    scopes: parsed.ok ? parsed.scopes : [],
+    authRequest,
+    csrfToken,
+    ...extra,
+  });
 }
 
 export function authorizePage(deps: PublicDeps): RequestHandler {
@@ -67,10 +95,23 @@ export function authorizePage(deps: PublicDeps): RequestHandler {
     const client = await findClient(deps, requestedClientId(query));
     const checked = checkAuthorizeRequest(query, base, client);
     if (checked.kind === 'untrusted') {
-      return refusePage(req, res, new ApiError(checked.code, checked.message, [{ path: checked.path, message: checked.detail }]), 'This sign-in link is not valid');
+      return refusePage(
+        req,
+        res,
+        new ApiError(checked.code, checked.message, [{ path: checked.path, message: checked.detail }]),
+        'This sign-in link is not valid',
+      );
     }
     if (checked.kind === 'redirect') {
-      res.redirect(302, withParams(checked.redirectUri, { error: checked.error, error_description: checked.description, state: checked.state, iss: base }));
+      res.redirect(
+        302,
+        withParams(checked.redirectUri, {
+          error: checked.error,
+          error_description: checked.description,
+          state: checked.state,
+          iss: base,
+        }),
+      );
       return;
     }
     allowFormTargets(res, { redirect_uri: cspSourceOf(checked.request.redirectUri) });
@@ -78,9 +119,15 @@ export function authorizePage(deps: PublicDeps): RequestHandler {
     const existing = cookie(req, CSRF_COOKIE);
     const csrf = isCsrfToken(existing) ? existing : newCsrfToken();
     const secure = base.startsWith('https:') ? '; Secure' : '';
-    res.setHeader('Set-Cookie', `${CSRF_COOKIE}=${csrf}; Path=/oauth; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure}`);
+    res.setHeader(
+      'Set-Cookie',
+      `${CSRF_COOKIE}=${csrf}; Path=/oauth; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure}`,
+    );
     const sealed = sealAuthRequest(deps.keys.oauth, checked.request, csrf, deps.clock.now());
-    res.status(200).type('html').send(consent(checked.request, client?.name ?? checked.request.clientId, sealed, csrf));
+    res
+      .status(200)
+      .type('html')
+      .send(consent(checked.request, client?.name ?? checked.request.clientId, sealed, csrf));
   };
 }
 
@@ -92,30 +139,64 @@ export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
     pageHeaders(res);
     const base = deps.baseUrl(req);
     if (!isFormEncoded(req)) {
-      return refusePage(req, res, new ApiError('unsupported_media_type', 'Send the form as application/x-www-form-urlencoded'), 'Form not understood');
+      return refusePage(
+        req,
+        res,
+        new ApiError('unsupported_media_type', 'Send the form as application/x-www-form-urlencoded'),
+        'Form not understood',
+      );
     }
     const form = readForm(req);
     const authRequest = single(form, 'auth_request') ?? '';
-    const opened = openAuthRequest(deps.keys.oauth, authRequest, cookie(req, CSRF_COOKIE), single(form, 'csrf_token'), deps.clock.now());
+    const opened = openAuthRequest(
+      deps.keys.oauth,
+      authRequest,
+      cookie(req, CSRF_COOKIE),
+      single(form, 'csrf_token'),
+      deps.clock.now(),
+    );
     if (!opened.ok) {
       const detail =
         opened.problem === 'csrf'
           ? { path: '/body/csrf_token', message: 'does not match the CSRF cookie' }
-          : { path: '/body/auth_request', message: opened.problem === 'expired' ? 'is older than 10 minutes' : 'is malformed or tampered' };
-      return refusePage(req, res, new ApiError('validation_error', FORM_EXPIRED, [detail]), 'This sign-in form is no longer valid');
+          : {
+              path: '/body/auth_request',
+              message: opened.problem === 'expired' ? 'is older than 10 minutes' : 'is malformed or tampered',
+            };
+      return refusePage(
+        req,
+        res,
+        new ApiError('validation_error', FORM_EXPIRED, [detail]),
+        'This sign-in form is no longer valid',
+      );
     }
     const request = opened.request;
     allowFormTargets(res, { redirect_uri: cspSourceOf(request.redirectUri) });
     const client = await findClient(deps, request.clientId);
     if (!client) {
-      return refusePage(req, res, new ApiError('validation_error', FORM_EXPIRED, [{ path: '/body/auth_request', message: 'names an unknown client' }]), 'This sign-in form is no longer valid');
+      return refusePage(
+        req,
+        res,
+        new ApiError('validation_error', FORM_EXPIRED, [
+          { path: '/body/auth_request', message: 'names an unknown client' },
+        ]),
+        'This sign-in form is no longer valid',
+      );
     }
-    const back = (params: Record<string, string>) => res.redirect(303, withParams(request.redirectUri, { ...params, state: request.state, iss: base }));
+    const back = (params: Record<string, string>) =>
+      res.redirect(303, withParams(request.redirectUri, { ...params, state: request.state, iss: base }));
 
     const decision = single(form, 'decision');
     if (decision === 'deny') return back({ error: 'access_denied', error_description: 'The user denied the request' });
     if (decision !== 'approve') {
-      return refusePage(req, res, new ApiError('validation_error', 'decision must be approve or deny', [{ path: '/body/decision', message: 'must be approve or deny' }]), 'Form not understood');
+      return refusePage(
+        req,
+        res,
+        new ApiError('validation_error', 'decision must be approve or deny', [
+          { path: '/body/decision', message: 'must be approve or deny' },
+        ]),
+        'Form not understood',
+      );
     }
     const email = single(form, 'email');
     const password = single(form, 'password');
@@ -123,13 +204,21 @@ export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
     // Counted before the password is checked; refused while the account or the address must wait.
     const admission = email && password ? await throttle.admit(email, req.socket.remoteAddress) : undefined;
     if (admission && !admission.admitted) {
-      return refuseThrottled(req, res, (error) => consent(request, client.name, authRequest, csrf, { ...(email ? { email } : {}), error }), admission.retryAfterSeconds);
+      return refuseThrottled(
+        req,
+        res,
+        (error) => consent(request, client.name, authRequest, csrf, { ...(email ? { email } : {}), error }),
+        admission.retryAfterSeconds,
+      );
     }
     const userId = email && password ? await authenticate(deps.store, email, password) : undefined;
     if (userId && admission?.admitted) await throttle.succeeded(admission);
     if (!userId) {
       const error = email && password ? 'Wrong email or password.' : 'Enter your email and password to approve.';
-      res.status(200).type('html').send(consent(request, client.name, authRequest, csrf, { ...(email ? { email } : {}), error }));
+      res
+        .status(200)
+        .type('html')
+        .send(consent(request, client.name, authRequest, csrf, { ...(email ? { email } : {}), error }));
       return;
     }
     const code = await issueCode(grantDeps, {

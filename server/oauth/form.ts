@@ -4,7 +4,8 @@ import type { Request } from 'express';
 
 export type FormFields = Map<string, string[]>;
 
-export const isFormEncoded = (req: Request) => /^application\/x-www-form-urlencoded\s*(;|$)/i.test(req.get('content-type') ?? '');
+export const isFormEncoded = (req: Request) =>
+  /^application\/x-www-form-urlencoded\s*(;|$)/i.test(req.get('content-type') ?? '');
 
 export function readForm(req: Request): FormFields {
   const fields: FormFields = new Map();
@@ -21,7 +22,8 @@ export function readForm(req: Request): FormFields {
 }
 
 /** Names of the listed parameters that were sent more than once. */
-export const repeated = (fields: FormFields, names: readonly string[]) => names.filter((n) => (fields.get(n)?.length ?? 0) > 1);
+export const repeated = (fields: FormFields, names: readonly string[]) =>
+  names.filter((n) => (fields.get(n)?.length ?? 0) > 1);
 
 /** The single value of a parameter (undefined when absent; an empty value counts as absent, RFC 6749 §3.1). */
 export function single(fields: FormFields, name: string): string | undefined {

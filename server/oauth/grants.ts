@@ -27,7 +27,10 @@ export interface GrantDeps {
   now(): number;
 }
 
-const fail = (error: TokenError['error'], description: string): GrantResult => ({ ok: false, error: { error, error_description: description } });
+const fail = (error: TokenError['error'], description: string): GrantResult => ({
+  ok: false,
+  error: { error, error_description: description },
+});
 
 /** What the user approved on the consent page. */
 export interface Approval {
@@ -45,7 +48,15 @@ export async function issueCode(deps: GrantDeps, approval: Approval): Promise<st
   const code = newSecret('code');
   const grantId = newId('grt');
   await deps.store.transaction(async (tx) => {
-    await tx.oauth.insertGrant({ grant_id: grantId, client_id: approval.clientId, user_id: approval.userId, scope: approval.scope, resource: approval.resource, created_at: now, revoked_at: null });
+    await tx.oauth.insertGrant({
+      grant_id: grantId,
+      client_id: approval.clientId,
+      user_id: approval.userId,
+      scope: approval.scope,
+      resource: approval.resource,
+      created_at: now,
+      revoked_at: null,
+    });
     await tx.oauth.insertCode({
       code_hash: hashSecret(deps.key, 'code', code),
       grant_id: grantId,
@@ -61,14 +72,38 @@ export async function issueCode(deps: GrantDeps, approval: Approval): Promise<st
 }
 
 /** Writes a new access and refresh token of a grant. */
-async function mintTokens(deps: GrantDeps, tx: Repositories, grant: GrantRow, accessScope: string, now: number): Promise<TokenResponse> {
+async function mintTokens(
+  deps: GrantDeps,
+  tx: Repositories,
+  grant: GrantRow,
+  accessScope: string,
+  now: number,
+): Promise<TokenResponse> {
   const access = newSecret('access');
   const refresh = newSecret('refresh');
   const common = { grant_id: grant.grant_id, client_id: grant.client_id, created_at: now, rotated_at: null };
-  await tx.oauth.insertToken({ ...common, token_hash: hashSecret(deps.key, 'access', access), kind: 'access', scope: accessScope, expires_at: now + ACCESS_TOKEN_TTL_S * 1000 });
+  await tx.oauth.insertToken({
+    ...common,
+    token_hash: hashSecret(deps.key, 'access', access),
+    kind: 'access',
+    scope: accessScope,
+    expires_at: now + ACCESS_TOKEN_TTL_S * 1000,
+  });
   // A refresh token always carries the whole grant (RFC 6749 §6); only access tokens narrow.
-  await tx.oauth.insertToken({ ...common, token_hash: hashSecret(deps.key, 'refresh', refresh), kind: 'refresh', scope: grant.scope, expires_at: now + REFRESH_TOKEN_TTL_MS });
-  return { access_token: access, token_type: 'Bearer', expires_in: ACCESS_TOKEN_TTL_S, refresh_token: refresh, scope: accessScope };
+  await tx.oauth.insertToken({
+    ...common,
+    token_hash: hashSecret(deps.key, 'refresh', refresh),
+    kind: 'refresh',
+    scope: grant.scope,
+    expires_at: now + REFRESH_TOKEN_TTL_MS,
+  });
+  return {
+    access_token: access,
+    token_type: 'Bearer',
+    expires_in: ACCESS_TOKEN_TTL_S,
+    refresh_token: refresh,
+    scope: accessScope,
+  };
 }
 
 export interface CodeExchange {
@@ -88,12 +123,17 @@ export async function exchangeCode(deps: GrantDeps, request: CodeExchange): Prom
   const now = deps.now();
   const codeHash = hashSecret(deps.key, 'code', request.code);
   const code = await deps.store.oauth.findCode(codeHash);
-  if (!code) return fail('invalid_grant', 'The authorization code is unknown or has expired; start the authorization again');
-  if (code.client_id !== request.clientId) return fail('invalid_grant', 'The authorization code was issued to another client');
-  if (code.redirect_uri !== request.redirectUri) return fail('invalid_grant', 'redirect_uri does not match the one of the authorization request');
-  if (!verifyS256(request.codeVerifier, code.code_challenge)) return fail('invalid_grant', 'code_verifier does not match the code_challenge');
+  if (!code)
+    return fail('invalid_grant', 'The authorization code is unknown or has expired; start the authorization again');
+  if (code.client_id !== request.clientId)
+    return fail('invalid_grant', 'The authorization code was issued to another client');
+  if (code.redirect_uri !== request.redirectUri)
+    return fail('invalid_grant', 'redirect_uri does not match the one of the authorization request');
+  if (!verifyS256(request.codeVerifier, code.code_challenge))
+    return fail('invalid_grant', 'code_verifier does not match the code_challenge');
   const grant = await deps.store.oauth.findGrant(code.grant_id);
-  if (!grant) return fail('invalid_grant', 'The authorization code is unknown or has expired; start the authorization again');
+  if (!grant)
+    return fail('invalid_grant', 'The authorization code is unknown or has expired; start the authorization again');
   if (request.resource !== undefined && request.resource !== grant.resource) {
     return fail('invalid_target', `resource must be the one of the authorization request (${grant.resource})`);
   }
@@ -102,9 +142,16 @@ export async function exchangeCode(deps: GrantDeps, request: CodeExchange): Prom
     return fail('invalid_grant', 'The authorization code has already been used; the tokens issued from it are revoked');
   };
   if (code.used_at !== null) return replayed();
-  if (now >= code.expires_at) return fail('invalid_grant', 'The authorization code has expired (codes live 60 seconds); start the authorization again');
-  if (grant.revoked_at !== null) return fail('invalid_grant', 'The authorization has been revoked; start the authorization again');
-  const tokens = await deps.store.transaction(async (tx) => ((await tx.oauth.claimCode(codeHash, now)) ? mintTokens(deps, tx, grant, grant.scope, now) : undefined));
+  if (now >= code.expires_at)
+    return fail(
+      'invalid_grant',
+      'The authorization code has expired (codes live 60 seconds); start the authorization again',
+    );
+  if (grant.revoked_at !== null)
+    return fail('invalid_grant', 'The authorization has been revoked; start the authorization again');
+  const tokens = await deps.store.transaction(async (tx) =>
+    (await tx.oauth.claimCode(codeHash, now)) ? mintTokens(deps, tx, grant, grant.scope, now) : undefined,
+  );
   return tokens ? { ok: true, tokens } : replayed();
 }
 
@@ -123,16 +170,23 @@ export async function refreshGrant(deps: GrantDeps, request: Refresh): Promise<G
   const now = deps.now();
   const tokenHash = hashSecret(deps.key, 'refresh', request.refreshToken);
   const token = await deps.store.oauth.findRefreshToken(tokenHash);
-  if (!token) return fail('invalid_grant', 'The refresh token is unknown or has expired; start the authorization again');
-  if (request.clientId !== undefined && request.clientId !== token.client_id) return fail('invalid_grant', 'The refresh token was issued to another client');
+  if (!token)
+    return fail('invalid_grant', 'The refresh token is unknown or has expired; start the authorization again');
+  if (request.clientId !== undefined && request.clientId !== token.client_id)
+    return fail('invalid_grant', 'The refresh token was issued to another client');
   const grant = await deps.store.oauth.findGrant(token.grant_id);
-  if (!grant || grant.revoked_at !== null) return fail('invalid_grant', 'The authorization has been revoked; start the authorization again');
+  if (!grant || grant.revoked_at !== null)
+    return fail('invalid_grant', 'The authorization has been revoked; start the authorization again');
   const reused = async () => {
     await deps.store.oauth.revokeGrant(grant.grant_id, now);
     return fail('invalid_grant', 'The refresh token has been rotated; the grant is revoked, sign in again');
   };
   if (token.rotated_at !== null) return reused();
-  if (now >= token.expires_at) return fail('invalid_grant', 'The refresh token has expired (refresh tokens live 30 days); start the authorization again');
+  if (now >= token.expires_at)
+    return fail(
+      'invalid_grant',
+      'The refresh token has expired (refresh tokens live 30 days); start the authorization again',
+    );
 
   let accessScope = grant.scope;
   if (request.scope !== undefined) {
@@ -143,8 +197,11 @@ export async function refreshGrant(deps: GrantDeps, request: Refresh): Promise<G
     }
     accessScope = formatScope(asked.scopes);
   }
-  if (request.resource !== undefined && request.resource !== grant.resource) return fail('invalid_target', `resource must be the grant's resource (${grant.resource})`);
+  if (request.resource !== undefined && request.resource !== grant.resource)
+    return fail('invalid_target', `resource must be the grant's resource (${grant.resource})`);
 
-  const tokens = await deps.store.transaction(async (tx) => ((await tx.oauth.rotateRefreshToken(tokenHash, now)) ? mintTokens(deps, tx, grant, accessScope, now) : undefined));
+  const tokens = await deps.store.transaction(async (tx) =>
+    (await tx.oauth.rotateRefreshToken(tokenHash, now)) ? mintTokens(deps, tx, grant, accessScope, now) : undefined,
+  );
   return tokens ? { ok: true, tokens } : reused();
 }

@@ -43,9 +43,18 @@ export function createOAuthServer(deps: PublicDeps): OAuthServer {
       async verify(token: string): Promise<Viewer | null> {
         // Anything not shaped like our tokens is refused without a database round trip.
         if (!TOKEN_FORM.test(token)) return null;
-        const row = await deps.store.oauth.findLiveAccessToken(hashSecret(deps.keys.oauth, 'access', token), deps.clock.now());
+        const row = await deps.store.oauth.findLiveAccessToken(
+          hashSecret(deps.keys.oauth, 'access', token),
+          deps.clock.now(),
+        );
         if (!row) return null;
-        return { userId: row.user_id, clientId: row.client_id, grantId: row.grant_id, scopes: row.scope.split(' '), resource: row.resource };
+        return {
+          userId: row.user_id,
+          clientId: row.client_id,
+          grantId: row.grant_id,
+          scopes: row.scope.split(' '),
+          resource: row.resource,
+        };
       },
     },
   };

@@ -6,14 +6,25 @@
 const LOOPBACK = /^(https?):\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::(\d{1,5}))?([/?][^#]*)?$/;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 /** Schemes no client may be sent to, whatever it registers. */
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:', 'about:', 'ftp:', 'ws:', 'wss:']);
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript:',
+  'data:',
+  'vbscript:',
+  'file:',
+  'blob:',
+  'about:',
+  'ftp:',
+  'ws:',
+  'wss:',
+]);
 export const MAX_REDIRECT_URI_LENGTH = 2000;
 
 export const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname);
 
 /** Why `uri` cannot be registered as a redirect URI, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
-  if ([...uri].length > MAX_REDIRECT_URI_LENGTH) return `redirect URIs are at most ${MAX_REDIRECT_URI_LENGTH} characters`;
+  if ([...uri].length > MAX_REDIRECT_URI_LENGTH)
+    return `redirect URIs are at most ${MAX_REDIRECT_URI_LENGTH} characters`;
   let url: URL;
   try {
     url = new URL(uri);
@@ -26,7 +37,8 @@ export function redirectUriProblem(uri: string): string | undefined {
   if (url.protocol === 'http:') {
     return isLoopbackHost(url.hostname) ? undefined : `http redirect URIs are allowed only on loopback hosts: ${uri}`;
   }
-  if (FORBIDDEN_SCHEMES.has(url.protocol)) return `the ${url.protocol.slice(0, -1)} scheme is not allowed for redirect URIs: ${uri}`;
+  if (FORBIDDEN_SCHEMES.has(url.protocol))
+    return `the ${url.protocol.slice(0, -1)} scheme is not allowed for redirect URIs: ${uri}`;
   // RFC 8252 §7.1: a private-use scheme must be a reverse domain name the app controls.
   if (!url.protocol.slice(0, -1).includes('.')) {
     return `redirect URIs must be https, http on a loopback host, or a private-use scheme in reverse-domain form (com.example.app:/callback): ${uri}`;
@@ -51,7 +63,9 @@ export function isRegisteredRedirectUri(registered: readonly string[], requested
   if (!asked) return false;
   return registered.some((uri) => {
     const known = loopbackParts(uri);
-    return known !== undefined && known.scheme === asked.scheme && known.host === asked.host && known.rest === asked.rest;
+    return (
+      known !== undefined && known.scheme === asked.scheme && known.host === asked.host && known.rest === asked.rest
+    );
   });
 }
 

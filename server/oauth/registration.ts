@@ -18,7 +18,11 @@ export function registrationEndpoint(deps: PublicDeps): RequestHandler {
     }
     const now = deps.clock.now();
     const clientId = newId('cli');
-    await deps.store.oauth.insertClient({ client_id: clientId, metadata: JSON.stringify(checked.metadata), created_at: now });
+    await deps.store.oauth.insertClient({
+      client_id: clientId,
+      metadata: JSON.stringify(checked.metadata),
+      created_at: now,
+    });
     res.status(201).json({ client_id: clientId, client_id_issued_at: Math.floor(now / 1000), ...checked.metadata });
   };
 }

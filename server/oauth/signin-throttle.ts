@@ -17,7 +17,8 @@ export interface SigninThrottleDeps {
   now: () => number;
 }
 
-export type Admission = { admitted: true; accountKey: string; addressKey: string } | { admitted: false; retryAfterSeconds: number };
+export type Admission =
+  { admitted: true; accountKey: string; addressKey: string } | { admitted: false; retryAfterSeconds: number };
 
 export interface SigninThrottle {
   /** Counts a password attempt, or refuses it with the seconds to wait. */
@@ -32,7 +33,9 @@ export function signinThrottle(deps: SigninThrottleDeps): SigninThrottle {
   return {
     async admit(email, address) {
       const now = deps.now();
-      const accountKey = `account:${createHmac('sha256', deps.key).update(`signin:${normaliseEmail(email)}`).digest('base64url')}`;
+      const accountKey = `account:${createHmac('sha256', deps.key)
+        .update(`signin:${normaliseEmail(email)}`)
+        .digest('base64url')}`;
       const addressKey = `address:${throttledAddress(address)}`;
       const byAddress = await repo.attempt(addressKey, SIGNIN_THROTTLE.address, now);
       if (!byAddress.counted) return { admitted: false, retryAfterSeconds: wait(byAddress.nextAttemptAt, now) };
@@ -60,7 +63,12 @@ export function throttledMessage(retryAfterSeconds: number): string {
  * Answers a refused attempt: 429 with `Retry-After`, the sign-in page again (`page`) for a
  * browser, or the `rate_limited` Error body for a client that prefers JSON.
  */
-export function refuseThrottled(req: Request, res: Response, page: (message: string) => string, retryAfterSeconds: number): void {
+export function refuseThrottled(
+  req: Request,
+  res: Response,
+  page: (message: string) => string,
+  retryAfterSeconds: number,
+): void {
   const message = throttledMessage(retryAfterSeconds);
   if (req.accepts(['text/html', 'application/json']) === 'application/json') {
     throw new ApiError('rate_limited', message, undefined, { 'Retry-After': String(retryAfterSeconds) });

@@ -9,7 +9,16 @@ import { VERIFIER_FORM } from './pkce.ts';
 import { isFormEncoded, readForm, repeated, single } from './form.ts';
 import { resolveResource } from './resources.ts';
 
-const GRANT_PARAMS = ['grant_type', 'code', 'redirect_uri', 'client_id', 'code_verifier', 'refresh_token', 'scope', 'resource'];
+const GRANT_PARAMS = [
+  'grant_type',
+  'code',
+  'redirect_uri',
+  'client_id',
+  'code_verifier',
+  'refresh_token',
+  'scope',
+  'resource',
+];
 
 export function noStore(res: Response): void {
   res.setHeader('Cache-Control', 'no-store');
@@ -22,14 +31,19 @@ function answer(res: Response, result: GrantResult): void {
   else res.status(400).json(result.error);
 }
 
-const refuse = (error: TokenError['error'], description: string): GrantResult => ({ ok: false, error: { error, error_description: description } });
+const refuse = (error: TokenError['error'], description: string): GrantResult => ({
+  ok: false,
+  error: { error, error_description: description },
+});
 
 export function tokenEndpoint(deps: PublicDeps, grantDeps: GrantDeps): RequestHandler {
   return async (req, res) => {
-    if (!isFormEncoded(req)) return answer(res, refuse('invalid_request', 'Send the token request as application/x-www-form-urlencoded'));
+    if (!isFormEncoded(req))
+      return answer(res, refuse('invalid_request', 'Send the token request as application/x-www-form-urlencoded'));
     const form = readForm(req);
     const twice = repeated(form, GRANT_PARAMS);
-    if (twice.length > 0) return answer(res, refuse('invalid_request', `Parameters must not be repeated: ${twice.join(', ')}`));
+    if (twice.length > 0)
+      return answer(res, refuse('invalid_request', `Parameters must not be repeated: ${twice.join(', ')}`));
     const grantType = single(form, 'grant_type');
     if (grantType === undefined) return answer(res, refuse('invalid_request', 'grant_type is required'));
     if (grantType !== 'authorization_code' && grantType !== 'refresh_token') {
@@ -44,11 +58,22 @@ export function tokenEndpoint(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
     }
 
     if (grantType === 'authorization_code') {
-      const missing = ['code', 'redirect_uri', 'client_id', 'code_verifier'].filter((n) => single(form, n) === undefined);
-      if (missing.length > 0) return answer(res, refuse('invalid_request', `Missing for the authorization_code grant: ${missing.join(', ')}`));
+      const missing = ['code', 'redirect_uri', 'client_id', 'code_verifier'].filter(
+        (n) => single(form, n) === undefined,
+      );
+      if (missing.length > 0)
+        return answer(
+          res,
+          refuse('invalid_request', `Missing for the authorization_code grant: ${missing.join(', ')}`),
+        );
       const verifier = single(form, 'code_verifier') ?? '';
-      if (!VERIFIER_FORM.test(verifier)) return answer(res, refuse('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636)'));
-      if (!(await grantDeps.store.oauth.findClient(clientId ?? ''))) return answer(res, refuse('invalid_client', `Unknown client_id "${clientId}"; register the client first`));
+      if (!VERIFIER_FORM.test(verifier))
+        return answer(
+          res,
+          refuse('invalid_request', 'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~ (RFC 7636)'),
+        );
+      if (!(await grantDeps.store.oauth.findClient(clientId ?? '')))
+        return answer(res, refuse('invalid_client', `Unknown client_id "${clientId}"; register the client first`));
       return answer(
         res,
         await exchangeCode(grantDeps, {
@@ -62,7 +87,8 @@ export function tokenEndpoint(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
     }
 
     const refreshToken = single(form, 'refresh_token');
-    if (refreshToken === undefined) return answer(res, refuse('invalid_request', 'refresh_token is required for the refresh_token grant'));
+    if (refreshToken === undefined)
+      return answer(res, refuse('invalid_request', 'refresh_token is required for the refresh_token grant'));
     if (clientId !== undefined && !(await grantDeps.store.oauth.findClient(clientId))) {
       return answer(res, refuse('invalid_client', `Unknown client_id "${clientId}"`));
     }

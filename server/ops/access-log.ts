@@ -38,12 +38,18 @@ export function requestObserver(deps: { logger: Logger; metrics?: Metrics }): Re
       const replayed = res.getHeader('Idempotent-Replayed') === 'true';
       if (metrics) {
         metrics.request({ operationId, status, seconds });
-        if (status === 429 && code === 'rate_limited' && res.getHeader('RateLimit-Remaining') === '0' && operationId !== 'submitAuthorizeForm') {
+        if (
+          status === 429 &&
+          code === 'rate_limited' &&
+          res.getHeader('RateLimit-Remaining') === '0' &&
+          operationId !== 'submitAuthorizeForm'
+        ) {
           metrics.rateLimited(policyClass(res) ?? 'unknown');
         }
         if (code === 'replay_detected') metrics.replayRefused();
         if (replayed) metrics.idempotencyReplayed();
-        if (status === 409 && code === 'conflict' && req.get('idempotency-key') !== undefined) metrics.idempotencyConflict();
+        if (status === 409 && code === 'conflict' && req.get('idempotency-key') !== undefined)
+          metrics.idempotencyConflict();
       }
       const level = PROBE_OPERATIONS.has(operationId) ? 'debug' : status >= 500 ? 'error' : 'info';
       if (!logger.isLevelEnabled(level)) return;

@@ -51,18 +51,35 @@ export function bufferedDestination(dest: number | string = 1): DestinationStrea
 
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'info';
-  const base = { level, base: { service: 'domain-sales' }, redact: { paths: REDACT, censor: '[redacted]' }, timestamp: pino.stdTimeFunctions.isoTime };
+  const base = {
+    level,
+    base: { service: 'domain-sales' },
+    redact: { paths: REDACT, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
   if (options.destination) return pino(base, options.destination);
   // pino-pretty in the main thread (sync): a worker-thread transport would outlive a test and
   // lose the last lines of a process that exits at once.
-  if (options.pretty) return pino(base, pretty({ colorize: true, sync: true, singleLine: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' }));
+  if (options.pretty)
+    return pino(
+      base,
+      pretty({
+        colorize: true,
+        sync: true,
+        singleLine: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname,service',
+      }),
+    );
   return pino(base, bufferedDestination(1));
 }
 
 /** Writes what a logger has buffered, synchronously (before process.exit). */
 export function flushLogger(logger: Logger): void {
   try {
-    (logger as Logger & { [pino.symbols.streamSym]?: { flushSync?: () => void } })[pino.symbols.streamSym]?.flushSync?.();
+    (logger as Logger & { [pino.symbols.streamSym]?: { flushSync?: () => void } })[
+      pino.symbols.streamSym
+    ]?.flushSync?.();
   } catch {
     // Nothing buffered, or the stream is not open: nothing to lose.
   }
@@ -71,20 +88,28 @@ export function flushLogger(logger: Logger): void {
 export function logLevelOf(value: string | undefined, fallback: LogLevel): LogLevel {
   if (value === undefined || value === '') return fallback;
   const v = value.toLowerCase();
-  if (!(LOG_LEVELS as readonly string[]).includes(v)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  if (!(LOG_LEVELS as readonly string[]).includes(v))
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
   return v as LogLevel;
 }
 
 /** LOG_LEVEL (default info; silent under vitest), LOG_FORMAT=json|pretty (default: pretty on a terminal). */
-export function loggerFromEnv(env: NodeJS.ProcessEnv = process.env, stdout: { isTTY?: boolean } = process.stdout): Logger {
+export function loggerFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  stdout: { isTTY?: boolean } = process.stdout,
+): Logger {
   const level = logLevelOf(env.LOG_LEVEL, env.VITEST ? 'silent' : 'info');
   const format = env.LOG_FORMAT?.toLowerCase();
-  if (format !== undefined && format !== '' && format !== 'json' && format !== 'pretty') throw new Error(`LOG_FORMAT must be json or pretty, got "${env.LOG_FORMAT}"`);
+  if (format !== undefined && format !== '' && format !== 'json' && format !== 'pretty')
+    throw new Error(`LOG_FORMAT must be json or pretty, got "${env.LOG_FORMAT}"`);
   return createLogger({ level, pretty: format === 'pretty' || (format !== 'json' && stdout.isTTY === true) });
 }
 
 /** A logger whose JSON lines go to `line` (the `log` option callers of startServer pass); LOG_LEVEL, silent under vitest. */
-export function loggerToLines(line: (text: string) => void, level: LogLevel = logLevelOf(process.env.LOG_LEVEL, process.env.VITEST ? 'silent' : 'info')): Logger {
+export function loggerToLines(
+  line: (text: string) => void,
+  level: LogLevel = logLevelOf(process.env.LOG_LEVEL, process.env.VITEST ? 'silent' : 'info'),
+): Logger {
   return createLogger({ level, destination: { write: (text: string) => line(text.trimEnd()) } });
 }
 

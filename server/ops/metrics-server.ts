@@ -12,7 +12,10 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-export async function startMetricsServer(metrics: Metrics, options: { port: number; host: string; logger: Logger }): Promise<MetricsServer> {
+export async function startMetricsServer(
+  metrics: Metrics,
+  options: { port: number; host: string; logger: Logger },
+): Promise<MetricsServer> {
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') {
@@ -24,7 +27,10 @@ export async function startMetricsServer(metrics: Metrics, options: { port: numb
       return;
     }
     metrics.registry.metrics().then(
-      (text) => res.writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' }).end(req.method === 'HEAD' ? undefined : text),
+      (text) =>
+        res
+          .writeHead(200, { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' })
+          .end(req.method === 'HEAD' ? undefined : text),
       (err: unknown) => {
         options.logger.error({ event: 'metrics_scrape_failed', err }, 'a metrics scrape failed');
         res.writeHead(500, { 'content-type': 'text/plain' }).end('metrics collection failed\n');

@@ -41,14 +41,53 @@ export const statusClass = (status: number): string => `${Math.floor(status / 10
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  const requests = new Counter({ name: 'http_requests_total', help: 'Answered requests, by operationId (unmatched: no operation) and status class.', labelNames: ['operation', 'status_class'], registers: [registry] });
-  const duration = new Histogram({ name: 'http_request_duration_seconds', help: 'Time from the request arriving to the answer being written, by operationId and status class.', labelNames: ['operation', 'status_class'], buckets: REQUEST_BUCKETS, registers: [registry] });
-  const rateLimited = new Counter({ name: 'rate_limit_refusals_total', help: '429 rate_limited answers, by rate-limit class (x-rate-limit).', labelNames: ['class'], registers: [registry] });
-  const replays = new Counter({ name: 'replay_refusals_total', help: 'Signed requests refused as replays (401 replay_detected).', registers: [registry] });
-  const idemReplays = new Counter({ name: 'idempotency_replays_total', help: 'Answers replayed for a repeated Idempotency-Key (Idempotent-Replayed: true).', registers: [registry] });
-  const idemConflicts = new Counter({ name: 'idempotency_conflicts_total', help: 'Idempotency-Key conflicts (409 conflict: another body, or the first request still executing).', registers: [registry] });
-  const deliveries = new Counter({ name: 'webhook_delivery_attempts_total', help: 'Webhook delivery attempts, by outcome (delivered, retry: failed and rescheduled, failed: given up, error: not processed).', labelNames: ['outcome'], registers: [registry] });
-  const queries = new Histogram({ name: 'store_query_duration_seconds', help: 'Statements the store ran, as the client timed them (pool queue and network included), by result.', labelNames: ['result'], buckets: QUERY_BUCKETS, registers: [registry] });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'Answered requests, by operationId (unmatched: no operation) and status class.',
+    labelNames: ['operation', 'status_class'],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request arriving to the answer being written, by operationId and status class.',
+    labelNames: ['operation', 'status_class'],
+    buckets: REQUEST_BUCKETS,
+    registers: [registry],
+  });
+  const rateLimited = new Counter({
+    name: 'rate_limit_refusals_total',
+    help: '429 rate_limited answers, by rate-limit class (x-rate-limit).',
+    labelNames: ['class'],
+    registers: [registry],
+  });
+  const replays = new Counter({
+    name: 'replay_refusals_total',
+    help: 'Signed requests refused as replays (401 replay_detected).',
+    registers: [registry],
+  });
+  const idemReplays = new Counter({
+    name: 'idempotency_replays_total',
+    help: 'Answers replayed for a repeated Idempotency-Key (Idempotent-Replayed: true).',
+    registers: [registry],
+  });
+  const idemConflicts = new Counter({
+    name: 'idempotency_conflicts_total',
+    help: 'Idempotency-Key conflicts (409 conflict: another body, or the first request still executing).',
+    registers: [registry],
+  });
+  const deliveries = new Counter({
+    name: 'webhook_delivery_attempts_total',
+    help: 'Webhook delivery attempts, by outcome (delivered, retry: failed and rescheduled, failed: given up, error: not processed).',
+    labelNames: ['outcome'],
+    registers: [registry],
+  });
+  const queries = new Histogram({
+    name: 'store_query_duration_seconds',
+    help: 'Statements the store ran, as the client timed them (pool queue and network included), by result.',
+    labelNames: ['result'],
+    buckets: QUERY_BUCKETS,
+    registers: [registry],
+  });
   let outbox: OutboxProbe | undefined;
   new Gauge({
     name: 'webhook_outbox_depth',

@@ -59,9 +59,22 @@ const eventCase = (row: CaseRow): Schemas['EventCase'] => ({
   currency: row.currency,
 });
 
-async function writeCaseEvent(tx: Repositories, row: CaseRow, type: BrokerageEventType, delivered: boolean, at: number, now: number): Promise<string> {
+async function writeCaseEvent(
+  tx: Repositories,
+  row: CaseRow,
+  type: BrokerageEventType,
+  delivered: boolean,
+  at: number,
+  now: number,
+): Promise<string> {
   const id = newEventId(at);
-  const body = JSON.stringify({ id, type, created_at: rfc3339(at), partner_id: row.partner_id, data: { case: eventCase(row) } });
+  const body = JSON.stringify({
+    id,
+    type,
+    created_at: rfc3339(at),
+    partner_id: row.partner_id,
+    data: { case: eventCase(row) },
+  });
   await tx.events.append({ id, partnerId: row.partner_id, type, createdAt: at, body }, delivered, now);
   return id;
 }
@@ -76,7 +89,11 @@ export async function applyCaseMove(
   action: BrokerageAction,
   options: { finalPriceCents?: number | undefined; note: string | null; at: number; now: number },
 ): Promise<CaseRow> {
-  const result = moveCase({ case_id: row.case_id, status: row.status as BrokerageStatus, final_price_cents: row.final_price_cents }, action, options.finalPriceCents);
+  const result = moveCase(
+    { case_id: row.case_id, status: row.status as BrokerageStatus, final_price_cents: row.final_price_cents },
+    action,
+    options.finalPriceCents,
+  );
   if (!result.ok) throw new ApiError('invalid_state', result.message);
   const updated: CaseRow = {
     ...row,
@@ -94,10 +111,19 @@ export async function applyCaseMove(
   if (!moved) {
     // A concurrent move won: answer as the state machine would from the status it left.
     const now = await tx.brokerage.findCase(row.case_id);
-    throw new ApiError('invalid_state', `Brokerage case ${row.case_id} is ${now?.status ?? 'gone'}; ${action} was not applied`);
+    throw new ApiError(
+      'invalid_state',
+      `Brokerage case ${row.case_id} is ${now?.status ?? 'gone'}; ${action} was not applied`,
+    );
   }
   const eventId = await writeCaseEvent(tx, updated, result.event, result.webhook, options.at, options.now);
-  await tx.brokerage.appendTimeline({ case_id: row.case_id, status: updated.status, event_id: eventId, at: options.at, note: options.note });
+  await tx.brokerage.appendTimeline({
+    case_id: row.case_id,
+    status: updated.status,
+    event_id: eventId,
+    at: options.at,
+    note: options.note,
+  });
   return updated;
 }
 
@@ -137,9 +163,19 @@ export function createBrokerageCase(deps: PartnerDeps): RequestHandler {
         updated_at: at,
       };
       // The unique open-domain index settles a race the read above cannot see.
-      if (!(await tx.brokerage.insertCase(created))) throw new ApiError('invalid_state', ineligibleMessage({ domain: request.domain, eligible: false, reason: 'open_case' }));
+      if (!(await tx.brokerage.insertCase(created)))
+        throw new ApiError(
+          'invalid_state',
+          ineligibleMessage({ domain: request.domain, eligible: false, reason: 'open_case' }),
+        );
       const eventId = await writeCaseEvent(tx, created, OPENED_EVENT, false, at, caller.now);
-      await tx.brokerage.appendTimeline({ case_id: created.case_id, status: created.status, event_id: eventId, at, note: null });
+      await tx.brokerage.appendTimeline({
+        case_id: created.case_id,
+        status: created.status,
+        event_id: eventId,
+        at,
+        note: null,
+      });
       return created;
     });
     res.status(201).json(toCase(row, deps.baseUrl(req)));
@@ -149,7 +185,8 @@ export function createBrokerageCase(deps: PartnerDeps): RequestHandler {
 async function ownCase(deps: PartnerDeps, caller: Caller, caseId: string): Promise<CaseRow> {
   const row = await deps.store.brokerage.findCase(caseId);
   // Another partner's case is indistinguishable from a missing one.
-  if (!row || row.partner_id !== caller.partner.id) throw new ApiError('not_found', `Brokerage case "${caseId}" not found`);
+  if (!row || row.partner_id !== caller.partner.id)
+    throw new ApiError('not_found', `Brokerage case "${caseId}" not found`);
   return row;
 }
 
@@ -157,7 +194,10 @@ export function getBrokerageCase(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
     const row = await ownCase(deps, caller, res.locals.pathParams?.case_id ?? '');
-    const body: Schemas['BrokerageCaseDetail'] = { ...toCase(row, deps.baseUrl(req)), timeline: toTimeline(await deps.store.brokerage.timeline(row.case_id)) };
+    const body: Schemas['BrokerageCaseDetail'] = {
+      ...toCase(row, deps.baseUrl(req)),
+      timeline: toTimeline(await deps.store.brokerage.timeline(row.case_id)),
+    };
     res.json(body);
   };
 }
@@ -170,7 +210,12 @@ export function listBrokerageCases(deps: PartnerDeps): RequestHandler {
     const list = partnerCursorList(deps, req, `brokerage:${caller.partner.id}`, CASE_FILTERS);
     const after = list.after ? { createdAt: Number(list.after[0]), caseId: String(list.after[1]) } : undefined;
     const rows = await deps.store.brokerage.listCases(
-      { partnerId: caller.partner.id, status: queryString(req, 'status'), from: parseInstant(queryString(req, 'from')), to: parseInstant(queryString(req, 'to')) },
+      {
+        partnerId: caller.partner.id,
+        status: queryString(req, 'status'),
+        from: parseInstant(queryString(req, 'from')),
+        to: parseInstant(queryString(req, 'to')),
+      },
       list.fetch,
       after,
     );

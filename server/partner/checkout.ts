@@ -29,30 +29,50 @@ export function createCheckoutSession(deps: PartnerDeps): RequestHandler {
       return problem ? [{ path: `/body/${member}`, message: problem }] : [];
     });
     if (urlProblems.length > 0) {
-      throw new ApiError('validation_error', `Request is invalid: ${urlProblems.map((d) => `${d.path} ${d.message}`).join('; ')}`, urlProblems);
+      throw new ApiError(
+        'validation_error',
+        `Request is invalid: ${urlProblems.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+        urlProblems,
+      );
     }
     const { domain } = request;
     const listing = await deps.store.inventory.find(environment, domain);
     if (!listing) throw new ApiError('not_found', `Domain "${domain}" is not listed`);
-    if (listing.status !== 'listed' || (await deps.store.orders.liveOrderFor(environment, domain))) throw new ApiError('not_found', `Domain "${domain}" is already sold`);
+    if (listing.status !== 'listed' || (await deps.store.orders.liveOrderFor(environment, domain)))
+      throw new ApiError('not_found', `Domain "${domain}" is already sold`);
     const held = await deps.store.orders.reservationByOther(environment, domain, caller.partner.id, caller.now);
-    if (held) throw new ApiError('domain_reserved', `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(held.expires_at)}`);
+    if (held)
+      throw new ApiError(
+        'domain_reserved',
+        `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(held.expires_at)}`,
+      );
 
     let price = listing.price_cents;
     if (request.quote_id !== undefined && request.quote_id !== null) {
-      const quote = readQuote(deps.keys.quotes, request.quote_id, { partnerId: caller.partner.id, environment, now: caller.businessNow });
+      const quote = readQuote(deps.keys.quotes, request.quote_id, {
+        partnerId: caller.partner.id,
+        environment,
+        now: caller.businessNow,
+      });
       if (!quote.ok) {
         const err = quoteError(quote);
-        throw err.status === 400 ? new ApiError('validation_error', err.message, err.details) : new ApiError(err.code, err.message);
+        throw err.status === 400
+          ? new ApiError('validation_error', err.message, err.details)
+          : new ApiError(err.code, err.message);
       }
       if (quote.payload.domain !== domain) {
-        throw new ApiError('validation_error', `quote_id was issued for "${quote.payload.domain}", not "${domain}"`, [{ path: '/body/quote_id', message: 'quotes another domain' }]);
+        throw new ApiError('validation_error', `quote_id was issued for "${quote.payload.domain}", not "${domain}"`, [
+          { path: '/body/quote_id', message: 'quotes another domain' },
+        ]);
       }
       price = quote.payload.priceCents;
     }
     if (request.expected_price !== price || request.currency !== listing.currency) {
       const what = request.quote_id ? 'quoted' : 'current';
-      throw new ApiError('price_mismatch', `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`);
+      throw new ApiError(
+        'price_mismatch',
+        `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`,
+      );
     }
 
     const createdAt = caller.businessNow;

@@ -37,9 +37,18 @@ export function credentialOf(res: Response): Credential {
 }
 
 /** The caller at `now`, from its credential and its partner as read (undefined: it no longer exists). */
-export function callerFrom(credential: Credential, partner: Pick<Partner, 'clockOffsetMs'> | undefined, now: number): Caller {
+export function callerFrom(
+  credential: Credential,
+  partner: Pick<Partner, 'clockOffsetMs'> | undefined,
+  now: number,
+): Caller {
   if (!partner) throw new ApiError('forbidden', 'The partner of this credential no longer exists');
-  return { credential, partner: { id: credential.partnerId, clockOffsetMs: partner.clockOffsetMs }, now, businessNow: now + partner.clockOffsetMs };
+  return {
+    credential,
+    partner: { id: credential.partnerId, clockOffsetMs: partner.clockOffsetMs },
+    now,
+    businessNow: now + partner.clockOffsetMs,
+  };
 }
 
 export async function callerOf(deps: PartnerDeps, res: Response): Promise<Caller> {
@@ -65,7 +74,12 @@ export function queryInteger(req: Request, name: string): number | undefined {
 }
 
 /** A partner list's cursor list (http/cursor-list.ts): `limit` (default 50) and the cursor, bound to these filters. */
-export function partnerCursorList(deps: PartnerDeps, req: Request, scope: string, filters: readonly string[]): CursorList {
+export function partnerCursorList(
+  deps: PartnerDeps,
+  req: Request,
+  scope: string,
+  filters: readonly string[],
+): CursorList {
   return cursorList(deps.keys.cursors, {
     scope,
     binding: Object.fromEntries(filters.map((f) => [f, queryString(req, f) ?? null])),

@@ -14,7 +14,11 @@ type Schemas = components['schemas'];
 const categoryOrNull = (category: string) => (category === UNCATEGORISED ? null : category);
 
 /** Listed, unsold and not held by another partner's live quote (`now`: real time, ms). */
-async function availability(deps: PartnerDeps, viewer: { environment: Credential['environment']; partnerId: string; now: number; since: ReadMark | undefined }, domain: string) {
+async function availability(
+  deps: PartnerDeps,
+  viewer: { environment: Credential['environment']; partnerId: string; now: number; since: ReadMark | undefined },
+  domain: string,
+) {
   const listing = await deps.store.inventory.find(viewer.environment, domain, viewer.since);
   if (!listing || listing.status !== 'listed') return { listing: undefined, available: false };
   const reserved = await deps.store.orders.reservationByOther(viewer.environment, domain, viewer.partnerId, viewer.now);
@@ -28,19 +32,31 @@ async function availability(deps: PartnerDeps, viewer: { environment: Credential
 function viewerOf(deps: PartnerDeps, res: Response) {
   const credential = res.locals.credential;
   if (!credential) throw new Error('route reached without an authenticated credential');
-  return { environment: credential.environment, partnerId: credential.partnerId, now: deps.clock.now(), since: res.locals.readMark };
+  return {
+    environment: credential.environment,
+    partnerId: credential.partnerId,
+    now: deps.clock.now(),
+    since: res.locals.readMark,
+  };
 }
 
 export function searchDomains(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
     const q = queryString(req, 'q') ?? '';
-    if (q.trim() === '') throw new ApiError('validation_error', 'q must contain at least one non-space character', [{ path: '/query/q', message: 'must not be blank' }]);
+    if (q.trim() === '')
+      throw new ApiError('validation_error', 'q must contain at least one non-space character', [
+        { path: '/query/q', message: 'must not be blank' },
+      ]);
     const environment = caller.credential.environment;
     const hits = await domainSearch(deps.store).search(environment, q, {
-      isReserved: async (domain) => (await deps.store.orders.reservationByOther(environment, domain, caller.partner.id, caller.now)) !== undefined,
+      isReserved: async (domain) =>
+        (await deps.store.orders.reservationByOther(environment, domain, caller.partner.id, caller.now)) !== undefined,
     });
-    const results: Schemas['DomainSearchHit'][] = hits.map((hit) => ({ ...hit, category: categoryOrNull(hit.category) }));
+    const results: Schemas['DomainSearchHit'][] = hits.map((hit) => ({
+      ...hit,
+      category: categoryOrNull(hit.category),
+    }));
     const body: Schemas['DomainSearchResults'] = { q, results };
     res.json(body);
   };
@@ -91,7 +107,12 @@ export function getPricing(deps: PartnerDeps): RequestHandler {
     const domain = queryString(req, 'domain') ?? '';
     const listing = await deps.store.inventory.find(caller.credential.environment, domain, res.locals.readMark);
     if (!listing || listing.status !== 'listed') throw new ApiError('not_found', `Domain "${domain}" is not listed`);
-    const body: Schemas['Pricing'] = { domain, price_cents: listing.price_cents, floor_cents: listing.floor_cents, currency: listing.currency };
+    const body: Schemas['Pricing'] = {
+      domain,
+      price_cents: listing.price_cents,
+      floor_cents: listing.floor_cents,
+      currency: listing.currency,
+    };
     res.json(body);
   };
 }

@@ -10,7 +10,16 @@ import { replayOrThrow, sendReplay } from '../http/idempotency-answer.ts';
 import { newId } from '../ids.ts';
 import type { OrderSight } from '../store/order-placement.ts';
 import type { OrderRow } from '../store/orders.ts';
-import { callerFrom, callerOf, credentialOf, parseInstant, partnerCursorList, queryString, type Caller, type PartnerDeps } from './context.ts';
+import {
+  callerFrom,
+  callerOf,
+  credentialOf,
+  parseInstant,
+  partnerCursorList,
+  queryString,
+  type Caller,
+  type PartnerDeps,
+} from './context.ts';
 import { applyMove, orderEvents } from './order-moves.ts';
 import { toOrder, toOrderDetail } from './resources.ts';
 
@@ -44,7 +53,13 @@ export function createQuote(deps: PartnerDeps): RequestHandler {
       expires_at: expiresAt,
       created_at: caller.now,
     });
-    const body: Schemas['Quote'] = { quote_id: quoteId, domain, price_cents: listing.price_cents, currency: listing.currency, expires_at: rfc3339(expiresAt) };
+    const body: Schemas['Quote'] = {
+      quote_id: quoteId,
+      domain,
+      price_cents: listing.price_cents,
+      currency: listing.currency,
+      expires_at: rfc3339(expiresAt),
+    };
     res.json(body);
   };
 }
@@ -77,7 +92,14 @@ async function executeOrder(
   // The stored body is the one the error writer answers now, so a replay repeats it byte for byte.
   const refuse = async (code: Schemas['ErrorCode'], message: string): Promise<Outcome> => {
     const refusal = new ApiError(code, message);
-    if (answering && isStoredOutcome(refusal.status, code)) await deps.store.idempotency.complete(answering.keyId, answering.key, refusal.status, JSON.stringify(bodyOf(refusal)), {});
+    if (answering && isStoredOutcome(refusal.status, code))
+      await deps.store.idempotency.complete(
+        answering.keyId,
+        answering.key,
+        refusal.status,
+        JSON.stringify(bodyOf(refusal)),
+        {},
+      );
     return { created: false, refusal };
   };
   const environment = caller.credential.environment;
@@ -86,12 +108,19 @@ async function executeOrder(
   if (!listing) return refuse('not_found', `Domain "${domain}" is not listed`);
   if (listing.status !== 'listed' || sight.liveOrder) return refuse('not_found', `Domain "${domain}" is already sold`);
   if (sight.reservedUntil !== null) {
-    return refuse('domain_reserved', `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(sight.reservedUntil)}`);
+    return refuse(
+      'domain_reserved',
+      `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(sight.reservedUntil)}`,
+    );
   }
 
   let price = listing.price_cents;
   if (request.quote_id !== undefined && request.quote_id !== null) {
-    const quote = readQuote(deps.keys.quotes, request.quote_id, { partnerId: caller.partner.id, environment, now: caller.businessNow });
+    const quote = readQuote(deps.keys.quotes, request.quote_id, {
+      partnerId: caller.partner.id,
+      environment,
+      now: caller.businessNow,
+    });
     if (!quote.ok) {
       const err = quoteError(quote);
       // A tampered or foreign quote is a validation error: not stored, so not an Outcome.
@@ -99,13 +128,18 @@ async function executeOrder(
       return refuse(err.code, err.message);
     }
     if (quote.payload.domain !== domain) {
-      throw new ApiError('validation_error', `quote_id was issued for "${quote.payload.domain}", not "${domain}"`, [{ path: '/body/quote_id', message: 'quotes another domain' }]);
+      throw new ApiError('validation_error', `quote_id was issued for "${quote.payload.domain}", not "${domain}"`, [
+        { path: '/body/quote_id', message: 'quotes another domain' },
+      ]);
     }
     price = quote.payload.priceCents;
   }
   if (request.expected_price !== price || request.currency !== listing.currency) {
     const what = request.quote_id ? 'quoted' : 'current';
-    return refuse('price_mismatch', `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`);
+    return refuse(
+      'price_mismatch',
+      `expected_price ${request.expected_price} ${request.currency} differs from the ${what} price ${price} ${listing.currency} of "${domain}"`,
+    );
   }
 
   const at = caller.businessNow;
@@ -215,7 +249,8 @@ export function listOrders(deps: PartnerDeps): RequestHandler {
 async function ownOrder(deps: PartnerDeps, caller: Caller, publicId: string): Promise<OrderRow> {
   const order = await deps.store.orders.findOrder(publicId);
   // Another partner's order is indistinguishable from a missing one.
-  if (!order || (order.partner_id !== caller.partner.id && !deps.faults?.has('foreign-orders-visible'))) throw new ApiError('not_found', `Order "${publicId}" not found`);
+  if (!order || (order.partner_id !== caller.partner.id && !deps.faults?.has('foreign-orders-visible')))
+    throw new ApiError('not_found', `Order "${publicId}" not found`);
   return order;
 }
 
@@ -233,7 +268,8 @@ export function createRefund(deps: PartnerDeps): RequestHandler {
     const { public_id, reason } = req.body as Schemas['RefundRequest'];
     const detail = await deps.store.transaction(async (tx) => {
       const order = await tx.orders.findOrder(public_id);
-      if (!order || order.partner_id !== caller.partner.id) throw new ApiError('not_found', `Order "${public_id}" not found`);
+      if (!order || order.partner_id !== caller.partner.id)
+        throw new ApiError('not_found', `Order "${public_id}" not found`);
       const updated = await applyMove(tx, order, 'partner-refund', caller.businessNow, caller.now, reason ?? null);
       return toOrderDetail(updated, await tx.orders.timeline(public_id));
     });

@@ -18,12 +18,18 @@ const DAY_MS = 86_400_000;
 async function affiliateCaller(deps: PartnerDeps, res: Parameters<RequestHandler>[1]): Promise<Caller> {
   const caller = await callerOf(deps, res);
   if (!caller.credential.affiliate) {
-    throw new ApiError('forbidden', 'This credential is not linked to an affiliate account; referral links and reports need one (ask the operator to link it)');
+    throw new ApiError(
+      'forbidden',
+      'This credential is not linked to an affiliate account; referral links and reports need one (ask the operator to link it)',
+    );
   }
   return caller;
 }
 
-const windowOf = (req: Request) => ({ from: parseInstant(queryString(req, 'from')), to: parseInstant(queryString(req, 'to')) });
+const windowOf = (req: Request) => ({
+  from: parseInstant(queryString(req, 'from')),
+  to: parseInstant(queryString(req, 'to')),
+});
 
 function toLink(deps: PartnerDeps, req: Request, row: LinkRow): Schemas['Link'] {
   return {
@@ -45,13 +51,27 @@ export function createLink(deps: PartnerDeps): RequestHandler {
     let product: string | null = null;
     if (request.type === 'domain') {
       const listing = await deps.store.inventory.find(environment, request.domain);
-      if (!listing || listing.status !== 'listed') throw new ApiError('not_found', `Domain "${request.domain}" is not listed`);
+      if (!listing || listing.status !== 'listed')
+        throw new ApiError('not_found', `Domain "${request.domain}" is not listed`);
       domain = request.domain;
     } else if (request.type === 'product') {
-      if (!(PRODUCTS as readonly string[]).includes(request.product)) throw new ApiError('not_found', `Product "${request.product}" is not known; products are ${PRODUCTS.join(', ')}`);
+      if (!(PRODUCTS as readonly string[]).includes(request.product))
+        throw new ApiError(
+          'not_found',
+          `Product "${request.product}" is not known; products are ${PRODUCTS.join(', ')}`,
+        );
       product = request.product;
     }
-    const row: LinkRow = { link_id: newId('lnk', 16), code: randomBase62(12), partner_id: caller.partner.id, environment, type: request.type, domain, product, created_at: caller.businessNow };
+    const row: LinkRow = {
+      link_id: newId('lnk', 16),
+      code: randomBase62(12),
+      partner_id: caller.partner.id,
+      environment,
+      type: request.type,
+      domain,
+      product,
+      created_at: caller.businessNow,
+    };
     await deps.store.referral.insertLink(row);
     res.status(201).json(toLink(deps, req, row));
   };
@@ -63,7 +83,12 @@ export function listLinks(deps: PartnerDeps): RequestHandler {
     const type = queryString(req, 'type');
     const list = partnerCursorList(deps, req, `links:${caller.partner.id}`, ['type']);
     const p = list.after;
-    const rows = await deps.store.referral.listLinks(caller.partner.id, type, list.fetch, p ? { createdAt: Number(p[0]), linkId: String(p[1]) } : undefined);
+    const rows = await deps.store.referral.listLinks(
+      caller.partner.id,
+      type,
+      list.fetch,
+      p ? { createdAt: Number(p[0]), linkId: String(p[1]) } : undefined,
+    );
     const { data, next_cursor } = list.page(rows, (r) => [r.created_at, r.link_id]);
     const stats = await deps.store.referral.linkStats(data.map((r) => r.link_id));
     const body: Schemas['LinkList'] = {
@@ -96,7 +121,12 @@ export function listReferralSales(deps: PartnerDeps): RequestHandler {
     const window = windowOf(req);
     const list = partnerCursorList(deps, req, `referral-sales:${caller.partner.id}`, ['from', 'to']);
     const p = list.after;
-    const rows = await deps.store.referral.listSales(caller.partner.id, window, list.fetch, p ? { soldAt: Number(p[0]), publicId: String(p[1]) } : undefined);
+    const rows = await deps.store.referral.listSales(
+      caller.partner.id,
+      window,
+      list.fetch,
+      p ? { soldAt: Number(p[0]), publicId: String(p[1]) } : undefined,
+    );
     const { data, next_cursor } = list.page(rows, (r) => [r.sold_at, r.public_id]);
     const statuses = await deps.store.referral.latestStatuses(data.map((r) => r.public_id));
     const body: Schemas['ReferralSaleList'] = {
@@ -123,7 +153,12 @@ export function listCommissions(deps: PartnerDeps): RequestHandler {
     const status = queryString(req, 'status');
     const list = partnerCursorList(deps, req, `commissions:${caller.partner.id}`, ['status', 'from', 'to']);
     const p = list.after;
-    const rows = await deps.store.referral.listLedger(caller.partner.id, { ...windowOf(req), status }, list.fetch, p ? Number(p[0]) : undefined);
+    const rows = await deps.store.referral.listLedger(
+      caller.partner.id,
+      { ...windowOf(req), status },
+      list.fetch,
+      p ? Number(p[0]) : undefined,
+    );
     const { data, next_cursor } = list.page(rows, (r) => [r.seq]);
     const body: Schemas['CommissionLedger'] = {
       data: data.map((r) => ({
@@ -149,10 +184,21 @@ export function listReferralPayouts(deps: PartnerDeps): RequestHandler {
     const caller = await affiliateCaller(deps, res);
     const list = partnerCursorList(deps, req, `referral-payouts:${caller.partner.id}`, ['from', 'to']);
     const p = list.after;
-    const { rows, totalCents } = await deps.store.referral.listPayouts(caller.partner.id, windowOf(req), list.fetch, p ? { paidAt: Number(p[0]), payoutId: String(p[1]) } : undefined);
+    const { rows, totalCents } = await deps.store.referral.listPayouts(
+      caller.partner.id,
+      windowOf(req),
+      list.fetch,
+      p ? { paidAt: Number(p[0]), payoutId: String(p[1]) } : undefined,
+    );
     const { data, next_cursor } = list.page(rows, (r) => [r.paid_at, r.payout_id]);
     const body: Schemas['ReferralPayoutList'] = {
-      data: data.map((r) => ({ payout_id: r.payout_id, kind: r.kind, amount_cents: Number(r.amount_cents), currency: r.currency, paid_at: rfc3339(r.paid_at) })),
+      data: data.map((r) => ({
+        payout_id: r.payout_id,
+        kind: r.kind,
+        amount_cents: Number(r.amount_cents),
+        currency: r.currency,
+        paid_at: rfc3339(r.paid_at),
+      })),
       next_cursor,
       total_paid_cents: totalCents,
       currency: CURRENCY,
@@ -167,7 +213,12 @@ export function getReferralAnalytics(deps: PartnerDeps): RequestHandler {
     const { from, to } = windowOf(req);
     const window = analyticsWindow(from, to, caller.businessNow);
     const funnel = await deps.store.referral.funnel(caller.partner.id, window);
-    const body: Schemas['Analytics'] = { from: rfc3339(window.from), to: rfc3339(window.to), ...funnel, currency: CURRENCY };
+    const body: Schemas['Analytics'] = {
+      from: rfc3339(window.from),
+      to: rfc3339(window.to),
+      ...funnel,
+      currency: CURRENCY,
+    };
     res.json(body);
   };
 }

@@ -40,7 +40,9 @@ export function toOrderDetail(row: OrderRow, timeline: TimelineRow[]): OrderDeta
 }
 
 /** The order as an event carries it: frozen at the moment of the event. */
-export function eventOrder(row: Pick<OrderRow, 'public_id' | 'domain' | 'status' | 'sale_price_cents' | 'currency'>): EventOrder {
+export function eventOrder(
+  row: Pick<OrderRow, 'public_id' | 'domain' | 'status' | 'sale_price_cents' | 'currency'>,
+): EventOrder {
   return {
     public_id: row.public_id,
     domain: row.domain,

@@ -19,7 +19,15 @@ import { createCheckoutSession } from './checkout.ts';
 import { credentialOf, type PartnerDeps } from './context.ts';
 import { getAvailability, getDomain, getPricing, searchDomains } from './discovery.ts';
 import { createOrder, createQuote, createRefund, getOrder, listOrders } from './orders.ts';
-import { createLink, getReferralAnalytics, getReferralClicks, listCommissions, listLinks, listReferralPayouts, listReferralSales } from './referral.ts';
+import {
+  createLink,
+  getReferralAnalytics,
+  getReferralClicks,
+  listCommissions,
+  listLinks,
+  listReferralPayouts,
+  listReferralSales,
+} from './referral.ts';
 import { listPayouts, listSettlements, listTransactions } from './settlements.ts';
 import { getWebhook, listEvents, registerWebhook, type WebhookDeps } from './webhooks.ts';
 import type { Credential } from '../store/credentials.ts';
@@ -58,7 +66,8 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
         counter: deps.store.replayGuard,
         clock: deps.clock,
         bucketOf: (_req, res, className) => `${credentialOf(res).keyId}:${className}`,
-        limitOf: (res, className, cls) => credentialOf(res).rateLimits[className as keyof Credential['rateLimits']] ?? cls.quota,
+        limitOf: (res, className, cls) =>
+          credentialOf(res).rateLimits[className as keyof Credential['rateLimits']] ?? cls.quota,
       }),
       unmatchedRoute(),
       partnerPermissions(),

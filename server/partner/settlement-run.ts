@@ -21,15 +21,29 @@ export interface SettlementRunDeps {
  * Closes the partner's period ending at `periodEnd` (exclusive, business time), or returns
  * undefined when its previous statement already reaches that far (or another run just wrote it).
  */
-export async function settlePartner(store: Store, partner: SettlementPartner, periodEnd: number, now: number): Promise<StatementWithOrders | undefined> {
+export async function settlePartner(
+  store: Store,
+  partner: SettlementPartner,
+  periodEnd: number,
+  now: number,
+): Promise<StatementWithOrders | undefined> {
   try {
     return await store.transaction(async (tx) => {
       const periodStart = (await tx.settlements.lastStatementEnd(partner.id)) ?? partner.createdAt;
       if (periodEnd <= periodStart) return undefined;
       const businessNow = now + partner.clockOffsetMs;
       const rates = await tx.settlements.commissionRates(partner.id);
-      const orders = (await tx.settlements.ordersToSettle(partner.id, periodEnd)).map((o) => ({ order: o, commission_cents: orderCommissionCents(o, rates) }));
-      const totals = statementTotals(orders.map(({ order, commission_cents }) => ({ payment_model: order.payment_model, sale_price_cents: order.sale_price_cents, commission_cents })));
+      const orders = (await tx.settlements.ordersToSettle(partner.id, periodEnd)).map((o) => ({
+        order: o,
+        commission_cents: orderCommissionCents(o, rates),
+      }));
+      const totals = statementTotals(
+        orders.map(({ order, commission_cents }) => ({
+          payment_model: order.payment_model,
+          sale_price_cents: order.sale_price_cents,
+          commission_cents,
+        })),
+      );
       const statement = {
         statement_id: newId('stm', 16),
         partner_id: partner.id,
@@ -44,7 +58,12 @@ export async function settlePartner(store: Store, partner: SettlementPartner, pe
       await tx.settlements.insertStatement(statement);
       for (const { order } of orders) await applyMove(tx, order, 'settle', businessNow, now, null);
       // Referral commission on these sales is now owed: accrued → pending (the CommissionStatus schema).
-      await markPending(tx, partner.id, orders.map(({ order }) => order.public_id), businessNow);
+      await markPending(
+        tx,
+        partner.id,
+        orders.map(({ order }) => order.public_id),
+        businessNow,
+      );
       await tx.settlements.insertStatementOrders(
         orders.map(({ order, commission_cents }) => ({
           public_id: order.public_id,
@@ -68,7 +87,10 @@ export async function settlePartner(store: Store, partner: SettlementPartner, pe
  * The operator's run: every partner's period up to `periodEnd`, or up to the partner's own
  * business time when none is given. Statements come back in partner_id order.
  */
-export async function runSettlement(deps: SettlementRunDeps, options: { periodEnd?: number | undefined } = {}): Promise<StatementWithOrders[]> {
+export async function runSettlement(
+  deps: SettlementRunDeps,
+  options: { periodEnd?: number | undefined } = {},
+): Promise<StatementWithOrders[]> {
   const written: StatementWithOrders[] = [];
   for (const partner of await deps.store.settlements.partners()) {
     const now = deps.clock.now();

@@ -28,10 +28,17 @@ export function statementResource(s: StatementWithOrders): Schemas['Statement'] 
 }
 
 export function payoutResource(p: PayoutRow): Schemas['Payout'] {
-  return { payout_id: p.payout_id, kind: p.kind, amount_cents: p.amount_cents, currency: p.currency, paid_at: rfc3339(p.paid_at) };
+  return {
+    payout_id: p.payout_id,
+    kind: p.kind,
+    amount_cents: p.amount_cents,
+    currency: p.currency,
+    paid_at: rfc3339(p.paid_at),
+  };
 }
 
-const keyOf = (position: CursorPosition | undefined) => (position ? { at: Number(position[0]), id: String(position[1]) } : undefined);
+const keyOf = (position: CursorPosition | undefined) =>
+  position ? { at: Number(position[0]), id: String(position[1]) } : undefined;
 
 export function listSettlements(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
@@ -39,7 +46,11 @@ export function listSettlements(deps: PartnerDeps): RequestHandler {
     const page = partnerCursorList(deps, req, `settlements:${caller.partner.id}`, ['from', 'to']);
     const key = keyOf(page.after);
     const rows = await deps.store.settlements.listStatements(
-      { partnerId: caller.partner.id, from: parseInstant(queryString(req, 'from')), to: parseInstant(queryString(req, 'to')) },
+      {
+        partnerId: caller.partner.id,
+        from: parseInstant(queryString(req, 'from')),
+        to: parseInstant(queryString(req, 'to')),
+      },
       page.fetch,
       key ? { periodEnd: key.at, statementId: key.id } : undefined,
     );
@@ -52,7 +63,12 @@ export function listSettlements(deps: PartnerDeps): RequestHandler {
 export function listTransactions(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
-    const page = partnerCursorList(deps, req, `transactions:${caller.partner.id}`, ['from', 'to', 'status', 'payment_model']);
+    const page = partnerCursorList(deps, req, `transactions:${caller.partner.id}`, [
+      'from',
+      'to',
+      'status',
+      'payment_model',
+    ]);
     const filters = {
       partnerId: caller.partner.id,
       status: queryString(req, 'status'),
@@ -62,7 +78,11 @@ export function listTransactions(deps: PartnerDeps): RequestHandler {
     };
     const key = keyOf(page.after);
     const rates = await deps.store.settlements.commissionRates(caller.partner.id);
-    const rows = await deps.store.settlements.transactions(filters, page.fetch, key ? { createdAt: key.at, publicId: key.id } : undefined);
+    const rows = await deps.store.settlements.transactions(
+      filters,
+      page.fetch,
+      key ? { createdAt: key.at, publicId: key.id } : undefined,
+    );
     const all = await deps.store.settlements.transactions(filters);
     const { data, next_cursor } = page.page(rows, (r) => [r.created_at, r.public_id]);
     const toTransaction = (r: TransactionRow): Schemas['Transaction'] => ({

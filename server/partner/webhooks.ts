@@ -33,7 +33,10 @@ async function checkHostName(resolve: Resolve, hostname: string, environment: 's
   } catch {
     addresses = [];
   }
-  if (addresses.length === 0 && environment === 'live') throw urlError(`url host ${hostname} does not resolve; live webhooks need a name that resolves to a public address`);
+  if (addresses.length === 0 && environment === 'live')
+    throw urlError(
+      `url host ${hostname} does not resolve; live webhooks need a name that resolves to a public address`,
+    );
   for (const address of addresses) {
     const verdict = checkResolvedAddress(hostname, address, environment);
     if (!verdict.ok) throw urlError(verdict.message);
@@ -41,7 +44,12 @@ async function checkHostName(resolve: Resolve, hostname: string, environment: 's
 }
 
 function registrationBody(endpoint: WebhookEndpoint): Schemas['WebhookRegistration'] {
-  return { url: endpoint.url, active: endpoint.active, created_at: rfc3339(endpoint.createdAt), updated_at: rfc3339(endpoint.updatedAt) };
+  return {
+    url: endpoint.url,
+    active: endpoint.active,
+    created_at: rfc3339(endpoint.createdAt),
+    updated_at: rfc3339(endpoint.updatedAt),
+  };
 }
 
 export function registerWebhook(deps: WebhookDeps): RequestHandler {
@@ -61,7 +69,8 @@ export function getWebhook(deps: PartnerDeps): RequestHandler {
   return async (_req, res) => {
     const caller = await callerOf(deps, res);
     const endpoint = await deps.store.events.endpoint(caller.partner.id);
-    if (!endpoint) throw new ApiError('not_found', 'No webhook endpoint is registered; register one with PUT /api/partner/webhooks');
+    if (!endpoint)
+      throw new ApiError('not_found', 'No webhook endpoint is registered; register one with PUT /api/partner/webhooks');
     const deliveries = await deps.store.events.recentDeliveries(caller.partner.id, RECENT_DELIVERIES);
     const body: Schemas['WebhookStatus'] = {
       ...registrationBody(endpoint),
@@ -87,14 +96,18 @@ export function listEvents(deps: PartnerDeps): RequestHandler {
     let afterSeq = 0;
     if (afterId !== undefined) {
       const seq = await deps.store.events.seqOf(afterId, caller.partner.id);
-      if (seq === undefined) throw new ApiError('invalid_cursor', `after_id "${afterId}" is not an event of this partner`);
+      if (seq === undefined)
+        throw new ApiError('invalid_cursor', `after_id "${afterId}" is not an event of this partner`);
       afterSeq = seq;
     }
     const events = await deps.store.events.list(caller.partner.id, afterSeq, limit);
     const last = events[events.length - 1];
     // A poller never loses its place: an empty page hands its after_id back.
     const next_cursor = last ? last.id : (afterId ?? null);
-    const body: Schemas['EventList'] = { events: events.map((e) => JSON.parse(e.body) as Schemas['Event']), next_cursor };
+    const body: Schemas['EventList'] = {
+      events: events.map((e) => JSON.parse(e.body) as Schemas['Event']),
+      next_cursor,
+    };
     res.json(body);
   };
 }

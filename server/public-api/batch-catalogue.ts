@@ -24,7 +24,8 @@ interface OpDefinition {
 const DEFINITIONS: readonly OpDefinition[] = [
   {
     op: 'search_domain',
-    description: 'Availability of a domain or label plus its alternate-TLD siblings (prices masked without a pricing:read token).',
+    description:
+      'Availability of a domain or label plus its alternate-TLD siblings (prices masked without a pricing:read token).',
     schema: 'DomainSearchRequest',
     equivalent: 'POST /api/domain/search',
   },
@@ -34,8 +35,18 @@ const DEFINITIONS: readonly OpDefinition[] = [
     schema: 'TldPriceParams',
     equivalent: 'GET /api/pricing/tld',
   },
-  { op: 'whois_lookup', description: 'WHOIS/RDAP registration data of a domain.', schema: 'WhoisRequest', equivalent: 'POST /api/tools/whois' },
-  { op: 'tld_requirements', description: 'Registration requirements of a TLD.', schema: 'TldRequirementsParams', equivalent: 'GET /api/tlds/{tld}/metadata' },
+  {
+    op: 'whois_lookup',
+    description: 'WHOIS/RDAP registration data of a domain.',
+    schema: 'WhoisRequest',
+    equivalent: 'POST /api/tools/whois',
+  },
+  {
+    op: 'tld_requirements',
+    description: 'Registration requirements of a TLD.',
+    schema: 'TldRequirementsParams',
+    equivalent: 'GET /api/tlds/{tld}/metadata',
+  },
 ];
 
 const DOCUMENT_FILE = new URL('../../generated/public.openapi.json', import.meta.url);
@@ -52,7 +63,11 @@ function inline(value: unknown, components: Record<string, unknown>): unknown {
     if (!name || !(name in components)) throw new Error(`unresolvable $ref ${obj.$ref}`);
     return inline(components[name], components);
   }
-  return Object.fromEntries(Object.entries(obj).filter(([k]) => !NOT_JSON_SCHEMA.has(k)).map(([k, v]) => [k, inline(v, components)]));
+  return Object.fromEntries(
+    Object.entries(obj)
+      .filter(([k]) => !NOT_JSON_SCHEMA.has(k))
+      .map(([k, v]) => [k, inline(v, components)]),
+  );
 }
 
 export interface BatchOp {
@@ -63,13 +78,18 @@ export interface BatchOp {
 
 function detailsOf(errors: ErrorObject[] | null | undefined, path: string): ErrorDetail[] {
   return (errors ?? []).map((e) => {
-    const extra = e.keyword === 'additionalProperties' ? `: ${String((e.params as { additionalProperty?: unknown }).additionalProperty)}` : '';
+    const extra =
+      e.keyword === 'additionalProperties'
+        ? `: ${String((e.params as { additionalProperty?: unknown }).additionalProperty)}`
+        : '';
     return { path: `${path}${e.instancePath}`, message: `${e.message ?? 'is invalid'}${extra}` };
   });
 }
 
 function build(): Map<string, BatchOp> {
-  const document = JSON.parse(readFileSync(DOCUMENT_FILE, 'utf8')) as { components: { schemas: Record<string, unknown> } };
+  const document = JSON.parse(readFileSync(DOCUMENT_FILE, 'utf8')) as {
+    components: { schemas: Record<string, unknown> };
+  };
   const ajv = new Ajv2020({ allErrors: true, strict: false });
   const ops = new Map<string, BatchOp>();
   for (const d of DEFINITIONS) {
@@ -77,7 +97,13 @@ function build(): Map<string, BatchOp> {
     const validate: ValidateFunction = ajv.compile(params);
     ops.set(d.op, {
       // The generated type of a free-form `type: object` is Record<string, never>; a JSON Schema is such an object.
-      entry: { op: d.op, description: d.description, params: params as Schemas['BatchCatalogueEntry']['params'], equivalent: d.equivalent, mcp_tool: d.op },
+      entry: {
+        op: d.op,
+        description: d.description,
+        params: params as Schemas['BatchCatalogueEntry']['params'],
+        equivalent: d.equivalent,
+        mcp_tool: d.op,
+      },
       check: (value, path) => (validate(value) ? [] : detailsOf(validate.errors, path)),
     });
   }
@@ -93,5 +119,8 @@ export function batchOps(): ReadonlyMap<string, BatchOp> {
 }
 
 export function batchCatalogue(): Schemas['BatchCatalogue'] {
-  return { max_operations: MAX_BATCH_OPERATIONS, operations: [...batchOps().values()].map((o) => structuredClone(o.entry)) };
+  return {
+    max_operations: MAX_BATCH_OPERATIONS,
+    operations: [...batchOps().values()].map((o) => structuredClone(o.entry)),
+  };
 }

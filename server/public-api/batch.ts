@@ -30,32 +30,47 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** The entries, or ApiError `validation_error` for a request that cannot run at all. */
 export function parseBatch(body: unknown): Entry[] {
   const operations = isObject(body) ? body.operations : undefined;
-  if (!Array.isArray(operations)) throw new ApiError('validation_error', 'Request is invalid: /body/operations must be an array', [{ path: '/body/operations', message: 'must be an array' }]);
-  if (operations.length === 0 || operations.length > MAX_BATCH_OPERATIONS) {
-    throw new ApiError('validation_error', `A batch holds 1 to ${MAX_BATCH_OPERATIONS} operations, got ${operations.length}`, [
-      { path: '/body/operations', message: `must have 1 to ${MAX_BATCH_OPERATIONS} items` },
+  if (!Array.isArray(operations))
+    throw new ApiError('validation_error', 'Request is invalid: /body/operations must be an array', [
+      { path: '/body/operations', message: 'must be an array' },
     ]);
+  if (operations.length === 0 || operations.length > MAX_BATCH_OPERATIONS) {
+    throw new ApiError(
+      'validation_error',
+      `A batch holds 1 to ${MAX_BATCH_OPERATIONS} operations, got ${operations.length}`,
+      [{ path: '/body/operations', message: `must have 1 to ${MAX_BATCH_OPERATIONS} items` }],
+    );
   }
   const details: ErrorDetail[] = [];
   const seen = new Map<string, number>();
   operations.forEach((o: unknown, i) => {
     const path = `/body/operations/${i}`;
     if (!isObject(o)) return void details.push({ path, message: 'must be an object with id, op and params' });
-    if (typeof o.id !== 'string' || o.id.length < 1 || o.id.length > 128) details.push({ path: `${path}/id`, message: 'must be a string of 1 to 128 characters' });
-    else if (seen.has(o.id)) details.push({ path: `${path}/id`, message: `duplicates the id of /body/operations/${seen.get(o.id)}` });
+    if (typeof o.id !== 'string' || o.id.length < 1 || o.id.length > 128)
+      details.push({ path: `${path}/id`, message: 'must be a string of 1 to 128 characters' });
+    else if (seen.has(o.id))
+      details.push({ path: `${path}/id`, message: `duplicates the id of /body/operations/${seen.get(o.id)}` });
     else seen.set(o.id, i);
-    if (typeof o.op !== 'string' || o.op === '') details.push({ path: `${path}/op`, message: 'must be a non-empty string' });
+    if (typeof o.op !== 'string' || o.op === '')
+      details.push({ path: `${path}/op`, message: 'must be a non-empty string' });
     if (!isObject(o.params)) details.push({ path: `${path}/params`, message: 'must be an object' });
   });
   if (details.length > 0) {
     const duplicate = details.some((d) => d.message.startsWith('duplicates'));
-    const message = duplicate ? 'Batch operation ids must be unique within the request; nothing was run' : `Request is invalid: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`;
+    const message = duplicate
+      ? 'Batch operation ids must be unique within the request; nothing was run'
+      : `Request is invalid: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`;
     throw new ApiError('validation_error', message, details);
   }
   return operations as Entry[];
 }
 
-async function dispatch(reads: PublicReads, op: BatchOpName, params: Record<string, unknown>, viewer: Viewer | undefined): Promise<Result['body']> {
+async function dispatch(
+  reads: PublicReads,
+  op: BatchOpName,
+  params: Record<string, unknown>,
+  viewer: Viewer | undefined,
+): Promise<Result['body']> {
   switch (op) {
     case 'search_domain':
       return reads.searchDomain(params as Schemas['DomainSearchRequest'], viewer);
@@ -83,7 +98,13 @@ async function runEntry(reads: PublicReads, entry: Entry, index: number, ctx: Ba
   }
   const problems = known.check(entry.params, `/body/operations/${index}/params`);
   if (problems.length > 0) {
-    return fail(new ApiError('validation_error', `Invalid params for ${op}: ${problems.map((d) => `${d.path} ${d.message}`).join('; ')}`, problems));
+    return fail(
+      new ApiError(
+        'validation_error',
+        `Invalid params for ${op}: ${problems.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+        problems,
+      ),
+    );
   }
   try {
     return { id, op, status: 200, body: await dispatch(reads, op as BatchOpName, entry.params, ctx.viewer) };
@@ -101,7 +122,11 @@ async function runEntry(reads: PublicReads, entry: Entry, index: number, ctx: Ba
  * Runs the entries in order. Each counts one call against the rate limit; the request's own
  * count (taken by the pipeline) covers the first entry, so a batch of n entries costs n calls.
  */
-export async function runBatch(reads: PublicReads, body: unknown, ctx: BatchContext): Promise<Schemas['BatchResponse']> {
+export async function runBatch(
+  reads: PublicReads,
+  body: unknown,
+  ctx: BatchContext,
+): Promise<Schemas['BatchResponse']> {
   const entries = parseBatch(body);
   const results: Result[] = [];
   // Once the quota is spent the remaining entries answer 429 without asking again.
@@ -109,7 +134,10 @@ export async function runBatch(reads: PublicReads, body: unknown, ctx: BatchCont
   for (const [i, entry] of entries.entries()) {
     if (i > 0 && ctx.calls && (spent || !(await ctx.calls.take()))) {
       spent = true;
-      const err = new ApiError('rate_limited', `The "public" rate limit was reached before operation "${entry.id}"; retry it once the window resets (see the RateLimit header)`);
+      const err = new ApiError(
+        'rate_limited',
+        `The "public" rate limit was reached before operation "${entry.id}"; retry it once the window resets (see the RateLimit header)`,
+      );
       results.push({ id: entry.id, op: entry.op, status: err.status, body: errorBodyOf(err, ctx.requestId) });
       continue;
     }

@@ -31,7 +31,7 @@ export function bearerToken(req: Request): string | undefined {
   const header = req.get('authorization');
   if (header === undefined) return undefined;
   const m = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-  return m ? (m[1]) : '';
+  return m ? m[1] : '';
 }
 
 /** RFC 8707 audience: `<base>` everywhere, `<base>/mcp` only at /mcp. */
@@ -63,7 +63,13 @@ export function resolveBearer(deps: BearerDeps): RequestHandler {
   };
 }
 
-function challenge(req: Request, res: Response, deps: BearerDeps, scope: string, error?: 'invalid_token' | 'insufficient_scope'): string {
+function challenge(
+  req: Request,
+  res: Response,
+  deps: BearerDeps,
+  scope: string,
+  error?: 'invalid_token' | 'insufficient_scope',
+): string {
   // RFC 9728 §3.1: the metadata of a resource with a path is at the path-inserted address.
   const resourcePath = res.locals.operation?.path === '/mcp' ? '/mcp' : '';
   const metadata = `${deps.baseUrl(req)}/.well-known/oauth-protected-resource${resourcePath}`;
@@ -81,16 +87,26 @@ export function enforceBearer(deps: BearerDeps): RequestHandler {
     const sent = res.locals.bearerToken !== undefined || req.get('authorization') !== undefined;
     if (sent && !res.locals.viewer) {
       return next(
-        new ApiError('invalid_token', 'The access token is invalid, expired, revoked or meant for another resource; refresh it or sign in again', undefined, {
-          'WWW-Authenticate': challenge(req, res, deps, scope, 'invalid_token'),
-        }),
+        new ApiError(
+          'invalid_token',
+          'The access token is invalid, expired, revoked or meant for another resource; refresh it or sign in again',
+          undefined,
+          {
+            'WWW-Authenticate': challenge(req, res, deps, scope, 'invalid_token'),
+          },
+        ),
       );
     }
     if (!sent && policy.required) {
       return next(
-        new ApiError('missing_credentials', `${operation.method} ${operation.path} needs a bearer token; see WWW-Authenticate for the authorization server`, undefined, {
-          'WWW-Authenticate': challenge(req, res, deps, scope),
-        }),
+        new ApiError(
+          'missing_credentials',
+          `${operation.method} ${operation.path} needs a bearer token; see WWW-Authenticate for the authorization server`,
+          undefined,
+          {
+            'WWW-Authenticate': challenge(req, res, deps, scope),
+          },
+        ),
       );
     }
     const viewer = res.locals.viewer;
@@ -98,9 +114,14 @@ export function enforceBearer(deps: BearerDeps): RequestHandler {
       const missing = policy.scopes.filter((s) => !viewer.scopes.includes(s));
       if (missing.length) {
         return next(
-          new ApiError('insufficient_scope', `This token lacks the scope "${missing.join('", "')}"; request it at /oauth/authorize`, undefined, {
-            'WWW-Authenticate': challenge(req, res, deps, scope, 'insufficient_scope'),
-          }),
+          new ApiError(
+            'insufficient_scope',
+            `This token lacks the scope "${missing.join('", "')}"; request it at /oauth/authorize`,
+            undefined,
+            {
+              'WWW-Authenticate': challenge(req, res, deps, scope, 'insufficient_scope'),
+            },
+          ),
         );
       }
     }

@@ -24,11 +24,13 @@ export function errorShapes(contract: ApiContract): ErrorShapes {
   const html = new Map<string, Set<number>>();
   for (const op of contract.operations) {
     const format = op.object['x-error-format'];
-    if (format === 'rfc6749' || format === 'rfc7591' || format === 'oauth-authorize' || format === 'jsonrpc') formats.set(op.operationId, format);
+    if (format === 'rfc6749' || format === 'rfc7591' || format === 'oauth-authorize' || format === 'jsonrpc')
+      formats.set(op.operationId, format);
     const statuses = new Set<number>();
     for (const [status, response] of Object.entries(op.responses)) {
       const content = response.content;
-      if (/^[45]\d\d$/.test(status) && content && typeof content === 'object' && 'text/html' in content) statuses.add(Number(status));
+      if (/^[45]\d\d$/.test(status) && content && typeof content === 'object' && 'text/html' in content)
+        statuses.add(Number(status));
     }
     html.set(op.operationId, statuses);
   }
@@ -40,8 +42,17 @@ export function errorShapes(contract: ApiContract): ErrorShapes {
 
 const prefersJson = (req: Request) => req.accepts(['text/html', 'application/json']) === 'application/json';
 
-const PAGE_STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}';
-const TITLES: Record<number, string> = { 400: 'This link or form is not valid', 404: 'Page not found', 409: 'This cannot be done now', 410: 'This link has expired', 413: 'Too much data', 415: 'Form not understood', 429: 'Too many requests' };
+const PAGE_STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}';
+const TITLES: Record<number, string> = {
+  400: 'This link or form is not valid',
+  404: 'Page not found',
+  409: 'This cannot be done now',
+  410: 'This link has expired',
+  413: 'Too much data',
+  415: 'Form not understood',
+  429: 'Too many requests',
+};
 
 export function sendErrorPage(res: Response, err: ApiError): void {
   const title = TITLES[err.status] ?? 'Something went wrong';
@@ -61,10 +72,16 @@ function oauthErrorCode(format: 'rfc6749' | 'rfc7591', err: ApiError, body: unkn
     const offered = grantType === 'authorization_code' || grantType === 'refresh_token';
     return typeof grantType === 'string' && !offered ? 'unsupported_grant_type' : 'invalid_request';
   }
-  return err.details?.some((d) => d.path.startsWith('/body/redirect_uris')) ? 'invalid_redirect_uri' : 'invalid_client_metadata';
+  return err.details?.some((d) => d.path.startsWith('/body/redirect_uris'))
+    ? 'invalid_redirect_uri'
+    : 'invalid_client_metadata';
 }
 
-export function publicErrorHandler(shapes: ErrorShapes, log: (message: string, err: unknown) => void, faults: Faults): ErrorRequestHandler {
+export function publicErrorHandler(
+  shapes: ErrorShapes,
+  log: (message: string, err: unknown) => void,
+  faults: Faults,
+): ErrorRequestHandler {
   return (err, req, res, _next) => {
     const apiError = toApiError(err);
     if (apiError.status >= 500) log('request failed', err);
@@ -79,7 +96,10 @@ export function publicErrorHandler(shapes: ErrorShapes, log: (message: string, e
       const error = oauthErrorCode(format, apiError, req.body);
       if (error) {
         res.locals.errorCode = error;
-        res.status(400).type('application/json').send(JSON.stringify({ error, error_description: apiError.message }));
+        res
+          .status(400)
+          .type('application/json')
+          .send(JSON.stringify({ error, error_description: apiError.message }));
         return;
       }
     }

@@ -29,7 +29,13 @@ function single(query: Record<string, unknown>, name: string, details: ErrorDeta
   return value;
 }
 
-function integer(query: Record<string, unknown>, name: string, min: number, max: number, details: ErrorDetail[]): number | undefined {
+function integer(
+  query: Record<string, unknown>,
+  name: string,
+  min: number,
+  max: number,
+  details: ErrorDetail[],
+): number | undefined {
   const text = single(query, name, details);
   if (text === undefined) return undefined;
   const n = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
@@ -48,11 +54,14 @@ export function parseListingQuery(query: Record<string, unknown>): ListingQuery 
   const minPrice = integer(query, 'min_price', 0, Number.MAX_SAFE_INTEGER, details);
   const maxPrice = integer(query, 'max_price', 0, Number.MAX_SAFE_INTEGER, details);
   const cursor = single(query, 'cursor', details);
-  if (cursor !== undefined && (cursor.length < 1 || cursor.length > 1024)) details.push({ path: '/query/cursor', message: 'must be 1 to 1024 characters' });
+  if (cursor !== undefined && (cursor.length < 1 || cursor.length > 1024))
+    details.push({ path: '/query/cursor', message: 'must be 1 to 1024 characters' });
   const tld = single(query, 'tld', details);
-  if (tld !== undefined && !TLD.test(tld)) details.push({ path: '/query/tld', message: 'must be a lowercase TLD without the leading dot' });
+  if (tld !== undefined && !TLD.test(tld))
+    details.push({ path: '/query/tld', message: 'must be a lowercase TLD without the leading dot' });
   const q = single(query, 'q', details);
-  if (q !== undefined && (q.length < 1 || q.length > 253)) details.push({ path: '/query/q', message: 'must be 1 to 253 characters' });
+  if (q !== undefined && (q.length < 1 || q.length > 253))
+    details.push({ path: '/query/q', message: 'must be 1 to 253 characters' });
   const sortText = single(query, 'sort', details) ?? 'domain';
   const sort = SORTS.find((s) => s === sortText);
   if (!sort) details.push({ path: '/query/sort', message: `must be one of ${SORTS.join(', ')}` });
@@ -60,7 +69,11 @@ export function parseListingQuery(query: Record<string, unknown>): ListingQuery 
     details.push({ path: '/query/max_price', message: 'must not be below min_price' });
   }
   if (details.length > 0 || !sort) {
-    throw new ApiError('validation_error', `Query is invalid: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`, details);
+    throw new ApiError(
+      'validation_error',
+      `Query is invalid: ${details.map((d) => `${d.path} ${d.message}`).join('; ')}`,
+      details,
+    );
   }
   return {
     limit,
@@ -75,7 +88,13 @@ export function parseListingQuery(query: Record<string, unknown>): ListingQuery 
 /** What a cursor is bound to: every filter and the sort (not limit or offset, which may change between pages). */
 export function cursorBinding(query: ListingQuery): Record<string, string | number | null> {
   const f = query.filter;
-  return { tld: f.tld ?? null, min_price: f.minPrice ?? null, max_price: f.maxPrice ?? null, q: f.contains ?? null, sort: query.sort };
+  return {
+    tld: f.tld ?? null,
+    min_price: f.minPrice ?? null,
+    max_price: f.maxPrice ?? null,
+    q: f.contains ?? null,
+    sort: query.sort,
+  };
 }
 
 /** For messages: the binding as `sort=price_asc, tld=com`. */
@@ -87,7 +106,10 @@ export function describeBinding(query: ListingQuery): string {
 }
 
 /** The keyset position of a row in `sort` order, as a cursor stores it. */
-export function positionOf(sort: ListingSort, row: { domain: string; price_cents: number; listed_at: number }): (string | number)[] {
+export function positionOf(
+  sort: ListingSort,
+  row: { domain: string; price_cents: number; listed_at: number },
+): (string | number)[] {
   if (sort === 'domain') return [row.domain];
   return [sort === 'newest' ? row.listed_at : row.price_cents, row.domain];
 }
@@ -99,5 +121,7 @@ export function keyOf(sort: ListingSort, position: readonly (string | number)[])
     return position.length === 1 && typeof domain === 'string' ? { domain } : undefined;
   }
   const [value, domain] = position;
-  return position.length === 2 && typeof value === 'number' && Number.isSafeInteger(value) && typeof domain === 'string' ? { domain, value } : undefined;
+  return position.length === 2 && typeof value === 'number' && Number.isSafeInteger(value) && typeof domain === 'string'
+    ? { domain, value }
+    : undefined;
 }

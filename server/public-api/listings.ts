@@ -8,32 +8,56 @@ import { cursorList } from '../http/cursor-list.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Store } from '../store/index.ts';
 import { PUBLIC_ENVIRONMENT } from './reads/environment.ts';
-import { cursorBinding, describeBinding, keyOf, parseListingQuery, positionOf, type ListingQuery } from './listings-query.ts';
+import {
+  cursorBinding,
+  describeBinding,
+  keyOf,
+  parseListingQuery,
+  positionOf,
+  type ListingQuery,
+} from './listings-query.ts';
 import type { PublicDeps } from './context.ts';
 
 type Schemas = components['schemas'];
 const SCOPE = 'public.listings';
 
-export async function listMarketListings(store: Store, cursorKey: Uint8Array, query: ListingQuery): Promise<Schemas['ListingPage']> {
+export async function listMarketListings(
+  store: Store,
+  cursorKey: Uint8Array,
+  query: ListingQuery,
+): Promise<Schemas['ListingPage']> {
   const list = cursorList(cursorKey, {
     scope: SCOPE,
     binding: cursorBinding(query),
     limit: query.limit,
     cursor: query.cursor,
     refusal: (error) =>
-      error.message.includes('other filters') ? `The cursor was issued for other filters or sort than ${describeBinding(query)}; start again without a cursor` : error.message,
+      error.message.includes('other filters')
+        ? `The cursor was issued for other filters or sort than ${describeBinding(query)}; start again without a cursor`
+        : error.message,
   });
   let after;
   if (list.after) {
     after = keyOf(query.sort, list.after);
     // Signed by us for this binding, so only a cursor of an older format gets here.
-    if (!after) throw new ApiError('invalid_cursor', 'The cursor is malformed or was altered; start again without a cursor');
+    if (!after)
+      throw new ApiError('invalid_cursor', 'The cursor is malformed or was altered; start again without a cursor');
   }
-  const rows = await store.inventory.listings(PUBLIC_ENVIRONMENT, query.filter, query.sort, { after, offset: query.offset, limit: list.fetch });
+  const rows = await store.inventory.listings(PUBLIC_ENVIRONMENT, query.filter, query.sort, {
+    after,
+    offset: query.offset,
+    limit: list.fetch,
+  });
   const counts = await store.inventory.countListings(PUBLIC_ENVIRONMENT, query.filter, query.sort, after);
   const { data, next_cursor: next } = list.page(rows, (r) => positionOf(query.sort, r));
   return {
-    data: data.map((r) => ({ domain: r.domain, tld: r.tld, price: r.price_cents, currency: r.currency, listed_at: rfc3339(r.listed_at) })),
+    data: data.map((r) => ({
+      domain: r.domain,
+      tld: r.tld,
+      price: r.price_cents,
+      currency: r.currency,
+      listed_at: rfc3339(r.listed_at),
+    })),
     page: { next_cursor: next, limit: query.limit, offset: after ? counts.upTo : query.offset, total: counts.total },
   };
 }

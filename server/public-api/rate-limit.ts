@@ -14,9 +14,11 @@ declare module 'express-serve-static-core' {
 
 /** The bucket of a caller: its token when the pipeline found the token valid, else its address. */
 export function callerBucket(res: Response, ip: string | undefined): string {
-  if (res.locals.viewer && res.locals.bearerToken) return `token:${createHash('sha256').update(res.locals.bearerToken).digest('base64url')}`;
+  if (res.locals.viewer && res.locals.bearerToken)
+    return `token:${createHash('sha256').update(res.locals.bearerToken).digest('base64url')}`;
   return `ip:${ip ?? 'unknown'}`;
 }
 
 /** The public surface's `bucketOf`: per class, per caller. */
-export const publicBucketOf = (req: Request, res: Response, className: string): string => `public:${className}:${callerBucket(res, req.socket.remoteAddress)}`;
+export const publicBucketOf = (req: Request, res: Response, className: string): string =>
+  `public:${className}:${callerBucket(res, req.socket.remoteAddress)}`;

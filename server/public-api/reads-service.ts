@@ -8,7 +8,10 @@ type Schemas = components['schemas'];
 
 export interface PublicReads {
   /** Availability plus alternate-TLD siblings; prices real only for a viewer with `pricing:read`. */
-  searchDomain(input: Schemas['DomainSearchRequest'], viewer: Viewer | undefined): Promise<Schemas['DomainSearchResponse']>;
+  searchDomain(
+    input: Schemas['DomainSearchRequest'],
+    viewer: Viewer | undefined,
+  ): Promise<Schemas['DomainSearchResponse']>;
   whoisLookup(input: Schemas['WhoisRequest']): Promise<Schemas['WhoisResult']>;
   tldPrice(input: { tld: string; action?: Schemas['PriceAction'] }): Promise<Schemas['TldPrice']>;
   tldMetadata(input: { tld: string }): Promise<Schemas['TldMetadata']>;

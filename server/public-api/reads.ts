@@ -41,7 +41,10 @@ const ACTIONS: readonly Schemas['PriceAction'][] = ['register', 'renew', 'transf
 function queryText(req: Parameters<RequestHandler>[0], name: string): string | undefined {
   const value: unknown = (req.query as Record<string, unknown>)[name];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string') throw new ApiError('validation_error', `Query is invalid: /query/${name} must be a single value`, [{ path: `/query/${name}`, message: 'must be a single value' }]);
+  if (typeof value !== 'string')
+    throw new ApiError('validation_error', `Query is invalid: /query/${name} must be a single value`, [
+      { path: `/query/${name}`, message: 'must be a single value' },
+    ]);
   return value;
 }
 
@@ -57,7 +60,9 @@ export function readHandlers(deps: PublicDeps, reads: PublicReads): HandlerMap {
       const tld = queryText(req, 'tld') ?? '';
       const action = queryText(req, 'action');
       if (action !== undefined && !ACTIONS.some((a) => a === action)) {
-        throw new ApiError('validation_error', `Query is invalid: /query/action must be one of ${ACTIONS.join(', ')}`, [{ path: '/query/action', message: `must be one of ${ACTIONS.join(', ')}` }]);
+        throw new ApiError('validation_error', `Query is invalid: /query/action must be one of ${ACTIONS.join(', ')}`, [
+          { path: '/query/action', message: `must be one of ${ACTIONS.join(', ')}` },
+        ]);
       }
       res.json(await reads.tldPrice({ tld, ...(action ? { action: action as Schemas['PriceAction'] } : {}) }));
     },

@@ -42,14 +42,22 @@ export interface PublicRouterOptions {
 export function publicRouter(deps: PublicDeps, options: PublicRouterOptions): Router {
   const { contract } = options;
   const handlers: HandlerMap = { ...options.handlers, ...options.selfValidating };
-  const policies = new Map<string, TokenPolicy>(contract.operations.map((op) => [op.operationId, tokenPolicy(op.security)]));
+  const policies = new Map<string, TokenPolicy>(
+    contract.operations.map((op) => [op.operationId, tokenPolicy(op.security)]),
+  );
   const bearer = {
     accessTokens: options.accessTokens,
     baseUrl: (req: Request) => deps.baseUrl(req),
     policyOf: (operationId: string) => policies.get(operationId) ?? tokenPolicy(undefined),
   };
-  const validation = inOrder(jsonBody(), formBody(), openApiValidator(contract, { validateResponses: options.validateResponses }));
-  const idempotent = new Set(contract.operations.filter((op) => op.idempotencyKey !== undefined).map((op) => op.operationId));
+  const validation = inOrder(
+    jsonBody(),
+    formBody(),
+    openApiValidator(contract, { validateResponses: options.validateResponses }),
+  );
+  const idempotent = new Set(
+    contract.operations.filter((op) => op.idempotencyKey !== undefined).map((op) => op.operationId),
+  );
 
   const router = express.Router();
   router.use(
@@ -72,7 +80,8 @@ export function publicRouter(deps: PublicDeps, options: PublicRouterOptions): Ro
       enforceBearer(bearer),
       // Every operation's body, the self-validating pages' forms included, before anything parses it.
       bodyStructure(bodyLimitsOf(contract.document)),
-      (req, res, next) => (options.selfValidating[res.locals.operation?.operationId ?? ''] ? next() : validation(req, res, next)),
+      (req, res, next) =>
+        options.selfValidating[res.locals.operation?.operationId ?? ''] ? next() : validation(req, res, next),
       publicIdempotency({ idempotency: deps.store.idempotency, clock: deps.clock }, idempotent),
       dispatchByOperationId(handlers),
     ),

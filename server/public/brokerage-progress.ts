@@ -42,10 +42,13 @@ function toProgress(row: CaseRow, timeline: readonly CaseTimelineRow[]): Progres
   };
 }
 
-const money = (cents: number, currency: string) => `${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`;
-const readableDate = (iso: string) => new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
+const money = (cents: number, currency: string) =>
+  `${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`;
+const readableDate = (iso: string) =>
+  new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
 
-const STYLE = 'body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}ol{padding-left:1.25rem}li{margin:.5rem 0}.note{color:#444}';
+const STYLE =
+  'body{font-family:system-ui,sans-serif;max-width:40rem;margin:2rem auto;padding:0 1rem;line-height:1.5;color:#1a1a1a}ol{padding-left:1.25rem}li{margin:.5rem 0}.note{color:#444}';
 
 const page = (title: string, main: string) => htmlPage(title, STYLE, main);
 
@@ -58,7 +61,10 @@ export function renderProgress(p: Progress): string {
         '</li>',
     )
     .join('\n');
-  const price = p.final_price_cents !== null ? `<p>Agreed price: <strong>${escapeHtml(money(p.final_price_cents, p.currency))}</strong></p>\n` : '';
+  const price =
+    p.final_price_cents !== null
+      ? `<p>Agreed price: <strong>${escapeHtml(money(p.final_price_cents, p.currency))}</strong></p>\n`
+      : '';
   return page(
     `Acquiring ${p.domain}`,
     `<h1>Acquiring ${escapeHtml(p.domain)}</h1>
@@ -90,7 +96,15 @@ export function brokerageProgressRouter(deps: { store: Store }): Router {
     const row = TOKEN.test(token) ? await deps.store.brokerage.findByToken(token) : undefined;
     if (!row) {
       if (wantsJson(req)) throw new ApiError('not_found', 'No page at this address');
-      res.status(404).type('html').send(page('Not found', '<h1>Page not found</h1>\n<p>This progress link is not valid. Check the link you were sent.</p>'));
+      res
+        .status(404)
+        .type('html')
+        .send(
+          page(
+            'Not found',
+            '<h1>Page not found</h1>\n<p>This progress link is not valid. Check the link you were sent.</p>',
+          ),
+        );
       return;
     }
     const progress = toProgress(row, await deps.store.brokerage.timeline(row.case_id));

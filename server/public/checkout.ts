@@ -5,9 +5,20 @@
 // enough against CSRF because a session can be paid only once and only at its own price.
 import express, { type Request, type Response, type Router } from 'express';
 import { buyerUrlProblem } from '../domain/buyer-url.ts';
-import { formatPrice, readCheckoutToken, returnUrlWithOrder, sandboxCardOutcome, sessionState } from '../domain/checkout.ts';
+import {
+  formatPrice,
+  readCheckoutToken,
+  returnUrlWithOrder,
+  sandboxCardOutcome,
+  sessionState,
+} from '../domain/checkout.ts';
 import { initialState } from '../domain/order-state.ts';
-import { isWithinAttributionWindow, linkDestination, REFERRAL_COOKIE, ATTRIBUTION_WINDOW_MS } from '../domain/referral.ts';
+import {
+  isWithinAttributionWindow,
+  linkDestination,
+  REFERRAL_COOKIE,
+  ATTRIBUTION_WINDOW_MS,
+} from '../domain/referral.ts';
 import { ApiError, type ErrorCode } from '../http/errors.ts';
 import { allowFormTargets, cspSourceOf } from '../http/security-headers.ts';
 import { newId } from '../ids.ts';
@@ -79,7 +90,10 @@ const wantsJson = (req: Request) => req.accepts(['text/html', 'application/json'
 function fail(req: Request, res: Response, err: ApiError): void {
   if (wantsJson(req)) throw err;
   const title = TITLES[err.code] ?? 'Something went wrong';
-  res.status(err.status).type('html').send(page(title, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(err.message)}</p>`));
+  res
+    .status(err.status)
+    .type('html')
+    .send(page(title, `<h1>${escapeHtml(title)}</h1>\n<p role="alert">${escapeHtml(err.message)}</p>`));
 }
 
 /**
@@ -87,7 +101,12 @@ function fail(req: Request, res: Response, err: ApiError): void {
  * x-url-rule (BuyerRedirectUrl); false, and nothing sent, for a stored address that does not
  * (a session created before the rule): the caller then shows a page instead.
  */
-function leaveFor(res: Response, session: CheckoutSessionRow, member: 'return_url' | 'cancel_url', url: string): boolean {
+function leaveFor(
+  res: Response,
+  session: CheckoutSessionRow,
+  member: 'return_url' | 'cancel_url',
+  url: string,
+): boolean {
   if (buyerUrlProblem(session[member], session.environment) !== undefined) return false;
   res.redirect(303, url);
   return true;
@@ -102,7 +121,8 @@ function noStore(res: Response): void {
 
 /** The page's forms may lead to the session's return and cancel addresses (x-form-action), when they keep the rule. */
 function allowSessionTargets(res: Response, session: CheckoutSessionRow): void {
-  const source = (member: 'return_url' | 'cancel_url') => (buyerUrlProblem(session[member], session.environment) === undefined ? cspSourceOf(session[member]) : undefined);
+  const source = (member: 'return_url' | 'cancel_url') =>
+    buyerUrlProblem(session[member], session.environment) === undefined ? cspSourceOf(session[member]) : undefined;
   allowFormTargets(res, { return_url: source('return_url'), cancel_url: source('cancel_url') });
 }
 
@@ -128,7 +148,11 @@ interface Loaded {
 
 /** The session a token names, checked in the order of the contract: token, then paid, then expiry. */
 async function loadSession(deps: PartnerDeps, pt: string | undefined): Promise<Loaded> {
-  const invalid = new ApiError('validation_error', 'This checkout link is not valid. Ask the site you came from for a new one.', [{ path: '/query/pt', message: 'is not a valid checkout token' }]);
+  const invalid = new ApiError(
+    'validation_error',
+    'This checkout link is not valid. Ask the site you came from for a new one.',
+    [{ path: '/query/pt', message: 'is not a valid checkout token' }],
+  );
   if (!pt || !TOKEN_FORM.test(pt)) throw invalid;
   const token = readCheckoutToken(checkoutKey(deps), pt);
   if (!token.ok) throw invalid;
@@ -137,16 +161,30 @@ async function loadSession(deps: PartnerDeps, pt: string | undefined): Promise<L
   const partner = await deps.store.credentials.findPartner(session.partner_id);
   const businessNow = deps.clock.now() + (partner?.clockOffsetMs ?? 0);
   const state = sessionState({ expiresAt: session.expires_at, paid: session.order_id !== null }, businessNow);
-  if (state === 'paid') throw new ApiError('invalid_state', `This checkout is already complete: order ${session.order_id} was paid. Nothing more is charged.`);
-  if (state === 'expired') throw new ApiError('session_expired', 'This checkout expired (sessions last 7 days). Return to the site you came from to start again.');
+  if (state === 'paid')
+    throw new ApiError(
+      'invalid_state',
+      `This checkout is already complete: order ${session.order_id} was paid. Nothing more is charged.`,
+    );
+  if (state === 'expired')
+    throw new ApiError(
+      'session_expired',
+      'This checkout expired (sessions last 7 days). Return to the site you came from to start again.',
+    );
   return { session, businessNow };
 }
 
 /** The buyer's referral click, when it is one of the session's partner's and still in its window. */
-async function referralClick(tx: Pick<Repositories, 'referral'>, session: CheckoutSessionRow, clickId: string | undefined, at: number) {
+async function referralClick(
+  tx: Pick<Repositories, 'referral'>,
+  session: CheckoutSessionRow,
+  clickId: string | undefined,
+  at: number,
+) {
   if (!clickId || !CLICK_FORM.test(clickId)) return undefined;
   const click = await tx.referral.findClick(clickId);
-  if (!click || click.partner_id !== session.partner_id || !isWithinAttributionWindow(click.created_at, at)) return undefined;
+  if (!click || click.partner_id !== session.partner_id || !isWithinAttributionWindow(click.created_at, at))
+    return undefined;
   return click;
 }
 
@@ -156,8 +194,12 @@ async function pay(deps: PartnerDeps, loaded: Loaded, cookieClick: string | unde
   return deps.store.transaction(async (tx) => {
     const environment = session.environment;
     const listing = await tx.inventory.find(environment, session.domain);
-    const gone = new ApiError('invalid_state', `${session.domain} is no longer available: it was sold elsewhere. Nothing was charged.`);
-    if (!listing || listing.status !== 'listed' || (await tx.orders.liveOrderFor(environment, session.domain))) throw gone;
+    const gone = new ApiError(
+      'invalid_state',
+      `${session.domain} is no longer available: it was sold elsewhere. Nothing was charged.`,
+    );
+    if (!listing || listing.status !== 'listed' || (await tx.orders.liveOrderFor(environment, session.domain)))
+      throw gone;
     const publicId = newId('ord', 16);
     if (!(await tx.checkout.claimPayment(session.session_id, publicId, at))) {
       throw new ApiError('invalid_state', 'This checkout is already complete. Nothing more is charged.');
@@ -186,9 +228,18 @@ async function pay(deps: PartnerDeps, loaded: Loaded, cookieClick: string | unde
     };
     await tx.orders.insertOrder(order);
     const first = await writeOrderEvents(tx, order, start.events, at, deps.clock.now());
-    await tx.orders.appendTimeline({ public_id: publicId, status: order.status, event_type: first?.type ?? null, event_id: first?.id ?? null, at, note: 'Paid through hosted checkout' });
+    await tx.orders.appendTimeline({
+      public_id: publicId,
+      status: order.status,
+      event_type: first?.type ?? null,
+      event_id: first?.id ?? null,
+      at,
+      note: 'Paid through hosted checkout',
+    });
     // The click the session started from, else one the buyer brings to the payment itself.
-    const click = (await referralClick(tx, session, session.click_id ?? undefined, at)) ?? (await referralClick(tx, session, cookieClick, at));
+    const click =
+      (await referralClick(tx, session, session.click_id ?? undefined, at)) ??
+      (await referralClick(tx, session, cookieClick, at));
     if (click) {
       if (!session.click_id) await tx.checkout.attachReferral(session.session_id, click.click_id, click.link_id, at);
       await accrueCommission(tx, order, click, at);
@@ -204,12 +255,20 @@ function validatePayForm(f: URLSearchParams): ApiError | undefined {
     if (v === null ? required : !ok(v)) details.push({ path: `/body/${name}`, message });
   };
   check('card_number', (v) => /^[0-9 ]{12,23}$/.test(v), 'must be a card number of 12 to 19 digits');
-  check('exp_month', (v) => /^[0-9]{1,2}$/.test(v) && Number(v) >= 1 && Number(v) <= 12, 'must be a month from 1 to 12');
+  check(
+    'exp_month',
+    (v) => /^[0-9]{1,2}$/.test(v) && Number(v) >= 1 && Number(v) <= 12,
+    'must be a month from 1 to 12',
+  );
   check('exp_year', (v) => /^[0-9]{4}$/.test(v) && Number(v) >= 2000 && Number(v) <= 2099, 'must be a four-digit year');
   check('cvc', (v) => /^[0-9]{3,4}$/.test(v), 'must be 3 or 4 digits');
   check('cardholder_name', (v) => v.length <= 200, 'must be at most 200 characters', false);
   if (details.length === 0) return undefined;
-  return new ApiError('validation_error', `Check the card details: ${details.map((d) => `${d.path.slice(6)} ${d.message}`).join('; ')}`, details);
+  return new ApiError(
+    'validation_error',
+    `Check the card details: ${details.map((d) => `${d.path.slice(6)} ${d.message}`).join('; ')}`,
+    details,
+  );
 }
 
 export function hostedPagesRouter(deps: PartnerDeps): Router {
@@ -230,7 +289,13 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
     if (!loaded.session.click_id) {
       const ref = typeof req.query.ref === 'string' ? req.query.ref : cookie(req, REFERRAL_COOKIE);
       const click = await referralClick(deps.store, loaded.session, ref, loaded.businessNow);
-      if (click) await deps.store.checkout.attachReferral(loaded.session.session_id, click.click_id, click.link_id, loaded.businessNow);
+      if (click)
+        await deps.store.checkout.attachReferral(
+          loaded.session.session_id,
+          click.click_id,
+          click.link_id,
+          loaded.businessNow,
+        );
     }
     res.type('html').send(checkoutPage(loaded.session, pt ?? ''));
   });
@@ -245,7 +310,10 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
       const invalid = validatePayForm(f);
       if (invalid) {
         if (wantsJson(req)) throw invalid;
-        res.status(400).type('html').send(checkoutPage(loaded.session, pt ?? '', invalid.message));
+        res
+          .status(400)
+          .type('html')
+          .send(checkoutPage(loaded.session, pt ?? '', invalid.message));
         return;
       }
       const outcome = sandboxCardOutcome(f.get('card_number') ?? '');
@@ -259,13 +327,24 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
               ? 'Your card has expired. Nothing was charged.'
               : undefined;
       if (decline) {
-        res.status(200).type('html').send(checkoutPage(loaded.session, pt ?? '', decline));
+        res
+          .status(200)
+          .type('html')
+          .send(checkoutPage(loaded.session, pt ?? '', decline));
         return;
       }
       const publicId = await pay(deps, loaded, cookie(req, REFERRAL_COOKIE));
       deps.notifyOutbox();
       if (!leaveFor(res, loaded.session, 'return_url', returnUrlWithOrder(loaded.session.return_url, publicId))) {
-        res.status(200).type('html').send(page('Payment received', `<h1>Payment received</h1>\n<p role="status">${escapeHtml(loaded.session.domain)} is paid: order <code>${escapeHtml(publicId)}</code>. You can close this page and return to the site you came from.</p>`));
+        res
+          .status(200)
+          .type('html')
+          .send(
+            page(
+              'Payment received',
+              `<h1>Payment received</h1>\n<p role="status">${escapeHtml(loaded.session.domain)} is paid: order <code>${escapeHtml(publicId)}</code>. You can close this page and return to the site you came from.</p>`,
+            ),
+          );
       }
     } catch (err) {
       if (err instanceof ApiError) return fail(req, res, err);
@@ -278,7 +357,15 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
     try {
       const loaded = await loadSession(deps, form(req).get('pt') ?? undefined);
       if (!leaveFor(res, loaded.session, 'cancel_url', loaded.session.cancel_url)) {
-        res.status(200).type('html').send(page('Checkout cancelled', '<h1>Checkout cancelled</h1>\n<p role="status">Nothing was charged. You can close this page and return to the site you came from.</p>'));
+        res
+          .status(200)
+          .type('html')
+          .send(
+            page(
+              'Checkout cancelled',
+              '<h1>Checkout cancelled</h1>\n<p role="status">Nothing was charged. You can close this page and return to the site you came from.</p>',
+            ),
+          );
       }
     } catch (err) {
       if (err instanceof ApiError) return fail(req, res, err);
@@ -293,9 +380,17 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
     if (!link) return fail(req, res, new ApiError('not_found', 'This referral link does not exist.'));
     const partner = await deps.store.credentials.findPartner(link.partner_id);
     const clickId = newId('clk', 16);
-    await deps.store.referral.insertClick({ click_id: clickId, link_id: link.link_id, partner_id: link.partner_id, created_at: deps.clock.now() + (partner?.clockOffsetMs ?? 0) });
+    await deps.store.referral.insertClick({
+      click_id: clickId,
+      link_id: link.link_id,
+      partner_id: link.partner_id,
+      created_at: deps.clock.now() + (partner?.clockOffsetMs ?? 0),
+    });
     const loopback = ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(req.hostname);
-    res.setHeader('Set-Cookie', `${REFERRAL_COOKIE}=${clickId}; Max-Age=${ATTRIBUTION_WINDOW_MS / 1000}; Path=/; HttpOnly; SameSite=Lax${loopback ? '' : '; Secure'}`);
+    res.setHeader(
+      'Set-Cookie',
+      `${REFERRAL_COOKIE}=${clickId}; Max-Age=${ATTRIBUTION_WINDOW_MS / 1000}; Path=/; HttpOnly; SameSite=Lax${loopback ? '' : '; Secure'}`,
+    );
     const q = req.originalUrl.indexOf('?');
     res.redirect(302, linkDestination(deps.baseUrl(req), link, q >= 0 ? req.originalUrl.slice(q + 1) : ''));
   });

@@ -54,10 +54,15 @@ export function createRdapClient(options: RdapClientOptions): RegistrationSource
       let res: Response;
       try {
         // RFC 7480 §4.2: a client follows redirects (fetch does, at most 20).
-        res = await doFetch(url, { headers: { accept: 'application/rdap+json, application/json;q=0.9' }, signal: AbortSignal.timeout(timeoutMs) });
+        res = await doFetch(url, {
+          headers: { accept: 'application/rdap+json, application/json;q=0.9' },
+          signal: AbortSignal.timeout(timeoutMs),
+        });
       } catch (e) {
         const timedOut = e instanceof Error && (e.name === 'TimeoutError' || e.name === 'AbortError');
-        throw new RegistrationLookupError(`The RDAP service ${service} ${timedOut ? `did not answer within ${timeoutMs} ms` : 'could not be reached'}; try again later`);
+        throw new RegistrationLookupError(
+          `The RDAP service ${service} ${timedOut ? `did not answer within ${timeoutMs} ms` : 'could not be reached'}; try again later`,
+        );
       }
       if (res.status === 404) {
         await res.body?.cancel();
@@ -65,10 +70,15 @@ export function createRdapClient(options: RdapClientOptions): RegistrationSource
       }
       if (res.status !== 200) {
         await res.body?.cancel();
-        throw new RegistrationLookupError(`The RDAP service ${service} answered HTTP ${res.status} for ${domain}; try again later`);
+        throw new RegistrationLookupError(
+          `The RDAP service ${service} answered HTTP ${res.status} for ${domain}; try again later`,
+        );
       }
       const text = await boundedText(res, maxBytes).catch(() => undefined);
-      if (text === undefined) throw new RegistrationLookupError(`The RDAP service ${service} sent an answer that could not be read within ${maxBytes} bytes`);
+      if (text === undefined)
+        throw new RegistrationLookupError(
+          `The RDAP service ${service} sent an answer that could not be read within ${maxBytes} bytes`,
+        );
       let json: unknown;
       try {
         json = JSON.parse(text) as unknown;
@@ -80,7 +90,10 @@ export function createRdapClient(options: RdapClientOptions): RegistrationSource
         if (result.domain !== domain) throw new RdapFormatError(`it describes ${result.domain}, not ${domain}`);
         return result;
       } catch (e) {
-        if (e instanceof RdapFormatError) throw new RegistrationLookupError(`The RDAP service ${service} answered a malformed domain object: ${e.message}`);
+        if (e instanceof RdapFormatError)
+          throw new RegistrationLookupError(
+            `The RDAP service ${service} answered a malformed domain object: ${e.message}`,
+          );
         throw e;
       }
     },

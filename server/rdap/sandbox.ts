@@ -22,7 +22,8 @@ const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z')
 /** The RFC 9083 domain object of an inventory row. */
 export function sandboxRdap(row: Pick<InventoryRecord, 'domain' | 'status' | 'listed_at'>): Record<string, unknown> {
   // Registered 1 to 15 years before it was listed, at a whole second.
-  const ageMs = (1 + (hashOf(row.domain, 'age') % 15)) * YEAR_MS + (hashOf(row.domain, 'offset') % (YEAR_MS / 1000)) * 1000;
+  const ageMs =
+    (1 + (hashOf(row.domain, 'age') % 15)) * YEAR_MS + (hashOf(row.domain, 'offset') % (YEAR_MS / 1000)) * 1000;
   const registered = Math.floor((row.listed_at - ageMs) / 1000) * 1000;
   // Paid up to the first anniversary at least one year after the listing.
   const years = Math.ceil((row.listed_at + YEAR_MS - registered) / YEAR_MS);
@@ -46,7 +47,13 @@ export function sandboxRdap(row: Pick<InventoryRecord, 'domain' | 'status' | 'li
         objectClassName: 'entity',
         handle: SANDBOX_REGISTRAR_HANDLE,
         roles: ['registrar'],
-        vcardArray: ['vcard', [['version', {}, 'text', '4.0'], ['fn', {}, 'text', SANDBOX_REGISTRAR]]],
+        vcardArray: [
+          'vcard',
+          [
+            ['version', {}, 'text', '4.0'],
+            ['fn', {}, 'text', SANDBOX_REGISTRAR],
+          ],
+        ],
       },
       // Registrant contact data is redacted, as ICANN's registration data policy has registries do.
       { objectClassName: 'entity', handle: 'REDACTED-REGISTRANT', roles: ['registrant'] },

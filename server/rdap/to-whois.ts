@@ -32,14 +32,22 @@ function events(value: unknown): RdapEvent[] {
     if (!isObject(e) || typeof e.eventAction !== 'string') return [];
     const eventDate = utc(e.eventDate);
     if (!eventDate) return [];
-    return [{ eventAction: e.eventAction, eventDate, ...(typeof e.eventActor === 'string' ? { eventActor: e.eventActor } : {}) }];
+    return [
+      {
+        eventAction: e.eventAction,
+        eventDate,
+        ...(typeof e.eventActor === 'string' ? { eventActor: e.eventActor } : {}),
+      },
+    ];
   });
 }
 
 /** jCard (RFC 7095): `["vcard", [[name, params, type, value...], ...]]`; anything else is dropped. */
 function vcard(value: unknown): RdapEntity['vcardArray'] | undefined {
   if (!Array.isArray(value) || value.length !== 2 || value[0] !== 'vcard' || !Array.isArray(value[1])) return undefined;
-  const properties = (value[1] as unknown[]).filter((p): p is unknown[] => Array.isArray(p) && typeof p[0] === 'string');
+  const properties = (value[1] as unknown[]).filter(
+    (p): p is unknown[] => Array.isArray(p) && typeof p[0] === 'string',
+  );
   return ['vcard', properties];
 }
 
@@ -62,7 +70,9 @@ function entities(value: unknown): RdapEntity[] {
 function nameservers(value: unknown): RdapNameserver[] {
   if (!Array.isArray(value)) return [];
   return value.flatMap((n: unknown) =>
-    isObject(n) && typeof n.ldhName === 'string' && n.ldhName !== '' ? [{ objectClassName: 'nameserver' as const, ldhName: n.ldhName }] : [],
+    isObject(n) && typeof n.ldhName === 'string' && n.ldhName !== ''
+      ? [{ objectClassName: 'nameserver' as const, ldhName: n.ldhName }]
+      : [],
   );
 }
 
@@ -94,10 +104,12 @@ const when = (list: RdapEvent[], action: string) => list.find((e) => e.eventActi
 /** Throws RdapFormatError when `json` is not an RFC 9083 domain object with a usable ldhName. */
 export function toWhoisResult(json: unknown): WhoisResult {
   if (!isObject(json)) throw new RdapFormatError('the answer is not a JSON object');
-  if (json.objectClassName !== 'domain') throw new RdapFormatError(`objectClassName is ${JSON.stringify(json.objectClassName)}, not "domain"`);
+  if (json.objectClassName !== 'domain')
+    throw new RdapFormatError(`objectClassName is ${JSON.stringify(json.objectClassName)}, not "domain"`);
   if (typeof json.ldhName !== 'string') throw new RdapFormatError('the domain object has no ldhName');
   const domain = json.ldhName.toLowerCase().replace(/\.$/, '');
-  if (domain.length > 253 || !DOMAIN_NAME.test(domain)) throw new RdapFormatError(`ldhName ${JSON.stringify(json.ldhName)} is not a domain name`);
+  if (domain.length > 253 || !DOMAIN_NAME.test(domain))
+    throw new RdapFormatError(`ldhName ${JSON.stringify(json.ldhName)} is not a domain name`);
   const evts = events(json.events);
   const ents = entities(json.entities);
   const nss = nameservers(json.nameservers);

@@ -142,7 +142,9 @@ export class Collection {
     const words = segmentation.tokens.length;
     this.lengths.push(Math.max(1, Math.min(255, words)));
     this.hashes.push(fnv1a(listing.domain));
-    this.quality.push(nameQuality({ label: listing.label, tld: listing.tld, words, unknownLetters: segmentation.unknownLetters }));
+    this.quality.push(
+      nameQuality({ label: listing.label, tld: listing.tld, words, unknownLetters: segmentation.unknownLetters }),
+    );
 
     const weights = new Map<string, number>();
     for (const token of segmentation.tokens) weights.set(token.term, (weights.get(token.term) ?? 0) + 1);

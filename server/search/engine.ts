@@ -57,8 +57,16 @@ export function createDomainIndex(listings: Iterable<SearchListing> = [], lang: 
   let fuzzySynced = 0;
   // Generic sandbox words (shop, life, online) belong to no topic: GENERIC marks them apart from
   // words outside the vocabulary, which may belong to any.
-  const semanticVocabulary = new SemanticVocabulary(lang.relatedness, (term) => lang.walker.categoryOf(term) ?? (lang.lexicon.lookup(term)?.curated ? GENERIC : undefined));
-  const concepts = { relatedness: lang.relatedness, walker: lang.walker, isCurated: (term: string) => lang.walker.categoryOf(term) !== undefined || lang.lexicon.lookup(term)?.curated !== undefined };
+  const semanticVocabulary = new SemanticVocabulary(
+    lang.relatedness,
+    (term) => lang.walker.categoryOf(term) ?? (lang.lexicon.lookup(term)?.curated ? GENERIC : undefined),
+  );
+  const concepts = {
+    relatedness: lang.relatedness,
+    walker: lang.walker,
+    isCurated: (term: string) =>
+      lang.walker.categoryOf(term) !== undefined || lang.lexicon.lookup(term)?.curated !== undefined,
+  };
   const keywordBoard = new ScoreBoard();
   const semanticBoard = new ScoreBoard();
   const conceptBoard = new ScoreBoard();
@@ -127,15 +135,34 @@ export function createDomainIndex(listings: Iterable<SearchListing> = [], lang: 
             ? Math.min(1, keyword)
             : mode === 'semantic'
               ? Math.min(1, semantic)
-              : fuse(method, { keyword, semantic, keywordRank: keywordRank.get(doc), semanticRank: semanticRank.get(doc) });
+              : fuse(method, {
+                  keyword,
+                  semantic,
+                  keywordRank: keywordRank.get(doc),
+                  semanticRank: semanticRank.get(doc),
+                });
         const exactDomain = doc === exactDomainDoc;
         const exactLabel = exactLabelDocs.has(doc);
         if (!isShown(keyword, semantic, exactDomain || exactLabel)) continue;
         const score = rerank({ relevance, quality: quality(doc), exactDomain, exactLabel });
-        hits.push({ doc, listing: collection.listing(doc), score: roundScore(score), relevance, keyword, semantic, quality: quality(doc) });
+        hits.push({
+          doc,
+          listing: collection.listing(doc),
+          score: roundScore(score),
+          relevance,
+          keyword,
+          semantic,
+          quality: quality(doc),
+        });
       }
       const hash = (doc: number) => collection.hashes.data[doc] ?? 0;
-      hits.sort((a, b) => b.score - a.score || quality(b.doc) - quality(a.doc) || hash(a.doc) - hash(b.doc) || (domain(a.doc) < domain(b.doc) ? -1 : 1));
+      hits.sort(
+        (a, b) =>
+          b.score - a.score ||
+          quality(b.doc) - quality(a.doc) ||
+          hash(a.doc) - hash(b.doc) ||
+          (domain(a.doc) < domain(b.doc) ? -1 : 1),
+      );
       return hits.slice(0, limit).map(({ doc: _doc, ...hit }) => hit);
     },
   };

@@ -35,7 +35,8 @@ export function editDistance(a: string, b: string, max: number): number {
     for (let j = 1; j <= n; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
       let value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (previous2[j - 2] ?? 0) + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        value = Math.min(value, (previous2[j - 2] ?? 0) + 1);
       current[j] = value;
       rowMin = Math.min(rowMin, value);
     }
@@ -67,7 +68,8 @@ export class FuzzyVocabulary {
     if (word.length < MIN_WORD || word.length > MAX_WORD || !/^[a-z]+$/.test(word)) return [];
     const grams = trigrams(word);
     const shared = new Map<number, number>();
-    for (const gram of new Set(grams)) for (const id of this.byGram.get(gram) ?? []) shared.set(id, (shared.get(id) ?? 0) + 1);
+    for (const gram of new Set(grams))
+      for (const id of this.byGram.get(gram) ?? []) shared.set(id, (shared.get(id) ?? 0) + 1);
     const maxEdits = word.length >= TWO_EDITS_FROM ? 2 : 1;
     // Each edit breaks at most three trigrams; a prefix keeps all but the end marker's.
     const needed = Math.max(1, Math.min(grams.length - 1, grams.length - 3 * maxEdits));

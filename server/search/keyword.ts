@@ -23,7 +23,13 @@ function saturation(tf: number, length: number, averageLength: number): number {
  * `wanted`-th score, they only add to documents already found (the MaxScore idea), which spares
  * a million-name index the postings of words like "best".
  */
-export function keywordScores(collection: Collection, query: ParsedQuery, board: ScoreBoard, concept: ScoreBoard, wanted: number): void {
+export function keywordScores(
+  collection: Collection,
+  query: ParsedQuery,
+  board: ScoreBoard,
+  concept: ScoreBoard,
+  wanted: number,
+): void {
   board.clear();
   const listed = collection.listedCount;
   const avg = collection.averageLength;
@@ -41,7 +47,9 @@ export function keywordScores(collection: Collection, query: ParsedQuery, board:
   const ideal = plans.reduce((sum, p) => sum + p.weight * p.best * saturation(1, Math.max(1, mainConcepts), avg), 0);
   if (ideal <= 0) return;
   // Saturation never exceeds K1 + 1, so this bounds what a concept can add to any document.
-  const bounded = plans.map((p) => ({ ...p, bound: (p.weight * p.best * (K1 + 1)) / ideal })).sort((a, b) => b.bound - a.bound);
+  const bounded = plans
+    .map((p) => ({ ...p, bound: (p.weight * p.best * (K1 + 1)) / ideal }))
+    .sort((a, b) => b.bound - a.bound);
   const rest = bounded.map((_, i) => bounded.slice(i).reduce((sum, p) => sum + p.bound, 0));
 
   const lengths = collection.lengths.data;

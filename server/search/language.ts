@@ -21,7 +21,13 @@ export function language(): Language {
   if (!shared) {
     const wordnet = wordNet();
     const lexicon = buildLexicon(wordnet);
-    shared = { wordnet, lexicon, segmenter: createSegmenter(lexicon, wordnet), relatedness: createRelatedness(wordnet, lexicon), walker: createWalker(wordnet, lexicon) };
+    shared = {
+      wordnet,
+      lexicon,
+      segmenter: createSegmenter(lexicon, wordnet),
+      relatedness: createRelatedness(wordnet, lexicon),
+      walker: createWalker(wordnet, lexicon),
+    };
   }
   return shared;
 }

@@ -39,7 +39,8 @@ function verbForms(word: string): string[] {
   else if (/[^aeiou]y$/.test(word)) forms.push(`${word.slice(0, -1)}ied`, `${word}ing`);
   // One-syllable verbs ending consonant-vowel-consonant double it (wed → wedding, shop → shopped);
   // a wrong form here would make a misspelling read as a word.
-  else if (/^[^aeiou]*[aeiou][bdgklmnprt]$/.test(word)) forms.push(`${word}${word.at(-1)}ed`, `${word}${word.at(-1)}ing`);
+  else if (/^[^aeiou]*[aeiou][bdgklmnprt]$/.test(word))
+    forms.push(`${word}${word.at(-1)}ed`, `${word}${word.at(-1)}ing`);
   else forms.push(`${word}ed`, `${word}ing`);
   return forms;
 }
@@ -155,7 +156,8 @@ export function buildLexicon(wordnet: WordNet): Lexicon {
     return best;
   };
 
-  for (const info of LEXICON.values()) put({ text: info.word, term: termOf(info.word), cost: CURATED_COST, curated: info });
+  for (const info of LEXICON.values())
+    put({ text: info.word, term: termOf(info.word), cost: CURATED_COST, curated: info });
 
   for (const [lemma, senses] of wordnet.lemmas) {
     if (!/^[a-z]+$/.test(lemma) || lemma.length < 2 || (lemma.length === 2 && !TWO_LETTER.has(lemma))) continue;

@@ -4,8 +4,23 @@
 
 /** Relative worth of TLDs in the aftermarket (.com first), as the sandbox generator prices them. */
 const TLD_QUALITY: Readonly<Record<string, number>> = {
-  com: 1, ai: 0.85, io: 0.85, co: 0.8, net: 0.7, org: 0.7, app: 0.7, dev: 0.65,
-  shop: 0.6, store: 0.6, tech: 0.6, me: 0.55, us: 0.55, xyz: 0.45, info: 0.45, online: 0.45, biz: 0.4,
+  com: 1,
+  ai: 0.85,
+  io: 0.85,
+  co: 0.8,
+  net: 0.7,
+  org: 0.7,
+  app: 0.7,
+  dev: 0.65,
+  shop: 0.6,
+  store: 0.6,
+  tech: 0.6,
+  me: 0.55,
+  us: 0.55,
+  xyz: 0.45,
+  info: 0.45,
+  online: 0.45,
+  biz: 0.4,
 };
 const OTHER_TLD = 0.5;
 

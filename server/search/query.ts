@@ -39,7 +39,31 @@ const COLLOCATION = 0.5;
 const FILLER = 0.3;
 const GENERIC = 0.5;
 const DESCRIBING = 0.7;
-const FILLERS = new Set(['a', 'an', 'the', 'of', 'for', 'and', 'or', 'to', 'in', 'on', 'at', 'by', 'with', 'my', 'your', 'our', 'best', 'top', 'buy', 'domain', 'domains', 'com', 'www']);
+const FILLERS = new Set([
+  'a',
+  'an',
+  'the',
+  'of',
+  'for',
+  'and',
+  'or',
+  'to',
+  'in',
+  'on',
+  'at',
+  'by',
+  'with',
+  'my',
+  'your',
+  'our',
+  'best',
+  'top',
+  'buy',
+  'domain',
+  'domains',
+  'com',
+  'www',
+]);
 
 export function normaliseQuery(q: string): string {
   return q.normalize('NFKC').toLowerCase().trim();
@@ -60,7 +84,10 @@ interface Reading {
   head?: string;
 }
 
-const single = (term: string, weight: number, conceptWeight: number): Concept => ({ alternatives: [{ term, weight }], weight: conceptWeight });
+const single = (term: string, weight: number, conceptWeight: number): Concept => ({
+  alternatives: [{ term, weight }],
+  weight: conceptWeight,
+});
 
 /** One word of the query, in the most likely of the readings described at the top. */
 function readWord(word: string, { language, vocabulary, known, filler }: Context): Reading {
@@ -95,18 +122,32 @@ function readWord(word: string, { language, vocabulary, known, filler }: Context
   const token = confident ? reading.tokens[0] : undefined;
   if (token || fuzzy.length > 0 || asSpelt.length > 0) {
     const alternatives = [...asSpelt, ...(token ? [{ term: token.term, weight: 1 }] : []), ...fuzzy];
-    return { concepts: [{ alternatives: dedupe(alternatives), weight: fillerWeight }], ...(token ? { head: token.term } : {}) };
+    return {
+      concepts: [{ alternatives: dedupe(alternatives), weight: fillerWeight }],
+      ...(token ? { head: token.term } : {}),
+    };
   }
   // Nothing listed is spelt like it: keep whatever words it reads as, less surely.
   return {
     concepts: reading.tokens.flatMap((t) =>
-      t.kind === 'word' && t.text.length >= 3 ? [single(t.term, UNSURE_READING, 1)] : t.kind === 'unknown' ? [single(t.term, STRAY_LETTERS, 0.5)] : [],
+      t.kind === 'word' && t.text.length >= 3
+        ? [single(t.term, UNSURE_READING, 1)]
+        : t.kind === 'unknown'
+          ? [single(t.term, STRAY_LETTERS, 0.5)]
+          : [],
     ),
   };
 }
 
-export function parseQuery(q: string, language: Language, vocabulary: FuzzyVocabulary, known: (term: string) => boolean): ParsedQuery {
-  const text = normaliseQuery(q).replace(/^https?:\/\//, '').replace(/^www\./, '');
+export function parseQuery(
+  q: string,
+  language: Language,
+  vocabulary: FuzzyVocabulary,
+  known: (term: string) => boolean,
+): ParsedQuery {
+  const text = normaliseQuery(q)
+    .replace(/^https?:\/\//, '')
+    .replace(/^www\./, '');
   const domainLike = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(text);
   const labelText = domainLike ? text.slice(0, text.indexOf('.')) : text;
   const words = [...new Set(labelText.split(/[^a-z0-9]+/).filter((w) => w.length > 0))].slice(0, MAX_QUERY_WORDS);
@@ -116,7 +157,8 @@ export function parseQuery(q: string, language: Language, vocabulary: FuzzyVocab
   // Two query words that WordNet knows as one expression (coffee shop) also ask for it.
   for (let i = 1; i < readings.length; i++) {
     const pair = `${readings[i - 1]?.head}_${readings[i]?.head}`;
-    if (readings[i - 1]?.head && readings[i]?.head && language.wordnet.lemmas.has(pair)) concepts.push(single(pair, 1, COLLOCATION));
+    if (readings[i - 1]?.head && readings[i]?.head && language.wordnet.lemmas.has(pair))
+      concepts.push(single(pair, 1, COLLOCATION));
   }
   const exactLabels = [...new Set([labelText, words.join('')])].filter((l) => /^[a-z0-9]+(-[a-z0-9]+)*$/.test(l));
   return { exactDomain: domainLike ? text : undefined, exactLabels, concepts };

@@ -98,7 +98,9 @@ export function createRelatedness(wordnet: WordNet, lexicon: Lexicon): Relatedne
       for (const w of words) {
         add(`w:${w}`, weight);
         // A collocation also speaks for its words (coffee_bar → coffee, bar), at half weight.
-        if (w.includes('_')) for (const piece of w.split('_')) if (piece.length >= 3 && !STOPWORDS.has(piece)) add(`w:${lexicon.termOf(piece)}`, weight / 2);
+        if (w.includes('_'))
+          for (const piece of w.split('_'))
+            if (piece.length >= 3 && !STOPWORDS.has(piece)) add(`w:${lexicon.termOf(piece)}`, weight / 2);
       }
     };
     add(`w:${term}`, SELF);
@@ -111,7 +113,10 @@ export function createRelatedness(wordnet: WordNet, lexicon: Lexicon): Relatedne
         // How often the sense was seen decides first (dog the animal, not dog the andiron); the
         // order WordNet gives breaks the many ties of senses never seen.
         const seen = 1 + wordnet.senseTagCount(term, entry.pos, offset);
-        senses.push({ synset: wordnet.synset(entry.pos, offset), weight: POS_WEIGHT[entry.pos] * seen * SENSE_DECAY ** rank });
+        senses.push({
+          synset: wordnet.synset(entry.pos, offset),
+          weight: POS_WEIGHT[entry.pos] * seen * SENSE_DECAY ** rank,
+        });
       });
     }
     const supplement = SUPPLEMENT[term];
@@ -121,7 +126,8 @@ export function createRelatedness(wordnet: WordNet, lexicon: Lexicon): Relatedne
         addWords([near], SYNONYM);
         for (const entry of wordnet.lemmas.get(near) ?? []) {
           const offset = entry.offsets[0];
-          if (offset !== undefined) senses.push({ synset: wordnet.synset(entry.pos, offset), weight: 0.5 * POS_WEIGHT[entry.pos] });
+          if (offset !== undefined)
+            senses.push({ synset: wordnet.synset(entry.pos, offset), weight: 0.5 * POS_WEIGHT[entry.pos] });
         }
       }
     }
@@ -139,7 +145,8 @@ export function createRelatedness(wordnet: WordNet, lexicon: Lexicon): Relatedne
           const h = target();
           add(`s:${h.pos}${h.offset}`, HYPERNYM * w);
           addWords(h.words, HYPERNYM_WORDS * w);
-          for (const q of h.pointers) if (q.symbol === '@' || q.symbol === '@i') add(`s:${q.pos}${q.offset}`, HYPERNYM_2 * w);
+          for (const q of h.pointers)
+            if (q.symbol === '@' || q.symbol === '@i') add(`s:${q.pos}${q.offset}`, HYPERNYM_2 * w);
         } else if ((p.symbol === '~' || p.symbol === '~i') && hyponyms < MAX_HYPONYMS) {
           hyponyms++;
           const h = target();
@@ -182,9 +189,14 @@ export function createRelatedness(wordnet: WordNet, lexicon: Lexicon): Relatedne
     profile(term) {
       const cached = cache.get(term);
       if (cached) return cached;
-      const entries = [...rawProfile(term)].map(([f, w]) => [featureId(f), w * idfOf(f)] as const).sort((a, b) => a[0] - b[0]);
+      const entries = [...rawProfile(term)]
+        .map(([f, w]) => [featureId(f), w * idfOf(f)] as const)
+        .sort((a, b) => a[0] - b[0]);
       const norm = Math.sqrt(entries.reduce((sum, [, w]) => sum + w * w, 0)) || 1;
-      const profile: Profile = { ids: Int32Array.from(entries, ([id]) => id), weights: Float32Array.from(entries, ([, w]) => w / norm) };
+      const profile: Profile = {
+        ids: Int32Array.from(entries, ([id]) => id),
+        weights: Float32Array.from(entries, ([, w]) => w / norm),
+      };
       cache.set(term, profile);
       return profile;
     },

@@ -68,7 +68,7 @@ export class ScoreBoard {
         }
       } else if (value > (heap[0] ?? 0)) {
         heap[0] = value;
-        for (let j = 0; ; ) {
+        for (let j = 0; ;) {
           const l = 2 * j + 1;
           const r = l + 1;
           let least = j;
@@ -148,7 +148,7 @@ export function topK(board: ScoreBoard, ties: TieBreak, k: number): number[] {
     const doc = board.list[c] ?? 0;
     if (heap.length < k) {
       heap.push(doc);
-      for (let i = heap.length - 1; i > 0; ) {
+      for (let i = heap.length - 1; i > 0;) {
         const parent = (i - 1) >> 1;
         if (!better(heap[parent] ?? 0, heap[i] ?? 0)) break;
         const x = heap[i] ?? 0;

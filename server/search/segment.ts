@@ -64,10 +64,12 @@ export function createSegmenter(lexicon: Lexicon, wordnet: WordNet): Segmenter {
       for (const offset of senses.offsets.slice(0, 2)) {
         const synset = wordnet.synset(senses.pos, offset);
         for (const w of synset.words) for (const piece of w.split('_')) words.add(lexicon.termOf(piece));
-        for (const w of synset.gloss.toLowerCase().split(/[^a-z]+/)) if (w.length >= PART_MIN_LENGTH) words.add(lexicon.termOf(w));
+        for (const w of synset.gloss.toLowerCase().split(/[^a-z]+/))
+          if (w.length >= PART_MIN_LENGTH) words.add(lexicon.termOf(w));
         for (const pointer of synset.pointers) {
           if (pointer.symbol !== '@') continue;
-          for (const w of wordnet.synset(pointer.pos, pointer.offset).words) for (const piece of w.split('_')) words.add(lexicon.termOf(piece));
+          for (const w of wordnet.synset(pointer.pos, pointer.offset).words)
+            for (const piece of w.split('_')) words.add(lexicon.termOf(piece));
         }
       }
     }
@@ -159,7 +161,8 @@ export function createSegmenter(lexicon: Lexicon, wordnet: WordNet): Segmenter {
         unknownEnd = -1;
         const text = part.slice(start, end);
         const form = id === DIGITS ? undefined : lexicon.forms[id];
-        if (form) reversed.push({ text, term: form.term, kind: 'word', ...(form.curated ? { curated: form.curated } : {}) });
+        if (form)
+          reversed.push({ text, term: form.term, kind: 'word', ...(form.curated ? { curated: form.curated } : {}) });
         else reversed.push({ text, term: text, kind: 'digits' });
       }
       end = start;

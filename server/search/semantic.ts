@@ -133,7 +133,12 @@ export interface ConceptContext {
   isCurated: (term: string) => boolean;
 }
 
-export function expandConcepts(collection: Collection, vocabulary: SemanticVocabulary, context: ConceptContext, query: ParsedQuery): Map<number, number>[] {
+export function expandConcepts(
+  collection: Collection,
+  vocabulary: SemanticVocabulary,
+  context: ConceptContext,
+  query: ParsedQuery,
+): Map<number, number>[] {
   vocabulary.sync(collection);
   // The sandbox words of the query say what it is about too: in "pet grooming", pets.
   const asked = new Map<string, number>();
@@ -155,7 +160,9 @@ export function expandConcepts(collection: Collection, vocabulary: SemanticVocab
       // topics (categories of the curated words reached) temper every related word's closeness.
       const walk = context.isCurated(alt.term) ? undefined : context.walker.walk(alt.term);
       const topics = new Map<string, number>(walk?.categories ?? []);
-      if (walk && askedTotal > 0) for (const [category, weight] of asked) topics.set(category, (topics.get(category) ?? 0) + (ASKED * weight) / askedTotal);
+      if (walk && askedTotal > 0)
+        for (const [category, weight] of asked)
+          topics.set(category, (topics.get(category) ?? 0) + (ASKED * weight) / askedTotal);
       const top = Math.max(0, ...topics.values());
       if (!walk || top <= 0) {
         for (const [term, sim] of related) offer(term, alt.weight * closeness(sim));

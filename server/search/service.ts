@@ -7,8 +7,7 @@ import { createDomainIndex, MAX_RESULTS, type DomainIndex, type SearchListing } 
 import { withAvailability } from './rerank.ts';
 
 export type ListingChange =
-  | { kind: 'sold' | 'listed'; environment: string; domain: string }
-  | { kind: 'replaced'; environment: string };
+  { kind: 'sold' | 'listed'; environment: string; domain: string } | { kind: 'replaced'; environment: string };
 
 /** Where the listings come from: the store, in the server. */
 export interface ListingSource {

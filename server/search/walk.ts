@@ -94,10 +94,39 @@ function rarity(tagCount: number): number {
 }
 
 /** Derivational endings, longest first: what separates dentist and dental from "dent". */
-const ENDINGS = ['ation', 'ition', 'ship', 'ment', 'ance', 'ence', 'ical', 'ism', 'ist', 'ian', 'ics', 'ity', 'ion', 'ery', 'ing', 'ure', 'ant', 'ent', 'al', 'ic', 'er', 'or', 'ry', 'y', 'e', 'o', 's'];
+const ENDINGS = [
+  'ation',
+  'ition',
+  'ship',
+  'ment',
+  'ance',
+  'ence',
+  'ical',
+  'ism',
+  'ist',
+  'ian',
+  'ics',
+  'ity',
+  'ion',
+  'ery',
+  'ing',
+  'ure',
+  'ant',
+  'ent',
+  'al',
+  'ic',
+  'er',
+  'or',
+  'ry',
+  'y',
+  'e',
+  'o',
+  's',
+];
 
 export function stem(word: string): string {
-  for (const ending of ENDINGS) if (word.length - ending.length >= 3 && word.endsWith(ending)) return word.slice(0, -ending.length);
+  for (const ending of ENDINGS)
+    if (word.length - ending.length >= 3 && word.endsWith(ending)) return word.slice(0, -ending.length);
   return word;
 }
 
@@ -106,7 +135,13 @@ export function stem(word: string): string {
  * stem extending the other (blogger, blog; dealership, dealer), or a compound of the word and
  * another word (textbook is a book: its head; wildlife is about the wild: its modifier).
  */
-export function kinship(query: string, word: string, isWord: (text: string) => boolean, queryStem = stem(query), wordStem = stem(word)): number {
+export function kinship(
+  query: string,
+  word: string,
+  isWord: (text: string) => boolean,
+  queryStem = stem(query),
+  wordStem = stem(word),
+): number {
   if (query === word || word.length < 3) return 0;
   const a = queryStem;
   const b = wordStem;
@@ -116,8 +151,15 @@ export function kinship(query: string, word: string, isWord: (text: string) => b
   if (short.length >= 4 && long.startsWith(short) && (short.length >= 5 || doubled)) return 0.9;
   if (word.length >= 5 && query.startsWith(word)) return 0.9;
   // Both halves of a compound must be real words of some length: carpet is not car + pet.
-  if (word.length >= 4 && query.length >= word.length + 3 && query.endsWith(word) && isWord(query.slice(0, -word.length))) return 0.8;
-  if (word.length >= 4 && query.length >= word.length + 4 && query.startsWith(word) && isWord(query.slice(word.length))) return 0.6;
+  if (
+    word.length >= 4 &&
+    query.length >= word.length + 3 &&
+    query.endsWith(word) &&
+    isWord(query.slice(0, -word.length))
+  )
+    return 0.8;
+  if (word.length >= 4 && query.length >= word.length + 4 && query.startsWith(word) && isWord(query.slice(word.length)))
+    return 0.6;
   return 0;
 }
 
@@ -165,7 +207,10 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
     for (const entry of wordnet.lemmas.get(lemma) ?? []) {
       entry.offsets.slice(0, limit).forEach((offset, rank) => {
         const seen = 1 + wordnet.senseTagCount(lemma, entry.pos, offset);
-        found.push({ synset: wordnet.synset(entry.pos, offset), weight: POS_WEIGHT[entry.pos] * seen * SENSE_DECAY ** rank });
+        found.push({
+          synset: wordnet.synset(entry.pos, offset),
+          weight: POS_WEIGHT[entry.pos] * seen * SENSE_DECAY ** rank,
+        });
       });
     }
     const total = found.reduce((sum, s) => sum + s.weight, 0) || 1;
@@ -178,7 +223,17 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
    */
   const startingPoints = (word: string): string[] => {
     if (wordnet.lemmas.has(word)) return [word];
-    for (const [suffix, ending] of [['izer', 'ize'], ['iser', 'ise'], ['er', 'e'], ['er', ''], ['or', 'e'], ['or', ''], ['ist', ''], ['ist', 'y'], ['ics', 'ic']] as const) {
+    for (const [suffix, ending] of [
+      ['izer', 'ize'],
+      ['iser', 'ise'],
+      ['er', 'e'],
+      ['er', ''],
+      ['or', 'e'],
+      ['or', ''],
+      ['ist', ''],
+      ['ist', 'y'],
+      ['ics', 'ic'],
+    ] as const) {
       if (word.length > suffix.length + 3 && word.endsWith(suffix)) {
         const base = word.slice(0, -suffix.length) + ending;
         if (wordnet.lemmas.has(base)) return [base];
@@ -243,7 +298,9 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
         // The head of a definition is usually the hypernym, already followed: the rest is what
         // sets the word apart (the beer of a brewery, the wine of a vineyard).
         const hypernymWords = new Set<string>();
-        for (const p of synset.pointers) if (p.symbol === '@' || p.symbol === '@i') for (const w of wordnet.synset(p.pos, p.offset).words) hypernymWords.add(w);
+        for (const p of synset.pointers)
+          if (p.symbol === '@' || p.symbol === '@i')
+            for (const w of wordnet.synset(p.pos, p.offset).words) hypernymWords.add(w);
         let glossWords = 0;
         for (const raw of synset.gloss.toLowerCase().split(/[^a-z]+/)) {
           if (raw.length < 3 || STOPWORDS.has(raw) || hypernymWords.has(raw)) continue;

@@ -82,18 +82,63 @@ function parseSynset(pos: Pos, offset: number, line: string): Synset {
 
 // WordNet's own detachment rules (morphy), plus the doubled final consonant of shopping/shipped.
 const DETACH: Record<Pos, readonly (readonly [string, string])[]> = {
-  n: [['s', ''], ['ses', 's'], ['xes', 'x'], ['zes', 'z'], ['ches', 'ch'], ['shes', 'sh'], ['men', 'man'], ['ies', 'y']],
-  v: [['s', ''], ['ies', 'y'], ['es', 'e'], ['es', ''], ['ed', 'e'], ['ed', ''], ['ing', 'e'], ['ing', '']],
-  a: [['er', ''], ['est', ''], ['er', 'e'], ['est', 'e']],
+  n: [
+    ['s', ''],
+    ['ses', 's'],
+    ['xes', 'x'],
+    ['zes', 'z'],
+    ['ches', 'ch'],
+    ['shes', 'sh'],
+    ['men', 'man'],
+    ['ies', 'y'],
+  ],
+  v: [
+    ['s', ''],
+    ['ies', 'y'],
+    ['es', 'e'],
+    ['es', ''],
+    ['ed', 'e'],
+    ['ed', ''],
+    ['ing', 'e'],
+    ['ing', ''],
+  ],
+  a: [
+    ['er', ''],
+    ['est', ''],
+    ['er', 'e'],
+    ['est', 'e'],
+  ],
   r: [],
 };
 
 /** The exception lists are not in the package; these are the irregular forms names are likely to use. */
 const IRREGULAR: Readonly<Record<string, string>> = {
-  children: 'child', men: 'man', women: 'woman', mice: 'mouse', geese: 'goose', feet: 'foot', teeth: 'tooth',
-  people: 'person', media: 'medium', data: 'data', leaves: 'leaf', knives: 'knife', wives: 'wife', wolves: 'wolf',
-  lives: 'life', loaves: 'loaf', shelves: 'shelf', halves: 'half', calves: 'calf', heroes: 'hero', ran: 'run',
-  went: 'go', made: 'make', sold: 'sell', built: 'build', grown: 'grow',
+  children: 'child',
+  men: 'man',
+  women: 'woman',
+  mice: 'mouse',
+  geese: 'goose',
+  feet: 'foot',
+  teeth: 'tooth',
+  people: 'person',
+  media: 'medium',
+  data: 'data',
+  leaves: 'leaf',
+  knives: 'knife',
+  wives: 'wife',
+  wolves: 'wolf',
+  lives: 'life',
+  loaves: 'loaf',
+  shelves: 'shelf',
+  halves: 'half',
+  calves: 'calf',
+  heroes: 'hero',
+  ran: 'run',
+  went: 'go',
+  made: 'make',
+  sold: 'sell',
+  built: 'build',
+  grown: 'grow',
 };
 
 export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
@@ -197,7 +242,8 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
           const base = stem + ending;
           if (set.has(base)) add(base);
           // shopping → shop, planned → plan
-          if (pos === 'v' && ending === '' && /([bdgklmnprt])\1$/.test(stem) && set.has(stem.slice(0, -1))) add(stem.slice(0, -1));
+          if (pos === 'v' && ending === '' && /([bdgklmnprt])\1$/.test(stem) && set.has(stem.slice(0, -1)))
+            add(stem.slice(0, -1));
         }
       }
       return forms;

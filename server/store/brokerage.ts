@@ -68,7 +68,12 @@ export function brokerageRepository(base: Kysely<Database>) {
     },
 
     async hasOpenCase(environment: Environment, domain: string): Promise<boolean> {
-      const row = await db.selectFrom('brokerage_cases').select('case_id').where('environment', '=', environment).where('open_domain', '=', domain).executeTakeFirst();
+      const row = await db
+        .selectFrom('brokerage_cases')
+        .select('case_id')
+        .where('environment', '=', environment)
+        .where('open_domain', '=', domain)
+        .executeTakeFirst();
       return row !== undefined;
     },
 
@@ -84,8 +89,17 @@ export function brokerageRepository(base: Kysely<Database>) {
      * Moves a case out of `fromStatus`; false when another move got there first (the caller
      * answers as if it had read the new status).
      */
-    async updateCase(caseId: string, fromStatus: string, patch: Pick<CaseRow, 'status' | 'final_price_cents' | 'updated_at' | 'open_domain'>): Promise<boolean> {
-      const result = await db.updateTable('brokerage_cases').set(patch).where('case_id', '=', caseId).where('status', '=', fromStatus).executeTakeFirst();
+    async updateCase(
+      caseId: string,
+      fromStatus: string,
+      patch: Pick<CaseRow, 'status' | 'final_price_cents' | 'updated_at' | 'open_domain'>,
+    ): Promise<boolean> {
+      const result = await db
+        .updateTable('brokerage_cases')
+        .set(patch)
+        .where('case_id', '=', caseId)
+        .where('status', '=', fromStatus)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 
@@ -96,7 +110,10 @@ export function brokerageRepository(base: Kysely<Database>) {
         .where('case_id', '=', entry.case_id)
         .executeTakeFirst();
       const idx = last?.idx === null || last?.idx === undefined ? 0 : Number(last.idx) + 1;
-      await db.insertInto('brokerage_timeline').values({ ...entry, idx }).execute();
+      await db
+        .insertInto('brokerage_timeline')
+        .values({ ...entry, idx })
+        .execute();
     },
 
     async timeline(caseId: string): Promise<CaseTimelineRow[]> {
@@ -104,7 +121,11 @@ export function brokerageRepository(base: Kysely<Database>) {
     },
 
     /** One page of a partner's cases, newest first, after the keyset position (created_at, case_id). */
-    async listCases(filters: CaseFilters, limit: number, after?: { createdAt: number; caseId: string }): Promise<CaseRow[]> {
+    async listCases(
+      filters: CaseFilters,
+      limit: number,
+      after?: { createdAt: number; caseId: string },
+    ): Promise<CaseRow[]> {
       let q = db.selectFrom('brokerage_cases').selectAll().where('partner_id', '=', filters.partnerId);
       if (filters.status) q = q.where('status', '=', filters.status);
       if (filters.from !== undefined) q = q.where('created_at', '>=', filters.from);

@@ -51,8 +51,12 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
     return secret;
   };
   // Every signed request reads its credential and every partner route its partner; both change rarely.
-  const credentialByKeyId = keptRead(db, direct, 'credentials', 1, (q, keyId: string) => q.selectFrom('credentials').selectAll().where('key_id', '=', keyId));
-  const partnerById = keptRead(db, direct, 'partners', 1, (q, id: string) => q.selectFrom('partners').selectAll().where('id', '=', id));
+  const credentialByKeyId = keptRead(db, direct, 'credentials', 1, (q, keyId: string) =>
+    q.selectFrom('credentials').selectAll().where('key_id', '=', keyId),
+  );
+  const partnerById = keptRead(db, direct, 'partners', 1, (q, id: string) =>
+    q.selectFrom('partners').selectAll().where('id', '=', id),
+  );
   return {
     /** `since`: the request's mark (row-cache.ts), when it has one. */
     async findCredential(keyId: string, since?: ReadMark): Promise<Credential | undefined> {
@@ -80,7 +84,12 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
     async createPartner(partner: Partner): Promise<void> {
       await db
         .insertInto('partners')
-        .values({ id: partner.id, environment: partner.environment, clock_offset_ms: partner.clockOffsetMs, created_at: partner.createdAt })
+        .values({
+          id: partner.id,
+          environment: partner.environment,
+          clock_offset_ms: partner.clockOffsetMs,
+          created_at: partner.createdAt,
+        })
         .execute();
     },
 
@@ -101,7 +110,10 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
         .execute();
     },
 
-    async updateCredential(keyId: string, patch: { scopes?: string[]; affiliate?: boolean; approved?: boolean; rateLimits?: RateLimitOverrides }): Promise<void> {
+    async updateCredential(
+      keyId: string,
+      patch: { scopes?: string[]; affiliate?: boolean; approved?: boolean; rateLimits?: RateLimitOverrides },
+    ): Promise<void> {
       await db
         .updateTable('credentials')
         .set({

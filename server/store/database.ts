@@ -62,7 +62,8 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
   if (options.databaseUrl) {
     const schema = options.schema;
     // The name goes into DDL and a connection option, where it cannot be a bound parameter.
-    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`schema must be a lowercase SQL identifier, got "${schema}"`);
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema))
+      throw new Error(`schema must be a lowercase SQL identifier, got "${schema}"`);
     const size = options.poolSize ?? 10;
     const kysely = (max: number, settings: string[]) => {
       const pool = new pg.Pool({
@@ -74,8 +75,15 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
       // An idle connection that the server drops (a restart, a failover, an administrator) must not
       // take the process down: pg emits it on the pool, and an unheard 'error' event is fatal. The
       // pool discards that client and connects afresh on the next query.
-      pool.on('error', options.onPoolError ?? ((err) => console.error(`PostgreSQL: an idle connection failed and was discarded: ${err.message}`)));
-      return new Kysely<Database>({ dialect: new PostgresDialect({ pool }), ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}) });
+      pool.on(
+        'error',
+        options.onPoolError ??
+          ((err) => console.error(`PostgreSQL: an idle connection failed and was discarded: ${err.message}`)),
+      );
+      return new Kysely<Database>({
+        dialect: new PostgresDialect({ pool }),
+        ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}),
+      });
     };
     const path = schema ? [`-c search_path=${schema}`] : [];
     const db = kysely(size, path);
@@ -87,7 +95,12 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
       await Promise.all([db.destroy(), relaxed.destroy()]);
       throw err;
     }
-    return { db, dialect: 'postgres', relaxed, close: async () => void (await Promise.all([db.destroy(), relaxed.destroy()])) };
+    return {
+      db,
+      dialect: 'postgres',
+      relaxed,
+      close: async () => void (await Promise.all([db.destroy(), relaxed.destroy()])),
+    };
   }
   const filename = options.filename ?? join(options.dataDir ?? './data', 'service.sqlite');
   if (filename !== ':memory:') mkdirSync(options.dataDir ?? './data', { recursive: true });
@@ -101,10 +114,24 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
   const synchronous = options.sqliteSynchronous ?? 'full';
   sqlite.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   const cached = withStatementCache(sqlite);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }), plugins: [inlineLimits], ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}) });
+  const db = new Kysely<Database>({
+    dialect: new SqliteDialect({ database: cached }),
+    plugins: [inlineLimits],
+    ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}),
+  });
   await migrate(db as unknown as Kysely<unknown>, 'sqlite');
   // An in-memory database has no log to flush and is only for tests: it keeps the plain path.
-  const direct = filename === ':memory:' ? undefined : directSqlite(sqlite, cached.prepare, { filename, synchronous, watched: KEPT_TABLES, ...(options.flush ? { flush: options.flush } : {}), ...(options.onFlushError ? { onFlushError: options.onFlushError } : {}), ...(options.onStatement ? { onStatement: options.onStatement } : {}) });
+  const direct =
+    filename === ':memory:'
+      ? undefined
+      : directSqlite(sqlite, cached.prepare, {
+          filename,
+          synchronous,
+          watched: KEPT_TABLES,
+          ...(options.flush ? { flush: options.flush } : {}),
+          ...(options.onFlushError ? { onFlushError: options.onFlushError } : {}),
+          ...(options.onStatement ? { onStatement: options.onStatement } : {}),
+        });
   return {
     db,
     dialect: 'sqlite',
@@ -139,7 +166,10 @@ const STATEMENT_CACHE_SIZE = 500;
  * signed request's CPU. Statements are reusable (queries run to completion, nothing streams), so
  * they are kept by SQL text; the oldest is dropped when the cache is full.
  */
-function withStatementCache(sqlite: BetterSqlite3.Database): { close(): void; prepare(sql: string): BetterSqlite3.Statement } {
+function withStatementCache(sqlite: BetterSqlite3.Database): {
+  close(): void;
+  prepare(sql: string): BetterSqlite3.Statement;
+} {
   const cache = new Map<string, BetterSqlite3.Statement>();
   return {
     close: () => sqlite.close(),

@@ -41,14 +41,20 @@ export interface DirectSqlite {
    * FULL), and so is every deferred commit before it: they share the log.
    * `{ ran: false }` when a transaction holds the connection (as for `run`).
    */
-  transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T, commit?: 'deferred' | 'durable'): { ran: true; result: T } | { ran: false };
+  transaction<T>(
+    work: (exec: (query: CompiledQuery) => unknown[]) => T,
+    commit?: 'deferred' | 'durable',
+  ): { ran: true; result: T } | { ran: false };
   /**
    * Group commit: runs each of `units` in one transaction, each in a savepoint of its own, so one
    * that throws is undone alone and settles with its error while the others commit together, with
    * one commit (one flush to disk when durable) for all. Undefined when a transaction holds the
    * connection (as for `run`).
    */
-  batch<T>(units: ReadonlyArray<(exec: (query: CompiledQuery) => unknown[]) => T>, commit?: 'deferred' | 'durable'): Array<Settled<T>> | undefined;
+  batch<T>(
+    units: ReadonlyArray<(exec: (query: CompiledQuery) => unknown[]) => T>,
+    commit?: 'deferred' | 'durable',
+  ): Array<Settled<T>> | undefined;
   /** Flushes any deferred commit to disk now, synchronously, then lets the connection go. */
   close(): void;
 }
@@ -71,13 +77,18 @@ export interface DirectOptions {
   onStatement?: StatementListener;
 }
 
-const fdatasyncAsync = (fd: number) => new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
+const fdatasyncAsync = (fd: number) =>
+  new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
 
 /**
  * `prepare` is the connection's statement cache (database.ts), shared with Kysely so a statement
  * is prepared once whichever way it runs. The connection must be in WAL mode.
  */
-export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: string) => BetterSqlite3.Statement, options: DirectOptions): DirectSqlite {
+export function directSqlite(
+  sqlite: BetterSqlite3.Database,
+  prepare: (sql: string) => BetterSqlite3.Statement,
+  options: DirectOptions,
+): DirectSqlite {
   const flush = options.flush ?? fdatasyncAsync;
   const runStatement = (query: CompiledQuery): unknown[] => {
     const statement = prepare(query.sql);
@@ -126,11 +137,18 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
           worked = performance.now();
           return value;
         }) as T;
-        heard({ sql: how === 'durable' ? 'commit' : 'commit -- deferred', parameters: [], ms: performance.now() - worked, failed: false });
+        heard({
+          sql: how === 'durable' ? 'commit' : 'commit -- deferred',
+          parameters: [],
+          ms: performance.now() - worked,
+          failed: false,
+        });
         return result;
       }
     : <T>(work: (run: typeof exec) => T): T => inOneTransaction(work) as T;
-  const onFlushError = options.onFlushError ?? ((err: unknown) => console.error('SQLite: a deferred flush of the write-ahead log failed', err));
+  const onFlushError =
+    options.onFlushError ??
+    ((err: unknown) => console.error('SQLite: a deferred flush of the write-ahead log failed', err));
   let wal: number | undefined;
   // The log exists once anything has been committed; the connection keeps it (same inode) until
   // it closes, so the descriptor is opened once.
@@ -154,10 +172,15 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
     }, DEFERRED_FLUSH_MS);
   };
   const rows = rowCache(sqlite, options.watched ?? []);
-  const run = <R>(query: CompiledQuery<R>): R[] | undefined => (sqlite.inTransaction ? undefined : (exec(query) as R[]));
-  function transaction<T>(work: (exec: (query: CompiledQuery) => unknown[]) => T, commit: 'deferred' | 'durable' = 'deferred'): { ran: true; result: T } | { ran: false } {
+  const run = <R>(query: CompiledQuery<R>): R[] | undefined =>
+    sqlite.inTransaction ? undefined : (exec(query) as R[]);
+  function transaction<T>(
+    work: (exec: (query: CompiledQuery) => unknown[]) => T,
+    commit: 'deferred' | 'durable' = 'deferred',
+  ): { ran: true; result: T } | { ran: false } {
     if (sqlite.inTransaction) return { ran: false };
-    if (options.synchronous === 'normal' || commit === 'durable') return { ran: true, result: committing(work, commit) };
+    if (options.synchronous === 'normal' || commit === 'durable')
+      return { ran: true, result: committing(work, commit) };
     relaxed();
     let result: T;
     try {
@@ -171,10 +194,14 @@ export function directSqlite(sqlite: BetterSqlite3.Database, prepare: (sql: stri
   }
   return {
     run,
-    read: (table, query, since) => rows.read(table, `${query.sql}\u0000${JSON.stringify(query.parameters)}`, () => run(query), since),
+    read: (table, query, since) =>
+      rows.read(table, `${query.sql}\u0000${JSON.stringify(query.parameters)}`, () => run(query), since),
     mark: () => rows.mark(),
     transaction,
-    batch<T>(units: ReadonlyArray<(exec: (query: CompiledQuery) => unknown[]) => T>, commit: 'deferred' | 'durable' = 'deferred') {
+    batch<T>(
+      units: ReadonlyArray<(exec: (query: CompiledQuery) => unknown[]) => T>,
+      commit: 'deferred' | 'durable' = 'deferred',
+    ) {
       const outcome = transaction(
         () =>
           units.map((unit): Settled<T> => {

@@ -47,19 +47,50 @@ export interface DeliveryRecord {
 export function eventRepository(db: Kysely<Database>, box: SecretBox, onPostgres = false) {
   return {
     /** Appends an event; when `deliver` is set and the partner has an active endpoint, queues a delivery. */
-    async append(event: { id: string; partnerId: string; type: string; createdAt: number; body: string }, deliver: boolean, now: number): Promise<void> {
-      await db.insertInto('events').values({ id: event.id, partner_id: event.partnerId, type: event.type, created_at: event.createdAt, body: event.body }).execute();
+    async append(
+      event: { id: string; partnerId: string; type: string; createdAt: number; body: string },
+      deliver: boolean,
+      now: number,
+    ): Promise<void> {
+      await db
+        .insertInto('events')
+        .values({
+          id: event.id,
+          partner_id: event.partnerId,
+          type: event.type,
+          created_at: event.createdAt,
+          body: event.body,
+        })
+        .execute();
       if (!deliver) return;
-      const endpoint = await db.selectFrom('webhook_endpoints').select('active').where('partner_id', '=', event.partnerId).executeTakeFirst();
+      const endpoint = await db
+        .selectFrom('webhook_endpoints')
+        .select('active')
+        .where('partner_id', '=', event.partnerId)
+        .executeTakeFirst();
       if (endpoint?.active !== 1) return;
       await db
         .insertInto('outbox')
-        .values({ event_id: event.id, partner_id: event.partnerId, status: 'pending', attempts: 0, next_attempt_at: now, lease_until: null, last_error: null, delivered_at: null })
+        .values({
+          event_id: event.id,
+          partner_id: event.partnerId,
+          status: 'pending',
+          attempts: 0,
+          next_attempt_at: now,
+          lease_until: null,
+          last_error: null,
+          delivered_at: null,
+        })
         .execute();
     },
 
     async seqOf(eventId: string, partnerId: string): Promise<number | undefined> {
-      const row = await db.selectFrom('events').select('seq').where('id', '=', eventId).where('partner_id', '=', partnerId).executeTakeFirst();
+      const row = await db
+        .selectFrom('events')
+        .select('seq')
+        .where('id', '=', eventId)
+        .where('partner_id', '=', partnerId)
+        .executeTakeFirst();
       return row?.seq;
     },
 
@@ -73,7 +104,14 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox, onPostgres
         .orderBy('seq')
         .limit(limit)
         .execute();
-      return rows.map((r) => ({ seq: r.seq, id: r.id, partnerId: r.partner_id, type: r.type, createdAt: r.created_at, body: r.body }));
+      return rows.map((r) => ({
+        seq: r.seq,
+        id: r.id,
+        partnerId: r.partner_id,
+        type: r.type,
+        createdAt: r.created_at,
+        body: r.body,
+      }));
     },
 
     async upsertEndpoint(partnerId: string, url: string, secret: string, now: number): Promise<WebhookEndpoint> {
@@ -81,7 +119,9 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox, onPostgres
       await db
         .insertInto('webhook_endpoints')
         .values({ partner_id: partnerId, url, secret_enc: sealed, active: 1, created_at: now, updated_at: now })
-        .onConflict((oc) => oc.column('partner_id').doUpdateSet({ url, secret_enc: sealed, active: 1, updated_at: now }))
+        .onConflict((oc) =>
+          oc.column('partner_id').doUpdateSet({ url, secret_enc: sealed, active: 1, updated_at: now }),
+        )
         .execute();
       const endpoint = await this.endpoint(partnerId);
       if (!endpoint) throw new Error('webhook endpoint vanished after upsert');
@@ -89,9 +129,20 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox, onPostgres
     },
 
     async endpoint(partnerId: string): Promise<WebhookEndpoint | undefined> {
-      const row = await db.selectFrom('webhook_endpoints').selectAll().where('partner_id', '=', partnerId).executeTakeFirst();
+      const row = await db
+        .selectFrom('webhook_endpoints')
+        .selectAll()
+        .where('partner_id', '=', partnerId)
+        .executeTakeFirst();
       if (!row) return undefined;
-      return { partnerId: row.partner_id, url: row.url, secret: box.open(row.secret_enc), active: row.active === 1, createdAt: row.created_at, updatedAt: row.updated_at };
+      return {
+        partnerId: row.partner_id,
+        url: row.url,
+        secret: box.open(row.secret_enc),
+        active: row.active === 1,
+        createdAt: row.created_at,
+        updatedAt: row.updated_at,
+      };
     },
 
     /**
@@ -113,13 +164,22 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox, onPostgres
               order by next_attempt_at, id limit ${limit} for update skip locked)
             returning id, event_id, partner_id, attempts, next_attempt_at)
           select claimed.id as "outboxId", claimed.event_id as "eventId", claimed.partner_id as "partnerId", claimed.attempts as "attempts", events.body as "body", events.type as "type"
-          from claimed join events on events.id = claimed.event_id order by claimed.next_attempt_at, claimed.id`.execute(db);
+          from claimed join events on events.id = claimed.event_id order by claimed.next_attempt_at, claimed.id`.execute(
+          db,
+        );
         return rows.map((r) => ({ ...r, outboxId: Number(r.outboxId) }));
       }
       const candidates = await db
         .selectFrom('outbox')
         .innerJoin('events', 'events.id', 'outbox.event_id')
-        .select(['outbox.id as outboxId', 'outbox.event_id as eventId', 'outbox.partner_id as partnerId', 'outbox.attempts as attempts', 'events.body as body', 'events.type as type'])
+        .select([
+          'outbox.id as outboxId',
+          'outbox.event_id as eventId',
+          'outbox.partner_id as partnerId',
+          'outbox.attempts as attempts',
+          'events.body as body',
+          'events.type as type',
+        ])
         .where('outbox.status', '=', 'pending')
         .where('outbox.next_attempt_at', '<=', now)
         .where((eb) => eb.or([eb('outbox.lease_until', 'is', null), eb('outbox.lease_until', '<', now)]))
@@ -144,10 +204,19 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox, onPostgres
     },
 
     async markDelivered(outboxId: number, attempts: number, now: number): Promise<void> {
-      await db.updateTable('outbox').set({ status: 'delivered', attempts, delivered_at: now, lease_until: null, last_error: null }).where('id', '=', outboxId).execute();
+      await db
+        .updateTable('outbox')
+        .set({ status: 'delivered', attempts, delivered_at: now, lease_until: null, last_error: null })
+        .where('id', '=', outboxId)
+        .execute();
     },
 
-    async markRetry(outboxId: number, attempts: number, nextAttemptAt: number | undefined, error: string): Promise<void> {
+    async markRetry(
+      outboxId: number,
+      attempts: number,
+      nextAttemptAt: number | undefined,
+      error: string,
+    ): Promise<void> {
       await db
         .updateTable('outbox')
         .set(
@@ -164,7 +233,15 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox, onPostgres
       const rows = await db
         .selectFrom('outbox')
         .innerJoin('events', 'events.id', 'outbox.event_id')
-        .select(['outbox.event_id as eventId', 'events.type as type', 'outbox.status as status', 'outbox.attempts as attempts', 'outbox.last_error as lastError', 'outbox.next_attempt_at as nextAttemptAt', 'outbox.delivered_at as deliveredAt'])
+        .select([
+          'outbox.event_id as eventId',
+          'events.type as type',
+          'outbox.status as status',
+          'outbox.attempts as attempts',
+          'outbox.last_error as lastError',
+          'outbox.next_attempt_at as nextAttemptAt',
+          'outbox.delivered_at as deliveredAt',
+        ])
         .where('outbox.partner_id', '=', partnerId)
         .orderBy('outbox.id', 'desc')
         .limit(limit)
@@ -190,7 +267,11 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox, onPostgres
     },
 
     async outboxStats(): Promise<Record<string, number>> {
-      const rows = await db.selectFrom('outbox').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+      const rows = await db
+        .selectFrom('outbox')
+        .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+        .groupBy('status')
+        .execute();
       return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
     },
   };

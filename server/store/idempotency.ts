@@ -30,7 +30,10 @@ export interface IdempotencyOptions {
 }
 
 /** The times a claim at `now` writes and compares: its expiry, and before when a claim is abandoned. */
-export const claimTimes = (now: number) => ({ expiresAt: idempotencyExpiresAt(now), abandonedBefore: now - ABANDONED_AFTER_MS });
+export const claimTimes = (now: number) => ({
+  expiresAt: idempotencyExpiresAt(now),
+  abandonedBefore: now - ABANDONED_AFTER_MS,
+});
 
 /**
  * The claim as one statement: inserts the key as executing, or takes over a record that is
@@ -38,28 +41,65 @@ export const claimTimes = (now: number) => ({ expiresAt: idempotencyExpiresAt(no
  * the order's first statement on PostgreSQL.) Every value is an argument, so a prepared template
  * can bind it (store/prepared.ts).
  */
-export function claimStatement(db: QueryCreator<Database>, keyId: string, key: string, fingerprint: string, now: number, expiresAt: number, abandonedBefore: number) {
+export function claimStatement(
+  db: QueryCreator<Database>,
+  keyId: string,
+  key: string,
+  fingerprint: string,
+  now: number,
+  expiresAt: number,
+  abandonedBefore: number,
+) {
   return db
     .insertInto('idempotency')
-    .values({ key_id: keyId, idem_key: key, fingerprint, state: 'executing', status_code: null, body: null, headers: null, created_at: now, expires_at: expiresAt })
+    .values({
+      key_id: keyId,
+      idem_key: key,
+      fingerprint,
+      state: 'executing',
+      status_code: null,
+      body: null,
+      headers: null,
+      created_at: now,
+      expires_at: expiresAt,
+    })
     .onConflict((oc) =>
       oc
         .columns(['key_id', 'idem_key'])
         .doUpdateSet({ fingerprint, state: 'executing', created_at: now, expires_at: expiresAt })
-        .where((eb) => eb.or([eb.and([eb('idempotency.state', '=', 'executing'), eb('idempotency.created_at', '<', abandonedBefore)]), eb('idempotency.expires_at', '<', now)])),
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('idempotency.state', '=', 'executing'), eb('idempotency.created_at', '<', abandonedBefore)]),
+            eb('idempotency.expires_at', '<', now),
+          ]),
+        ),
     )
     .returning('key_id');
 }
 
 export function idempotencyRepository(db: Kysely<Database>, { direct, relaxed }: IdempotencyOptions = {}) {
   // Every order claims, reads on conflict, and completes: built once, bound per call.
-  const insertClaim = template<[string, string, string, number, number, number], { key_id: string }>(6, (...args) => claimStatement(db, ...args));
-  const findRecord = template<[string, string], IdempotencyRecord>(2, (keyId, key) => db.selectFrom('idempotency').selectAll().where('key_id', '=', keyId).where('idem_key', '=', key));
-  const completeRecord = template<[string, string, number, string, string], never>(5, (keyId, key, statusCode, body, headers) =>
-    db.updateTable('idempotency').set({ state: 'done', status_code: statusCode, body, headers }).where('key_id', '=', keyId).where('idem_key', '=', key),
+  const insertClaim = template<[string, string, string, number, number, number], { key_id: string }>(6, (...args) =>
+    claimStatement(db, ...args),
+  );
+  const findRecord = template<[string, string], IdempotencyRecord>(2, (keyId, key) =>
+    db.selectFrom('idempotency').selectAll().where('key_id', '=', keyId).where('idem_key', '=', key),
+  );
+  const completeRecord = template<[string, string, number, string, string], never>(
+    5,
+    (keyId, key, statusCode, body, headers) =>
+      db
+        .updateTable('idempotency')
+        .set({ state: 'done', status_code: statusCode, body, headers })
+        .where('key_id', '=', keyId)
+        .where('idem_key', '=', key),
   );
   const releaseClaim = template<[string, string], never>(2, (keyId, key) =>
-    db.deleteFrom('idempotency').where('key_id', '=', keyId).where('idem_key', '=', key).where('state', '=', 'executing'),
+    db
+      .deleteFrom('idempotency')
+      .where('key_id', '=', keyId)
+      .where('idem_key', '=', key)
+      .where('state', '=', 'executing'),
   );
 
   /** Claimed, or the record that stopped the claim; undefined when that record vanished meanwhile. */
@@ -86,21 +126,35 @@ export function idempotencyRepository(db: Kysely<Database>, { direct, relaxed }:
      */
     async claim(keyId: string, key: string, fingerprint: string, now: number): Promise<Claim> {
       for (;;) {
-        const claim = await runSteps(relaxedDb, relaxedDirect, () => claimSteps(keyId, key, fingerprint, now), { commit: 'deferred', alone: true });
+        const claim = await runSteps(relaxedDb, relaxedDirect, () => claimSteps(keyId, key, fingerprint, now), {
+          commit: 'deferred',
+          alone: true,
+        });
         if (claim) return claim;
       }
     },
 
     /** Stores the answer of a claimed key; on disk when this resolves. */
-    async complete(keyId: string, key: string, statusCode: number, body: string, headers: Record<string, string>): Promise<void> {
+    async complete(
+      keyId: string,
+      key: string,
+      statusCode: number,
+      body: string,
+      headers: Record<string, string>,
+    ): Promise<void> {
       await db.executeQuery(completeRecord([keyId, key, statusCode, body, JSON.stringify(headers)]));
     },
 
     /** Forgets a claim whose operation failed with a 5xx, so a retry can succeed. */
     async release(keyId: string, key: string): Promise<void> {
-      await runSteps(relaxedDb, relaxedDirect, function* () {
-        yield releaseClaim([keyId, key]);
-      }, { commit: 'deferred', alone: true });
+      await runSteps(
+        relaxedDb,
+        relaxedDirect,
+        function* () {
+          yield releaseClaim([keyId, key]);
+        },
+        { commit: 'deferred', alone: true },
+      );
     },
 
     async purge(now: number): Promise<void> {

@@ -36,15 +36,27 @@ export interface RepositoryOptions {
   relaxed?: Kysely<Database> | undefined;
 }
 
-export function repositories(db: Kysely<Database>, box: SecretBox, { dialect, onInventoryChange, direct, ledger, relaxed }: RepositoryOptions) {
+export function repositories(
+  db: Kysely<Database>,
+  box: SecretBox,
+  { dialect, onInventoryChange, direct, ledger, relaxed }: RepositoryOptions,
+) {
   const credentials = credentialRepository(db, box, direct);
   const idempotency = idempotencyRepository(db, { ...(direct ? { direct } : {}), ...(relaxed ? { relaxed } : {}) });
   return {
     credentials,
-    replayGuard: replayGuardRepository(db, { ...(direct ? { direct } : {}), ...(ledger ? { ledger } : {}), ...(relaxed ? { relaxed } : {}) }),
+    replayGuard: replayGuardRepository(db, {
+      ...(direct ? { direct } : {}),
+      ...(ledger ? { ledger } : {}),
+      ...(relaxed ? { relaxed } : {}),
+    }),
     inventory: inventoryRepository(db, onInventoryChange, direct),
     orders: orderRepository(db, direct),
-    placement: orderPlacement(db, dialect === 'postgres', direct, { idempotency, findPartner: (id) => credentials.findPartner(id), relaxed }),
+    placement: orderPlacement(db, dialect === 'postgres', direct, {
+      idempotency,
+      findPartner: (id) => credentials.findPartner(id),
+      relaxed,
+    }),
     events: eventRepository(db, box, dialect === 'postgres'),
     idempotency,
     checkout: checkoutRepository(db),
@@ -79,7 +91,13 @@ export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
   const listeners = new Set<InventoryListener>();
   const publish = (change: InventoryChange) => listeners.forEach((listener) => listener(change));
   const ledger = opened.dialect === 'sqlite' ? nonceLedger() : undefined;
-  const repos = repositories(opened.db, box, { dialect: opened.dialect, onInventoryChange: publish, direct: opened.direct, ledger, relaxed: opened.relaxed });
+  const repos = repositories(opened.db, box, {
+    dialect: opened.dialect,
+    onInventoryChange: publish,
+    direct: opened.direct,
+    ledger,
+    relaxed: opened.relaxed,
+  });
   return {
     ...repos,
     dialect: opened.dialect,
@@ -87,7 +105,15 @@ export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
     // A transaction's inventory changes are told once it commits, and never if it rolls back.
     async transaction(work) {
       const changes: InventoryChange[] = [];
-      const result = await opened.db.transaction().execute((trx) => work(repositories(trx, box, { dialect: opened.dialect, onInventoryChange: (change) => changes.push(change), ledger })));
+      const result = await opened.db.transaction().execute((trx) =>
+        work(
+          repositories(trx, box, {
+            dialect: opened.dialect,
+            onInventoryChange: (change) => changes.push(change),
+            ledger,
+          }),
+        ),
+      );
       changes.forEach(publish);
       return result;
     },
@@ -100,7 +126,10 @@ export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
       await repos.replayGuard.purge(now);
       await repos.idempotency.purge(now);
       await repos.oauth.purge(now);
-      await repos.signinThrottle.purge(now, Math.max(SIGNIN_THROTTLE.account.forgetAfterMs, SIGNIN_THROTTLE.address.forgetAfterMs));
+      await repos.signinThrottle.purge(
+        now,
+        Math.max(SIGNIN_THROTTLE.account.forgetAfterMs, SIGNIN_THROTTLE.address.forgetAfterMs),
+      );
     },
     refreshStatistics: async () => (opened.dialect === 'postgres' ? refreshStatistics(opened.db) : []),
     close: () => opened.close(),

@@ -11,7 +11,13 @@ const MAX_INLINED = 1000;
 class InlineLimits extends OperationNodeTransformer {
   protected override transformLimit(node: LimitNode): LimitNode {
     const limit = node.limit;
-    if (ValueNode.is(limit) && !limit.immediate && Number.isSafeInteger(limit.value) && (limit.value as number) >= 0 && (limit.value as number) <= MAX_INLINED) {
+    if (
+      ValueNode.is(limit) &&
+      !limit.immediate &&
+      Number.isSafeInteger(limit.value) &&
+      (limit.value as number) >= 0 &&
+      (limit.value as number) <= MAX_INLINED
+    ) {
       return LimitNode.create(ValueNode.createImmediate(limit.value));
     }
     return super.transformLimit(node);

@@ -37,7 +37,8 @@ export interface Intended {
 const by = (table: string, ...columns: string[]): IntendedAccess => ({ table, by: columns });
 const through = (index: string, table: string, ...columns: string[]): IntendedAccess => ({ table, by: columns, index });
 const COUNT_EVERY_ROW = 'the page reports its total: every listed row matching the filter is counted';
-const SUBSTRING = 'a substring of the domain ("q") is found by no index: every listed row is read in one order or another';
+const SUBSTRING =
+  'a substring of the domain ("q") is found by no index: every listed row is read in one order or another';
 
 /** Listing pages in each order: the index of that order, started at the cursor's key when there is one. */
 const LISTING_ORDERS: Array<[string, string, string]> = [
@@ -58,15 +59,25 @@ const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 function listingEntries(): Intended[] {
   return LISTING_ORDERS.flatMap(([sort, order, column]): Intended[] => {
     const index = LISTING_INDEX[sort];
-    const access = (...columns: string[]): IntendedAccess => ({ table: 'inventory', by: ['environment', ...columns], ...(index ? { index } : {}) });
+    const access = (...columns: string[]): IntendedAccess => ({
+      table: 'inventory',
+      by: ['environment', ...columns],
+      ...(index ? { index } : {}),
+    });
     const where = '^select \\* from "inventory" where environment = \\? and status = \\?';
     const filters = '(?: and tld = \\?)?(?: and price_cents >= \\?)?(?: and price_cents <= \\?)?';
     const tail = ` ${escape(order)} limit \\S+(?: offset \\?)?$`;
     return [
-      { name: `listings by ${sort}, first page`, statement: new RegExp(`${where}${filters}${tail}`), reaches: [access()] },
+      {
+        name: `listings by ${sort}, first page`,
+        statement: new RegExp(`${where}${filters}${tail}`),
+        reaches: [access()],
+      },
       {
         name: `listings by ${sort}, after the cursor`,
-        statement: new RegExp(`${where}${filters} and \\(?${column} ${column === 'domain' ? '>' : '(?:>=|<=)'} \\?.*\\)?${tail}`),
+        statement: new RegExp(
+          `${where}${filters} and \\(?${column} ${column === 'domain' ? '>' : '(?:>=|<=)'} \\?.*\\)?${tail}`,
+        ),
         reaches: [access(column)],
       },
     ];
@@ -79,31 +90,92 @@ export const INTENDED: readonly Intended[] = [
 
   // Every signed request: its credential, its nonce and rate-limit count (store/replay-guard.ts).
   // SQLite keeps credentials and partners in memory until they change (row-cache.ts): the walk's are never read again.
-  { name: 'credential', statement: /^select \* from "credentials" where "key_id" = \?$/, reaches: [by('credentials', 'key_id')], unwalked: 'sqlite' },
-  { name: 'partner', statement: /^select \* from "partners" where "id" = \?$/, reaches: [by('partners', 'id')], unwalked: 'sqlite' },
+  {
+    name: 'credential',
+    statement: /^select \* from "credentials" where "key_id" = \?$/,
+    reaches: [by('credentials', 'key_id')],
+    unwalked: 'sqlite',
+  },
+  {
+    name: 'partner',
+    statement: /^select \* from "partners" where "id" = \?$/,
+    reaches: [by('partners', 'id')],
+    unwalked: 'sqlite',
+  },
   // PostgreSQL admits a batch of signed requests in one statement; nonces and counts alone in mixed batches.
-  { name: 'admission', statement: /^with fresh as \( insert into nonces \(key_id, nonce, expires_at\) values .* insert into rate_counters /, reaches: [], dialect: 'postgres' },
-  { name: 'nonces', statement: /^insert into "nonces" .* on conflict \("key_id", "nonce"\) do update/, reaches: [], dialect: 'postgres', unwalked: true },
-  { name: 'nonce log, what others appended', statement: /^select "seq", "key_id", "nonce", "expires_at" from "nonce_log" where "seq" > \?/, reaches: [by('nonce_log', 'seq')], dialect: 'sqlite' },
+  {
+    name: 'admission',
+    statement:
+      /^with fresh as \( insert into nonces \(key_id, nonce, expires_at\) values .* insert into rate_counters /,
+    reaches: [],
+    dialect: 'postgres',
+  },
+  {
+    name: 'nonces',
+    statement: /^insert into "nonces" .* on conflict \("key_id", "nonce"\) do update/,
+    reaches: [],
+    dialect: 'postgres',
+    unwalked: true,
+  },
+  {
+    name: 'nonce log, what others appended',
+    statement: /^select "seq", "key_id", "nonce", "expires_at" from "nonce_log" where "seq" > \?/,
+    reaches: [by('nonce_log', 'seq')],
+    dialect: 'sqlite',
+  },
   { name: 'nonce log, appended', statement: /^insert into "nonce_log" /, reaches: [], dialect: 'sqlite' },
-  { name: 'rate-limit counts', statement: /^insert into "rate_counters" .* on conflict \("bucket"\) do update/, reaches: [] },
+  {
+    name: 'rate-limit counts',
+    statement: /^insert into "rate_counters" .* on conflict \("bucket"\) do update/,
+    reaches: [],
+  },
 
   // POST /orders: the key's claim, one read, one write (store/idempotency.ts, store/order-placement.ts).
   // PostgreSQL claims inside the order's first statement; alone when a claim vanished, and on the public surface.
-  { name: 'idempotency claim', statement: /^insert into "idempotency" .* on conflict \("key_id", "idem_key"\) do update/, reaches: [], unwalked: 'postgres' },
-  { name: 'idempotency record', statement: /^select \* from "idempotency" where "key_id" = \? and "idem_key" = \?$/, reaches: [by('idempotency', 'key_id', 'idem_key')] },
-  { name: 'idempotency answer', statement: /^update "idempotency" set "state" = \?.* where "key_id" = \? and "idem_key" = \?$/, reaches: [by('idempotency', 'key_id', 'idem_key')] },
-  { name: 'idempotency release', statement: /^delete from "idempotency" where "key_id" = \? and "idem_key" = \?/, reaches: [by('idempotency', 'key_id', 'idem_key')], unwalked: true },
+  {
+    name: 'idempotency claim',
+    statement: /^insert into "idempotency" .* on conflict \("key_id", "idem_key"\) do update/,
+    reaches: [],
+    unwalked: 'postgres',
+  },
+  {
+    name: 'idempotency record',
+    statement: /^select \* from "idempotency" where "key_id" = \? and "idem_key" = \?$/,
+    reaches: [by('idempotency', 'key_id', 'idem_key')],
+  },
+  {
+    name: 'idempotency answer',
+    statement: /^update "idempotency" set "state" = \?.* where "key_id" = \? and "idem_key" = \?$/,
+    reaches: [by('idempotency', 'key_id', 'idem_key')],
+  },
+  {
+    name: 'idempotency release',
+    statement: /^delete from "idempotency" where "key_id" = \? and "idem_key" = \?/,
+    reaches: [by('idempotency', 'key_id', 'idem_key')],
+    unwalked: true,
+  },
   {
     name: 'order begun',
-    statement: /^with "claim" as \(insert into "idempotency" .* from "partners" as "caller" left join "inventory" on "inventory"\."environment" = \? and "inventory"\."domain" = \?/,
-    reaches: [by('partners', 'id'), by('inventory', 'environment', 'domain'), by('orders', 'domain'), by('quotes', 'environment', 'domain')],
+    statement:
+      /^with "claim" as \(insert into "idempotency" .* from "partners" as "caller" left join "inventory" on "inventory"\."environment" = \? and "inventory"\."domain" = \?/,
+    reaches: [
+      by('partners', 'id'),
+      by('inventory', 'environment', 'domain'),
+      by('orders', 'domain'),
+      by('quotes', 'environment', 'domain'),
+    ],
     dialect: 'postgres',
   },
   {
     name: 'order begun, keys ignored',
-    statement: /^select "caller"\."clock_offset_ms", .* from "partners" as "caller" left join "inventory" on "inventory"\."environment" = \? and "inventory"\."domain" = \?/,
-    reaches: [by('partners', 'id'), by('inventory', 'environment', 'domain'), by('orders', 'domain'), by('quotes', 'environment', 'domain')],
+    statement:
+      /^select "caller"\."clock_offset_ms", .* from "partners" as "caller" left join "inventory" on "inventory"\."environment" = \? and "inventory"\."domain" = \?/,
+    reaches: [
+      by('partners', 'id'),
+      by('inventory', 'environment', 'domain'),
+      by('orders', 'domain'),
+      by('quotes', 'environment', 'domain'),
+    ],
     dialect: 'postgres',
     unwalked: true,
   },
@@ -112,73 +184,176 @@ export const INTENDED: readonly Intended[] = [
     unwalked: 'postgres',
     name: 'order sight',
     statement: /^select "status", "price_cents", "currency", exists \(select "orders"\."public_id" from "orders"/,
-    reaches: [by('inventory', 'environment', 'domain'), by('orders', 'domain'), by('quotes', 'environment', 'domain'), by('partners', 'id')],
+    reaches: [
+      by('inventory', 'environment', 'domain'),
+      by('orders', 'domain'),
+      by('quotes', 'environment', 'domain'),
+      by('partners', 'id'),
+    ],
   },
   {
     name: 'order placement',
     statement: /^with sold as \(update inventory set status = 'sold' where environment = \? and domain = \?/,
-    reaches: [by('inventory', 'environment', 'domain'), by('webhook_endpoints', 'partner_id'), by('idempotency', 'key_id', 'idem_key')],
+    reaches: [
+      by('inventory', 'environment', 'domain'),
+      by('webhook_endpoints', 'partner_id'),
+      by('idempotency', 'key_id', 'idem_key'),
+    ],
     dialect: 'postgres',
   },
-  { name: 'listing status change', statement: /^update "inventory" set "status" = \? where "environment" = \? and "domain" = \? and "status" = \?( returning "domain")?$/, reaches: [by('inventory', 'environment', 'domain')] },
+  {
+    name: 'listing status change',
+    statement:
+      /^update "inventory" set "status" = \? where "environment" = \? and "domain" = \? and "status" = \?( returning "domain")?$/,
+    reaches: [by('inventory', 'environment', 'domain')],
+  },
   // PostgreSQL inserts a new order inside the placement; hosted checkout inserts it alone.
   { name: 'order insert', statement: /^insert into "orders" \(/, reaches: [], unwalked: 'postgres' },
   { name: 'event insert', statement: /^insert into "events" \(/, reaches: [] },
-  { name: 'delivery for an active endpoint', statement: /^insert into "outbox" .* from "webhook_endpoints" where "partner_id" = \?/, reaches: [by('webhook_endpoints', 'partner_id')], dialect: 'sqlite' },
+  {
+    name: 'delivery for an active endpoint',
+    statement: /^insert into "outbox" .* from "webhook_endpoints" where "partner_id" = \?/,
+    reaches: [by('webhook_endpoints', 'partner_id')],
+    dialect: 'sqlite',
+  },
   { name: 'delivery insert', statement: /^insert into "outbox" \(.*\) values \(/, reaches: [] },
   { name: 'timeline insert', statement: /^insert into "order_timeline" \(/, reaches: [] },
 
   // Discovery and quotes (a listing, another partner's reservation).
-  { name: 'listing', statement: /^select \* from "inventory" where "environment" = \? and "domain" = \?$/, reaches: [by('inventory', 'environment', 'domain')] },
+  {
+    name: 'listing',
+    statement: /^select \* from "inventory" where "environment" = \? and "domain" = \?$/,
+    reaches: [by('inventory', 'environment', 'domain')],
+  },
   {
     name: "another partner's reservation",
-    statement: /^select "quotes"\.\* from "quotes" inner join "partners" on "partners"\."id" = "quotes"\."partner_id" where "quotes"\."environment" = \? and "quotes"\."domain" = \?/,
+    statement:
+      /^select "quotes"\.\* from "quotes" inner join "partners" on "partners"\."id" = "quotes"\."partner_id" where "quotes"\."environment" = \? and "quotes"\."domain" = \?/,
     reaches: [by('quotes', 'environment', 'domain'), by('partners', 'id')],
   },
   { name: 'quote insert', statement: /^insert into "quotes" \(/, reaches: [] },
 
   // GET /orders, GET /orders/{public_id}, moves of an order.
-  { name: 'orders by domain', statement: /^select \* from "orders" where "partner_id" = \?(?: and "status" = \?)? and "domain" = \?/, reaches: [through('orders_domain', 'orders', 'domain', 'partner_id')] },
-  { name: 'orders by status', statement: /^select \* from "orders" where "partner_id" = \? and "status" = \?/, reaches: [through('orders_partner_status', 'orders', 'partner_id', 'status')] },
-  { name: 'orders after the cursor', statement: /^select \* from "orders" where "partner_id" = \?.* and \("created_at", "public_id"\) < \(\?, \?\) order by/, reaches: [through('orders_partner_created', 'orders', 'partner_id', 'created_at')] },
-  { name: 'orders in a time window', statement: /^select \* from "orders" where "partner_id" = \? and "created_at" >= \?/, reaches: [through('orders_partner_created', 'orders', 'partner_id', 'created_at')] },
-  { name: 'orders, first page', statement: /^select \* from "orders" where "partner_id" = \? order by "created_at" desc, "public_id" desc limit/, reaches: [through('orders_partner_created', 'orders', 'partner_id')] },
-  { name: 'one order', statement: /^select \* from "orders" where "public_id" = \?$/, reaches: [by('orders', 'public_id')] },
-  { name: 'order update', statement: /^update "orders" set .* where "public_id" = \?$/, reaches: [by('orders', 'public_id')] },
-  { name: 'order timeline', statement: /^select \* from "order_timeline" where "public_id" = \? order by "idx"$/, reaches: [by('order_timeline', 'public_id')] },
-  { name: 'order timeline, last entry', statement: /^select max\("idx"\) as "idx" from "order_timeline" where "public_id" = \?$/, reaches: [by('order_timeline', 'public_id')] },
-  { name: 'referral sale of an order', statement: /^select \* from "referral_sales" where "public_id" = \?$/, reaches: [by('referral_sales', 'public_id')] },
+  {
+    name: 'orders by domain',
+    statement: /^select \* from "orders" where "partner_id" = \?(?: and "status" = \?)? and "domain" = \?/,
+    reaches: [through('orders_domain', 'orders', 'domain', 'partner_id')],
+  },
+  {
+    name: 'orders by status',
+    statement: /^select \* from "orders" where "partner_id" = \? and "status" = \?/,
+    reaches: [through('orders_partner_status', 'orders', 'partner_id', 'status')],
+  },
+  {
+    name: 'orders after the cursor',
+    statement:
+      /^select \* from "orders" where "partner_id" = \?.* and \("created_at", "public_id"\) < \(\?, \?\) order by/,
+    reaches: [through('orders_partner_created', 'orders', 'partner_id', 'created_at')],
+  },
+  {
+    name: 'orders in a time window',
+    statement: /^select \* from "orders" where "partner_id" = \? and "created_at" >= \?/,
+    reaches: [through('orders_partner_created', 'orders', 'partner_id', 'created_at')],
+  },
+  {
+    name: 'orders, first page',
+    statement: /^select \* from "orders" where "partner_id" = \? order by "created_at" desc, "public_id" desc limit/,
+    reaches: [through('orders_partner_created', 'orders', 'partner_id')],
+  },
+  {
+    name: 'one order',
+    statement: /^select \* from "orders" where "public_id" = \?$/,
+    reaches: [by('orders', 'public_id')],
+  },
+  {
+    name: 'order update',
+    statement: /^update "orders" set .* where "public_id" = \?$/,
+    reaches: [by('orders', 'public_id')],
+  },
+  {
+    name: 'order timeline',
+    statement: /^select \* from "order_timeline" where "public_id" = \? order by "idx"$/,
+    reaches: [by('order_timeline', 'public_id')],
+  },
+  {
+    name: 'order timeline, last entry',
+    statement: /^select max\("idx"\) as "idx" from "order_timeline" where "public_id" = \?$/,
+    reaches: [by('order_timeline', 'public_id')],
+  },
+  {
+    name: 'referral sale of an order',
+    statement: /^select \* from "referral_sales" where "public_id" = \?$/,
+    reaches: [by('referral_sales', 'public_id')],
+  },
 
   // GET /events and webhook deliveries (store/events.ts).
   // PostgreSQL's primary key of events is the partner's walk (migration 009); SQLite's is its rowid.
-  { name: 'events after a position', statement: /^select \* from "events" where "partner_id" = \? and "seq" > \? order by "seq" limit/, reaches: [by('events', 'partner_id', 'seq')] },
-  { name: 'event position', statement: /^select "seq" from "events" where "id" = \? and "partner_id" = \?$/, reaches: [by('events', 'id')] },
-  { name: 'active endpoint', statement: /^select "active" from "webhook_endpoints" where "partner_id" = \?$/, reaches: [by('webhook_endpoints', 'partner_id')] },
-  { name: 'endpoint', statement: /^select \* from "webhook_endpoints" where "partner_id" = \?$/, reaches: [by('webhook_endpoints', 'partner_id')] },
+  {
+    name: 'events after a position',
+    statement: /^select \* from "events" where "partner_id" = \? and "seq" > \? order by "seq" limit/,
+    reaches: [by('events', 'partner_id', 'seq')],
+  },
+  {
+    name: 'event position',
+    statement: /^select "seq" from "events" where "id" = \? and "partner_id" = \?$/,
+    reaches: [by('events', 'id')],
+  },
+  {
+    name: 'active endpoint',
+    statement: /^select "active" from "webhook_endpoints" where "partner_id" = \?$/,
+    reaches: [by('webhook_endpoints', 'partner_id')],
+  },
+  {
+    name: 'endpoint',
+    statement: /^select \* from "webhook_endpoints" where "partner_id" = \?$/,
+    reaches: [by('webhook_endpoints', 'partner_id')],
+  },
   {
     name: 'due deliveries',
-    statement: /^select "outbox"\."id" as "outboxId", .* from "outbox" inner join "events" on "events"\."id" = "outbox"\."event_id" where "outbox"\."status" = \?/,
+    statement:
+      /^select "outbox"\."id" as "outboxId", .* from "outbox" inner join "events" on "events"\."id" = "outbox"\."event_id" where "outbox"\."status" = \?/,
     reaches: [through('outbox_due', 'outbox', 'status', 'next_attempt_at'), by('events', 'id')],
     dialect: 'sqlite',
   },
   {
     name: 'due deliveries, leased',
-    statement: /^with claimed as \( update outbox set lease_until = \? where id in \( select id from outbox where status = 'pending' and next_attempt_at <= \?/,
+    statement:
+      /^with claimed as \( update outbox set lease_until = \? where id in \( select id from outbox where status = 'pending' and next_attempt_at <= \?/,
     reaches: [through('outbox_due', 'outbox', 'status', 'next_attempt_at'), by('outbox', 'id'), by('events', 'id')],
     sorts: 'the leased deliveries, at most a batch, back in the order they fell due',
     dialect: 'postgres',
   },
-  { name: 'delivery lease', statement: /^update "outbox" set "lease_until" = \? where "id" = \?/, reaches: [by('outbox', 'id')], dialect: 'sqlite' },
+  {
+    name: 'delivery lease',
+    statement: /^update "outbox" set "lease_until" = \? where "id" = \?/,
+    reaches: [by('outbox', 'id')],
+    dialect: 'sqlite',
+  },
   { name: 'delivery outcome', statement: /^update "outbox" set .* where "id" = \?$/, reaches: [by('outbox', 'id')] },
-  { name: 'next delivery due', statement: /^select min\("next_attempt_at"\) as "at" from "outbox" where "status" = \?$/, reaches: [through('outbox_due', 'outbox', 'status')], unwalked: true },
+  {
+    name: 'next delivery due',
+    statement: /^select min\("next_attempt_at"\) as "at" from "outbox" where "status" = \?$/,
+    reaches: [through('outbox_due', 'outbox', 'status')],
+    unwalked: true,
+  },
 
   // Public marketplace listings and the search index's source (store/inventory.ts).
   ...listingEntries(),
-  { name: 'listings by a substring', statement: /^select \* from "inventory" where environment = \? and status = \?.* and domain like \?/, reaches: [{ table: 'inventory', by: [], everyRow: SUBSTRING }], sorts: SUBSTRING },
-  { name: 'listing count', statement: /^select count\(\*\) as "total", .* from "inventory" where environment = \? and status = \?/, reaches: [{ table: 'inventory', by: [], everyRow: COUNT_EVERY_ROW }] },
+  {
+    name: 'listings by a substring',
+    statement: /^select \* from "inventory" where environment = \? and status = \?.* and domain like \?/,
+    reaches: [{ table: 'inventory', by: [], everyRow: SUBSTRING }],
+    sorts: SUBSTRING,
+  },
+  {
+    name: 'listing count',
+    statement: /^select count\(\*\) as "total", .* from "inventory" where environment = \? and status = \?/,
+    reaches: [{ table: 'inventory', by: [], everyRow: COUNT_EVERY_ROW }],
+  },
   {
     name: 'search source',
-    statement: /^select "domain", "label", "tld", "category", "price_cents", "currency" from "inventory" where "environment" = \? and "status" = \? and domain > \? order by domain limit/,
+    statement:
+      /^select "domain", "label", "tld", "category", "price_cents", "currency" from "inventory" where "environment" = \? and "status" = \? and domain > \? order by domain limit/,
     reaches: [by('inventory', 'environment', 'domain')],
   },
 ];
@@ -211,8 +386,10 @@ export function planProblems(intended: Intended, plan: Plan): string[] {
   }
   for (const meant of intended.reaches) {
     if (used.has(meant)) continue;
-    if (!plan.accesses.some((a) => a.table === meant.table)) problems.push(`never reaches ${meant.table}: is this entry still right?`);
-    else if (!problems.some((p) => p.includes(` ${meant.table} `))) problems.push(`reaches ${meant.table}, but never by (${meant.by.join(', ')})`);
+    if (!plan.accesses.some((a) => a.table === meant.table))
+      problems.push(`never reaches ${meant.table}: is this entry still right?`);
+    else if (!problems.some((p) => p.includes(` ${meant.table} `)))
+      problems.push(`reaches ${meant.table}, but never by (${meant.by.join(', ')})`);
   }
   if (plan.sorts && intended.sorts === undefined) problems.push('sorts rows the index should give in order');
   return problems;
@@ -220,11 +397,16 @@ export function planProblems(intended: Intended, plan: Plan): string[] {
 
 function accessProblems(meant: IntendedAccess, access: TableAccess): string[] {
   if (meant.everyRow !== undefined) return [];
-  if (access.index === null) return [`reads every row of ${access.table}, meant through an index on (${meant.by.join(', ')})`];
+  if (access.index === null)
+    return [`reads every row of ${access.table}, meant through an index on (${meant.by.join(', ')})`];
   const problems: string[] = [];
-  if (meant.index && access.index !== meant.index) problems.push(`reaches ${access.table} through ${access.index}, meant through ${meant.index}`);
+  if (meant.index && access.index !== meant.index)
+    problems.push(`reaches ${access.table} through ${access.index}, meant through ${meant.index}`);
   const missing = meant.by.filter((c) => !access.columns.includes(c));
-  if (missing.length > 0) problems.push(`reaches ${access.table} through ${access.index} constraining (${access.columns.join(', ')}), not ${missing.join(', ')}`);
+  if (missing.length > 0)
+    problems.push(
+      `reaches ${access.table} through ${access.index} constraining (${access.columns.join(', ')}), not ${missing.join(', ')}`,
+    );
   return problems;
 }
 
@@ -236,11 +418,17 @@ export function intendedFor(shape: string, dialect: Dialect): Intended | undefin
 
 /** The entries the plan check's walk must hear on `dialect`. */
 export function walkedEntries(dialect: Dialect): Intended[] {
-  return INTENDED.filter((i) => (i.dialect === undefined || i.dialect === dialect) && i.unwalked !== true && i.unwalked !== dialect);
+  return INTENDED.filter(
+    (i) => (i.dialect === undefined || i.dialect === dialect) && i.unwalked !== true && i.unwalked !== dialect,
+  );
 }
 
 /** Explains each distinct statement (shape and values) once and judges it against its entry. */
-export async function judgeStatements(db: Kysely<Database>, dialect: Dialect, statements: readonly StatementEvent[]): Promise<Verdict[]> {
+export async function judgeStatements(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  statements: readonly StatementEvent[],
+): Promise<Verdict[]> {
   const columns = await tableColumns(db, dialect);
   const seen = new Set<string>();
   const verdicts: Verdict[] = [];
@@ -250,10 +438,13 @@ export async function judgeStatements(db: Kysely<Database>, dialect: Dialect, st
     seen.add(key);
     const shape = statementShape(s.sql);
     const intended = intendedFor(shape, dialect);
-    const plan = /^(begin|commit|rollback|set |savepoint|release)/i.test(shape) ? { accesses: [], sorts: false, text: shape } : await explain(db, dialect, s, columns);
-    const problems = intended ? planProblems(intended, plan) : ['no entry in server/store/intended-plans.ts says how this statement is meant to run'];
+    const plan = /^(begin|commit|rollback|set |savepoint|release)/i.test(shape)
+      ? { accesses: [], sorts: false, text: shape }
+      : await explain(db, dialect, s, columns);
+    const problems = intended
+      ? planProblems(intended, plan)
+      : ['no entry in server/store/intended-plans.ts says how this statement is meant to run'];
     verdicts.push({ statement: shape, intended: intended?.name, ok: problems.length === 0, problems, plan });
   }
   return verdicts;
 }
-

@@ -91,7 +91,9 @@ function isCents(value: unknown): value is number {
 function toDbRow(environment: Environment, row: InventoryRow): DbRow {
   if (typeof row.domain !== 'string' || row.domain === '') throw new TypeError('inventory row without a domain');
   if (!isCents(row.price_cents) || !isCents(row.floor_cents) || row.floor_cents > row.price_cents) {
-    throw new RangeError(`${row.domain}: price_cents and floor_cents must be non-negative integers with floor <= price`);
+    throw new RangeError(
+      `${row.domain}: price_cents and floor_cents must be non-negative integers with floor <= price`,
+    );
   }
   if (!Number.isSafeInteger(row.listed_at)) throw new RangeError(`${row.domain}: listed_at must be epoch milliseconds`);
   return {
@@ -160,7 +162,9 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
   const onPostgres = db.selectFrom('inventory').select('domain').where('domain', '=', '').compile().sql.includes('$1');
   const byDomain: RawBuilder<string> = sql<string>`domain`;
   // Availability, pricing and every order read one listing.
-  const listing = keptRead(db, direct, 'inventory', 2, (q, environment: Environment, domain: string) => q.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain));
+  const listing = keptRead(db, direct, 'inventory', 2, (q, environment: Environment, domain: string) =>
+    q.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain),
+  );
 
   return {
     /**
@@ -179,7 +183,11 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
       const result = await db.transaction().execute(async (trx) => {
         const before = new Map<string, { listed_at: number; status: InventoryStatus }>();
         if (options.preserve) {
-          const existing = await trx.selectFrom('inventory').select(['domain', 'listed_at', 'status']).where('environment', '=', environment).execute();
+          const existing = await trx
+            .selectFrom('inventory')
+            .select(['domain', 'listed_at', 'status'])
+            .where('environment', '=', environment)
+            .execute();
           for (const row of existing) before.set(row.domain, { listed_at: row.listed_at, status: row.status });
         }
         await trx.deleteFrom('inventory').where('environment', '=', environment).execute();
@@ -190,8 +198,12 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
           // PostgreSQL: one array per column, a statement of eleven parameters whatever the rows,
           // instead of eleven per row for the server to parse and bind.
           if (onPostgres) {
-            const arrays = POSTGRES_COLUMNS.map(([column, type]) => sql`${batch.map((r) => r[column])}::${sql.raw(type)}[]`);
-            await sql`insert into inventory (${sql.join(POSTGRES_COLUMNS.map(([column]) => sql.ref(column)))}) select * from unnest(${sql.join(arrays)})`.execute(trx);
+            const arrays = POSTGRES_COLUMNS.map(
+              ([column, type]) => sql`${batch.map((r) => r[column])}::${sql.raw(type)}[]`,
+            );
+            await sql`insert into inventory (${sql.join(POSTGRES_COLUMNS.map(([column]) => sql.ref(column)))}) select * from unnest(${sql.join(arrays)})`.execute(
+              trx,
+            );
           } else await trx.insertInto('inventory').values(batch).execute();
           written += batch.length;
           batch = [];
@@ -234,7 +246,12 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
 
     /** True when the environment has no rows at all (a fully sold inventory is not empty). */
     async isEmpty(environment: Environment): Promise<boolean> {
-      const row = await db.selectFrom('inventory').select('domain').where('environment', '=', environment).limit(1).executeTakeFirst();
+      const row = await db
+        .selectFrom('inventory')
+        .select('domain')
+        .where('environment', '=', environment)
+        .limit(1)
+        .executeTakeFirst();
       return row === undefined;
     },
 
@@ -321,12 +338,20 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
     },
 
     /** How many listed rows match `filter`, and how many of them sort at or before `upTo` (0 without it). */
-    async countListings(environment: Environment, filter: ListingFilter, sort: ListingSort, upTo?: ListingKey): Promise<{ total: number; upTo: number }> {
+    async countListings(
+      environment: Environment,
+      filter: ListingFilter,
+      sort: ListingSort,
+      upTo?: ListingKey,
+    ): Promise<{ total: number; upTo: number }> {
       const where = listingConditions(environment, filter);
       const before = upTo ? sql<number>`sum(case when ${afterKey(sort, upTo)} then 0 else 1 end)` : sql<number>`0`;
       const row = await db
         .selectFrom('inventory')
-        .select([sql<number | string | bigint>`count(*)`.as('total'), sql<number | string | bigint | null>`${before}`.as('up_to')])
+        .select([
+          sql<number | string | bigint>`count(*)`.as('total'),
+          sql<number | string | bigint | null>`${before}`.as('up_to'),
+        ])
         .where(sql<boolean>`${sql.join(where, sql` and `)}`)
         .executeTakeFirstOrThrow();
       return { total: Number(row.total), upTo: Number(row.up_to ?? 0) };
@@ -352,7 +377,10 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
     if (filter.tld !== undefined) where.push(sql`tld = ${filter.tld}`);
     if (filter.minPrice !== undefined) where.push(sql`price_cents >= ${filter.minPrice}`);
     if (filter.maxPrice !== undefined) where.push(sql`price_cents <= ${filter.maxPrice}`);
-    if (filter.contains) where.push(sql`domain like ${`%${filter.contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape ${sql.lit('\\')}`);
+    if (filter.contains)
+      where.push(
+        sql`domain like ${`%${filter.contains.replace(/[\\%_]/g, (c) => `\\${c}`)}%`} escape ${sql.lit('\\')}`,
+      );
     return where;
   }
 
@@ -388,7 +416,12 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
     }
   }
 
-  async function setStatus(environment: Environment, domain: string, from: InventoryStatus, to: InventoryStatus): Promise<boolean> {
+  async function setStatus(
+    environment: Environment,
+    domain: string,
+    from: InventoryStatus,
+    to: InventoryStatus,
+  ): Promise<boolean> {
     const result = await db
       .updateTable('inventory')
       .set({ status: to })

@@ -50,27 +50,37 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
  */
 export async function migrate(db: Kysely<unknown>, dialect: Dialect, schema?: string): Promise<void> {
   const table = schema ? `"${schema}"."kysely_migration"` : '"kysely_migration"';
-  await sql.raw(`create table if not exists ${table} (name varchar(255) not null primary key, timestamp varchar(255) not null)`).execute(db);
+  await sql
+    .raw(
+      `create table if not exists ${table} (name varchar(255) not null primary key, timestamp varchar(255) not null)`,
+    )
+    .execute(db);
   const { rows } = await sql.raw<{ name: string }>(`select name from ${table} order by name`).execute(db);
   const all = migrations(dialect);
   const names = Object.keys(all);
   const applied = rows.map((r) => r.name);
   const unknown = applied.filter((name) => !(name in all));
   if (unknown.length > 0) {
-    throw new Error(`The database has migrations this server does not know (${unknown.join(', ')}): it was migrated by a newer version`);
+    throw new Error(
+      `The database has migrations this server does not know (${unknown.join(', ')}): it was migrated by a newer version`,
+    );
   }
   // Applied migrations are always the first ones in order; anything else means the list was edited.
-  if (applied.some((name, i) => names[i] !== name)) throw new Error(`Applied migrations (${applied.join(', ')}) are not a prefix of ${names.join(', ')}`);
+  if (applied.some((name, i) => names[i] !== name))
+    throw new Error(`Applied migrations (${applied.join(', ')}) are not a prefix of ${names.join(', ')}`);
   for (const name of names.slice(applied.length)) {
     const migration = all[name] as Migration;
     try {
       await db.transaction().execute(async (trx) => {
         await migration.up(trx);
-        await sql.raw(`insert into ${table} (name, timestamp) values ('${name}', '${new Date().toISOString()}')`).execute(trx);
+        await sql
+          .raw(`insert into ${table} (name, timestamp) values ('${name}', '${new Date().toISOString()}')`)
+          .execute(trx);
       });
     } catch (error) {
-      throw new Error(`Migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+      throw new Error(`Migration ${name} failed: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
     }
   }
 }
-

@@ -69,7 +69,8 @@ export type CodeRow = OAuthCodesTable;
 export type TokenRow = OAuthTokensTable;
 
 /** An access token with what its grant adds (user, audience, revocation). */
-export type AccessTokenRow = Pick<TokenRow, 'client_id' | 'grant_id' | 'scope' | 'expires_at'> & Pick<GrantRow, 'user_id' | 'resource'>;
+export type AccessTokenRow = Pick<TokenRow, 'client_id' | 'grant_id' | 'scope' | 'expires_at'> &
+  Pick<GrantRow, 'user_id' | 'resource'>;
 
 export function oauthRepository(base: Kysely<Database>) {
   const db = base.withTables<OAuthTables>();
@@ -83,7 +84,9 @@ export function oauthRepository(base: Kysely<Database>) {
       const saved = await db
         .insertInto('users')
         .values(row)
-        .onConflict((oc) => oc.column('email').doUpdateSet({ password_hash: row.password_hash, updated_at: row.updated_at }))
+        .onConflict((oc) =>
+          oc.column('email').doUpdateSet({ password_hash: row.password_hash, updated_at: row.updated_at }),
+        )
         .returning('id')
         .executeTakeFirstOrThrow();
       return saved.id;
@@ -107,7 +110,12 @@ export function oauthRepository(base: Kysely<Database>) {
 
     /** Revokes a grant and with it every token descended from it; idempotent. */
     async revokeGrant(grantId: string, now: number): Promise<void> {
-      await db.updateTable('oauth_grants').set({ revoked_at: now }).where('grant_id', '=', grantId).where('revoked_at', 'is', null).execute();
+      await db
+        .updateTable('oauth_grants')
+        .set({ revoked_at: now })
+        .where('grant_id', '=', grantId)
+        .where('revoked_at', 'is', null)
+        .execute();
     },
 
     async insertCode(row: CodeRow): Promise<void> {
@@ -120,7 +128,12 @@ export function oauthRepository(base: Kysely<Database>) {
 
     /** Marks a code used; false when another exchange used it first. */
     async claimCode(codeHash: string, now: number): Promise<boolean> {
-      const result = await db.updateTable('oauth_codes').set({ used_at: now }).where('code_hash', '=', codeHash).where('used_at', 'is', null).executeTakeFirst();
+      const result = await db
+        .updateTable('oauth_codes')
+        .set({ used_at: now })
+        .where('code_hash', '=', codeHash)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
       return Number(result.numUpdatedRows) === 1;
     },
 
@@ -129,7 +142,12 @@ export function oauthRepository(base: Kysely<Database>) {
     },
 
     async findRefreshToken(tokenHash: string): Promise<TokenRow | undefined> {
-      return db.selectFrom('oauth_tokens').selectAll().where('token_hash', '=', tokenHash).where('kind', '=', 'refresh').executeTakeFirst();
+      return db
+        .selectFrom('oauth_tokens')
+        .selectAll()
+        .where('token_hash', '=', tokenHash)
+        .where('kind', '=', 'refresh')
+        .executeTakeFirst();
     },
 
     /** Marks a refresh token rotated; false when a parallel refresh rotated it first. */
@@ -163,7 +181,10 @@ export function oauthRepository(base: Kysely<Database>) {
      * token stays until its own expiry, so its reuse is recognised for as long as it could work.
      */
     async purge(now: number): Promise<void> {
-      await db.deleteFrom('oauth_codes').where('expires_at', '<', now - CODE_MEMORY_MS).execute();
+      await db
+        .deleteFrom('oauth_codes')
+        .where('expires_at', '<', now - CODE_MEMORY_MS)
+        .execute();
       await db.deleteFrom('oauth_tokens').where('expires_at', '<', now).execute();
     },
   };

@@ -105,10 +105,22 @@ export interface PlacementPeers {
   relaxed?: Kysely<Database> | undefined;
 }
 
-type SightRow = { status: 'listed' | 'sold' | null; price_cents: number | null; currency: string | null; live_order: unknown; reserved_until: number | null };
+type SightRow = {
+  status: 'listed' | 'sold' | null;
+  price_cents: number | null;
+  currency: string | null;
+  live_order: unknown;
+  reserved_until: number | null;
+};
 
 /** The sight's columns beside the listing's: whether the domain has a live order, and another partner's reservation. */
-function sightColumns(eb: ExpressionBuilder<Database, 'inventory'>, environment: Environment, domain: string, partnerId: string, now: number) {
+function sightColumns(
+  eb: ExpressionBuilder<Database, 'inventory'>,
+  environment: Environment,
+  domain: string,
+  partnerId: string,
+  now: number,
+) {
   return [
     eb
       .exists(
@@ -136,7 +148,12 @@ function toSight(row: SightRow | undefined): OrderSight {
   };
 }
 
-export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct: DirectSqlite | undefined, peers: PlacementPeers) {
+export function orderPlacement(
+  db: Kysely<Database>,
+  onPostgres: boolean,
+  direct: DirectSqlite | undefined,
+  peers: PlacementPeers,
+) {
   const sight = template<[Environment, string, string, number], SightRow>(4, (environment, domain, partnerId, now) =>
     db
       .selectFrom('inventory')
@@ -152,14 +169,30 @@ export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct
   type BeginRow = SightRow & { clock_offset_ms: number; claimed: number | string | null };
   const beginQuery = (claiming: boolean) =>
     template<unknown[], BeginRow>(claiming ? 9 : 4, (...a) => {
-      const [environment, domain, partnerId, now, keyId, key, fingerprint, expiresAt, abandonedBefore] = a as [Environment, string, string, number, string, string, string, number, number];
+      const [environment, domain, partnerId, now, keyId, key, fingerprint, expiresAt, abandonedBefore] = a as [
+        Environment,
+        string,
+        string,
+        number,
+        string,
+        string,
+        string,
+        number,
+        number,
+      ];
       // Typed as the plain database: the claim CTE is read by name only, in raw SQL below.
-      const source = (claiming ? db.with('claim', (qc) => claimStatement(qc, keyId, key, fingerprint, now, expiresAt, abandonedBefore)) : db) as unknown as Kysely<Database>;
+      const source = (claiming
+        ? db.with('claim', (qc) => claimStatement(qc, keyId, key, fingerprint, now, expiresAt, abandonedBefore))
+        : db) as unknown as Kysely<Database>;
       return source
         .selectFrom('partners as caller')
-        .leftJoin('inventory', (j) => j.on('inventory.environment', '=', environment).on('inventory.domain', '=', domain))
+        .leftJoin('inventory', (j) =>
+          j.on('inventory.environment', '=', environment).on('inventory.domain', '=', domain),
+        )
         .select(['caller.clock_offset_ms', 'inventory.status', 'inventory.price_cents', 'inventory.currency'])
-        .select((eb) => sightColumns(eb as unknown as ExpressionBuilder<Database, 'inventory'>, environment, domain, partnerId, now))
+        .select((eb) =>
+          sightColumns(eb as unknown as ExpressionBuilder<Database, 'inventory'>, environment, domain, partnerId, now),
+        )
         .select(claiming ? sql<number>`(select count(*) from claim)`.as('claimed') : sql<null>`null`.as('claimed'))
         .where('caller.id', '=', partnerId);
     });
@@ -179,7 +212,11 @@ export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct
     let settled: Array<Settled<Placed>> | undefined;
     try {
       settled = direct?.batch(
-        batch.map(({ placement }) => (exec: (query: CompiledQuery) => unknown[]) => stepThrough(sqlitePlacement(statements, placement), exec)),
+        batch.map(
+          ({ placement }) =>
+            (exec: (query: CompiledQuery) => unknown[]) =>
+              stepThrough(sqlitePlacement(statements, placement), exec),
+        ),
         'durable',
       );
     } catch (err) {
@@ -196,7 +233,11 @@ export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct
       return;
     }
     // Another transaction holds the connection: each waits for it through Kysely.
-    for (const job of batch) runSteps(db, undefined, () => sqlitePlacement(statements, job.placement), { commit: 'durable' }).then(job.resolve, job.reject);
+    for (const job of batch)
+      runSteps(db, undefined, () => sqlitePlacement(statements, job.placement), { commit: 'durable' }).then(
+        job.resolve,
+        job.reject,
+      );
   };
   const together = (placement: Placement) =>
     new Promise<Placed>((resolve, reject) => {
@@ -204,7 +245,12 @@ export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct
       queued.push({ placement, resolve, reject });
     });
 
-  const look = async (environment: Environment, domain: string, partnerId: string, now: number): Promise<OrderSight> => {
+  const look = async (
+    environment: Environment,
+    domain: string,
+    partnerId: string,
+    now: number,
+  ): Promise<OrderSight> => {
     const query = sight([environment, domain, partnerId, now]);
     const [row] = direct?.run(query) ?? (await db.executeQuery(query)).rows;
     return toSight(row);
@@ -222,14 +268,27 @@ export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct
      */
     async begin(b: Beginning): Promise<Begun> {
       if (!onPostgres || db.isTransaction) {
-        const claim = b.claim ? await peers.idempotency.claim(b.claim.keyId, b.claim.key, b.claim.fingerprint, b.now) : undefined;
+        const claim = b.claim
+          ? await peers.idempotency.claim(b.claim.keyId, b.claim.key, b.claim.fingerprint, b.now)
+          : undefined;
         const found = await peers.findPartner(b.partnerId);
-        return { partner: found ? { clockOffsetMs: found.clockOffsetMs } : undefined, claim, sight: await look(b.environment, b.domain, b.partnerId, b.now) };
+        return {
+          partner: found ? { clockOffsetMs: found.clockOffsetMs } : undefined,
+          claim,
+          sight: await look(b.environment, b.domain, b.partnerId, b.now),
+        };
       }
       const on = peers.relaxed ?? db;
       const base = [b.environment, b.domain, b.partnerId, b.now];
       const query = b.claim
-        ? beginClaiming([...base, b.claim.keyId, b.claim.key, b.claim.fingerprint, claimTimes(b.now).expiresAt, claimTimes(b.now).abandonedBefore])
+        ? beginClaiming([
+            ...base,
+            b.claim.keyId,
+            b.claim.key,
+            b.claim.fingerprint,
+            claimTimes(b.now).expiresAt,
+            claimTimes(b.now).abandonedBefore,
+          ])
         : beginUnclaimed(base);
       const [row] = (await on.executeQuery(query)).rows;
       if (!row) {
@@ -242,13 +301,22 @@ export function orderPlacement(db: Kysely<Database>, onPostgres: boolean, direct
       if (Number(row.claimed) === 1) return { partner, claim: { claimed: true }, sight: toSight(row) };
       // Not claimed: the record that stopped it, or (it vanished meanwhile) a claim again.
       const existing = await peers.idempotency.find(b.claim.keyId, b.claim.key);
-      const claim = existing ? ({ claimed: false, existing } as const) : await peers.idempotency.claim(b.claim.keyId, b.claim.key, b.claim.fingerprint, b.now);
-      return { partner, claim, sight: claim.claimed ? await look(b.environment, b.domain, b.partnerId, b.now) : toSight(row) };
+      const claim = existing
+        ? ({ claimed: false, existing } as const)
+        : await peers.idempotency.claim(b.claim.keyId, b.claim.key, b.claim.fingerprint, b.now);
+      return {
+        partner,
+        claim,
+        sight: claim.claimed ? await look(b.environment, b.domain, b.partnerId, b.now) : toSight(row),
+      };
     },
 
     /** Takes the listing and writes the order with everything that belongs to it, durably; or nothing. */
     async place(p: Placement): Promise<Placed> {
-      if (!onPostgres) return direct && !db.isTransaction ? together(p) : runSteps(db, direct, () => sqlitePlacement(statements, p), { commit: 'durable' });
+      if (!onPostgres)
+        return direct && !db.isTransaction
+          ? together(p)
+          : runSteps(db, direct, () => sqlitePlacement(statements, p), { commit: 'durable' });
       const shape = shapeOf(p);
       let bind = built.get(shape);
       if (!bind) built.set(shape, (bind = postgresPlacement(db, p)));
@@ -278,11 +346,17 @@ function argumentsOf(p: Placement): unknown[] {
  * (All parts run, whether or not the final SELECT reads them, and see one snapshot.) Parameters
  * take their types from the columns they are inserted into.
  */
-function postgresPlacement(db: Kysely<Database>, shape: Placement): Template<unknown[], { placed: unknown; deliveries: unknown }> {
+function postgresPlacement(
+  db: Kysely<Database>,
+  shape: Placement,
+): Template<unknown[], { placed: unknown; deliveries: unknown }> {
   const arity = ORDER_COLUMNS.length + 3 * shape.events.length + 3 + (shape.answer ? 4 : 0);
   return template<unknown[], { placed: unknown; deliveries: unknown }>(arity, (...a) => {
     let i = 0;
-    const order = Object.fromEntries(ORDER_COLUMNS.map((c) => [c, a[i++]])) as Record<(typeof ORDER_COLUMNS)[number], unknown>;
+    const order = Object.fromEntries(ORDER_COLUMNS.map((c) => [c, a[i++]])) as Record<
+      (typeof ORDER_COLUMNS)[number],
+      unknown
+    >;
     const events = shape.events.map((e) => ({ id: a[i++], type: a[i++], body: a[i++], deliver: e.deliver }));
     const [eventType, eventId, now] = [a[i++], a[i++], a[i++]];
     const answer = shape.answer ? { keyId: a[i++], key: a[i++], statusCode: a[i++], body: a[i++] } : undefined;
@@ -294,7 +368,9 @@ function postgresPlacement(db: Kysely<Database>, shape: Placement): Template<unk
     const deliveries: string[] = [];
     events.forEach((e, k) => {
       const event = `event_${k}`;
-      parts.push(sql`${sql.id(event)} as (insert into events (id, partner_id, type, created_at, body) select ${e.id}, ${order.partner_id}, ${e.type}, ${order.created_at}, ${e.body} from placed returning id)`);
+      parts.push(
+        sql`${sql.id(event)} as (insert into events (id, partner_id, type, created_at, body) select ${e.id}, ${order.partner_id}, ${e.type}, ${order.created_at}, ${e.body} from placed returning id)`,
+      );
       if (!e.deliver) return;
       const delivery = `delivery_${k}`;
       deliveries.push(delivery);
@@ -307,8 +383,17 @@ function postgresPlacement(db: Kysely<Database>, shape: Placement): Template<unk
         sql`answer as (update idempotency set state = 'done', status_code = ${answer.statusCode}, body = ${answer.body}, headers = '{}' where key_id = ${answer.keyId} and idem_key = ${answer.key} and exists (select 1 from placed))`,
       );
     }
-    const delivered = deliveries.length === 0 ? sql`0` : sql.join(deliveries.map((d) => sql`(select count(*) from ${sql.id(d)})`), sql` + `);
-    const statement = sql<{ placed: unknown; deliveries: unknown }>`with ${sql.join(parts)} select (select count(*) from placed) as placed, ${delivered} as deliveries`;
+    const delivered =
+      deliveries.length === 0
+        ? sql`0`
+        : sql.join(
+            deliveries.map((d) => sql`(select count(*) from ${sql.id(d)})`),
+            sql` + `,
+          );
+    const statement = sql<{
+      placed: unknown;
+      deliveries: unknown;
+    }>`with ${sql.join(parts)} select (select count(*) from placed) as placed, ${delivered} as deliveries`;
     return { compile: () => statement.compile(db) };
   });
 }
@@ -317,30 +402,66 @@ function postgresPlacement(db: Kysely<Database>, shape: Placement): Template<unk
 function sqliteStatements(db: Kysely<Database>) {
   return {
     take: template<[Environment, string], { domain: string }>(2, (environment, domain) =>
-      db.updateTable('inventory').set({ status: 'sold' }).where('environment', '=', environment).where('domain', '=', domain).where('status', '=', 'listed').returning('domain'),
+      db
+        .updateTable('inventory')
+        .set({ status: 'sold' })
+        .where('environment', '=', environment)
+        .where('domain', '=', domain)
+        .where('status', '=', 'listed')
+        .returning('domain'),
     ),
-    order: template<unknown[], never>(ORDER_COLUMNS.length, (...a) => db.insertInto('orders').values(Object.fromEntries(ORDER_COLUMNS.map((c, k) => [c, a[k]])) as unknown as OrdersTable)),
+    order: template<unknown[], never>(ORDER_COLUMNS.length, (...a) =>
+      db
+        .insertInto('orders')
+        .values(Object.fromEntries(ORDER_COLUMNS.map((c, k) => [c, a[k]])) as unknown as OrdersTable),
+    ),
     event: template<[string, string, string, number, string], never>(5, (id, partnerId, type, createdAt, body) =>
       db.insertInto('events').values({ id, partner_id: partnerId, type, created_at: createdAt, body }),
     ),
     delivery: template<[string, string, number], { id: number }>(3, (eventId, partnerId, now) =>
       db
         .insertInto('outbox')
-        .columns(['event_id', 'partner_id', 'status', 'attempts', 'next_attempt_at', 'lease_until', 'last_error', 'delivered_at'])
+        .columns([
+          'event_id',
+          'partner_id',
+          'status',
+          'attempts',
+          'next_attempt_at',
+          'lease_until',
+          'last_error',
+          'delivered_at',
+        ])
         .expression((eb) =>
           eb
             .selectFrom('webhook_endpoints')
-            .select([eb.val(eventId).as('event_id'), 'partner_id', sql.lit('pending').as('status'), sql.lit(0).as('attempts'), eb.val(now).as('next_attempt_at'), sql.lit(null).as('lease_until'), sql.lit(null).as('last_error'), sql.lit(null).as('delivered_at')])
+            .select([
+              eb.val(eventId).as('event_id'),
+              'partner_id',
+              sql.lit('pending').as('status'),
+              sql.lit(0).as('attempts'),
+              eb.val(now).as('next_attempt_at'),
+              sql.lit(null).as('lease_until'),
+              sql.lit(null).as('last_error'),
+              sql.lit(null).as('delivered_at'),
+            ])
             .where('partner_id', '=', partnerId)
             .where('active', '=', 1),
         )
         .returning('id'),
     ),
-    timeline: template<[string, string, string | null, string | null, number], never>(5, (publicId, status, eventType, eventId, at) =>
-      db.insertInto('order_timeline').values({ public_id: publicId, idx: 0, status, event_type: eventType, event_id: eventId, at, note: null }),
+    timeline: template<[string, string, string | null, string | null, number], never>(
+      5,
+      (publicId, status, eventType, eventId, at) =>
+        db
+          .insertInto('order_timeline')
+          .values({ public_id: publicId, idx: 0, status, event_type: eventType, event_id: eventId, at, note: null }),
     ),
     answer: template<[number, string, string, string], never>(4, (statusCode, body, keyId, key) =>
-      db.updateTable('idempotency').set({ state: 'done', status_code: statusCode, body, headers: '{}' }).where('key_id', '=', keyId).where('idem_key', '=', key),
+      db
+        .updateTable('idempotency')
+        .set({ state: 'done', status_code: statusCode, body, headers: '{}' })
+        .where('key_id', '=', keyId)
+        .where('idem_key', '=', key),
     ),
   };
 }

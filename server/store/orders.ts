@@ -22,7 +22,13 @@ export interface OrderFilters {
  * The latest live quote of another partner on the domain (a reservation), to select from. Each
  * quote's expiry is in its own partner's business time, so it is compared with that partner's clock.
  */
-export function liveQuoteOfOther(q: Pick<QueryCreator<Database>, 'selectFrom'>, environment: Environment, domain: string, partnerId: string, now: number) {
+export function liveQuoteOfOther(
+  q: Pick<QueryCreator<Database>, 'selectFrom'>,
+  environment: Environment,
+  domain: string,
+  partnerId: string,
+  now: number,
+) {
   return q
     .selectFrom('quotes')
     .innerJoin('partners', 'partners.id', 'quotes.partner_id')
@@ -36,8 +42,12 @@ export function liveQuoteOfOther(q: Pick<QueryCreator<Database>, 'selectFrom'>, 
 
 export function orderRepository(db: Kysely<Database>, direct?: DirectSqlite) {
   // Every availability answer asks for it.
-  const reservation = prepared(db, direct, 4, (q, environment: Environment, domain: string, partnerId: string, now: number) =>
-    liveQuoteOfOther(q, environment, domain, partnerId, now).selectAll('quotes'),
+  const reservation = prepared(
+    db,
+    direct,
+    4,
+    (q, environment: Environment, domain: string, partnerId: string, now: number) =>
+      liveQuoteOfOther(q, environment, domain, partnerId, now).selectAll('quotes'),
   );
   return {
     /**
@@ -45,11 +55,20 @@ export function orderRepository(db: Kysely<Database>, direct?: DirectSqlite) {
      * millisecond of business time is issued the same signed quote_id: that is one reservation.
      */
     async insertQuote(q: Database['quotes']): Promise<void> {
-      await db.insertInto('quotes').values(q).onConflict((oc) => oc.column('quote_id').doNothing()).execute();
+      await db
+        .insertInto('quotes')
+        .values(q)
+        .onConflict((oc) => oc.column('quote_id').doNothing())
+        .execute();
     },
 
     /** Another partner's live quote on the domain, if any (liveQuoteOfOther). */
-    async reservationByOther(environment: Environment, domain: string, partnerId: string, now: number): Promise<Database['quotes'] | undefined> {
+    async reservationByOther(
+      environment: Environment,
+      domain: string,
+      partnerId: string,
+      now: number,
+    ): Promise<Database['quotes'] | undefined> {
       const [quote] = await reservation(environment, domain, partnerId, now);
       return quote;
     },
@@ -77,7 +96,10 @@ export function orderRepository(db: Kysely<Database>, direct?: DirectSqlite) {
         .executeTakeFirst();
     },
 
-    async updateOrder(publicId: string, patch: Partial<Pick<OrderRow, 'status' | 'held_from' | 'updated_at' | 'transfer_completed_at'>>): Promise<void> {
+    async updateOrder(
+      publicId: string,
+      patch: Partial<Pick<OrderRow, 'status' | 'held_from' | 'updated_at' | 'transfer_completed_at'>>,
+    ): Promise<void> {
       await db.updateTable('orders').set(patch).where('public_id', '=', publicId).execute();
     },
 
@@ -88,7 +110,10 @@ export function orderRepository(db: Kysely<Database>, direct?: DirectSqlite) {
         .where('public_id', '=', entry.public_id)
         .executeTakeFirst();
       const idx = last?.idx === null || last?.idx === undefined ? 0 : Number(last.idx) + 1;
-      await db.insertInto('order_timeline').values({ ...entry, idx }).execute();
+      await db
+        .insertInto('order_timeline')
+        .values({ ...entry, idx })
+        .execute();
     },
 
     async timeline(publicId: string): Promise<TimelineRow[]> {
@@ -99,16 +124,18 @@ export function orderRepository(db: Kysely<Database>, direct?: DirectSqlite) {
      * One page of a partner's orders, newest first, after the keyset position
      * (created_at, public_id) of the previous page's last row.
      */
-    async listOrders(filters: OrderFilters, limit: number, after?: { createdAt: number; publicId: string }): Promise<OrderRow[]> {
+    async listOrders(
+      filters: OrderFilters,
+      limit: number,
+      after?: { createdAt: number; publicId: string },
+    ): Promise<OrderRow[]> {
       let q = db.selectFrom('orders').selectAll().where('partner_id', '=', filters.partnerId);
       if (filters.status) q = q.where('status', '=', filters.status);
       if (filters.domain) q = q.where('domain', '=', filters.domain);
       if (filters.from !== undefined) q = q.where('created_at', '>=', filters.from);
       if (filters.to !== undefined) q = q.where('created_at', '<', filters.to);
       if (after) {
-        q = q.where((eb) =>
-          eb(eb.refTuple('created_at', 'public_id'), '<', eb.tuple(after.createdAt, after.publicId)),
-        );
+        q = q.where((eb) => eb(eb.refTuple('created_at', 'public_id'), '<', eb.tuple(after.createdAt, after.publicId)));
       }
       return q.orderBy('created_at', 'desc').orderBy('public_id', 'desc').limit(limit).execute();
     },

@@ -37,9 +37,23 @@ export interface TableColumns {
 export async function tableColumns(db: Kysely<Database>, dialect: Dialect): Promise<TableColumns> {
   const rows =
     dialect === 'postgres'
-      ? (await sql<{ table: string; column: string; rowid: number }>`select table_name as "table", column_name as "column", 0 as rowid from information_schema.columns where table_schema = current_schema()`.execute(db)).rows
+      ? (
+          await sql<{
+            table: string;
+            column: string;
+            rowid: number;
+          }>`select table_name as "table", column_name as "column", 0 as rowid from information_schema.columns where table_schema = current_schema()`.execute(
+            db,
+          )
+        ).rows
       : (
-          await sql<{ table: string; column: string; rowid: number }>`select m.name as "table", p.name as "column", (p.pk = 1 and upper(p.type) = 'INTEGER') as rowid from sqlite_master m join pragma_table_info(m.name) p where m.type = 'table'`.execute(db)
+          await sql<{
+            table: string;
+            column: string;
+            rowid: number;
+          }>`select m.name as "table", p.name as "column", (p.pk = 1 and upper(p.type) = 'INTEGER') as rowid from sqlite_master m join pragma_table_info(m.name) p where m.type = 'table'`.execute(
+            db,
+          )
         ).rows;
   const columns = new Map<string, Set<string>>();
   const rowids = new Map<string, string>();
@@ -75,13 +89,23 @@ function pgText(node: PgNode, depth = 0): string {
     node['Index Cond'] ? `cond ${node['Index Cond']}` : '',
     node.Filter ? `filter ${node.Filter}` : '',
   ].filter(Boolean);
-  return [`${'  '.repeat(depth)}${parts.join(' ')}`, ...(node.Plans ?? []).map((child) => pgText(child, depth + 1))].join('\n');
+  return [
+    `${'  '.repeat(depth)}${parts.join(' ')}`,
+    ...(node.Plans ?? []).map((child) => pgText(child, depth + 1)),
+  ].join('\n');
 }
 
 /** The plan of `query` as it would run now, with its own values. */
-export async function explain(db: Kysely<Database>, dialect: Dialect, query: { sql: string; parameters: readonly unknown[] }, schema: TableColumns): Promise<Plan> {
+export async function explain(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  query: { sql: string; parameters: readonly unknown[] },
+  schema: TableColumns,
+): Promise<Plan> {
   if (dialect === 'postgres') {
-    const [row] = (await db.executeQuery(CompiledQuery.raw(`explain (format json, costs false) ${query.sql}`, [...query.parameters]))).rows as Array<{ 'QUERY PLAN': Array<{ Plan: PgNode }> }>;
+    const [row] = (
+      await db.executeQuery(CompiledQuery.raw(`explain (format json, costs false) ${query.sql}`, [...query.parameters]))
+    ).rows as Array<{ 'QUERY PLAN': Array<{ Plan: PgNode }> }>;
     const root = row?.['QUERY PLAN'][0]?.Plan;
     if (!root) throw new Error(`no plan for ${query.sql}`);
     const accesses: TableAccess[] = [];
@@ -100,12 +124,16 @@ export async function explain(db: Kysely<Database>, dialect: Dialect, query: { s
     visit(root);
     return { accesses, sorts, text: pgText(root) };
   }
-  const rows = (await db.executeQuery(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters]))).rows as Array<{ detail: string }>;
+  const rows = (await db.executeQuery(CompiledQuery.raw(`explain query plan ${query.sql}`, [...query.parameters])))
+    .rows as Array<{ detail: string }>;
   const accesses: TableAccess[] = [];
   let sorts = false;
   for (const { detail } of rows) {
     if (/^USE TEMP B-TREE FOR (ORDER BY|RIGHT PART OF ORDER BY|LAST TERM OF ORDER BY)/.test(detail)) sorts = true;
-    const m = /^(SCAN|SEARCH) (\S+)(?: USING (?:COVERING )?(?:INDEX (\S+)|(INTEGER PRIMARY KEY)|PRIMARY KEY))?(?: \((.*)\))?/.exec(detail);
+    const m =
+      /^(SCAN|SEARCH) (\S+)(?: USING (?:COVERING )?(?:INDEX (\S+)|(INTEGER PRIMARY KEY)|PRIMARY KEY))?(?: \((.*)\))?/.exec(
+        detail,
+      );
     if (!m || !schema.columns.has(m[2] as string)) continue;
     const table = m[2] as string;
     if (m[1] === 'SCAN') {
@@ -115,7 +143,11 @@ export async function explain(db: Kysely<Database>, dialect: Dialect, query: { s
     // A search by rowid names it `rowid`: the table's INTEGER PRIMARY KEY column.
     const rowid = schema.rowids.get(table);
     const cond = m[4] && rowid ? (m[5] ?? '').replace(/\browid\b/g, rowid) : (m[5] ?? '');
-    accesses.push({ table, index: m[3] ?? (m[4] ? 'INTEGER PRIMARY KEY' : null), columns: columnsIn(cond, table, schema) });
+    accesses.push({
+      table,
+      index: m[3] ?? (m[4] ? 'INTEGER PRIMARY KEY' : null),
+      columns: columnsIn(cond, table, schema),
+    });
   }
   return { accesses, sorts, text: rows.map((r) => r.detail).join('\n') };
 }

@@ -18,17 +18,25 @@ export type Template<A extends unknown[], R> = (args: A) => CompiledQuery<R>;
  * in `sql```), never into its text; that is checked when the query is built, and `arity` is
  * how many arguments it takes.
  */
-export function template<A extends unknown[], R>(arity: number, build: (...args: A) => { compile(): CompiledQuery<R> }): Template<A, R> {
+export function template<A extends unknown[], R>(
+  arity: number,
+  build: (...args: A) => { compile(): CompiledQuery<R> },
+): Template<A, R> {
   const names = Array.from({ length: arity }, (_, i) => placeholder(i));
   const compiled = build(...(names as unknown as A)).compile();
-  if (compiled.sql.includes('\u0000')) throw new TypeError(`prepared query puts an argument into its SQL text: ${compiled.sql}`);
+  if (compiled.sql.includes('\u0000'))
+    throw new TypeError(`prepared query puts an argument into its SQL text: ${compiled.sql}`);
   const slots = compiled.parameters.map((p) => names.indexOf(p as string));
   names.forEach((_, i) => {
     if (!slots.includes(i)) throw new TypeError(`prepared query does not bind argument ${i}: ${compiled.sql}`);
   });
   const constants = compiled.parameters;
   const text = compiled.sql;
-  return (args) => CompiledQuery.raw(text, slots.map((slot, k) => (slot >= 0 ? args[slot] : constants[k])));
+  return (args) =>
+    CompiledQuery.raw(
+      text,
+      slots.map((slot, k) => (slot >= 0 ? args[slot] : constants[k])),
+    );
 }
 
 type Build<A extends unknown[], R> = (db: Kysely<Database>, ...args: A) => { compile(): CompiledQuery<R> };
@@ -39,7 +47,12 @@ function binder<A extends unknown[], R>(db: Kysely<Database>, arity: A['length']
   return (args) => (bind ??= template<A, R>(arity, (...names) => build(db, ...names)))(args);
 }
 
-export function prepared<A extends unknown[], R>(db: Kysely<Database>, direct: DirectSqlite | undefined, arity: A['length'], build: Build<A, R>): Prepared<A, R> {
+export function prepared<A extends unknown[], R>(
+  db: Kysely<Database>,
+  direct: DirectSqlite | undefined,
+  arity: A['length'],
+  build: Build<A, R>,
+): Prepared<A, R> {
   const bind = binder(db, arity, build);
   return async (...args: A) => {
     const query = bind(args);
@@ -54,7 +67,13 @@ export type KeptRead<A extends unknown[], R> = (since: ReadMark | undefined, ...
  * `prepared` for a query of one table whose rows, on embedded SQLite, are kept in memory until
  * that table changes (direct.ts `read`). Rows are then shared: callers only read them.
  */
-export function keptRead<A extends unknown[], R>(db: Kysely<Database>, direct: DirectSqlite | undefined, table: string, arity: A['length'], build: Build<A, R>): KeptRead<A, R> {
+export function keptRead<A extends unknown[], R>(
+  db: Kysely<Database>,
+  direct: DirectSqlite | undefined,
+  table: string,
+  arity: A['length'],
+  build: Build<A, R>,
+): KeptRead<A, R> {
   const bind = binder(db, arity, build);
   return async (since, ...args) => {
     const query = bind(args);

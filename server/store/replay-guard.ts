@@ -84,7 +84,12 @@ const byKey = ([x]: [string, unknown], [y]: [string, unknown]) => (x < y ? -1 : 
 
 /** A nonce's three bound values, in the order of `nonceRows`. */
 const nonceValues = (j: { keyId: string; nonce: string; expiresAt: number }) => [j.keyId, j.nonce, j.expiresAt];
-const nonceRows = (a: unknown[], n: number) => Array.from({ length: n }, (_, i) => ({ key_id: a[3 * i] as string, nonce: a[3 * i + 1] as string, expires_at: a[3 * i + 2] as number }));
+const nonceRows = (a: unknown[], n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    key_id: a[3 * i] as string,
+    nonce: a[3 * i + 1] as string,
+    expires_at: a[3 * i + 2] as number,
+  }));
 
 export interface ReplayGuardOptions {
   /** Embedded SQLite in a file: the database itself, never a transaction (direct.ts). */
@@ -105,7 +110,12 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
       db
         .insertInto('nonces')
         .values(nonceRows(a, n))
-        .onConflict((oc) => oc.columns(['key_id', 'nonce']).doUpdateSet({ expires_at: (eb) => eb.ref('excluded.expires_at') }).where('nonces.expires_at', '<', a[3 * n] as number))
+        .onConflict((oc) =>
+          oc
+            .columns(['key_id', 'nonce'])
+            .doUpdateSet({ expires_at: (eb) => eb.ref('excluded.expires_at') })
+            .where('nonces.expires_at', '<', a[3 * n] as number),
+        )
         .returning(['key_id', 'nonce']),
     ),
   );
@@ -113,11 +123,33 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
   // pair's key id, nonce, expiry, bucket, window start and window end (sorted by pair), then the
   // batch's `now`.
   const admitQuery = perRowCount((n) =>
-    template<unknown[], { kind: 'fresh' | 'count'; a: string; b: string | null; count: number | string | null; window_start: number | string | null }>(6 * n + 1, (...a) => {
+    template<
+      unknown[],
+      {
+        kind: 'fresh' | 'count';
+        a: string;
+        b: string | null;
+        count: number | string | null;
+        window_start: number | string | null;
+      }
+    >(6 * n + 1, (...a) => {
       const row = (i: number) => a.slice(6 * i, 6 * i + 6);
-      const nonceValues = sql.join(Array.from({ length: n }, (_, i) => sql`(${row(i)[0]}, ${row(i)[1]}, ${row(i)[2]})`));
-      const hitValues = sql.join(Array.from({ length: n }, (_, i) => sql`(${row(i)[3]}, ${row(i)[0]}, ${row(i)[1]}, ${row(i)[4]}::bigint, ${row(i)[5]}::bigint)`));
-      const statement = sql<{ kind: 'fresh' | 'count'; a: string; b: string | null; count: number | string | null; window_start: number | string | null }>`
+      const nonceValues = sql.join(
+        Array.from({ length: n }, (_, i) => sql`(${row(i)[0]}, ${row(i)[1]}, ${row(i)[2]})`),
+      );
+      const hitValues = sql.join(
+        Array.from(
+          { length: n },
+          (_, i) => sql`(${row(i)[3]}, ${row(i)[0]}, ${row(i)[1]}, ${row(i)[4]}::bigint, ${row(i)[5]}::bigint)`,
+        ),
+      );
+      const statement = sql<{
+        kind: 'fresh' | 'count';
+        a: string;
+        b: string | null;
+        count: number | string | null;
+        window_start: number | string | null;
+      }>`
         with fresh as (
           insert into nonces (key_id, nonce, expires_at) values ${nonceValues}
           on conflict (key_id, nonce) do update set expires_at = excluded.expires_at where nonces.expires_at < ${a[6 * n]}
@@ -138,18 +170,27 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
     }),
   );
   const nonceLogAfter = template<[number, number], NonceLogRow>(2, (after, now) =>
-    db.selectFrom('nonce_log').select(['seq', 'key_id', 'nonce', 'expires_at']).where('seq', '>', after).where('expires_at', '>=', now),
+    db
+      .selectFrom('nonce_log')
+      .select(['seq', 'key_id', 'nonce', 'expires_at'])
+      .where('seq', '>', after)
+      .where('expires_at', '>=', now),
   );
   const appendNoncesQuery = perRowCount((n) =>
-    template<unknown[], never>(3 * n, (...a) =>
-      db.insertInto('nonce_log').values(nonceRows(a, n)),
-    ),
+    template<unknown[], never>(3 * n, (...a) => db.insertInto('nonce_log').values(nonceRows(a, n))),
   );
   const countHitsQuery = perRowCount((n) =>
     template<unknown[], { bucket: string; count: number | string; window_start: number | string }>(4 * n, (...a) =>
       db
         .insertInto('rate_counters')
-        .values(Array.from({ length: n }, (_, i) => ({ bucket: a[4 * i] as string, count: a[4 * i + 1] as number, window_start: a[4 * i + 2] as number, expires_at: a[4 * i + 3] as number })))
+        .values(
+          Array.from({ length: n }, (_, i) => ({
+            bucket: a[4 * i] as string,
+            count: a[4 * i + 1] as number,
+            window_start: a[4 * i + 2] as number,
+            expires_at: a[4 * i + 3] as number,
+          })),
+        )
         .onConflict((oc) =>
           oc.column('bucket').doUpdateSet({
             count: sql<number>`CASE WHEN ${windowEnded} THEN excluded.count ELSE rate_counters.count + excluded.count END`,
@@ -167,7 +208,9 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
    * since such a request already fails the timestamp check. The first request with a pair
    * decides it; a later one in the same batch is its replay, so `isFresh` answers per request.
    */
-  function* insertNonces(jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>): Generator<CompiledQuery, (job: object) => boolean, unknown[]> {
+  function* insertNonces(
+    jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>,
+  ): Generator<CompiledQuery, (job: object) => boolean, unknown[]> {
     const first = firstOfEachPair(jobs);
     // In one order on every instance: PostgreSQL locks each inserted key until commit, and two
     // instances inserting {a, b} and {b, a} would each wait for the other (a deadlock, one of
@@ -189,20 +232,26 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
    * pairs. Inside a caller's transaction the rows read may include that transaction's own, not
    * yet committed: they count for this decision but are not learned, since it may roll back.
    */
-  function* logNonces(jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>, known: NonceLedger): Generator<CompiledQuery, (job: object) => boolean, unknown[]> {
+  function* logNonces(
+    jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>,
+    known: NonceLedger,
+  ): Generator<CompiledQuery, (job: object) => boolean, unknown[]> {
     const first = firstOfEachPair(jobs);
     const now = Math.min(...jobs.map((j) => j.now));
     const tail = (yield nonceLogAfter([known.after, now])) as NonceLogRow[];
     const uncommitted = new Map<string, number>();
     if (db.isTransaction) for (const r of tail) uncommitted.set(pairKey(r.key_id, r.nonce), Number(r.expires_at));
     else known.learn(tail);
-    const fresh = [...first].filter(([pair]) => !known.used(pair, now) && !((uncommitted.get(pair) ?? -Infinity) >= now)).map(([, j]) => j);
+    const fresh = [...first]
+      .filter(([pair]) => !known.used(pair, now) && !((uncommitted.get(pair) ?? -Infinity) >= now))
+      .map(([, j]) => j);
     if (fresh.length > 0) yield appendNoncesQuery(fresh.length)(fresh.flatMap(nonceValues));
     const admitted = new Set<object>(fresh);
     return (job) => admitted.has(job);
   }
 
-  const decideNonces = (jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>) => (ledger ? logNonces(jobs, ledger) : insertNonces(jobs));
+  const decideNonces = (jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>) =>
+    ledger ? logNonces(jobs, ledger) : insertNonces(jobs);
 
   /**
    * Counts the requests in their buckets' current windows, opening a new window when the stored
@@ -210,7 +259,9 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
    * (counted n at once); a bucket seen at several instants is written once per instant, in
    * arrival order, one layer per statement. Gives each request its count.
    */
-  function* countHits(jobs: ReadonlyArray<Omit<HitJob, 'resolve' | 'reject'>>): Generator<CompiledQuery, (job: object) => Counted, unknown[]> {
+  function* countHits(
+    jobs: ReadonlyArray<Omit<HitJob, 'resolve' | 'reject'>>,
+  ): Generator<CompiledQuery, (job: object) => Counted, unknown[]> {
     const groups = new Map<string, Array<{ now: number; windowMs: number; jobs: object[] }>>();
     for (const j of jobs) {
       const list = groups.get(j.bucket) ?? [];
@@ -228,14 +279,20 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
       });
       if (rows.length === 0) break;
       const args = rows.flatMap((g) => [g.bucket, g.jobs.length, g.now, g.now + g.windowMs]);
-      const written = (yield countHitsQuery(rows.length)(args)) as Array<{ bucket: string; count: number | string; window_start: number | string }>;
+      const written = (yield countHitsQuery(rows.length)(args)) as Array<{
+        bucket: string;
+        count: number | string;
+        window_start: number | string;
+      }>;
       const byBucket = new Map(written.map((r) => [r.bucket, r]));
       for (const r of rows) {
         const result = byBucket.get(r.bucket);
         if (!result) throw new Error(`rate counter ${r.bucket} was not written`);
         // The n requests are the last n counted, in arrival order.
         const count = Number(result.count);
-        r.jobs.forEach((j, k) => counted.set(j, { count: count - r.jobs.length + k + 1, windowStart: Number(result.window_start) }));
+        r.jobs.forEach((j, k) =>
+          counted.set(j, { count: count - r.jobs.length + k + 1, windowStart: Number(result.window_start) }),
+        );
       }
     }
     return (job) => counted.get(job) as Counted;
@@ -256,7 +313,8 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
     const isFresh = yield* decideNonces(jobs);
     const admitted = jobs.filter(isFresh);
     const countOf = admitted.length > 0 ? yield* countHits(admitted) : () => undefined;
-    return () => jobs.forEach((j) => j.resolve(isFresh(j) ? { fresh: true, ...(countOf(j) as Counted) } : { fresh: false }));
+    return () =>
+      jobs.forEach((j) => j.resolve(isFresh(j) ? { fresh: true, ...(countOf(j) as Counted) } : { fresh: false }));
   }
 
   /** Runs the plans in one transaction (inside the caller's, when `db` is one) and, once durable, settles them. */
@@ -311,10 +369,17 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
       const first = firstOfEachPair(jobs);
       const distinct = [...first].sort(byKey).map(([, j]) => j);
       const now = Math.min(...distinct.map((j) => j.now));
-      const args = [...distinct.flatMap((j) => [j.keyId, j.nonce, j.expiresAt, j.bucket, j.now, j.now + j.windowMs]), now];
+      const args = [
+        ...distinct.flatMap((j) => [j.keyId, j.nonce, j.expiresAt, j.bucket, j.now, j.now + j.windowMs]),
+        now,
+      ];
       const rows = (await (relaxed ?? db).executeQuery(admitQuery(distinct.length)(args))).rows;
       const fresh = new Set(rows.filter((r) => r.kind === 'fresh').map((r) => pairKey(r.a, r.b as string)));
-      const counts = new Map(rows.filter((r) => r.kind === 'count').map((r) => [r.a, { count: Number(r.count), windowStart: Number(r.window_start) }]));
+      const counts = new Map(
+        rows
+          .filter((r) => r.kind === 'count')
+          .map((r) => [r.a, { count: Number(r.count), windowStart: Number(r.window_start) }]),
+      );
       const isFresh = (j: AdmissionJob) => first.get(pairOf(j)) === j && fresh.has(pairOf(j));
       // Each bucket's fresh requests are its last n counted, in arrival order.
       const admitted = new Map<string, AdmissionJob[]>();
@@ -323,7 +388,9 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
       for (const [bucket, list] of admitted) {
         const written = counts.get(bucket);
         if (!written) throw new Error(`rate counter ${bucket} was not written`);
-        list.forEach((j, k) => counted.set(j, { count: written.count - list.length + k + 1, windowStart: written.windowStart }));
+        list.forEach((j, k) =>
+          counted.set(j, { count: written.count - list.length + k + 1, windowStart: written.windowStart }),
+        );
       }
       for (const j of jobs) j.resolve(isFresh(j) ? { fresh: true, ...(counted.get(j) as Counted) } : { fresh: false });
     } catch (err) {
@@ -338,13 +405,13 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
         canAdmitAtOnce(batch)
           ? admitAtOnce(batch.admissions)
           : run(
-          [
-            ...(batch.nonces.length ? [nonces(batch.nonces)] : []),
-            ...(batch.hits.length ? [hits(batch.hits)] : []),
-            ...(batch.admissions.length ? [admissions(batch.admissions)] : []),
-          ],
-          [...batch.nonces, ...batch.hits, ...batch.admissions],
-        ),
+              [
+                ...(batch.nonces.length ? [nonces(batch.nonces)] : []),
+                ...(batch.hits.length ? [hits(batch.hits)] : []),
+                ...(batch.admissions.length ? [admissions(batch.admissions)] : []),
+              ],
+              [...batch.nonces, ...batch.hits, ...batch.admissions],
+            ),
       );
 
   return {
@@ -373,7 +440,10 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
      * A signed request's nonce and rate-limit count in one write: `recordNonce`, then, only for a
      * fresh nonce, `hit`. One durable commit per request instead of two.
      */
-    admit(request: { keyId: string; nonce: string; expiresAt: number; bucket: string; windowMs: number }, now: number): Promise<Admission> {
+    admit(
+      request: { keyId: string; nonce: string; expiresAt: number; bucket: string; windowMs: number },
+      now: number,
+    ): Promise<Admission> {
       return new Promise((resolve, reject) => {
         const job = { ...request, now, resolve, reject };
         if (batcher) batcher.add('admissions', job);
@@ -427,7 +497,11 @@ function writeBatcher(write: (batch: Batch) => Promise<void>) {
   let scheduled = false;
   const flush = () => {
     scheduled = false;
-    const batch: Batch = { nonces: queued.nonces.splice(0, MAX_BATCH), hits: queued.hits.splice(0, MAX_BATCH), admissions: queued.admissions.splice(0, MAX_BATCH) };
+    const batch: Batch = {
+      nonces: queued.nonces.splice(0, MAX_BATCH),
+      hits: queued.hits.splice(0, MAX_BATCH),
+      admissions: queued.admissions.splice(0, MAX_BATCH),
+    };
     if (queued.nonces.length + queued.hits.length + queued.admissions.length > 0) schedule();
     void write(batch);
   };

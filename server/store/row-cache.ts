@@ -50,7 +50,9 @@ export function rowCache(sqlite: BetterSqlite3.Database, tables: readonly string
     // Names go into DDL, where they cannot be bound parameters.
     if (!IDENTIFIER.test(table)) throw new TypeError(`not a table name: ${table}`);
     for (const event of ['insert', 'update', 'delete']) {
-      sqlite.exec(`create temp trigger if not exists row_cache_${table}_${event} after ${event} on main.${table} begin select row_cache_changed('${table}'); end`);
+      sqlite.exec(
+        `create temp trigger if not exists row_cache_${table}_${event} after ${event} on main.${table} begin select row_cache_changed('${table}'); end`,
+      );
     }
   }
   const dataVersion = sqlite.prepare('pragma data_version').pluck();

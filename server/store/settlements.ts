@@ -44,10 +44,16 @@ export interface TransactionRow extends OrdersTable {
 export function isUniqueViolation(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const { code, message } = err as { code?: unknown; message?: unknown };
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || (typeof message === 'string' && /UNIQUE constraint failed/.test(message));
+  return (
+    code === '23505' ||
+    code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    code === 'SQLITE_CONSTRAINT_PRIMARYKEY' ||
+    (typeof message === 'string' && /UNIQUE constraint failed/.test(message))
+  );
 }
 
-const num = (v: number | string | bigint | null | undefined): number | null => (v === null || v === undefined ? null : Number(v));
+const num = (v: number | string | bigint | null | undefined): number | null =>
+  v === null || v === undefined ? null : Number(v);
 
 export function settlementRepository(db: Kysely<Database>) {
   async function ordersOf(statementIds: readonly string[]): Promise<Map<string, string[]>> {
@@ -72,7 +78,11 @@ export function settlementRepository(db: Kysely<Database>) {
 
   return {
     async commissionRates(partnerId: string): Promise<CommissionRates> {
-      const row = await db.selectFrom('partner_commission_rates').selectAll().where('partner_id', '=', partnerId).executeTakeFirst();
+      const row = await db
+        .selectFrom('partner_commission_rates')
+        .selectAll()
+        .where('partner_id', '=', partnerId)
+        .executeTakeFirst();
       if (!row) return DEFAULT_COMMISSION_RATES;
       return {
         partnerCollected: row.partner_collected_bps,
@@ -100,7 +110,12 @@ export function settlementRepository(db: Kysely<Database>) {
     /** Every partner, in partner_id order (the order a run answers in). */
     async partners(): Promise<SettlementPartner[]> {
       const rows = await db.selectFrom('partners').selectAll().orderBy('id').execute();
-      return rows.map((r) => ({ id: r.id, environment: r.environment, clockOffsetMs: Number(r.clock_offset_ms), createdAt: Number(r.created_at) }));
+      return rows.map((r) => ({
+        id: r.id,
+        environment: r.environment,
+        clockOffsetMs: Number(r.clock_offset_ms),
+        createdAt: Number(r.created_at),
+      }));
     },
 
     async lastStatementEnd(partnerId: string): Promise<number | undefined> {
@@ -133,16 +148,28 @@ export function settlementRepository(db: Kysely<Database>) {
     },
 
     async insertStatementOrders(rows: readonly StatementOrderRow[]): Promise<void> {
-      if (rows.length > 0) await db.insertInto('statement_orders').values([...rows]).execute();
+      if (rows.length > 0)
+        await db
+          .insertInto('statement_orders')
+          .values([...rows])
+          .execute();
     },
 
     async findStatement(statementId: string): Promise<StatementWithOrders | undefined> {
-      const row = await db.selectFrom('statements').selectAll().where('statement_id', '=', statementId).executeTakeFirst();
+      const row = await db
+        .selectFrom('statements')
+        .selectAll()
+        .where('statement_id', '=', statementId)
+        .executeTakeFirst();
       return row ? (await withOrders([row]))[0] : undefined;
     },
 
     /** A page of a partner's statements, newest period first; the window applies to period_end. */
-    async listStatements(filters: Window & { partnerId: string }, limit: number, after?: { periodEnd: number; statementId: string }): Promise<StatementWithOrders[]> {
+    async listStatements(
+      filters: Window & { partnerId: string },
+      limit: number,
+      after?: { periodEnd: number; statementId: string },
+    ): Promise<StatementWithOrders[]> {
       let q = db.selectFrom('statements').selectAll().where('partner_id', '=', filters.partnerId);
       if (filters.from !== undefined) q = q.where('period_end', '>=', filters.from);
       if (filters.to !== undefined) q = q.where('period_end', '<', filters.to);
@@ -178,15 +205,24 @@ export function settlementRepository(db: Kysely<Database>) {
      * A partner's sales with what settled them, newest first. Without `limit`, every matching
      * row (the totals are over the whole filtered set, not a page).
      */
-    async transactions(filters: TransactionFilters, limit?: number, after?: { createdAt: number; publicId: string }): Promise<TransactionRow[]> {
+    async transactions(
+      filters: TransactionFilters,
+      limit?: number,
+      after?: { createdAt: number; publicId: string },
+    ): Promise<TransactionRow[]> {
       let q = db
         .selectFrom('orders')
         .leftJoin('statement_orders', 'statement_orders.public_id', 'orders.public_id')
         .selectAll('orders')
-        .select(['statement_orders.statement_id', 'statement_orders.settled_at', 'statement_orders.commission_cents as settled_commission_cents'])
+        .select([
+          'statement_orders.statement_id',
+          'statement_orders.settled_at',
+          'statement_orders.commission_cents as settled_commission_cents',
+        ])
         .where('orders.partner_id', '=', filters.partnerId);
       if (filters.status) q = q.where('orders.status', '=', filters.status);
-      if (filters.paymentModel) q = q.where('orders.payment_model', '=', filters.paymentModel as OrdersTable['payment_model']);
+      if (filters.paymentModel)
+        q = q.where('orders.payment_model', '=', filters.paymentModel as OrdersTable['payment_model']);
       if (filters.from !== undefined) q = q.where('orders.created_at', '>=', filters.from);
       if (filters.to !== undefined) q = q.where('orders.created_at', '<', filters.to);
       if (after) {
@@ -197,7 +233,11 @@ export function settlementRepository(db: Kysely<Database>) {
       q = q.orderBy('orders.created_at', 'desc').orderBy('orders.public_id', 'desc');
       if (limit !== undefined) q = q.limit(limit);
       const rows = await q.execute();
-      return rows.map((r) => ({ ...r, settled_at: num(r.settled_at), settled_commission_cents: num(r.settled_commission_cents) }));
+      return rows.map((r) => ({
+        ...r,
+        settled_at: num(r.settled_at),
+        settled_commission_cents: num(r.settled_commission_cents),
+      }));
     },
   };
 }

@@ -20,7 +20,9 @@ export type Attempt = { counted: true } | { counted: false; nextAttemptAt: numbe
 
 /** The rule's wait after `signin_failures.failures` failures, as SQL (constants of the rule only). */
 function waitExpression(rule: ThrottleRule): RawBuilder<number> {
-  const steps = rule.waitsMs.slice(0, -1).map((ms, i) => sql`when signin_failures.failures = ${sql.lit(rule.free + i)} then ${sql.lit(ms)}`);
+  const steps = rule.waitsMs
+    .slice(0, -1)
+    .map((ms, i) => sql`when signin_failures.failures = ${sql.lit(rule.free + i)} then ${sql.lit(ms)}`);
   return sql<number>`(case when signin_failures.failures < ${sql.lit(rule.free)} then 0 ${sql.join(steps, sql` `)} else ${sql.lit(rule.waitsMs.at(-1) ?? 0)} end)`;
 }
 
@@ -40,12 +42,18 @@ export function signinThrottleRepository(base: Kysely<Database>) {
               failures: sql`case when signin_failures.last_failure_at <= ${forgotten} then 1 else signin_failures.failures + 1 end`,
               last_failure_at: now,
             })
-            .where(sql<boolean>`signin_failures.last_failure_at <= ${forgotten} or signin_failures.last_failure_at + ${waitExpression(rule)} <= ${now}`),
+            .where(
+              sql<boolean>`signin_failures.last_failure_at <= ${forgotten} or signin_failures.last_failure_at + ${waitExpression(rule)} <= ${now}`,
+            ),
         )
         .returning('failures')
         .executeTakeFirst();
       if (counted) return { counted: true };
-      const row = await db.selectFrom('signin_failures').select(['failures', 'last_failure_at']).where('key', '=', key).executeTakeFirst();
+      const row = await db
+        .selectFrom('signin_failures')
+        .select(['failures', 'last_failure_at'])
+        .where('key', '=', key)
+        .executeTakeFirst();
       const state = row ? { failures: Number(row.failures), lastFailureAt: Number(row.last_failure_at) } : undefined;
       return { counted: false, nextAttemptAt: nextAttemptAt(rule, state, now) };
     },
@@ -53,12 +61,21 @@ export function signinThrottleRepository(base: Kysely<Database>) {
     /** Takes back the count of an attempt that succeeded; `forget` clears the key's count altogether. */
     async succeeded(key: string, forget: boolean): Promise<void> {
       if (forget) await db.deleteFrom('signin_failures').where('key', '=', key).execute();
-      else await db.updateTable('signin_failures').set({ failures: sql`failures - 1` }).where('key', '=', key).where('failures', '>', 0).execute();
+      else
+        await db
+          .updateTable('signin_failures')
+          .set({ failures: sql`failures - 1` })
+          .where('key', '=', key)
+          .where('failures', '>', 0)
+          .execute();
     },
 
     /** Forgets counts whose last failure is older than `forgetAfterMs`. */
     async purge(now: number, forgetAfterMs: number): Promise<void> {
-      await db.deleteFrom('signin_failures').where('last_failure_at', '<=', now - forgetAfterMs).execute();
+      await db
+        .deleteFrom('signin_failures')
+        .where('last_failure_at', '<=', now - forgetAfterMs)
+        .execute();
     },
   };
 }

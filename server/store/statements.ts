@@ -15,7 +15,13 @@ export type StatementListener = (event: StatementEvent) => void;
 
 /** Kysely's `log` option telling `listener` of every query it runs (BEGIN and COMMIT included). */
 export function kyselyLog(listener: StatementListener): (event: LogEvent) => void {
-  return (event) => listener({ sql: event.query.sql, parameters: event.query.parameters, ms: event.queryDurationMillis, failed: event.level === 'error' });
+  return (event) =>
+    listener({
+      sql: event.query.sql,
+      parameters: event.query.parameters,
+      ms: event.queryDurationMillis,
+      failed: event.level === 'error',
+    });
 }
 
 /**
@@ -69,7 +75,14 @@ export function statementProfile(): StatementProfile {
     },
     stats() {
       return [...byShape]
-        .map(([statement, s]) => ({ statement, calls: s.calls, totalMs: s.totalMs, meanMs: s.totalMs / s.calls, maxMs: s.maxMs, failed: s.failed }))
+        .map(([statement, s]) => ({
+          statement,
+          calls: s.calls,
+          totalMs: s.totalMs,
+          meanMs: s.totalMs / s.calls,
+          maxMs: s.maxMs,
+          failed: s.failed,
+        }))
         .sort((a, b) => b.totalMs - a.totalMs);
     },
   };

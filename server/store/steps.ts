@@ -26,7 +26,12 @@ export interface StepsOptions {
 }
 
 /** Runs `steps` in one transaction (inside the caller's, when `db` is one) and gives their result. */
-export async function runSteps<T>(db: Kysely<Database>, direct: DirectSqlite | undefined, steps: () => Steps<T>, options: StepsOptions): Promise<T> {
+export async function runSteps<T>(
+  db: Kysely<Database>,
+  direct: DirectSqlite | undefined,
+  steps: () => Steps<T>,
+  options: StepsOptions,
+): Promise<T> {
   const ran = direct?.transaction((exec) => stepThrough(steps(), exec), options.commit);
   if (ran?.ran) return ran.result;
   if (db.isTransaction || options.alone) return awaiting(db, steps());

@@ -69,7 +69,12 @@ export function userDomainRepository(base: Kysely<Database>) {
     },
 
     async listOwned(userId: string): Promise<ManagedDomain[]> {
-      const rows = await db.selectFrom('user_domains').selectAll().where('user_id', '=', userId).orderBy('domain').execute();
+      const rows = await db
+        .selectFrom('user_domains')
+        .selectAll()
+        .where('user_id', '=', userId)
+        .orderBy('domain')
+        .execute();
       return rows.map(fromRow);
     },
 
@@ -77,7 +82,13 @@ export function userDomainRepository(base: Kysely<Database>) {
      * Writes `change` if the row is still at `expectedVersion` and still owned by `userId`;
      * false when another write got there first (the caller re-reads and recomputes).
      */
-    async update(userId: string, domain: string, expectedVersion: number, change: ManagedDomainChange, now: number): Promise<boolean> {
+    async update(
+      userId: string,
+      domain: string,
+      expectedVersion: number,
+      change: ManagedDomainChange,
+      now: number,
+    ): Promise<boolean> {
       const result = await db
         .updateTable('user_domains')
         .set({
@@ -96,7 +107,11 @@ export function userDomainRepository(base: Kysely<Database>) {
     },
 
     /** Adds domains to `userId`'s account; a domain that already has an owner is left alone. Returns how many were added. */
-    async insertIfAbsent(userId: string, domains: ReadonlyArray<{ domain: string } & ManagedDomainChange>, now: number): Promise<number> {
+    async insertIfAbsent(
+      userId: string,
+      domains: ReadonlyArray<{ domain: string } & ManagedDomainChange>,
+      now: number,
+    ): Promise<number> {
       let added = 0;
       for (let i = 0; i < domains.length; i += CHUNK) {
         const rows = domains.slice(i, i + CHUNK).map((d) => ({

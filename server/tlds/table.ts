@@ -72,7 +72,8 @@ export const TLD_TABLE: ReadonlyMap<string, TldEntry> = new Map<string, TldEntry
         organization: {
           required: false,
           local_presence_required: true,
-          eligibility: 'The registrant must be a US citizen or resident, or an organization incorporated in or with a bona fide presence in the United States (usTLD Nexus Requirements).',
+          eligibility:
+            'The registrant must be a US citizen or resident, or an organization incorporated in or with a bona fide presence in the United States (usTLD Nexus Requirements).',
         },
         idn: false,
         // usTLD policy forbids proxy and privacy registrations.
@@ -91,7 +92,11 @@ export const TLD_TABLE: ReadonlyMap<string, TldEntry> = new Map<string, TldEntry
       metadata: rules({
         type: CC,
         terms: [1, 1],
-        organization: { required: false, local_presence_required: true, eligibility: 'The registrant or an administrative contact must have a postal address in Germany.' },
+        organization: {
+          required: false,
+          local_presence_required: true,
+          eligibility: 'The registrant or an administrative contact must have a postal address in Germany.',
+        },
         nameservers: [2, 5, true],
       }),
     },
@@ -118,7 +123,11 @@ export const TLD_TABLE: ReadonlyMap<string, TldEntry> = new Map<string, TldEntry
       prices: prices(1399, 1399, 1399, 5000),
       metadata: rules({
         type: CC,
-        organization: { required: false, local_presence_required: true, eligibility: 'The registrant must meet the Canadian Presence Requirements of CIRA.' },
+        organization: {
+          required: false,
+          local_presence_required: true,
+          eligibility: 'The registrant must meet the Canadian Presence Requirements of CIRA.',
+        },
       }),
     },
   ],

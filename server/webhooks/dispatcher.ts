@@ -4,7 +4,13 @@
 // attempt like any other, with its reason recorded for the partner to read (GET
 // /api/partner/webhooks). Deliveries are claimed with a lease, so several instances (or a
 // restarted one) share the work and a crash mid-delivery only delays it.
-import { HEADER_DELIVERY_ATTEMPT, HEADER_EVENT_ID, HEADER_EVENT_TYPE, HEADER_WEBHOOK_SIGNATURE, webhookSignature } from '../../client/protocol/index.ts';
+import {
+  HEADER_DELIVERY_ATTEMPT,
+  HEADER_EVENT_ID,
+  HEADER_EVENT_TYPE,
+  HEADER_WEBHOOK_SIGNATURE,
+  webhookSignature,
+} from '../../client/protocol/index.ts';
 import type { Clock } from '../clock.ts';
 import type { Faults } from '../faults.ts';
 import { isDeliverySuccess, nextAttemptDelayMs } from '../domain/webhook-schedule.ts';
@@ -51,7 +57,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const timeoutMs = options.timeoutMs ?? 5000;
   const pollMs = options.pollMs ?? 1000;
   const logger = options.logger;
-  const log = options.log ?? (logger ? (message: string) => logger.error({ event: 'dispatcher_failed' }, message) : () => {});
+  const log =
+    options.log ?? (logger ? (message: string) => logger.error({ event: 'dispatcher_failed' }, message) : () => {});
   const onAttempt = options.onAttempt ?? (() => {});
   const inflight = new Set<Promise<void>>();
   let timer: NodeJS.Timeout | undefined;
@@ -83,7 +90,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
         'content-type': 'application/json',
         'user-agent': 'domain-sales-webhooks/1',
         // The fault signs like a request (v1= prefix), a mix-up receivers must refuse.
-        [HEADER_WEBHOOK_SIGNATURE]: (options.faults?.has('bad-webhook-signature') ? 'v1=' : '') + webhookSignature(endpoint.secret, d.body),
+        [HEADER_WEBHOOK_SIGNATURE]:
+          (options.faults?.has('bad-webhook-signature') ? 'v1=' : '') + webhookSignature(endpoint.secret, d.body),
         [HEADER_EVENT_ID]: d.eventId,
         [HEADER_EVENT_TYPE]: d.type,
         [HEADER_DELIVERY_ATTEMPT]: String(attempt),
@@ -98,7 +106,18 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     const delay = nextAttemptDelayMs(attempt, options.backoffScale ?? 1);
     await store.events.markRetry(d.outboxId, attempt, delay === undefined ? undefined : clock.now() + delay, error);
     onAttempt(delay === undefined ? 'failed' : 'retry');
-    if (logger) logger.warn({ event: 'delivery_failed', event_id: d.eventId, partner_id: d.partnerId, attempt, reason: error, gave_up: delay === undefined }, 'webhook delivery failed');
+    if (logger)
+      logger.warn(
+        {
+          event: 'delivery_failed',
+          event_id: d.eventId,
+          partner_id: d.partnerId,
+          attempt,
+          reason: error,
+          gave_up: delay === undefined,
+        },
+        'webhook delivery failed',
+      );
     else log(`webhook ${d.eventId} attempt ${attempt} failed (${error})${delay === undefined ? '; giving up' : ''}`);
   }
 

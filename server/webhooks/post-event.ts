@@ -53,7 +53,11 @@ export function postEvent(attempt: Attempt): Promise<AttemptOutcome> {
       },
       (res) => {
         const status = res.statusCode ?? 0;
-        finish(status >= 300 && status <= 399 ? { reason: `the receiver answered HTTP ${status}; redirects are not followed` } : { status });
+        finish(
+          status >= 300 && status <= 399
+            ? { reason: `the receiver answered HTTP ${status}; redirects are not followed` }
+            : { status },
+        );
         // The body is ignored: the connection is closed rather than read to its end.
         res.on('error', () => {});
         req.destroy();

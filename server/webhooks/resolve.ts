@@ -5,4 +5,5 @@ import { lookup } from 'node:dns/promises';
 /** Resolves a host name to all of its addresses; rejects (or answers none) when it does not resolve. */
 export type Resolve = (hostname: string) => Promise<string[]>;
 
-export const systemResolve: Resolve = async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+export const systemResolve: Resolve = async (hostname) =>
+  (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);

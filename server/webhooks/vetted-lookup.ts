@@ -14,7 +14,11 @@ export class DestinationRefused extends Error {
 }
 
 /** Every address `hostname` resolves to, or a DestinationRefused naming the first one the rule forbids. */
-export async function vettedAddresses(resolve: Resolve, hostname: string, environment: Environment): Promise<LookupAddress[]> {
+export async function vettedAddresses(
+  resolve: Resolve,
+  hostname: string,
+  environment: Environment,
+): Promise<LookupAddress[]> {
   let addresses: string[];
   try {
     addresses = await resolve(hostname);
@@ -27,7 +31,8 @@ export async function vettedAddresses(resolve: Resolve, hostname: string, enviro
   // is not trusted to be reached on its public address.
   for (const address of addresses) {
     const refusal = addressRefusal(address, environment);
-    if (refusal) throw new DestinationRefused(`refused before connecting: ${hostname} resolves to ${address}, ${refusal}`);
+    if (refusal)
+      throw new DestinationRefused(`refused before connecting: ${hostname} resolves to ${address}, ${refusal}`);
   }
   return addresses.map((address) => ({ address, family: isIP(address) }));
 }
@@ -36,7 +41,8 @@ export function vettedLookup(resolve: Resolve, environment: Environment): Lookup
   return (hostname: string, options: LookupOptions, callback) => {
     vettedAddresses(resolve, hostname, environment).then(
       (all) => {
-        const wanted = options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+        const wanted =
+          options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
         const first = wanted[0];
         if (!first) callback(new DestinationRefused(`${hostname} has no IPv${String(options.family)} address`), '', 0);
         else if (options.all) callback(null, wanted);

@@ -19,13 +19,24 @@ import { domainSource, INVENTORY_SIZE, signedRequest, type Credential, type List
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) {
-  console.warn(`\n*** ${CHROMIUM} is missing: the headless-browser checkout tests are SKIPPED (apt-get install -y chromium; .ci/run installs it) ***\n`);
+  console.warn(
+    `\n*** ${CHROMIUM} is missing: the headless-browser checkout tests are SKIPPED (apt-get install -y chromium; .ci/run installs it) ***\n`,
+  );
 }
 
 const V1 = '/api/partner/v1';
 const SCOPES = ['search', 'buy', 'embed'];
 const HIGH = { search: 10_000, write: 10_000, reporting: 10_000 };
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 type Rgb = [number, number, number];
 
@@ -60,8 +71,11 @@ describe.skipIf(!HAVE_CHROMIUM)('hosted checkout in headless Chromium, JavaScrip
     // The partner's site: where return_url and cancel_url point.
     partnerSite = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      if (req.url === '/js-probe') return void res.end('<!doctype html><title>off</title><script>document.title = "on"</script>');
-      res.end(`<!doctype html><html lang="en"><title>Partner</title><h1>Back at the partner: ${req.url?.replace(/[<>&"]/g, '')}</h1></html>`);
+      if (req.url === '/js-probe')
+        return void res.end('<!doctype html><title>off</title><script>document.title = "on"</script>');
+      res.end(
+        `<!doctype html><html lang="en"><title>Partner</title><h1>Back at the partner: ${req.url?.replace(/[<>&"]/g, '')}</h1></html>`,
+      );
     });
     await new Promise<void>((resolve) => partnerSite.listen(0, '127.0.0.1', resolve));
     returnBase = `http://127.0.0.1:${(partnerSite.address() as AddressInfo).port}`;
@@ -138,7 +152,12 @@ describe.skipIf(!HAVE_CHROMIUM)('hosted checkout in headless Chromium, JavaScrip
     expect(focused).toBe('card_number');
     const ring = await page.locator('#card_number').evaluate((el) => {
       const s = getComputedStyle(el);
-      return { focusVisible: el.matches(':focus-visible'), outlineStyle: s.outlineStyle, outlineWidth: s.outlineWidth, boxShadow: s.boxShadow };
+      return {
+        focusVisible: el.matches(':focus-visible'),
+        outlineStyle: s.outlineStyle,
+        outlineWidth: s.outlineWidth,
+        boxShadow: s.boxShadow,
+      };
     });
     expect(ring.focusVisible).toBe(true);
     const hasOutline = ring.outlineStyle !== 'none' && parseFloat(ring.outlineWidth) >= 2;
@@ -173,7 +192,10 @@ describe.skipIf(!HAVE_CHROMIUM)('hosted checkout in headless Chromium, JavaScrip
     await page.getByLabel('Expiry year').fill('2099');
     await page.getByLabel('Security code (CVC)').fill('123');
     await page.getByLabel('Name on card').fill('Ada Buyer');
-    await Promise.all([page.waitForURL(`${returnBase}/done?**`), page.getByRole('button', { name: `Pay ${price}` }).click()]);
+    await Promise.all([
+      page.waitForURL(`${returnBase}/done?**`),
+      page.getByRole('button', { name: `Pay ${price}` }).click(),
+    ]);
     const landed = new URL(page.url());
     expect(`${landed.origin}${landed.pathname}`).toBe(`${returnBase}/done`);
     expect(landed.searchParams.get('step')).toBe('3');
@@ -184,7 +206,12 @@ describe.skipIf(!HAVE_CHROMIUM)('hosted checkout in headless Chromium, JavaScrip
     const orders = await signedRequest(h, cred, { path: `${V1}/orders`, query: `domain=${d.domain}` });
     expect(orders.status, orders.text).toBe(200);
     expect(orders.body.data).toHaveLength(1);
-    expect(orders.body.data[0]).toMatchObject({ public_id: publicId, status: 'PAID', domain: d.domain, sale_price_cents: d.price });
+    expect(orders.body.data[0]).toMatchObject({
+      public_id: publicId,
+      status: 'PAID',
+      domain: d.domain,
+      sale_price_cents: d.price,
+    });
     await page.close();
   });
 

@@ -15,7 +15,10 @@ import type { CheckResult } from '../../conformance/runner.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`\n*** ${CHROMIUM} is missing: the HTML conformance report browser test is SKIPPED (apt-get install -y chromium; .ci/run installs it) ***\n`);
+if (!HAVE_CHROMIUM)
+  console.warn(
+    `\n*** ${CHROMIUM} is missing: the HTML conformance report browser test is SKIPPED (apt-get install -y chromium; .ci/run installs it) ***\n`,
+  );
 
 const exchange: Exchange = {
   family: 'nonce-replay',
@@ -33,11 +36,53 @@ const exchange: Exchange = {
 };
 
 const results: CheckResult[] = [
-  { id: 'partner.auth.nonce.reuse', family: 'nonce-replay', check: 'a reused nonce gives 401 replay_detected', rules: ['spec:partner#/x-signing/nonce'], status: 'passed', ms: 120 },
-  { id: 'partner.auth.nonce.identical-request', family: 'nonce-replay', check: 'an identical request sent twice is refused the second time', rules: ['spec:partner#/x-signing/nonce', 'seed:partner › Authentication › Replay protection'], status: 'failed', ms: 4, message: 'the same signed request replayed: expected 401 replay_detected, got 200', evidence: [exchange], seed: 42 },
-  { id: 'partner.webhooks.redelivery', family: 'webhooks', check: 'a 500 answer is retried', rules: ['spec:partner#/x-webhook-delivery/retry-schedule-seconds'], status: 'skipped', ms: 0, message: 'needs a URL the deployment can deliver to (--webhook-public-url)' },
-  { id: 'partner.lists.limit.bounds', family: 'edges', check: 'limit bounds', rules: ['spec:partner#/components/parameters/Limit'], status: 'failed', ms: 9, message: 'limit=201 accepted', baseline: { reason: 'known: ticket 12', verdict: 'known' } },
-  { id: 'partner.auth.skew.past-edge', family: 'edges', check: 'past edge', rules: ['spec:partner#/x-signing/timestamp-comparison'], status: 'passed', ms: 3000, baseline: { reason: 'was broken', verdict: 'stale' } },
+  {
+    id: 'partner.auth.nonce.reuse',
+    family: 'nonce-replay',
+    check: 'a reused nonce gives 401 replay_detected',
+    rules: ['spec:partner#/x-signing/nonce'],
+    status: 'passed',
+    ms: 120,
+  },
+  {
+    id: 'partner.auth.nonce.identical-request',
+    family: 'nonce-replay',
+    check: 'an identical request sent twice is refused the second time',
+    rules: ['spec:partner#/x-signing/nonce', 'seed:partner › Authentication › Replay protection'],
+    status: 'failed',
+    ms: 4,
+    message: 'the same signed request replayed: expected 401 replay_detected, got 200',
+    evidence: [exchange],
+    seed: 42,
+  },
+  {
+    id: 'partner.webhooks.redelivery',
+    family: 'webhooks',
+    check: 'a 500 answer is retried',
+    rules: ['spec:partner#/x-webhook-delivery/retry-schedule-seconds'],
+    status: 'skipped',
+    ms: 0,
+    message: 'needs a URL the deployment can deliver to (--webhook-public-url)',
+  },
+  {
+    id: 'partner.lists.limit.bounds',
+    family: 'edges',
+    check: 'limit bounds',
+    rules: ['spec:partner#/components/parameters/Limit'],
+    status: 'failed',
+    ms: 9,
+    message: 'limit=201 accepted',
+    baseline: { reason: 'known: ticket 12', verdict: 'known' },
+  },
+  {
+    id: 'partner.auth.skew.past-edge',
+    family: 'edges',
+    check: 'past edge',
+    rules: ['spec:partner#/x-signing/timestamp-comparison'],
+    status: 'passed',
+    ms: 3000,
+    baseline: { reason: 'was broken', verdict: 'stale' },
+  },
 ];
 
 describe.skipIf(!HAVE_CHROMIUM)('the HTML conformance report in headless Chromium', () => {
@@ -47,8 +92,30 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML conformance report in headless Chromiu
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'conformance-html-'));
     file = join(dir, 'report.html');
-    await writeFile(file, htmlReport(results, { baseUrl: 'https://staging.example.com', seed: 42, numRuns: 25, seconds: 12.5, date: '2026-11-25T10:00:00Z', bundleDir: 'failures' }));
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] });
+    await writeFile(
+      file,
+      htmlReport(results, {
+        baseUrl: 'https://staging.example.com',
+        seed: 42,
+        numRuns: 25,
+        seconds: 12.5,
+        date: '2026-11-25T10:00:00Z',
+        bundleDir: 'failures',
+      }),
+    );
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
+    });
   });
   afterAll(async () => {
     await browser?.close();
@@ -64,14 +131,27 @@ describe.skipIf(!HAVE_CHROMIUM)('the HTML conformance report in headless Chromiu
     expect(await page.title()).toBe('Conformance report: https://staging.example.com');
     const rows = page.locator('tr.check');
     expect(await rows.count()).toBe(results.length);
-    for (const r of results) await expect(page.locator(`tr[data-id="${r.id}"] code`).first().textContent()).resolves.toBe(r.id);
-    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-status')))).toEqual(['passed', 'failed', 'skipped', 'known', 'stale']);
+    for (const r of results)
+      await expect(page.locator(`tr[data-id="${r.id}"] code`).first().textContent()).resolves.toBe(r.id);
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-status')))).toEqual([
+      'passed',
+      'failed',
+      'skipped',
+      'known',
+      'stale',
+    ]);
     const failure = page.locator('tr[data-id="partner.auth.nonce.identical-request"]');
     await expect(failure.locator('.message').isVisible()).resolves.toBe(true);
     expect(await failure.locator('.message').textContent()).toContain('expected 401 replay_detected, got 200');
-    expect(await failure.locator('.exchange summary').textContent()).toContain('GET https://staging.example.com/api/partner/v1/availability?domain=a.com → 200');
-    expect(await failure.locator('code.replay').textContent()).toBe('node failures/replay.mjs --base-url https://staging.example.com --check partner.auth.nonce.identical-request');
-    expect(await failure.locator('.rules').textContent()).toContain('seed:partner › Authentication › Replay protection');
+    expect(await failure.locator('.exchange summary').textContent()).toContain(
+      'GET https://staging.example.com/api/partner/v1/availability?domain=a.com → 200',
+    );
+    expect(await failure.locator('code.replay').textContent()).toBe(
+      'node failures/replay.mjs --base-url https://staging.example.com --check partner.auth.nonce.identical-request',
+    );
+    expect(await failure.locator('.rules').textContent()).toContain(
+      'seed:partner › Authentication › Replay protection',
+    );
     // The exchange's body is shown as text, never run as markup.
     expect(await page.locator('script').count()).toBe(0);
     expect(await failure.locator('pre').last().textContent()).toContain('<script>alert(1)</script>');

@@ -27,7 +27,9 @@ import { startHarness, type Harness } from '../server/harness.ts';
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 if (!HAVE_CHROMIUM) {
-  console.warn(`\n*** ${CHROMIUM} is missing: the headless-browser OAuth Deny and cross-origin PKCE tests are SKIPPED (apt-get install -y chromium; .ci/run installs it) ***\n`);
+  console.warn(
+    `\n*** ${CHROMIUM} is missing: the headless-browser OAuth Deny and cross-origin PKCE tests are SKIPPED (apt-get install -y chromium; .ci/run installs it) ***\n`,
+  );
 }
 
 const ELSEWHERE = 'elsewhere.example';
@@ -141,7 +143,9 @@ describe.skipIf(!HAVE_CHROMIUM)('OAuth and CORS in headless Chromium', () => {
     // The client's own site, on another origin than the API.
     site = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(`<!doctype html><html lang="en" data-api="${h.baseUrl}"><title>SPA</title><h1>Client app</h1><script>${SPA_SCRIPT}</script></html>`);
+      res.end(
+        `<!doctype html><html lang="en" data-api="${h.baseUrl}"><title>SPA</title><h1>Client app</h1><script>${SPA_SCRIPT}</script></html>`,
+      );
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
     sitePort = (site.address() as AddressInfo).port;
@@ -190,7 +194,12 @@ describe.skipIf(!HAVE_CHROMIUM)('OAuth and CORS in headless Chromium', () => {
     it('sends the browser back with error=access_denied, state and iss when nothing was typed', async () => {
       const { page, state } = await openSignIn();
       const back = await clickDeny(page);
-      expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: expect.any(String), state, iss: h.baseUrl });
+      expect(Object.fromEntries(back.searchParams)).toEqual({
+        error: 'access_denied',
+        error_description: expect.any(String),
+        state,
+        iss: h.baseUrl,
+      });
       await page.close();
     });
 
@@ -199,7 +208,12 @@ describe.skipIf(!HAVE_CHROMIUM)('OAuth and CORS in headless Chromium', () => {
       await page.getByLabel('Email').fill('ada@');
       await page.getByLabel('Password').fill('half');
       const back = await clickDeny(page);
-      expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: expect.any(String), state, iss: h.baseUrl });
+      expect(Object.fromEntries(back.searchParams)).toEqual({
+        error: 'access_denied',
+        error_description: expect.any(String),
+        state,
+        iss: h.baseUrl,
+      });
       await page.close();
     });
   });
@@ -207,7 +221,10 @@ describe.skipIf(!HAVE_CHROMIUM)('OAuth and CORS in headless Chromium', () => {
   describe('a single-page app on another origin', () => {
     const result = async (page: Page): Promise<Record<string, unknown>> => {
       await page.waitForFunction(() => document.title === 'done', undefined, { timeout: 20_000 });
-      const out = (await page.evaluate(() => (window as unknown as { __result: unknown }).__result)) as Record<string, unknown>;
+      const out = (await page.evaluate(() => (window as unknown as { __result: unknown }).__result)) as Record<
+        string,
+        unknown
+      >;
       expect(out.error, String(out.error)).toBeUndefined();
       return out;
     };
@@ -221,7 +238,10 @@ describe.skipIf(!HAVE_CHROMIUM)('OAuth and CORS in headless Chromium', () => {
       await page.waitForURL(`${h.baseUrl}/oauth/authorize?**`);
       await page.getByLabel('Email').fill(SANDBOX_USER.email);
       await page.getByLabel('Password').fill(SANDBOX_USER.password);
-      await Promise.all([page.waitForURL(`${spa}/callback?**`), page.getByRole('button', { name: 'Sign in and approve' }).click()]);
+      await Promise.all([
+        page.waitForURL(`${spa}/callback?**`),
+        page.getByRole('button', { name: 'Sign in and approve' }).click(),
+      ]);
       const out = await result(page);
 
       expect(out.registeredStatus).toBe(201);
@@ -236,7 +256,12 @@ describe.skipIf(!HAVE_CHROMIUM)('OAuth and CORS in headless Chromium', () => {
       // The rotated refresh token is refused, and the error is readable across origins.
       expect(out.reused).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
 
-      type Search = { status: number; body: { result: { price: number | null; price_masked: boolean } }; requestId: string | null; remaining: string | null };
+      type Search = {
+        status: number;
+        body: { result: { price: number | null; price_masked: boolean } };
+        requestId: string | null;
+        remaining: string | null;
+      };
       const masked = out.masked as Search;
       const real = out.real as Search;
       expect(masked.status).toBe(200);

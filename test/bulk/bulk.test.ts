@@ -17,7 +17,19 @@ beforeAll(async () => {
   manage = await signIn(server.url, 'domains:manage');
   pricingOnly = await signIn(server.url, 'pricing:read');
   // Someone else's domain, which the sandbox user must not be able to touch or even see.
-  await server.store.userDomains.insertIfAbsent('usr_someone_else', [{ domain: 'someoneelses.com', expiresAt: Date.parse('2028-01-01T00:00:00Z'), locked: false, autoRenew: false, nameservers: ['ns1.other.net', 'ns2.other.net'] }], Date.now());
+  await server.store.userDomains.insertIfAbsent(
+    'usr_someone_else',
+    [
+      {
+        domain: 'someoneelses.com',
+        expiresAt: Date.parse('2028-01-01T00:00:00Z'),
+        locked: false,
+        autoRenew: false,
+        nameservers: ['ns1.other.net', 'ns2.other.net'],
+      },
+    ],
+    Date.now(),
+  );
 });
 afterAll(async () => {
   await server.close();
@@ -37,7 +49,12 @@ async function owned(domain: string) {
 
 interface BulkBody {
   op: string;
-  results: Array<{ domain: string; status: 'ok' | 'error'; error?: { code: string; message: string }; state?: { expires_at: string; locked: boolean; auto_renew: boolean; nameservers: string[] } }>;
+  results: Array<{
+    domain: string;
+    status: 'ok' | 'error';
+    error?: { code: string; message: string };
+    state?: { expires_at: string; locked: boolean; auto_renew: boolean; nameservers: string[] };
+  }>;
   summary: { ok: number; error: number };
 }
 
@@ -80,7 +97,12 @@ describe('authentication', () => {
 
 describe('operations', () => {
   it('set_nameservers: results in request order, someone else’s domain fails alone as not_found', async () => {
-    const domains = [SANDBOX_USER_DOMAINS[2] as string, 'someoneelses.com', 'never-registered-anywhere.com', SANDBOX_USER_DOMAINS[3] as string];
+    const domains = [
+      SANDBOX_USER_DOMAINS[2] as string,
+      'someoneelses.com',
+      'never-registered-anywhere.com',
+      SANDBOX_USER_DOMAINS[3] as string,
+    ];
     const nameservers = ['ns1.exampledns.net', 'ns2.exampledns.net'];
     const res = await bulk('set_nameservers', { domains, params: { nameservers } });
     expect(res.status).toBe(200);
@@ -90,13 +112,18 @@ describe('operations', () => {
     expect(body.results.map((r) => r.domain)).toEqual(domains);
     expect(body.results.map((r) => r.status)).toEqual(['ok', 'error', 'error', 'ok']);
     // Unknown and foreign are deliberately indistinguishable.
-    expect(body.results[1]?.error).toEqual({ code: 'not_found', message: 'Domain "someoneelses.com" is not in your account' });
+    expect(body.results[1]?.error).toEqual({
+      code: 'not_found',
+      message: 'Domain "someoneelses.com" is not in your account',
+    });
     expect(body.results[2]?.error?.code).toBe('not_found');
     expect(body.summary).toEqual({ ok: 2, error: 2 });
     expect(body.results[0]?.state?.nameservers).toEqual(nameservers);
     expect((await owned(domains[0] as string))?.nameservers).toEqual(nameservers);
     expect((await owned(domains[3] as string))?.nameservers).toEqual(nameservers);
-    const foreign = (await server.store.userDomains.findOwned('usr_someone_else', ['someoneelses.com'])).get('someoneelses.com');
+    const foreign = (await server.store.userDomains.findOwned('usr_someone_else', ['someoneelses.com'])).get(
+      'someoneelses.com',
+    );
     expect(foreign?.nameservers).toEqual(['ns1.other.net', 'ns2.other.net']);
   });
 
@@ -117,13 +144,17 @@ describe('operations', () => {
   it('renew adds years to the expiry; past the maximum term or in redemption a domain fails alone', async () => {
     const domain = SANDBOX_USER_DOMAINS[7] as string;
     const before = (await owned(domain))?.expiresAt as number;
-    const res = (await (await bulk('renew', { domains: [domain, 'sandbox-redemption.com'], params: { years: 2 } })).json()) as BulkBody;
+    const res = (await (
+      await bulk('renew', { domains: [domain, 'sandbox-redemption.com'], params: { years: 2 } })
+    ).json()) as BulkBody;
     expect(res.results[0]?.status).toBe('ok');
     expect(Date.parse(res.results[0]?.state?.expires_at as string)).toBe(addYears(before, 2));
     expect((await owned(domain))?.expiresAt).toBe(addYears(before, 2));
     expect(res.results[1]?.error?.code).toBe('invalid_state');
     // About 3 years left now: 8 more passes ten years from today; the next domain has about 1.
-    const tooLong = (await (await bulk('renew', { domains: [domain, SANDBOX_USER_DOMAINS[8]], params: { years: 8 } })).json()) as BulkBody;
+    const tooLong = (await (
+      await bulk('renew', { domains: [domain, SANDBOX_USER_DOMAINS[8]], params: { years: 8 } })
+    ).json()) as BulkBody;
     expect(tooLong.results[0]?.error?.code).toBe('validation_error');
     expect((await owned(domain))?.expiresAt).toBe(addYears(before, 2));
     expect(tooLong.results[1]?.status).toBe('ok');
@@ -141,8 +172,12 @@ describe('operations', () => {
   it('a replayed Idempotency-Key does not renew twice', async () => {
     const domain = SANDBOX_USER_DOMAINS[9] as string;
     const before = (await owned(domain))?.expiresAt as number;
-    const first = await bulk('renew', { domains: [domain], params: { years: 1 } }, manage, { 'idempotency-key': 'renew-once-1' });
-    const second = await bulk('renew', { domains: [domain], params: { years: 1 } }, manage, { 'idempotency-key': 'renew-once-1' });
+    const first = await bulk('renew', { domains: [domain], params: { years: 1 } }, manage, {
+      'idempotency-key': 'renew-once-1',
+    });
+    const second = await bulk('renew', { domains: [domain], params: { years: 1 } }, manage, {
+      'idempotency-key': 'renew-once-1',
+    });
     expect(second.headers.get('idempotent-replayed')).toBe('true');
     expect(await second.text()).toBe(await first.text());
     expect((await owned(domain))?.expiresAt).toBe(addYears(before, 1));
@@ -152,7 +187,9 @@ describe('operations', () => {
     const domain = SANDBOX_USER_DOMAINS[10] as string;
     const before = (await owned(domain))?.expiresAt as number;
     const now = Date.now();
-    const runs = await Promise.all([1, 2, 3].map(() => runBulk(server.store, server.userId, { op: 'renew', years: 1 }, [domain], { now })));
+    const runs = await Promise.all(
+      [1, 2, 3].map(() => runBulk(server.store, server.userId, { op: 'renew', years: 1 }, [domain], { now })),
+    );
     expect(runs.every((r) => r.summary.ok === 1)).toBe(true);
     expect((await owned(domain))?.expiresAt).toBe(addYears(before, 3));
   });
@@ -162,7 +199,17 @@ describe('limits and validation', () => {
   it('1,000 owned domains in one request all succeed', async () => {
     const many = Array.from({ length: 1000 }, (_, i) => `bulk-${String(i).padStart(4, '0')}.com`);
     const expiresAt = Date.parse('2027-06-30T00:00:00Z');
-    await server.store.userDomains.insertIfAbsent(server.userId, many.map((domain) => ({ domain, expiresAt, locked: false, autoRenew: false, nameservers: ['ns1.a.net', 'ns2.a.net'] })), Date.now());
+    await server.store.userDomains.insertIfAbsent(
+      server.userId,
+      many.map((domain) => ({
+        domain,
+        expiresAt,
+        locked: false,
+        autoRenew: false,
+        nameservers: ['ns1.a.net', 'ns2.a.net'],
+      })),
+      Date.now(),
+    );
     const res = await bulk('renew', { domains: many, params: { years: 1 } });
     expect(res.status).toBe(200);
     const body = (await res.json()) as BulkBody;

@@ -21,7 +21,11 @@ afterAll(async () => {
 
 describe('seedUserDomains', () => {
   it('adds the sandbox domains once, and never takes a domain someone else owns', async () => {
-    await store.userDomains.insertIfAbsent('usr_other', [{ domain: SANDBOX_USER_DOMAINS[0] as string, expiresAt: NOW, locked: false, autoRenew: false, nameservers: [] }], NOW);
+    await store.userDomains.insertIfAbsent(
+      'usr_other',
+      [{ domain: SANDBOX_USER_DOMAINS[0] as string, expiresAt: NOW, locked: false, autoRenew: false, nameservers: [] }],
+      NOW,
+    );
     expect(await seedUserDomains(store, 'usr_seed', NOW)).toBe(SANDBOX_USER_DOMAINS.length - 1);
     expect(await seedUserDomains(store, 'usr_seed', NOW + 1000)).toBe(0);
     const mine = await store.userDomains.listOwned('usr_seed');
@@ -59,7 +63,13 @@ describe('the compare-and-set', () => {
                 const row = read.get(domain);
                 if (row && !interfered) {
                   interfered = true;
-                  await tx.userDomains.update(userId, domain, row.version, { ...row, expiresAt: addYears(row.expiresAt, 1) }, NOW);
+                  await tx.userDomains.update(
+                    userId,
+                    domain,
+                    row.version,
+                    { ...row, expiresAt: addYears(row.expiresAt, 1) },
+                    NOW,
+                  );
                 }
                 return read;
               },
@@ -72,12 +82,17 @@ describe('the compare-and-set', () => {
     expect(result.results[0]?.status).toBe('ok');
     // Both renewals count: the bulk one was recomputed from the other's result.
     expect((await store.userDomains.findOwned('usr_seed', [domain])).get(domain)?.expiresAt).toBe(addYears(before, 3));
-    expect(result.results[0]?.state?.expires_at).toBe(new Date(addYears(before, 3)).toISOString().replace('.000Z', 'Z'));
+    expect(result.results[0]?.state?.expires_at).toBe(
+      new Date(addYears(before, 3)).toISOString().replace('.000Z', 'Z'),
+    );
   });
 
   it('takes the TLD maximum term from its option', async () => {
     const domain = SANDBOX_USER_DOMAINS[3] as string;
-    const result = await runBulk(store, 'usr_seed', { op: 'renew', years: 1 }, [domain], { now: NOW, maxTermYears: () => 1 });
+    const result = await runBulk(store, 'usr_seed', { op: 'renew', years: 1 }, [domain], {
+      now: NOW,
+      maxTermYears: () => 1,
+    });
     expect(result.results[0]?.error?.code).toBe('validation_error');
   });
 });

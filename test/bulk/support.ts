@@ -42,7 +42,9 @@ export async function startTestServer(): Promise<TestServer> {
 const hidden = (html: string, name: string) => {
   const m = new RegExp(`name="${name}"[^>]*value="([^"]*)"`).exec(html);
   if (!m) throw new Error(`the sign-in page has no ${name}: ${html.slice(0, 500)}`);
-  return (m[1] as string).replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/&amp;/g, '&');
+  return (m[1] as string)
+    .replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code)))
+    .replace(/&amp;/g, '&');
 };
 
 /** An access token of the sandbox user with `scope`, bound to `resource` (default: the base URL). */
@@ -51,14 +53,28 @@ export async function signIn(base: string, scope: string, resource = base): Prom
   const registered = await fetch(`${base}/api/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [redirectUri], client_name: 'bulk and mcp tests', scope: 'pricing:read domains:manage' }),
+    body: JSON.stringify({
+      redirect_uris: [redirectUri],
+      client_name: 'bulk and mcp tests',
+      scope: 'pricing:read domains:manage',
+    }),
   });
-  if (registered.status !== 201) throw new Error(`registration failed: ${registered.status} ${await registered.text()}`);
+  if (registered.status !== 201)
+    throw new Error(`registration failed: ${registered.status} ${await registered.text()}`);
   const { client_id: clientId } = (await registered.json()) as { client_id: string };
   const verifier = randomBytes(32).toString('base64url');
   const challenge = createHash('sha256').update(verifier).digest('base64url');
   const authorize = new URL(`${base}/oauth/authorize`);
-  for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: 'S256', state: 'st4te', scope, resource })) {
+  for (const [k, v] of Object.entries({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: redirectUri,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+    state: 'st4te',
+    scope,
+    resource,
+  })) {
     authorize.searchParams.set(k, v);
   }
   const page = await fetch(authorize, { redirect: 'manual', headers: { accept: 'text/html' } });
@@ -79,11 +95,20 @@ export async function signIn(base: string, scope: string, resource = base): Prom
     body: form,
   });
   const code = new URL(approved.headers.get('location') ?? 'http://x/').searchParams.get('code');
-  if (!code) throw new Error(`approval gave no code: ${approved.status} ${approved.headers.get('location')} ${(await approved.text()).slice(0, 300)}`);
+  if (!code)
+    throw new Error(
+      `approval gave no code: ${approved.status} ${approved.headers.get('location')} ${(await approved.text()).slice(0, 300)}`,
+    );
   const token = await fetch(`${base}/api/oauth/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: clientId, code_verifier: verifier }),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: clientId,
+      code_verifier: verifier,
+    }),
   });
   if (token.status !== 200) throw new Error(`token exchange failed: ${token.status} ${await token.text()}`);
   return ((await token.json()) as { access_token: string }).access_token;

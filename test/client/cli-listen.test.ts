@@ -18,7 +18,9 @@ import { runCli, runningCli, type RunningCli } from './support/cli.ts';
 
 const SECRET = 'whsec_listen_0123456789abcdef';
 const HIGH = { search: 10_000, write: 10_000, reporting: 10_000 };
-const DELIVERY_HEADERS = (partnerDoc['x-webhook-delivery'] as { headers: string[] }).headers.map((h) => h.toLowerCase());
+const DELIVERY_HEADERS = (partnerDoc['x-webhook-delivery'] as { headers: string[] }).headers.map((h) =>
+  h.toLowerCase(),
+);
 
 interface Received {
   event: WebhookEvent;
@@ -82,7 +84,15 @@ afterAll(async () => {
 
 async function partner() {
   const cred = await h.mint({ rate_limits: HIGH });
-  return { cred, env: { SERVICE_KEY_ID: cred.key_id, SERVICE_SECRET: cred.secret, SERVICE_BASE_URL: h.baseUrl, WEBHOOK_SECRET: SECRET } };
+  return {
+    cred,
+    env: {
+      SERVICE_KEY_ID: cred.key_id,
+      SERVICE_SECRET: cred.secret,
+      SERVICE_BASE_URL: h.baseUrl,
+      WEBHOOK_SECRET: SECRET,
+    },
+  };
 }
 
 async function receiver(secret = SECRET) {
@@ -149,21 +159,42 @@ describe('domain-sales listen', () => {
     expect(cursorIn(cursorFile)).toBe(events[1]!.id);
   });
 
-  it('sends the same body, signature and headers as the deployment\'s own delivery of the event', async () => {
+  it("sends the same body, signature and headers as the deployment's own delivery of the event", async () => {
     const { cred, env } = await partner();
     const rx = await receiver();
-    const registered = await signedRequest(h, cred, { method: 'PUT', path: '/api/partner/webhooks', body: { url: rx.url, secret: SECRET } });
+    const registered = await signedRequest(h, cred, {
+      method: 'PUT',
+      path: '/api/partner/webhooks',
+      body: { url: rx.url, secret: SECRET },
+    });
     expect(registered.status, registered.text).toBe(200);
     await order(cred);
-    const real = (await eventually(() => rx.received.find((r) => r.headers['user-agent'] !== 'domain-sales-cli-listen/1'), 10_000, 'the real delivery'));
+    const real = await eventually(
+      () => rx.received.find((r) => r.headers['user-agent'] !== 'domain-sales-cli-listen/1'),
+      10_000,
+      'the real delivery',
+    );
 
     const cli = listen(['--forward-to', rx.url, '--cursor-file', join(dir, `${randomUUID()}.json`)], env);
-    const forwarded = await eventually(() => rx.received.find((r) => r.headers['user-agent'] === 'domain-sales-cli-listen/1'), 15_000, 'the forward');
+    const forwarded = await eventually(
+      () => rx.received.find((r) => r.headers['user-agent'] === 'domain-sales-cli-listen/1'),
+      15_000,
+      'the forward',
+    );
     await cli.interrupt();
     expect(forwarded.raw.equals(real.raw)).toBe(true);
-    const names = (r: Received) => Object.keys(r.headers).filter((n) => n.startsWith('x-service-') || n === 'content-type').sort();
+    const names = (r: Received) =>
+      Object.keys(r.headers)
+        .filter((n) => n.startsWith('x-service-') || n === 'content-type')
+        .sort();
     expect(names(forwarded)).toEqual(names(real));
-    for (const name of ['x-service-signature', 'x-service-event-id', 'x-service-event-type', 'x-service-delivery-attempt', 'content-type']) {
+    for (const name of [
+      'x-service-signature',
+      'x-service-event-id',
+      'x-service-event-type',
+      'x-service-delivery-attempt',
+      'content-type',
+    ]) {
       expect(forwarded.headers[name], name).toBe(real.headers[name]);
     }
   });
@@ -180,7 +211,9 @@ describe('domain-sales listen', () => {
     await eventually(() => (rx.received.length >= 3 ? true : undefined), 15_000, 'three attempts');
     const stop = await cli.interrupt();
     expect(stop.code).toBe(0);
-    expect(stop.stdout).toMatch(new RegExp(`${recorded!.id} order.recorded attempt 1 -> 503 .*NOT accepted; retrying in`));
+    expect(stop.stdout).toMatch(
+      new RegExp(`${recorded!.id} order.recorded attempt 1 -> 503 .*NOT accepted; retrying in`),
+    );
     expect(rx.received.slice(0, 3).map((r) => r.headers['x-service-delivery-attempt'])).toEqual(['1', '2', '3']);
     expect(rx.received.every((r) => r.event.id === recorded!.id)).toBe(true);
     expect(stop.stderr).toMatch(/The next run resumes after nothing/);
@@ -190,7 +223,11 @@ describe('domain-sales listen', () => {
     const before = rx.received.length;
     rx.respond(() => 200);
     const again = listen(['--forward-to', rx.url, '--cursor-file', cursorFile], env);
-    await eventually(() => (rx.received.slice(before).some((r) => r.answered === 200) ? true : undefined), 15_000, 'the accepted forward');
+    await eventually(
+      () => (rx.received.slice(before).some((r) => r.answered === 200) ? true : undefined),
+      15_000,
+      'the accepted forward',
+    );
     await again.interrupt();
     expect(rx.received.slice(before).map((r) => [r.event.id, r.answered])).toEqual([[recorded!.id, 200]]);
     expect(cursorIn(cursorFile)).toBe(recorded!.id);
@@ -213,9 +250,16 @@ describe('domain-sales listen', () => {
     const cursorFile = join(dir, `${randomUUID()}.json`);
     await order(cred);
     const [recorded] = await deliveredEvents(cred);
-    const cli = listen(['--forward-to', rx.url, '--cursor-file', cursorFile, '--events', 'order.settled,order.refunded'], env);
+    const cli = listen(
+      ['--forward-to', rx.url, '--cursor-file', cursorFile, '--events', 'order.settled,order.refunded'],
+      env,
+    );
     await cli.waitForOutput(new RegExp(`skip ${recorded!.id} order.recorded`));
-    await eventually(() => (cursorIn(cursorFile) === recorded!.id ? true : undefined), 5000, 'the cursor past the skipped event');
+    await eventually(
+      () => (cursorIn(cursorFile) === recorded!.id ? true : undefined),
+      5000,
+      'the cursor past the skipped event',
+    );
     await cli.interrupt();
     expect(rx.received).toHaveLength(0);
   });
@@ -229,8 +273,16 @@ describe('domain-sales listen', () => {
       [['listen'], env, /give --forward-to URL/],
       [['listen', '--forward-to', 'localhost:3000'], env, /--forward-to must be an http/],
       [['listen', '--forward-to', 'http://127.0.0.1:9/x'], noSecret, /--secret S or WEBHOOK_SECRET/],
-      [['listen', '--forward-to', 'http://127.0.0.1:9/x', '--cursor-file', foreign], env, /belongs to pk_test_someone_else/],
-      [['listen', '--forward-to', 'http://127.0.0.1:9/x', '--interval', 'soon'], env, /--interval must be a positive number/],
+      [
+        ['listen', '--forward-to', 'http://127.0.0.1:9/x', '--cursor-file', foreign],
+        env,
+        /belongs to pk_test_someone_else/,
+      ],
+      [
+        ['listen', '--forward-to', 'http://127.0.0.1:9/x', '--interval', 'soon'],
+        env,
+        /--interval must be a positive number/,
+      ],
     ] as const;
     for (const [args, e, message] of cases) {
       const result = await runCli([...args], e);
@@ -246,7 +298,10 @@ describe('domain-sales listen, where it starts and when it gives up', () => {
     const { cred, env } = await partner();
     const rx = await receiver();
     await order(cred);
-    const cli = listen(['--forward-to', rx.url, '--cursor-file', join(dir, `${randomUUID()}.json`), '--from', 'now'], env);
+    const cli = listen(
+      ['--forward-to', rx.url, '--cursor-file', join(dir, `${randomUUID()}.json`), '--from', 'now'],
+      env,
+    );
     await cli.waitForOutput(/Resuming after evt_/);
     await order(cred);
     const events = await deliveredEvents(cred);
@@ -259,10 +314,13 @@ describe('domain-sales listen, where it starts and when it gives up', () => {
 
   it('stops with exit 1 and one line when GET /events refuses the credential', async () => {
     const { env } = await partner();
-    const result = await runCli(['listen', '--forward-to', 'http://127.0.0.1:9/x', '--cursor-file', join(dir, `${randomUUID()}.json`)], {
-      ...env,
-      SERVICE_SECRET: 'sk_test_not_the_secret_0000000000',
-    });
+    const result = await runCli(
+      ['listen', '--forward-to', 'http://127.0.0.1:9/x', '--cursor-file', join(dir, `${randomUUID()}.json`)],
+      {
+        ...env,
+        SERVICE_SECRET: 'sk_test_not_the_secret_0000000000',
+      },
+    );
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^domain-sales: GET \/events: 401 invalid_signature/m);
   });

@@ -36,7 +36,8 @@ async function sh(command: string): Promise<string> {
 }
 
 const curlStatus = (output: string) => Number(/^HTTP\/[\d.]+ (\d{3})/.exec(output)?.[1]);
-const curlBody = (output: string) => JSON.parse(output.slice(output.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
+const curlBody = (output: string) =>
+  JSON.parse(output.slice(output.indexOf('\r\n\r\n') + 4)) as Record<string, unknown>;
 
 describe('domain-sales request', () => {
   it('signs a GET, prints 200, the headers and the body the server gives, exit 0', async () => {
@@ -54,14 +55,23 @@ describe('domain-sales request', () => {
 
   it('takes --base-url over SERVICE_BASE_URL and a short path under /api/partner/v1', async () => {
     const d = await take(h, cred);
-    const result = await runCli(['request', 'get', `/pricing?domain=${d.domain}`, '--base-url', h.baseUrl], { ...env, SERVICE_BASE_URL: 'http://127.0.0.1:9' });
+    const result = await runCli(['request', 'get', `/pricing?domain=${d.domain}`, '--base-url', h.baseUrl], {
+      ...env,
+      SERVICE_BASE_URL: 'http://127.0.0.1:9',
+    });
     expect(result.code).toBe(0);
     expect(printedBody(result.stdout).price_cents).toBe(d.price);
   });
 
   it('POSTs --data byte for byte, with an Idempotency-Key for /orders, and the order is there afterwards', async () => {
     const d = await take(h, cred);
-    const data = JSON.stringify({ domain: d.domain, expected_price: d.price, currency: d.currency, buyer: { email: 'jane@example.org', country: 'US' }, external_payment_ref: 'zoë-ref-1' });
+    const data = JSON.stringify({
+      domain: d.domain,
+      expected_price: d.price,
+      currency: d.currency,
+      buyer: { email: 'jane@example.org', country: 'US' },
+      external_payment_ref: 'zoë-ref-1',
+    });
     const result = await runCli(['request', 'POST', `${V1}/orders`, '--data', data], env);
     expect(result.code, result.stdout + result.stderr).toBe(0);
     expect(result.stdout).toMatch(/^HTTP 201 Created\n/);
@@ -73,7 +83,10 @@ describe('domain-sales request', () => {
   });
 
   it('prints a 401 and exits 1 when the secret is wrong', async () => {
-    const result = await runCli(['request', 'GET', `${V1}/events`], { ...env, SERVICE_SECRET: 'sk_test_not_the_secret_0000000000' });
+    const result = await runCli(['request', 'GET', `${V1}/events`], {
+      ...env,
+      SERVICE_SECRET: 'sk_test_not_the_secret_0000000000',
+    });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^HTTP 401 /);
     expect(printedBody(result.stdout).code).toBe('invalid_signature');
@@ -97,7 +110,13 @@ describe('domain-sales request', () => {
   it('--curl quotes a body with quotes, spaces, $, backticks and non-ASCII text for the shell, and signs those bytes', async () => {
     const d = await take(h, cred);
     const ref = `o'brien "q" $HOME \`id\` café 😀 \\ end`;
-    const data = JSON.stringify({ domain: d.domain, expected_price: d.price, currency: d.currency, buyer: { email: 'jane@example.org', country: 'US' }, external_payment_ref: ref });
+    const data = JSON.stringify({
+      domain: d.domain,
+      expected_price: d.price,
+      currency: d.currency,
+      buyer: { email: 'jane@example.org', country: 'US' },
+      external_payment_ref: ref,
+    });
     const result = await runCli(['request', 'POST', `${V1}/orders`, '--data', data, '--curl'], env);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/-H 'Idempotency-Key: [0-9a-f-]{36}'/);
@@ -106,7 +125,7 @@ describe('domain-sales request', () => {
     expect(curlBody(output).external_payment_ref).toBe(ref);
   });
 
-  it('--curl works until exactly 300 s after its timestamp and is refused at 301 s (the window is the spec\'s)', async () => {
+  it("--curl works until exactly 300 s after its timestamp and is refused at 301 s (the window is the spec's)", async () => {
     const d = await take(h, cred);
     const result = await runCli(['request', 'GET', `${V1}/pricing?domain=${d.domain}`, '--curl'], env);
     const timestamp = Number(/X-Service-Timestamp: (\d+)/.exec(result.stdout)?.[1]);

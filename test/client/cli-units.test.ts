@@ -13,7 +13,10 @@ const run = promisify(execFile);
 
 describe('shellQuote', () => {
   it('gives back every string (no NUL) unchanged through /bin/sh', async () => {
-    const words = fc.sample(fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0')), { numRuns: 200, seed: 21 });
+    const words = fc.sample(
+      fc.string({ unit: 'binary', maxLength: 40 }).filter((s) => !s.includes('\0')),
+      { numRuns: 200, seed: 21 },
+    );
     words.push("'", "''", '"$HOME"', '`id`', '\\', '\n', ' a b ', '~', '*', '-n', '', '!x', '$(id)', "it's");
     const script = `printf '%s\\0' ${words.map(shellQuote).join(' ')}`;
     const { stdout } = await run('/bin/sh', ['-c', script], { encoding: 'utf8' });
@@ -24,7 +27,10 @@ describe('shellQuote', () => {
 describe('contractFromDocument', () => {
   it('reads the signing window and the delivery rules from the partner document', () => {
     const signing = partnerDoc['x-signing'] as { 'timestamp-skew-seconds': number };
-    const delivery = partnerDoc['x-webhook-delivery'] as unknown as { 'delivered-kinds': string[]; 'timeout-seconds': number };
+    const delivery = partnerDoc['x-webhook-delivery'] as unknown as {
+      'delivered-kinds': string[];
+      'timeout-seconds': number;
+    };
     expect(contractFromDocument(partnerDoc)).toEqual({
       skewSeconds: signing['timestamp-skew-seconds'],
       deliveredKinds: delivery['delivered-kinds'],
@@ -34,7 +40,11 @@ describe('contractFromDocument', () => {
   });
 
   it('falls back per fact on a document without them', () => {
-    expect(contractFromDocument({ 'x-signing': { 'timestamp-skew-seconds': 'soon' } })).toMatchObject({ skewSeconds: 300, deliveredKinds: undefined, deliveryTimeoutSeconds: 5 });
+    expect(contractFromDocument({ 'x-signing': { 'timestamp-skew-seconds': 'soon' } })).toMatchObject({
+      skewSeconds: 300,
+      deliveredKinds: undefined,
+      deliveryTimeoutSeconds: 5,
+    });
     expect(contractFromDocument('not a document').source).toBe('built-in');
   });
 });

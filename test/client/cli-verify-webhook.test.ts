@@ -10,9 +10,18 @@ const BODY = JSON.stringify({
   type: 'order.recorded',
   created_at: '2026-11-22T09:31:12Z',
   partner_id: 'ptn_8XK2R7M4',
-  data: { order: { public_id: 'ord_7QK2M9XB4T', domain: 'café-bestcoffeebeans.com', status: 'EXTERNALLY_PAID', sale_price_cents: 250000, currency: 'USD' } },
+  data: {
+    order: {
+      public_id: 'ord_7QK2M9XB4T',
+      domain: 'café-bestcoffeebeans.com',
+      status: 'EXTERNALLY_PAID',
+      sale_price_cents: 250000,
+      currency: 'USD',
+    },
+  },
 });
-const hmac = (body: string, secret = SECRET) => createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(body, 'utf8')).digest('hex');
+const hmac = (body: string, secret = SECRET) =>
+  createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(body, 'utf8')).digest('hex');
 const verify = (stdin: string, ...flags: string[]) => runCli(['verify-webhook', ...flags], {}, stdin);
 
 describe('domain-sales verify-webhook', () => {
@@ -44,13 +53,28 @@ describe('domain-sales verify-webhook', () => {
 
   it('names the usual causes: a trailing newline, a re-serialised body, a v1= prefix, uppercase hex, another event id', async () => {
     const newline = await verify(`${BODY}\n`, '--secret', SECRET, '--signature', hmac(BODY));
-    expect([newline.code, newline.stdout]).toEqual([1, expect.stringMatching(/^invalid: the body changed: .*trailing newline/)]);
+    expect([newline.code, newline.stdout]).toEqual([
+      1,
+      expect.stringMatching(/^invalid: the body changed: .*trailing newline/),
+    ]);
 
-    const pretty = await verify(JSON.stringify(JSON.parse(BODY), null, 2), '--secret', SECRET, '--signature', hmac(BODY));
-    expect([pretty.code, pretty.stdout]).toEqual([1, expect.stringMatching(/^invalid: the body changed: .*compact JSON/)]);
+    const pretty = await verify(
+      JSON.stringify(JSON.parse(BODY), null, 2),
+      '--secret',
+      SECRET,
+      '--signature',
+      hmac(BODY),
+    );
+    expect([pretty.code, pretty.stdout]).toEqual([
+      1,
+      expect.stringMatching(/^invalid: the body changed: .*compact JSON/),
+    ]);
 
     const prefixed = await verify(BODY, '--secret', SECRET, '--signature', `v1=${hmac(BODY)}`);
-    expect([prefixed.code, prefixed.stdout]).toEqual([1, expect.stringMatching(/^invalid: the signature starts with "v1="[^]*without the prefix it matches/)]);
+    expect([prefixed.code, prefixed.stdout]).toEqual([
+      1,
+      expect.stringMatching(/^invalid: the signature starts with "v1="[^]*without the prefix it matches/),
+    ]);
 
     const upper = await verify(BODY, '--secret', SECRET, '--signature', hmac(BODY).toUpperCase());
     expect([upper.code, upper.stdout]).toEqual([1, expect.stringMatching(/^invalid: .*uppercase/)]);

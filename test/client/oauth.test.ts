@@ -21,7 +21,13 @@ const json = (res: import('node:http').ServerResponse, status: number, body: unk
 function issue(res: import('node:http').ServerResponse) {
   const refresh = b64url(randomBytes(16));
   refreshTokens.set(refresh, true);
-  json(res, 200, { access_token: b64url(randomBytes(16)), token_type: 'Bearer', expires_in: 1800, refresh_token: refresh, scope: 'pricing:read' });
+  json(res, 200, {
+    access_token: b64url(randomBytes(16)),
+    token_type: 'Bearer',
+    expires_in: 1800,
+    refresh_token: refresh,
+    scope: 'pricing:read',
+  });
 }
 
 beforeAll(async () => {
@@ -50,15 +56,25 @@ beforeAll(async () => {
         const entry = codes.get(form.get('code') ?? '');
         const verifier = form.get('code_verifier') ?? '';
         const challenge = b64url(createHash('sha256').update(verifier).digest());
-        if (!entry || entry.used || entry.challenge !== challenge || entry.redirect !== form.get('redirect_uri') || entry.clientId !== form.get('client_id')) {
-          return json(res, 400, { error: 'invalid_grant', error_description: 'code, verifier or redirect_uri mismatch' });
+        if (
+          !entry ||
+          entry.used ||
+          entry.challenge !== challenge ||
+          entry.redirect !== form.get('redirect_uri') ||
+          entry.clientId !== form.get('client_id')
+        ) {
+          return json(res, 400, {
+            error: 'invalid_grant',
+            error_description: 'code, verifier or redirect_uri mismatch',
+          });
         }
         entry.used = true;
         return issue(res);
       }
       if (form.get('grant_type') === 'refresh_token') {
         const token = form.get('refresh_token') ?? '';
-        if (!refreshTokens.get(token)) return json(res, 400, { error: 'invalid_grant', error_description: 'refresh token rotated or unknown' });
+        if (!refreshTokens.get(token))
+          return json(res, 400, { error: 'invalid_grant', error_description: 'refresh token rotated or unknown' });
         refreshTokens.set(token, false);
         return issue(res);
       }
@@ -82,7 +98,12 @@ function approve(url: URL, override: Record<string, string | null> = {}): string
     used: false,
   });
   const back = new URL(url.searchParams.get('redirect_uri') ?? '');
-  const params: Record<string, string | null> = { code, state: url.searchParams.get('state'), iss: issuer, ...override };
+  const params: Record<string, string | null> = {
+    code,
+    state: url.searchParams.get('state'),
+    iss: issuer,
+    ...override,
+  };
   for (const [k, v] of Object.entries(params)) if (v !== null) back.searchParams.set(k, v);
   return back.toString();
 }
@@ -113,7 +134,9 @@ describe('PKCE flow', () => {
   it('fails the exchange with the wrong verifier', async () => {
     const pkce = await flow();
     const pending = await pkce.start();
-    await expect(pkce.finish(approve(pending.url), { ...pending, codeVerifier: 'x'.repeat(43) })).rejects.toMatchObject({ error: 'invalid_grant' });
+    await expect(pkce.finish(approve(pending.url), { ...pending, codeVerifier: 'x'.repeat(43) })).rejects.toMatchObject(
+      { error: 'invalid_grant' },
+    );
   });
 
   it('refresh rotates: the new set is saved and the old refresh token is dead', async () => {

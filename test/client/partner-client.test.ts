@@ -52,7 +52,13 @@ async function independentlyVerified(requests: Recorded[]): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'recorded-'));
   try {
     const file = join(dir, 'requests.json');
-    const payload = requests.map((r) => ({ secret: SECRET, method: r.method, target: r.target, headers: r.headers, body_base64: r.body.toString('base64') }));
+    const payload = requests.map((r) => ({
+      secret: SECRET,
+      method: r.method,
+      target: r.target,
+      headers: r.headers,
+      body_base64: r.body.toString('base64'),
+    }));
     await writeFile(file, JSON.stringify(payload));
     const { stdout } = await run('python3', [join(ROOT, 'spec/vectors/verify_vectors.py'), '--requests', file]);
     return stdout.trim();
@@ -72,7 +78,12 @@ describe('createPartnerClient', () => {
     await client.POST('/api/partner/v1/quotes', { body: { domain: 'bestcoffeebeans.com' } });
     await client.POST('/api/partner/v1/orders', {
       params: { header: { 'Idempotency-Key': 'order-1' } },
-      body: { domain: 'bestcoffeebeans.com', expected_price: 250000, currency: 'USD', buyer: { email: 'zoë@example.com' } },
+      body: {
+        domain: 'bestcoffeebeans.com',
+        expected_price: 250000,
+        currency: 'USD',
+        buyer: { email: 'zoë@example.com' },
+      },
     });
     expect(recorded).toHaveLength(5);
     for (const r of recorded) {
@@ -92,8 +103,16 @@ describe('createPartnerClient', () => {
 
   it('re-signs each retry with a fresh nonce and keeps one Idempotency-Key per logical POST /orders', async () => {
     const client = createPartnerClient({ baseUrl, keyId: KEY_ID, secret: SECRET, retry: fastRetry });
-    script = [{ status: 503 }, { status: 429, headers: { 'retry-after': '0' }, body: { code: 'rate_limited', message: 'slow down' } }];
-    const body = { domain: 'bestcoffeebeans.com', expected_price: 250000, currency: 'USD', buyer: { email: 'a@example.com' } };
+    script = [
+      { status: 503 },
+      { status: 429, headers: { 'retry-after': '0' }, body: { code: 'rate_limited', message: 'slow down' } },
+    ];
+    const body = {
+      domain: 'bestcoffeebeans.com',
+      expected_price: 250000,
+      currency: 'USD',
+      buyer: { email: 'a@example.com' },
+    };
     // No Idempotency-Key given: the client supplies one per call.
     const first = await client.POST('/api/partner/v1/orders', { body });
     expect(first.response.status).toBe(200);
@@ -111,7 +130,9 @@ describe('createPartnerClient', () => {
   it('does not resend a POST without an Idempotency-Key after a 500', async () => {
     const client = createPartnerClient({ baseUrl, keyId: KEY_ID, secret: SECRET, retry: fastRetry });
     script = [{ status: 500 }];
-    const { error, response } = await client.POST('/api/partner/v1/quotes', { body: { domain: 'bestcoffeebeans.com' } });
+    const { error, response } = await client.POST('/api/partner/v1/quotes', {
+      body: { domain: 'bestcoffeebeans.com' },
+    });
     expect(response.status).toBe(500);
     expect(error).toMatchObject({ code: 'internal_error' });
     expect(recorded).toHaveLength(1);
@@ -119,7 +140,9 @@ describe('createPartnerClient', () => {
 
   it('surfaces the service error as a typed value with code, message and request_id', async () => {
     const client = createPartnerClient({ baseUrl, keyId: KEY_ID, secret: SECRET });
-    script = [{ status: 422, body: { code: 'price_mismatch', message: 'expected_price 1 differs', request_id: 'req_1' } }];
+    script = [
+      { status: 422, body: { code: 'price_mismatch', message: 'expected_price 1 differs', request_id: 'req_1' } },
+    ];
     const { data, error } = await client.POST('/api/partner/v1/orders', {
       params: { header: { 'Idempotency-Key': 'k-422' } },
       body: { domain: 'bestcoffeebeans.com', expected_price: 1, currency: 'USD', buyer: { email: 'a@example.com' } },

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { defaultRetryPolicy, delayMs, retryAfterSeconds, shouldRetry, withRetries, type RetryPolicy } from '../../client/http/retry.ts';
+import {
+  defaultRetryPolicy,
+  delayMs,
+  retryAfterSeconds,
+  shouldRetry,
+  withRetries,
+  type RetryPolicy,
+} from '../../client/http/retry.ts';
 
 const res = (status: number, headers: Record<string, string> = {}) => new Response(null, { status, headers });
 const get = { method: 'GET', idempotent: false };
@@ -70,7 +77,11 @@ describe('withRetries', () => {
 
   it('honours Retry-After on 429', async () => {
     const policy = recordingPolicy();
-    const response = await withRetries(async (n) => (n === 1 ? res(429, { 'retry-after': '2' }) : res(200)), post, policy);
+    const response = await withRetries(
+      async (n) => (n === 1 ? res(429, { 'retry-after': '2' }) : res(200)),
+      post,
+      policy,
+    );
     expect(response.status).toBe(200);
     expect(policy.slept).toEqual([2000]);
   });

@@ -13,7 +13,15 @@ const event = (id: string): WebhookEvent => ({
   type: 'order.recorded',
   created_at: '2026-11-22T09:30:00Z',
   partner_id: 'prt_1',
-  data: { order: { public_id: 'ord_1', domain: 'bestcoffeebeans.com', status: 'EXTERNALLY_PAID', sale_price_cents: 250000, currency: 'USD' } },
+  data: {
+    order: {
+      public_id: 'ord_1',
+      domain: 'bestcoffeebeans.com',
+      status: 'EXTERNALLY_PAID',
+      sale_price_cents: 250000,
+      currency: 'USD',
+    },
+  },
 });
 
 let server: Server | undefined;
@@ -25,7 +33,11 @@ async function receiver(onEvent: (e: WebhookEvent) => unknown) {
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return (body: string, signature: string) =>
-    fetch(`http://127.0.0.1:${port}/hooks`, { method: 'POST', body, headers: { 'content-type': 'application/json', 'x-service-signature': signature } });
+    fetch(`http://127.0.0.1:${port}/hooks`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': 'application/json', 'x-service-signature': signature },
+    });
 }
 
 describe('verifyWebhook', () => {

@@ -13,7 +13,15 @@ import type { CheckResult } from '../../conformance/runner.ts';
 import { startReferenceServer } from '../../conformance/run.ts';
 import { ROOT } from '../../scripts/contract.ts';
 
-const result = (id: string, status: CheckResult['status']): CheckResult => ({ id, family: 'f', check: id, rules: [], status, ms: 1, ...(status === 'failed' ? { message: `${id} broke\nsecond line` } : {}) });
+const result = (id: string, status: CheckResult['status']): CheckResult => ({
+  id,
+  family: 'f',
+  check: id,
+  rules: [],
+  status,
+  ms: 1,
+  ...(status === 'failed' ? { message: `${id} broke\nsecond line` } : {}),
+});
 const known = new Set(['a.one', 'a.two', 'a.three']);
 
 describe('baseline rules', () => {
@@ -22,7 +30,12 @@ describe('baseline rules', () => {
       { id: 'a.one', reason: 'retries are late' },
       { id: 'a.two', reason: '' },
     ]);
-    const report = JSON.stringify({ checks: [{ id: 'a.one', status: 'failed', message: 'boom\nmore' }, { id: 'a.two', status: 'passed' }] });
+    const report = JSON.stringify({
+      checks: [
+        { id: 'a.one', status: 'failed', message: 'boom\nmore' },
+        { id: 'a.two', status: 'passed' },
+      ],
+    });
     expect(parseBaseline(report, 'r.json', known)).toEqual([{ id: 'a.one', reason: 'boom' }]);
     expect(parseBaseline('[{"id":"a.three","reason":"x"},"a.two"]', 'l.json', known)).toEqual([
       { id: 'a.three', reason: 'x' },
@@ -37,8 +50,14 @@ describe('baseline rules', () => {
   });
 
   it('a listed failure is known, a listed pass is stale, an unlisted failure fails the run', () => {
-    const entries = [{ id: 'a.one', reason: 'r1' }, { id: 'a.two', reason: 'r2' }];
-    const { results } = applyBaseline([result('a.one', 'failed'), result('a.two', 'passed'), result('a.three', 'skipped')], entries);
+    const entries = [
+      { id: 'a.one', reason: 'r1' },
+      { id: 'a.two', reason: 'r2' },
+    ];
+    const { results } = applyBaseline(
+      [result('a.one', 'failed'), result('a.two', 'passed'), result('a.three', 'skipped')],
+      entries,
+    );
     expect(results.map((r) => r.baseline?.verdict)).toEqual(['known', 'stale', undefined]);
     expect(runFails(results)).toBe(true);
     const onlyKnown = applyBaseline([result('a.one', 'failed'), result('a.two', 'failed')], entries).results;
@@ -48,7 +67,10 @@ describe('baseline rules', () => {
   });
 
   it('writes the failures as a list that reads back to the same IDs', () => {
-    const text = writeBaseline([result('a.one', 'failed'), result('a.two', 'passed'), result('a.three', 'failed')], { baseUrl: 'http://x', date: '2026-01-01' });
+    const text = writeBaseline([result('a.one', 'failed'), result('a.two', 'passed'), result('a.three', 'failed')], {
+      baseUrl: 'http://x',
+      date: '2026-01-01',
+    });
     expect(parseBaseline(text, 'w.txt', known).map((e) => [e.id, e.reason])).toEqual([
       ['a.one', 'a.one broke'],
       ['a.three', 'a.three broke'],
@@ -58,9 +80,16 @@ describe('baseline rules', () => {
 
 const run = promisify(execFile);
 const cli = (args: string[]) =>
-  run(join(ROOT, 'node_modules/.bin/tsx'), ['conformance/cli.ts', ...args], { cwd: ROOT, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, ADMIN_TOKEN: '', SERVICE_KEY_ID: '', SERVICE_SECRET: '' } }).then(
+  run(join(ROOT, 'node_modules/.bin/tsx'), ['conformance/cli.ts', ...args], {
+    cwd: ROOT,
+    maxBuffer: 32 * 1024 * 1024,
+    env: { ...process.env, ADMIN_TOKEN: '', SERVICE_KEY_ID: '', SERVICE_SECRET: '' },
+  }).then(
     ({ stdout }) => ({ code: 0, stdout }),
-    (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code ?? -1, stdout: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
+    (err: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: err.code ?? -1,
+      stdout: `${err.stdout ?? ''}${err.stderr ?? ''}`,
+    }),
   );
 
 describe('npm run conformance -- --baseline / --write-baseline', () => {
@@ -75,14 +104,30 @@ describe('npm run conformance -- --baseline / --write-baseline', () => {
     await Promise.all([faulty?.stop(), healthy?.stop()]);
     if (dir) await rm(dir, { recursive: true, force: true });
   });
-  const against = (server: typeof faulty, extra: string[]) => cli(['--base-url', server.url, '--admin-token', server.adminToken, '--only', 'nonce-replay', '--seed', '3', '--num-runs', '4', ...extra]);
+  const against = (server: typeof faulty, extra: string[]) =>
+    cli([
+      '--base-url',
+      server.url,
+      '--admin-token',
+      server.adminToken,
+      '--only',
+      'nonce-replay',
+      '--seed',
+      '3',
+      '--num-runs',
+      '4',
+      ...extra,
+    ]);
 
   it('a new failure exits 1; written as a baseline it is known (exit 0); against a deployment that passes, the entries are stale (exit 1)', async () => {
     const baseline = join(dir, 'baseline.txt');
     const report = join(dir, 'report.json');
     const first = await against(faulty, ['--write-baseline', baseline, '--report', `json=${report}`]);
     expect(first.code, first.stdout.slice(-2000)).toBe(1);
-    const ids = (await readFile(baseline, 'utf8')).split('\n').filter((l) => l && !l.startsWith('#')).map((l) => l.split(/\s+/)[0]);
+    const ids = (await readFile(baseline, 'utf8'))
+      .split('\n')
+      .filter((l) => l && !l.startsWith('#'))
+      .map((l) => l.split(/\s+/)[0]);
     expect(ids).toEqual(['partner.auth.nonce.reuse', 'partner.auth.nonce.identical-request']);
 
     const again = await against(faulty, ['--baseline', baseline]);

@@ -21,7 +21,18 @@ const run = promisify(execFile);
 const vectors = JSON.parse(readFileSync(join(ROOT, 'spec/vectors/signing.json'), 'utf8')) as {
   canonical_query: Array<{ name: string; query: string; canonical: string }>;
   invalid_query: Array<{ name: string; query: string }>;
-  signatures: Array<{ name: string; secret: string; method: string; path: string; query: string; timestamp: string; nonce: string; body: string; canonical_string: string; signature: string }>;
+  signatures: Array<{
+    name: string;
+    secret: string;
+    method: string;
+    path: string;
+    query: string;
+    timestamp: string;
+    nonce: string;
+    body: string;
+    canonical_string: string;
+    signature: string;
+  }>;
 };
 
 describe("replay.mjs's signer (plain JavaScript, so a bundle runs without the kit)", () => {
@@ -36,12 +47,17 @@ describe("replay.mjs's signer (plain JavaScript, so a bundle runs without the ki
   });
 
   it('carries identifiers from new answers into later requests, and only identifiers', () => {
-    const map = correlate({ public_id: 'ord_OLD111', created_at: '2026-01-01T00:00:00Z', items: [{ id: 'evt_OLD222' }], n: 1 }, { public_id: 'ord_NEW111', created_at: '2026-02-02T00:00:00Z', items: [{ id: 'evt_NEW222' }], n: 2 });
+    const map = correlate(
+      { public_id: 'ord_OLD111', created_at: '2026-01-01T00:00:00Z', items: [{ id: 'evt_OLD222' }], n: 1 },
+      { public_id: 'ord_NEW111', created_at: '2026-02-02T00:00:00Z', items: [{ id: 'evt_NEW222' }], n: 2 },
+    );
     expect([...map]).toEqual([
       ['ord_OLD111', 'ord_NEW111'],
       ['evt_OLD222', 'evt_NEW222'],
     ]);
-    expect(substitute('/api/partner/v1/orders/ord_OLD111?after_id=evt_OLD222', map)).toBe('/api/partner/v1/orders/ord_NEW111?after_id=evt_NEW222');
+    expect(substitute('/api/partner/v1/orders/ord_OLD111?after_id=evt_OLD222', map)).toBe(
+      '/api/partner/v1/orders/ord_NEW111?after_id=evt_NEW222',
+    );
   });
 });
 
@@ -56,16 +72,29 @@ function harValidator() {
 }
 
 const cli = (args: string[]) =>
-  run(join(ROOT, 'node_modules/.bin/tsx'), ['conformance/cli.ts', ...args], { cwd: ROOT, maxBuffer: 32 * 1024 * 1024, env: { ...process.env, ADMIN_TOKEN: '', SERVICE_KEY_ID: '', SERVICE_SECRET: '' } }).then(
+  run(join(ROOT, 'node_modules/.bin/tsx'), ['conformance/cli.ts', ...args], {
+    cwd: ROOT,
+    maxBuffer: 32 * 1024 * 1024,
+    env: { ...process.env, ADMIN_TOKEN: '', SERVICE_KEY_ID: '', SERVICE_SECRET: '' },
+  }).then(
     ({ stdout }) => ({ code: 0, stdout }),
-    (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code ?? -1, stdout: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
+    (err: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: err.code ?? -1,
+      stdout: `${err.stdout ?? ''}${err.stderr ?? ''}`,
+    }),
   );
 
 /** `node replay.mjs` with only the given environment (plain Node: no tsx, no kit). */
 const replay = (dir: string, args: string[], env: Record<string, string>) =>
-  run(process.execPath, [join(dir, 'replay.mjs'), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, maxBuffer: 8 * 1024 * 1024 }).then(
+  run(process.execPath, [join(dir, 'replay.mjs'), ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    maxBuffer: 8 * 1024 * 1024,
+  }).then(
     ({ stdout }) => ({ code: 0, stdout }),
-    (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code ?? -1, stdout: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
+    (err: { code?: number; stdout?: string; stderr?: string }) => ({
+      code: err.code ?? -1,
+      stdout: `${err.stdout ?? ''}${err.stderr ?? ''}`,
+    }),
   );
 
 describe('npm run conformance -- --report bundle=DIR, and DIR/replay.mjs', () => {
@@ -76,7 +105,20 @@ describe('npm run conformance -- --report bundle=DIR, and DIR/replay.mjs', () =>
     dir = await mkdtemp(join(tmpdir(), 'conformance-bundle-'));
     bundle = join(dir, 'bundle');
     recorded = await startReferenceServer(new Set(['accept-replays']));
-    const failing = await cli(['--base-url', recorded.url, '--admin-token', recorded.adminToken, '--only', 'nonce-replay', '--seed', '9', '--num-runs', '3', '--report', `bundle=${bundle},html=${join(dir, 'report.html')}`]);
+    const failing = await cli([
+      '--base-url',
+      recorded.url,
+      '--admin-token',
+      recorded.adminToken,
+      '--only',
+      'nonce-replay',
+      '--seed',
+      '9',
+      '--num-runs',
+      '3',
+      '--report',
+      `bundle=${bundle},html=${join(dir, 'report.html')}`,
+    ]);
     expect(failing.code, failing.stdout.slice(-3000)).toBe(1);
     expect(failing.stdout).toContain(`failure bundle: ${bundle}`);
   }, 120_000);
@@ -86,15 +128,32 @@ describe('npm run conformance -- --report bundle=DIR, and DIR/replay.mjs', () =>
   });
 
   it('holds one directory per failed check with a HAR 1.2 file that validates, failure.txt, bundle.json and replay.mjs', async () => {
-    const index = JSON.parse(await readFile(join(bundle, 'bundle.json'), 'utf8')) as { baseUrl: string; seed: number; checks: Array<{ id: string; dir: string; exchanges: number; rules: string[] }> };
+    const index = JSON.parse(await readFile(join(bundle, 'bundle.json'), 'utf8')) as {
+      baseUrl: string;
+      seed: number;
+      checks: Array<{ id: string; dir: string; exchanges: number; rules: string[] }>;
+    };
     expect(index.baseUrl).toBe(recorded.url);
-    expect(index.checks.map((c) => c.id).sort()).toEqual(['partner.auth.nonce.identical-request', 'partner.auth.nonce.reuse']);
+    expect(index.checks.map((c) => c.id).sort()).toEqual([
+      'partner.auth.nonce.identical-request',
+      'partner.auth.nonce.reuse',
+    ]);
     const validate = harValidator();
     for (const c of index.checks) {
-      const har = JSON.parse(await readFile(join(bundle, c.dir, 'exchanges.har'), 'utf8')) as { log: { entries: Array<{ request: { headers: Array<{ name: string; value: string }>; postData?: { text: string } }; response: { content: { text: string } }; _conformance: { checkId: string; context?: boolean } }> } };
+      const har = JSON.parse(await readFile(join(bundle, c.dir, 'exchanges.har'), 'utf8')) as {
+        log: {
+          entries: Array<{
+            request: { headers: Array<{ name: string; value: string }>; postData?: { text: string } };
+            response: { content: { text: string } };
+            _conformance: { checkId: string; context?: boolean };
+          }>;
+        };
+      };
       expect(validate(har), JSON.stringify(validate.errors?.slice(0, 3))).toBe(true);
       expect(har.log.entries.length).toBe(c.exchanges);
-      expect(har.log.entries.filter((e) => !e._conformance.context).every((e) => e._conformance.checkId === c.id)).toBe(true);
+      expect(har.log.entries.filter((e) => !e._conformance.context).every((e) => e._conformance.checkId === c.id)).toBe(
+        true,
+      );
       const text = JSON.stringify(har);
       expect(text).not.toContain(recorded.adminToken);
       expect(text).not.toMatch(/"secret":\s*"sk_test_/);
@@ -108,7 +167,9 @@ describe('npm run conformance -- --report bundle=DIR, and DIR/replay.mjs', () =>
   it('replays against a fresh server with the same fault: every answer as recorded (exit 0), signed afresh', async () => {
     const again = await startReferenceServer(new Set(['accept-replays']));
     try {
-      const out = await replay(bundle, ['--base-url', again.url, '--check', 'partner.auth.nonce.identical-request'], { ADMIN_TOKEN: again.adminToken });
+      const out = await replay(bundle, ['--base-url', again.url, '--check', 'partner.auth.nonce.identical-request'], {
+        ADMIN_TOKEN: again.adminToken,
+      });
       expect(out.stdout).toMatch(/partner\.auth\.nonce\.identical-request: 0 of \d+ answers differ from the recording/);
       expect(out.code, out.stdout).toBe(0);
     } finally {
@@ -124,9 +185,16 @@ describe('npm run conformance -- --report bundle=DIR, and DIR/replay.mjs', () =>
       expect(minted.stdout).toMatch(/recorded 200, now 401\n\s+status 200 → 401/);
       expect(minted.stdout).toMatch(/body \/code: .*replay_detected/);
       // Without the operator token: the partner credential from the environment signs every request.
-      const res = await fetch(`${healthy.url}/api/admin/v1/credentials`, { method: 'POST', headers: { authorization: `Bearer ${healthy.adminToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ environment: 'sandbox', scopes: ['search'] }) });
+      const res = await fetch(`${healthy.url}/api/admin/v1/credentials`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${healthy.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ environment: 'sandbox', scopes: ['search'] }),
+      });
       const { key_id, secret } = (await res.json()) as { key_id: string; secret: string };
-      const given = await replay(bundle, ['--base-url', healthy.url, '--check', 'partner.auth.nonce.reuse'], { SERVICE_KEY_ID: key_id, SERVICE_SECRET: secret });
+      const given = await replay(bundle, ['--base-url', healthy.url, '--check', 'partner.auth.nonce.reuse'], {
+        SERVICE_KEY_ID: key_id,
+        SERVICE_SECRET: secret,
+      });
       expect(given.code, given.stdout).toBe(1);
       expect(given.stdout).toMatch(/status 200 → 401/);
       expect(given.stdout).not.toMatch(/invalid_signature/);

@@ -11,7 +11,10 @@ interface Upstream {
   headers: Record<string, string>;
   body: string;
 }
-type Mutation = (request: { method: string; url: string; headers: Record<string, string> }, upstream: () => Promise<Upstream>) => Promise<Upstream>;
+type Mutation = (
+  request: { method: string; url: string; headers: Record<string, string> },
+  upstream: () => Promise<Upstream>,
+) => Promise<Upstream>;
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'content-length', 'host']);
 
@@ -25,7 +28,12 @@ async function startProxy(target: string, mutate: Mutation): Promise<{ url: stri
     const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers };
     const upstream = async (): Promise<Upstream> => {
       const body = Buffer.concat(chunks);
-      const r = await fetch(target + request.url, { method: request.method, headers, redirect: 'manual', ...(body.length ? { body } : {}) });
+      const r = await fetch(target + request.url, {
+        method: request.method,
+        headers,
+        redirect: 'manual',
+        ...(body.length ? { body } : {}),
+      });
       const out: Record<string, string> = {};
       r.headers.forEach((value, name) => {
         if (!HOP_BY_HOP.has(name)) out[name] = value;
@@ -85,7 +93,9 @@ const trimmedLists: Mutation = async (_request, upstream) => {
 const credentialBlindCache: Mutation = (() => {
   const cache = new Map<string, Upstream>();
   return async (request, upstream) => {
-    const cacheable = request.method === 'GET' && /^\/api\/partner\/v1\/(orders|brokerage|links|payouts|settlements|transactions)(\?|$)/.test(request.url);
+    const cacheable =
+      request.method === 'GET' &&
+      /^\/api\/partner\/v1\/(orders|brokerage|links|payouts|settlements|transactions)(\?|$)/.test(request.url);
     const hit = cacheable ? cache.get(request.url) : undefined;
     if (hit) return hit;
     const answer = await upstream();
@@ -99,7 +109,11 @@ const CASES: Array<[string, Mutation, string]> = [
   ['a gateway that folds 401 codes into invalid_signature', genericAuthErrors, 'clock-skew'],
   ['a gateway that strips X-Request-Id', strippedHeaders, 'schema'],
   ['a layer that drops the last item of each list page', trimmedLists, 'pagination'],
-  ['a cache that serves one partner’s lists to another (keyed without the credential)', credentialBlindCache, 'authorization'],
+  [
+    'a cache that serves one partner’s lists to another (keyed without the credential)',
+    credentialBlindCache,
+    'authorization',
+  ],
 ];
 
 const cleanup: Array<() => Promise<void>> = [];
@@ -108,22 +122,40 @@ afterEach(async () => {
 });
 
 describe('the suite against faults injected outside the server', () => {
-  it.each(CASES.map(([name, mutate, family]) => ({ name, mutate, family })))('$name is caught by the $family family', async ({ mutate, family }) => {
-    const server = await startReferenceServer();
-    cleanup.push(server.stop);
-    const proxy = await startProxy(server.url, mutate);
-    cleanup.push(proxy.close);
-    const { results } = await runConformance({ baseUrl: proxy.url, adminToken: server.adminToken, only: [family], seed: 11, numRuns: 10, reference: true });
-    expect(results.length).toBeGreaterThan(0);
-    expect(results.filter((r) => r.status === 'failed').map((r) => r.check)).not.toEqual([]);
-  }, 120_000);
+  it.each(CASES.map(([name, mutate, family]) => ({ name, mutate, family })))(
+    '$name is caught by the $family family',
+    async ({ mutate, family }) => {
+      const server = await startReferenceServer();
+      cleanup.push(server.stop);
+      const proxy = await startProxy(server.url, mutate);
+      cleanup.push(proxy.close);
+      const { results } = await runConformance({
+        baseUrl: proxy.url,
+        adminToken: server.adminToken,
+        only: [family],
+        seed: 11,
+        numRuns: 10,
+        reference: true,
+      });
+      expect(results.length).toBeGreaterThan(0);
+      expect(results.filter((r) => r.status === 'failed').map((r) => r.check)).not.toEqual([]);
+    },
+    120_000,
+  );
 
   it('passes through an honest proxy (the failures above are the faults’)', async () => {
     const server = await startReferenceServer();
     cleanup.push(server.stop);
     const proxy = await startProxy(server.url, (_request, upstream) => upstream());
     cleanup.push(proxy.close);
-    const { results } = await runConformance({ baseUrl: proxy.url, adminToken: server.adminToken, only: ['nonce-replay', 'clock-skew', 'pagination'], seed: 11, numRuns: 10, reference: true });
+    const { results } = await runConformance({
+      baseUrl: proxy.url,
+      adminToken: server.adminToken,
+      only: ['nonce-replay', 'clock-skew', 'pagination'],
+      seed: 11,
+      numRuns: 10,
+      reference: true,
+    });
     expect(results.filter((r) => r.status !== 'passed')).toEqual([]);
   }, 120_000);
 });

@@ -32,17 +32,24 @@ describe.each([
 
   beforeAll(async () => {
     const [a, b] = await Promise.all([freePort(), freePort()]);
-    [mocks.partner, mocks.public] = await Promise.all([startPrism('partner', a, extra), startPrism('public', b, extra)]);
+    [mocks.partner, mocks.public] = await Promise.all([
+      startPrism('partner', a, extra),
+      startPrism('public', b, extra),
+    ]);
   }, 90_000);
 
   afterAll(async () => {
     await Promise.all([mocks.partner?.stop(), mocks.public?.stop()]);
   });
 
-  it.each(['partner', 'public'] as const)('the %s mock answers every operation as its document says', async (api) => {
-    const { results, failed } = await check(api, mocks[api]!.url);
-    if (!dynamic) expect(failed).toEqual([]);
-    else expect(failed.map((f) => /\((\w+)\)/.exec(f)?.[1]).sort()).toEqual([...DYNAMIC_LIMITS[api]].sort());
-    expect(results.length).toBeGreaterThan(20);
-  }, 60_000);
+  it.each(['partner', 'public'] as const)(
+    'the %s mock answers every operation as its document says',
+    async (api) => {
+      const { results, failed } = await check(api, mocks[api]!.url);
+      if (!dynamic) expect(failed).toEqual([]);
+      else expect(failed.map((f) => /\((\w+)\)/.exec(f)?.[1]).sort()).toEqual([...DYNAMIC_LIMITS[api]].sort());
+      expect(results.length).toBeGreaterThan(20);
+    },
+    60_000,
+  );
 });

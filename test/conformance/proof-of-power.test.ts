@@ -34,17 +34,35 @@ afterEach(async () => {
 async function failuresWith(fault: Fault | undefined, family: string) {
   const server = await startReferenceServer(fault ? new Set([fault]) : undefined);
   stop = server.stop;
-  const { results } = await runConformance({ baseUrl: server.url, adminToken: server.adminToken, only: [family], seed: 7, numRuns: 10, reference: true });
+  const { results } = await runConformance({
+    baseUrl: server.url,
+    adminToken: server.adminToken,
+    only: [family],
+    seed: 7,
+    numRuns: 10,
+    reference: true,
+  });
   expect(results.length).toBeGreaterThan(0);
   return results.filter((r) => r.status === 'failed');
 }
 
 describe('proof of power', () => {
-  it.each(CASES)('fault "%s" makes the %s family fail', async (fault, family, id) => {
-    const failed = await failuresWith(fault, family);
-    expect(failed.map((r) => r.check), `no ${family} check noticed ${fault}`).not.toEqual([]);
-    if (id) expect(failed.map((r) => r.id), `${id} did not notice ${fault}`).toContain(id);
-  }, 120_000);
+  it.each(CASES)(
+    'fault "%s" makes the %s family fail',
+    async (fault, family, id) => {
+      const failed = await failuresWith(fault, family);
+      expect(
+        failed.map((r) => r.check),
+        `no ${family} check noticed ${fault}`,
+      ).not.toEqual([]);
+      if (id)
+        expect(
+          failed.map((r) => r.id),
+          `${id} did not notice ${fault}`,
+        ).toContain(id);
+    },
+    120_000,
+  );
 
   it('every family but schema passes on the same server without the fault (the failures are the fault’s)', async () => {
     for (const family of new Set(CASES.map(([, f]) => f).filter((f) => f !== 'schema'))) {

@@ -33,19 +33,32 @@ async function startProxy(target: string, mutate: Mutation): Promise<{ url: stri
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && !HOP_BY_HOP.has(k)) headers[k] = v;
-    const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers, body: Buffer.concat(chunks).toString('utf8') };
+    const request = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers,
+      body: Buffer.concat(chunks).toString('utf8'),
+    };
     const from = req.socket.remoteAddress?.replace(/^::ffff:/, '');
     const upstream = () =>
       new Promise<Upstream>((resolve, reject) => {
         const body = Buffer.concat(chunks);
         const r = http.request(
-          { hostname: up.hostname, port: up.port, method: request.method, path: request.url, headers: { ...headers, 'content-length': String(body.length) }, ...(from?.startsWith('127.') ? { localAddress: from } : {}) },
+          {
+            hostname: up.hostname,
+            port: up.port,
+            method: request.method,
+            path: request.url,
+            headers: { ...headers, 'content-length': String(body.length) },
+            ...(from?.startsWith('127.') ? { localAddress: from } : {}),
+          },
           (answer) => {
             const parts: Buffer[] = [];
             answer.on('data', (c: Buffer) => parts.push(c));
             answer.on('end', () => {
               const out: Record<string, string | string[]> = {};
-              for (const [k, v] of Object.entries(answer.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+              for (const [k, v] of Object.entries(answer.headers))
+                if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
               resolve({ status: answer.statusCode ?? 502, headers: out, body: Buffer.concat(parts).toString('utf8') });
             });
             answer.on('error', reject);
@@ -73,7 +86,10 @@ async function startProxy(target: string, mutate: Mutation): Promise<{ url: stri
   };
 }
 
-const json = (a: Upstream) => (String(a.headers['content-type'] ?? '').includes('json') ? (JSON.parse(a.body) as Record<string, unknown>) : undefined);
+const json = (a: Upstream) =>
+  String(a.headers['content-type'] ?? '').includes('json')
+    ? (JSON.parse(a.body) as Record<string, unknown>)
+    : undefined;
 const path = (r: ProxiedRequest) => r.url.split('?')[0];
 
 /** A cache layer that serves the first row of a listings page again in place of its last. */
@@ -94,7 +110,9 @@ const noChallenge: Mutation = async (_request, upstream) => {
 };
 
 const maskAll = (body: Record<string, unknown>) => {
-  for (const r of [body.result, ...((body.alternatives as unknown[] | undefined) ?? [])] as Array<Record<string, unknown> | undefined>) {
+  for (const r of [body.result, ...((body.alternatives as unknown[] | undefined) ?? [])] as Array<
+    Record<string, unknown> | undefined
+  >) {
     if (r && r.price !== null) Object.assign(r, { price: null, price_masked: true });
   }
 };
@@ -143,7 +161,9 @@ const noRateLimit: Mutation = async (request, upstream) => {
 const framable: Mutation = async (request, upstream) => {
   const answer = await upstream();
   if (!/^text\/html/i.test(String(answer.headers['content-type'] ?? ''))) return answer;
-  const headers = Object.fromEntries(Object.entries(answer.headers).filter(([k]) => k !== 'x-frame-options' && k !== 'content-security-policy'));
+  const headers = Object.fromEntries(
+    Object.entries(answer.headers).filter(([k]) => k !== 'x-frame-options' && k !== 'content-security-policy'),
+  );
   return { ...answer, headers: { ...headers, 'content-security-policy': "default-src 'self' 'unsafe-inline'" } };
 };
 
@@ -159,7 +179,11 @@ const noTotal: Mutation = async (request, upstream) => {
 /** A gateway whose request-body limit (16 KiB) is below what the contract's largest bulk request needs. */
 const smallBodyLimit: Mutation = async (request, upstream) => {
   if (request.method === 'POST' && Buffer.byteLength(request.body) > 16 * 1024) {
-    return { status: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code: 'payload_too_large', message: 'gateway limit 16 KiB' }) };
+    return {
+      status: 413,
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code: 'payload_too_large', message: 'gateway limit 16 KiB' }),
+    };
   }
   return upstream();
 };
@@ -176,7 +200,12 @@ const globalIdempotency: Mutation = (() => {
       if (answer.status === 200) stored.set(key, { body: request.body, answer });
       return answer;
     }
-    if (seen.body !== request.body) return { ...answer, status: 409, body: JSON.stringify({ code: 'conflict', message: 'Idempotency-Key reused with another body' }) };
+    if (seen.body !== request.body)
+      return {
+        ...answer,
+        status: 409,
+        body: JSON.stringify({ code: 'conflict', message: 'Idempotency-Key reused with another body' }),
+      };
     return { ...seen.answer, headers: { ...seen.answer.headers, 'idempotent-replayed': 'true' } };
   };
 })();
@@ -189,10 +218,25 @@ const CASES: Array<[string, Mutation, string, RegExp?]> = [
   ['a cache serving masked prices to bearer searches', maskedForBearer, 'oauth'],
   ['a layer unmasking search_domain for anonymous MCP clients', unmaskedMcp, 'mcp'],
   ['a CDN dropping the RateLimit fields of public answers', noRateLimit, 'public-headers'],
-  ['a proxy replacing the pages\' security headers with a framable, script-friendly policy', framable, 'public-headers', /security-header problems/],
-  ['a rewrite losing page.total from listing pages', noTotal, 'public-schema', /GET \/api\/market\/listings → 200[\s\S]*must have required property 'total'/],
+  [
+    "a proxy replacing the pages' security headers with a framable, script-friendly policy",
+    framable,
+    'public-headers',
+    /security-header problems/,
+  ],
+  [
+    'a rewrite losing page.total from listing pages',
+    noTotal,
+    'public-schema',
+    /GET \/api\/market\/listings → 200[\s\S]*must have required property 'total'/,
+  ],
   ['a gateway with a 16 KiB body limit', smallBodyLimit, 'public-edges', /bulk lock of 1000 domains/],
-  ['an idempotency layer that ignores who the client is', globalIdempotency, 'public-authorization', /first use of the key/],
+  [
+    'an idempotency layer that ignores who the client is',
+    globalIdempotency,
+    'public-authorization',
+    /first use of the key/,
+  ],
 ];
 
 const PUBLIC = ALL_FAMILIES.filter((f) => f.surface === 'public').map((f) => f.name);
@@ -201,10 +245,19 @@ async function failedChecks(mutate: Mutation, only: string[]): Promise<Array<{ c
   const server = await startReferenceServer();
   const proxy = await startProxy(server.url, mutate);
   try {
-    const { results } = await runConformance({ baseUrl: proxy.url, adminToken: server.adminToken, only, seed: 5, numRuns: 6, reference: true });
+    const { results } = await runConformance({
+      baseUrl: proxy.url,
+      adminToken: server.adminToken,
+      only,
+      seed: 5,
+      numRuns: 6,
+      reference: true,
+    });
     expect(results.length).toBeGreaterThan(0);
     expect(results.filter((r) => r.status === 'skipped')).toEqual([]);
-    return results.filter((r) => r.status === 'failed').map((r) => ({ check: `${r.family} › ${r.check}`, message: r.message ?? '' }));
+    return results
+      .filter((r) => r.status === 'failed')
+      .map((r) => ({ check: `${r.family} › ${r.check}`, message: r.message ?? '' }));
   } finally {
     await proxy.close();
     await server.stop();
@@ -218,11 +271,20 @@ describe('the public families against faults injected outside the server', () =>
     honest = (await failedChecks((_request, upstream) => upstream(), PUBLIC)).map((f) => f.check);
   }, 120_000);
 
-  it.each(CASES.map(([name, mutate, family, mark]) => ({ name, mutate, family, mark })))('$name is caught by the $family family', async ({ mutate, family, mark }) => {
-    const failed = await failedChecks(mutate, [family]);
-    const caught = mark ? failed.filter((f) => mark.test(f.message)) : failed.filter((f) => !honest.includes(f.check));
-    expect(caught.map((f) => f.check), `no ${family} check noticed the fault`).not.toEqual([]);
-  }, 120_000);
+  it.each(CASES.map(([name, mutate, family, mark]) => ({ name, mutate, family, mark })))(
+    '$name is caught by the $family family',
+    async ({ mutate, family, mark }) => {
+      const failed = await failedChecks(mutate, [family]);
+      const caught = mark
+        ? failed.filter((f) => mark.test(f.message))
+        : failed.filter((f) => !honest.includes(f.check));
+      expect(
+        caught.map((f) => f.check),
+        `no ${family} check noticed the fault`,
+      ).not.toEqual([]);
+    },
+    120_000,
+  );
 
   it('every public family is covered by at least one fault', () => {
     const covered = new Set(CASES.map(([, , family]) => family));
@@ -230,6 +292,9 @@ describe('the public families against faults injected outside the server', () =>
   });
 
   afterAll(() => {
-    if (honest.length > 0) console.warn(`through an honest proxy these public checks fail on the reference server itself:\n  ${honest.join('\n  ')}`);
+    if (honest.length > 0)
+      console.warn(
+        `through an honest proxy these public checks fail on the reference server itself:\n  ${honest.join('\n  ')}`,
+      );
   });
 });

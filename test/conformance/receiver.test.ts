@@ -13,7 +13,9 @@ import { ROOT } from '../../scripts/contract.ts';
 const run = promisify(execFile);
 const SECRET = 'whsec_receiver_test_0123456789';
 
-async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ server: Server; url: string }> {
+async function serve(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<{ server: Server; url: string }> {
   const server = createServer(handler);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks` };
@@ -80,7 +82,10 @@ describe('conformance receiver mode', () => {
   const cli = (args: string[]) =>
     run(join(ROOT, 'node_modules/.bin/tsx'), ['conformance/cli.ts', 'receiver', ...args], { cwd: ROOT }).then(
       ({ stdout }) => ({ code: 0, stdout }),
-      (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code ?? -1, stdout: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
+      (err: { code?: number; stdout?: string; stderr?: string }) => ({
+        code: err.code ?? -1,
+        stdout: `${err.stdout ?? ''}${err.stderr ?? ''}`,
+      }),
     );
 
   it('npm run conformance -- receiver exits 0 for a good receiver, 1 for a careless one, 2 on bad arguments', async () => {

@@ -17,11 +17,25 @@ describe('npm run conformance (no --base-url)', () => {
     dir = await mkdtemp(join(tmpdir(), 'conformance-report-'));
     const json = join(dir, 'report.json');
     const junit = join(dir, 'report.xml');
-    const { stdout } = await run(join(ROOT, 'node_modules/.bin/tsx'), ['conformance/cli.ts', '--seed', '20261122', '--num-runs', '15', '--surface', 'partner', '--report', `json=${json},junit=${junit}`], {
-      cwd: ROOT,
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, ADMIN_TOKEN: '' },
-    }).catch((err: { stdout?: string; code?: number }) => {
+    const { stdout } = await run(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      [
+        'conformance/cli.ts',
+        '--seed',
+        '20261122',
+        '--num-runs',
+        '15',
+        '--surface',
+        'partner',
+        '--report',
+        `json=${json},junit=${junit}`,
+      ],
+      {
+        cwd: ROOT,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, ADMIN_TOKEN: '' },
+      },
+    ).catch((err: { stdout?: string; code?: number }) => {
       throw new Error(`conformance exited ${err.code}:\n${(err.stdout ?? '').slice(-4000)}`);
     });
     expect(stdout).toMatch(/conformance: \d+ passed, 0 failed, 0 skipped/);
@@ -32,14 +46,19 @@ describe('npm run conformance (no --base-url)', () => {
   }, 180_000);
 
   it('passes --surface all (partner and public families, OAuth with the seeded sandbox user, MCP) with none failed or skipped', async () => {
-    const { stdout } = await run(join(ROOT, 'node_modules/.bin/tsx'), ['conformance/cli.ts', '--seed', '20261123', '--surface', 'all'], {
-      cwd: ROOT,
-      maxBuffer: 64 * 1024 * 1024,
-      env: { ...process.env, ADMIN_TOKEN: '', SANDBOX_USER_EMAIL: '', SANDBOX_USER_PASSWORD: '' },
-    }).catch((err: { stdout?: string; code?: number }) => {
+    const { stdout } = await run(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      ['conformance/cli.ts', '--seed', '20261123', '--surface', 'all'],
+      {
+        cwd: ROOT,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, ADMIN_TOKEN: '', SANDBOX_USER_EMAIL: '', SANDBOX_USER_PASSWORD: '' },
+      },
+    ).catch((err: { stdout?: string; code?: number }) => {
       throw new Error(`conformance exited ${err.code}:\n${(err.stdout ?? '').slice(-6000)}`);
     });
     expect(stdout).toMatch(/conformance: \d+ passed, 0 failed, 0 skipped/);
-    for (const family of ['public-pagination', 'public-error-codes', 'oauth', 'mcp', 'public-headers', 'public-schema']) expect(stdout).toMatch(new RegExp(`^${family} +[1-9]\\d* +0 +0$`, 'm'));
+    for (const family of ['public-pagination', 'public-error-codes', 'oauth', 'mcp', 'public-headers', 'public-schema'])
+      expect(stdout).toMatch(new RegExp(`^${family} +[1-9]\\d* +0 +0$`, 'm'));
   }, 180_000);
 });

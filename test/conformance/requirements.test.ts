@@ -32,14 +32,24 @@ describe('requirement IDs', () => {
 
   it('finds a duplicate, a malformed ID, a reused retired ID and a check without rules', () => {
     const check = (id: string, rules = ['spec:partner#/x-signing']) => ({ id, name: id, rules, run: async () => {} });
-    const family: Family = { name: 'f', surface: 'partner', description: '', needs: [], checks: [check('a.b'), check('a.b'), check('Not An Id'), check('old.one'), check('c.d', [])] };
-    const retired: RetiredRequirement[] = [{ id: 'old.one', title: 'an old check', retiredIn: '0.2.0', reason: 'split in two', replacedBy: 'a.b' }];
+    const family: Family = {
+      name: 'f',
+      surface: 'partner',
+      description: '',
+      needs: [],
+      checks: [check('a.b'), check('a.b'), check('Not An Id'), check('old.one'), check('c.d', [])],
+    };
+    const retired: RetiredRequirement[] = [
+      { id: 'old.one', title: 'an old check', retiredIn: '0.2.0', reason: 'split in two', replacedBy: 'a.b' },
+    ];
     const problems = idProblems([family], retired);
     expect(problems.some((p) => p.includes('ID a.b is also used'))).toBe(true);
     expect(problems.some((p) => p.includes('"Not An Id" is not a dotted lowercase ID'))).toBe(true);
     expect(problems.some((p) => p.includes('old.one is retired'))).toBe(true);
     expect(problems.some((p) => p.includes('names no rule'))).toBe(true);
-    expect(listing([family], retired)).toMatch(/retired \(1\):\n {2}old\.one +retired in 0\.2\.0: split in two \(now a\.b\)/);
+    expect(listing([family], retired)).toMatch(
+      /retired \(1\):\n {2}old\.one +retired in 0\.2\.0: split in two \(now a\.b\)/,
+    );
   });
 
   it('every spec: rule names a node of the bundled contract, and every other rule a seed section', () => {
@@ -50,7 +60,8 @@ describe('requirement IDs', () => {
         for (const rule of c.rules) {
           if (rule.startsWith('spec:')) {
             if (spec.ruleTarget(rule) === undefined) bad.push(`${c.id}: ${rule} names nothing in the contract`);
-          } else if (!/^seed:(partner|public) › \S/.test(rule)) bad.push(`${c.id}: "${rule}" is neither a spec: nor a seed: rule`);
+          } else if (!/^seed:(partner|public) › \S/.test(rule))
+            bad.push(`${c.id}: "${rule}" is neither a spec: nor a seed: rule`);
         }
       }
     }
@@ -61,7 +72,9 @@ describe('requirement IDs', () => {
     const spec = SpecIndex.load();
     expect(spec.ruleTarget('spec:partner#/x-signing/timestamp-skew-seconds')).toBe(300);
     expect(spec.ruleTarget('spec:partner:createQuote#/x-quote-validity-seconds')).toBe(600);
-    expect(Object.keys(spec.ruleTarget('spec:admin:applyOrderAction#/x-transitions') as object)).toContain('confirm-delivery');
+    expect(Object.keys(spec.ruleTarget('spec:admin:applyOrderAction#/x-transitions') as object)).toContain(
+      'confirm-delivery',
+    );
     expect(spec.ruleTarget('spec:partner#/x-signing/no-such-member')).toBeUndefined();
     expect(spec.ruleTarget('spec:partner:noSuchOperation#/description')).toBeUndefined();
     expect(spec.ruleTarget('seed:partner › Errors')).toBeUndefined();

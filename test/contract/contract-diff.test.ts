@@ -122,7 +122,14 @@ describe('contract:diff gate', { timeout: 60_000 }, () => {
     const pub = await gate('public', (doc) => {
       schemas(doc).DomainSearchResult.properties.premium = { type: 'boolean' };
       schemas(doc).DomainSearchRequest.properties.locale = { type: 'string', maxLength: 35 };
-      doc.paths['/api/tools/dns'] = { get: { operationId: 'dnsLookup', summary: 'DNS lookup', tags: ['Search'], responses: { '200': { description: 'ok' } } } };
+      doc.paths['/api/tools/dns'] = {
+        get: {
+          operationId: 'dnsLookup',
+          summary: 'DNS lookup',
+          tags: ['Search'],
+          responses: { '200': { description: 'ok' } },
+        },
+      };
     });
     expect(messages(partner)).toBe('');
     expect(messages(pub)).toBe('');
@@ -153,7 +160,10 @@ describe('contract:diff gate', { timeout: 60_000 }, () => {
     });
 
     it('passes, and lists the change with its reason apart from the compatible ones', async () => {
-      const d = await gate('partner', narrow({ keywords: ['maxLength'], reason: 'Longer names were never sold.', version: '9.1.0' }));
+      const d = await gate(
+        'partner',
+        narrow({ keywords: ['maxLength'], reason: 'Longer names were never sold.', version: '9.1.0' }),
+      );
       expect(passes([d])).toBe(true);
       expect(d.breaking).toEqual([]);
       expect(d.accepted.length).toBeGreaterThan(0);
@@ -166,8 +176,14 @@ describe('contract:diff gate', { timeout: 60_000 }, () => {
       ['no acceptance', undefined],
       ['an acceptance of another keyword', { keywords: ['pattern'], reason: 'Something else.', version: '9.1.0' }],
       ['an acceptance without a reason', { keywords: ['maxLength'], reason: ' ', version: '9.1.0' }],
-      ['an acceptance without the version that makes the change', { keywords: ['maxLength'], reason: 'Longer names were never sold.' }],
-      ['an acceptance left over from an earlier release', { keywords: ['maxLength'], reason: 'Longer names were never sold.', version: '9.0.0' }],
+      [
+        'an acceptance without the version that makes the change',
+        { keywords: ['maxLength'], reason: 'Longer names were never sold.' },
+      ],
+      [
+        'an acceptance left over from an earlier release',
+        { keywords: ['maxLength'], reason: 'Longer names were never sold.', version: '9.0.0' },
+      ],
       ['a malformed acceptance', 'maxLength'],
     ])('still fails with %s', async (_name, acceptance) => {
       const d = await gate('partner', narrow(acceptance));
@@ -178,7 +194,11 @@ describe('contract:diff gate', { timeout: 60_000 }, () => {
     it('passes when the schema that holds the member accepts it for its members', async () => {
       const d = await gate('partner', (doc) => {
         narrow(undefined)(doc);
-        schemas(doc).QuoteRequest['x-accepted-breaking-change'] = { keywords: ['maxLength'], reason: 'Limits the server enforced already.', version: '9.1.0' };
+        schemas(doc).QuoteRequest['x-accepted-breaking-change'] = {
+          keywords: ['maxLength'],
+          reason: 'Limits the server enforced already.',
+          version: '9.1.0',
+        };
       });
       expect(passes([d])).toBe(true);
       expect(d.accepted.length).toBeGreaterThan(0);
@@ -186,7 +206,10 @@ describe('contract:diff gate', { timeout: 60_000 }, () => {
 
     it('still fails when the document keeps the version of the base (the acceptance is stale)', async () => {
       release = ORIGINAL_VERSION;
-      const d = await gate('partner', narrow({ keywords: ['maxLength'], reason: 'Longer names were never sold.', version: ORIGINAL_VERSION }));
+      const d = await gate(
+        'partner',
+        narrow({ keywords: ['maxLength'], reason: 'Longer names were never sold.', version: ORIGINAL_VERSION }),
+      );
       expect(passes([d])).toBe(false);
     });
   });

@@ -52,7 +52,11 @@ describe('every document', () => {
         const ref = schemaRef(json);
         const oauthShaped = OAUTH_SHAPED.has(path) && status !== '429' && status !== '500';
         const expected =
-          path === READINESS_REPORT.path && status === READINESS_REPORT.status ? READINESS_REPORT.ref : operation['x-error-format'] === 'jsonrpc' ? MCP_ERROR_REF : ERROR_REF;
+          path === READINESS_REPORT.path && status === READINESS_REPORT.status
+            ? READINESS_REPORT.ref
+            : operation['x-error-format'] === 'jsonrpc'
+              ? MCP_ERROR_REF
+              : ERROR_REF;
         if (!oauthShaped && ref !== expected) offenders.push(`${method} ${path} ${status}: ${ref ?? 'inline schema'}`);
       }
     }
@@ -164,24 +168,34 @@ describe('partner document', () => {
   const doc = docs.partner;
 
   it('has exactly the 26 operations of the seed, and the ones it adds', () => {
-    const actual = operations(doc).map((o) => `${o.method} ${o.path}`).sort();
+    const actual = operations(doc)
+      .map((o) => `${o.method} ${o.path}`)
+      .sort();
     const expected = [...PARTNER_OPERATIONS, ...PARTNER_ADDED_OPERATIONS].map(([m, p]) => `${m} ${p}`).sort();
     expect(actual).toEqual(expected);
   });
 
-  it.each([...PARTNER_OPERATIONS, ...PARTNER_ADDED_OPERATIONS])('%s %s needs scope %s, names its rate-limit class and has summary and tags', (method, path, scope) => {
-    const op = find(doc, method, path);
-    expect(op).toBeDefined();
-    expect(op?.['x-scopes']).toEqual([scope]);
-    expect(op?.['x-rate-limit']).toBe(expectedRateClass(method, path));
-    expect(op?.summary).toEqual(expect.any(String));
-    expect(op?.tags).toEqual([expect.any(String)]);
-  });
+  it.each([...PARTNER_OPERATIONS, ...PARTNER_ADDED_OPERATIONS])(
+    '%s %s needs scope %s, names its rate-limit class and has summary and tags',
+    (method, path, scope) => {
+      const op = find(doc, method, path);
+      expect(op).toBeDefined();
+      expect(op?.['x-scopes']).toEqual([scope]);
+      expect(op?.['x-rate-limit']).toBe(expectedRateClass(method, path));
+      expect(op?.summary).toEqual(expect.any(String));
+      expect(op?.tags).toEqual([expect.any(String)]);
+    },
+  );
 
   it('signs every operation with the four headers in one security requirement', () => {
     const schemes = deref(doc, doc.components).securitySchemes as JsonObject;
     const headerNames = Object.values(schemes).map((s) => (s as JsonObject).name);
-    expect(headerNames.sort()).toEqual(['X-Service-Key-Id', 'X-Service-Nonce', 'X-Service-Signature', 'X-Service-Timestamp']);
+    expect(headerNames.sort()).toEqual([
+      'X-Service-Key-Id',
+      'X-Service-Nonce',
+      'X-Service-Signature',
+      'X-Service-Timestamp',
+    ]);
     expect(doc.security).toEqual([Object.fromEntries(Object.keys(schemes).map((k) => [k, []]))]);
     for (const { operation } of operations(doc)) expect(operation.security).toBeUndefined();
   });
@@ -204,7 +218,13 @@ describe('partner document', () => {
       for (const [status, response] of Object.entries(responses)) {
         if (!status.startsWith('2')) continue;
         const headers = response.headers as JsonObject;
-        for (const name of ['RateLimit-Policy', 'RateLimit', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']) {
+        for (const name of [
+          'RateLimit-Policy',
+          'RateLimit',
+          'RateLimit-Limit',
+          'RateLimit-Remaining',
+          'RateLimit-Reset',
+        ]) {
           expect(deref(doc, headers[name]).required, `${method} ${path} ${status} ${name}`).toBe(true);
         }
       }
@@ -226,7 +246,12 @@ describe('partner document', () => {
       const post = deref(doc, webhooks[kind]).post as JsonObject;
       const headers = (post.parameters as JsonObject[]).map((p) => deref(doc, p)).filter((p) => p.in === 'header');
       const names = headers.map((h) => h.name);
-      for (const name of ['X-Service-Signature', 'X-Service-Event-Id', 'X-Service-Event-Type', 'X-Service-Delivery-Attempt']) {
+      for (const name of [
+        'X-Service-Signature',
+        'X-Service-Event-Id',
+        'X-Service-Event-Type',
+        'X-Service-Delivery-Attempt',
+      ]) {
         expect(names, `${kind}`).toContain(name);
       }
       expect(JSON.stringify(deref(doc, post.requestBody))).toContain(kind);
@@ -253,7 +278,8 @@ describe('public document', () => {
   });
 
   it('limits batches to 20 operations and bulk to 1,000 domains', () => {
-    const text = (method: string, path: string) => JSON.stringify(doc.components) + JSON.stringify(find(doc, method, path));
+    const text = (method: string, path: string) =>
+      JSON.stringify(doc.components) + JSON.stringify(find(doc, method, path));
     expect(text('post', '/api/batch')).toContain('"maxItems":20');
     expect(text('post', '/api/domains/bulk/{op}')).toContain('"maxItems":1000');
   });

@@ -15,17 +15,35 @@ describe('conformance traffic through prism proxy', () => {
   }, 120_000);
 
   it('reports response violations when the server drops a documented field (remove-response-field)', async () => {
-    const result = await crosscheck({ only: ['schema'], seed: 20261122, numRuns: 3, faults: new Set(['remove-response-field']) });
+    const result = await crosscheck({
+      only: ['schema'],
+      seed: 20261122,
+      numRuns: 3,
+      faults: new Set(['remove-response-field']),
+    });
     expect(result.responseViolations.length).toBeGreaterThan(0);
     expect(result.responseViolations.some((v) => /currency/.test(v.message))).toBe(true);
   }, 120_000);
 
   it('reads a header Prism cut short', () => {
     const full = JSON.stringify([
-      { location: ['response', 'body'], severity: 'Error', code: 'required', message: "must have required property 'currency'" },
-      { location: ['request', 'query'], severity: 'Error', code: 'required', message: "must have required property 'q'" },
+      {
+        location: ['response', 'body'],
+        severity: 'Error',
+        code: 'required',
+        message: "must have required property 'currency'",
+      },
+      {
+        location: ['request', 'query'],
+        severity: 'Error',
+        code: 'required',
+        message: "must have required property 'q'",
+      },
     ]);
-    expect(parseViolations(full).violations.map((v) => [v.side, v.location])).toEqual([['response', 'body'], ['request', 'query']]);
+    expect(parseViolations(full).violations.map((v) => [v.side, v.location])).toEqual([
+      ['response', 'body'],
+      ['request', 'query'],
+    ]);
     const cut = parseViolations(`Too many violations! ${full.slice(0, full.length - 40)}`);
     expect(cut.truncated).toBe(true);
     expect(cut.violations.map((v) => v.side)).toEqual(['response', 'request']);

@@ -16,7 +16,10 @@ export function deref(doc: JsonObject, node: Json | undefined): JsonObject {
   let current: Json | undefined = node;
   for (let i = 0; isObject(current) && typeof current.$ref === 'string'; i++) {
     if (i > 20) throw new Error('reference cycle');
-    const parts = current.$ref.replace(/^#\//, '').split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const parts = current.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
     let target: Json | undefined = doc;
     for (const part of parts) target = isObject(target) ? target[part] : undefined;
     if (target === undefined) throw new Error(`unresolved $ref ${current.$ref}`);

@@ -36,7 +36,9 @@ const docWith = (example: unknown, schemaExamples: unknown[] = []) => ({
 
 describe('exampleProblems', () => {
   it('accepts valid examples', () => {
-    const doc = docWith({ price_cents: 100, at: '2026-11-22T09:30:00Z' }, [{ price_cents: 0, at: '2026-01-01T00:00:00Z' }]);
+    const doc = docWith({ price_cents: 100, at: '2026-11-22T09:30:00Z' }, [
+      { price_cents: 0, at: '2026-01-01T00:00:00Z' },
+    ]);
     expect(countExamples(doc)).toBe(2);
     expect(exampleProblems(doc)).toEqual([]);
   });

@@ -17,12 +17,18 @@ describe('the contract index', () => {
           .filter(([method]) => ['get', 'put', 'post', 'delete', 'patch'].includes(method))
           .map(([method, op]) => `${method.toUpperCase()} ${path} ${op.operationId}`),
       );
-      expect(contract.of(api).operations.map((op) => `${op.method} ${op.path} ${op.operationId}`).sort()).toEqual(expected.sort());
+      expect(
+        contract
+          .of(api)
+          .operations.map((op) => `${op.method} ${op.path} ${op.operationId}`)
+          .sort(),
+      ).toEqual(expected.sort());
     }
   });
 
   it('resolves every parameter (no $ref left) and keeps the path-level ones', () => {
-    for (const op of contract.operations) for (const p of op.parameters) expect(p.$ref, `${op.operationId} ${String(p.name)}`).toBeUndefined();
+    for (const op of contract.operations)
+      for (const p of op.parameters) expect(p.$ref, `${op.operationId} ${String(p.name)}`).toBeUndefined();
     const order = contract.partner.byId('getOrder');
     expect(order?.parameters.map((p) => `${String(p.in)}:${String(p.name)}`)).toContain('path:public_id');
   });
@@ -41,15 +47,27 @@ describe('the contract index', () => {
 
   it('routes literal segments before templated ones, decodes path parameters, and tells 405 from 404', () => {
     const partner = contract.partner;
-    expect(partner.match('GET', '/api/partner/v1/brokerage/eligibility')).toMatchObject({ kind: 'found', operation: { operationId: 'getBrokerageEligibility' } });
-    expect(partner.match('GET', '/api/partner/v1/brokerage/case%209')).toMatchObject({ kind: 'found', operation: { operationId: 'getBrokerageCase' }, params: { case_id: 'case 9' } });
-    expect(partner.match('DELETE', '/api/partner/v1/availability')).toEqual({ kind: 'method-not-allowed', allowed: ['GET'] });
+    expect(partner.match('GET', '/api/partner/v1/brokerage/eligibility')).toMatchObject({
+      kind: 'found',
+      operation: { operationId: 'getBrokerageEligibility' },
+    });
+    expect(partner.match('GET', '/api/partner/v1/brokerage/case%209')).toMatchObject({
+      kind: 'found',
+      operation: { operationId: 'getBrokerageCase' },
+      params: { case_id: 'case 9' },
+    });
+    expect(partner.match('DELETE', '/api/partner/v1/availability')).toEqual({
+      kind: 'method-not-allowed',
+      allowed: ['GET'],
+    });
     expect(partner.match('GET', '/api/partner/v1/nowhere')).toEqual({ kind: 'not-found' });
     expect(partner.match('GET', '/api/partner/v1/orders/ord_1/')).toEqual({ kind: 'not-found' });
   });
 
   it('follows chains of $refs, and names nothing for a dangling one', () => {
-    const doc = { components: { parameters: { A: { $ref: '#/components/parameters/B' }, B: { name: 'b', in: 'query' } } } };
+    const doc = {
+      components: { parameters: { A: { $ref: '#/components/parameters/B' }, B: { name: 'b', in: 'query' } } },
+    };
     expect(resolveRef(doc, { $ref: '#/components/parameters/A' })).toEqual({ name: 'b', in: 'query' });
     expect(resolveRef(doc, { $ref: '#/components/parameters/Z' })).toEqual({});
     const escaped = { components: { schemas: { 'a/b': { type: 'string' } } } };
@@ -57,6 +75,8 @@ describe('the contract index', () => {
   });
 
   it('refuses an unknown x-cors policy at start-up', () => {
-    expect(() => new ApiContract('public', { paths: { '/x': { 'x-cors': 'everyone', get: { operationId: 'x' } } } })).toThrow(/x-cors/);
+    expect(
+      () => new ApiContract('public', { paths: { '/x': { 'x-cors': 'everyone', get: { operationId: 'x' } } } }),
+    ).toThrow(/x-cors/);
   });
 });

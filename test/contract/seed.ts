@@ -39,7 +39,9 @@ export const PARTNER_OPERATIONS: ReadonlyArray<readonly [method: string, path: s
  * why deliveries fail, a refused destination included (DECISIONS §5 and §8: a refused delivery is
  * a failed attempt with a reason the partner can see).
  */
-export const PARTNER_ADDED_OPERATIONS: ReadonlyArray<readonly [method: string, path: string, scope: string]> = [['get', '/api/partner/webhooks', 'webhook']];
+export const PARTNER_ADDED_OPERATIONS: ReadonlyArray<readonly [method: string, path: string, scope: string]> = [
+  ['get', '/api/partner/webhooks', 'webhook'],
+];
 
 /** Rate-limit class per partner operation (DECISIONS §2). */
 export function expectedRateClass(method: string, path: string): string {

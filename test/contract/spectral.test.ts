@@ -35,14 +35,19 @@ describe('Spectral: spectral:oas and the reviewed OWASP ruleset', () => {
     [
       'an array schema without items (spectral:oas)',
       'public',
-      (doc) => delete at(doc, ['components', 'schemas', 'RdapEntity', 'properties', 'vcardArray', 'prefixItems', 1]).items,
+      (doc) =>
+        delete at(doc, ['components', 'schemas', 'RdapEntity', 'properties', 'vcardArray', 'prefixItems', 1]).items,
       { code: 'array-items', path: 'components.schemas.RdapEntity.properties.vcardArray.prefixItems.1' },
     ],
     [
       'a request string without maxLength',
       'public',
-      (doc) => delete at(doc, ['components', 'schemas', 'ClientRegistrationRequest', 'properties', 'software_id']).maxLength,
-      { code: 'owasp:api4:2023-string-limit', path: 'components.schemas.ClientRegistrationRequest.properties.software_id' },
+      (doc) =>
+        delete at(doc, ['components', 'schemas', 'ClientRegistrationRequest', 'properties', 'software_id']).maxLength,
+      {
+        code: 'owasp:api4:2023-string-limit',
+        path: 'components.schemas.ClientRegistrationRequest.properties.software_id',
+      },
     ],
     [
       'a request string whose pattern no longer bounds its length',
@@ -59,18 +64,45 @@ describe('Spectral: spectral:oas and the reviewed OWASP ruleset', () => {
     [
       'a 2xx answer without rate-limit headers',
       'public',
-      (doc) => (at(doc, ['paths', '/api/pricing/tld', 'get', 'responses', '200']).headers = { 'X-Request-Id': { schema: { type: 'string' } } }),
+      (doc) =>
+        (at(doc, ['paths', '/api/pricing/tld', 'get', 'responses', '200']).headers = {
+          'X-Request-Id': { schema: { type: 'string' } },
+        }),
       { code: 'owasp:api4:2023-rate-limit', path: 'paths./api/pricing/tld.get.responses.200.headers' },
     ],
     [
       'a partner answer without rate-limit headers (only the unidentified 401 and 413 are exempt)',
       'partner',
-      (doc) => (at(doc, ['paths', '/api/partner/v1/availability', 'get', 'responses', '200']).headers = { 'X-Request-Id': { schema: { type: 'string' } } }),
+      (doc) =>
+        (at(doc, ['paths', '/api/partner/v1/availability', 'get', 'responses', '200']).headers = {
+          'X-Request-Id': { schema: { type: 'string' } },
+        }),
       { code: 'owasp:api4:2023-rate-limit', path: 'paths./api/partner/v1/availability.get.responses.200.headers' },
     ],
-    withoutAnswer('an operation that reads a token without its 401', 'public', '/api/domains/bulk/{op}', 'post', '401', 'owasp:api8:2023-define-error-responses-401'),
-    withoutAnswer('an operation with query parameters without its 400', 'public', '/api/market/listings', 'get', '400', 'owasp:api8:2023-define-error-validation'),
-    withoutAnswer('an operation without any 500', 'admin', '/api/admin/v1/payouts', 'post', '500', 'owasp:api8:2023-define-error-responses-500'),
+    withoutAnswer(
+      'an operation that reads a token without its 401',
+      'public',
+      '/api/domains/bulk/{op}',
+      'post',
+      '401',
+      'owasp:api8:2023-define-error-responses-401',
+    ),
+    withoutAnswer(
+      'an operation with query parameters without its 400',
+      'public',
+      '/api/market/listings',
+      'get',
+      '400',
+      'owasp:api8:2023-define-error-validation',
+    ),
+    withoutAnswer(
+      'an operation without any 500',
+      'admin',
+      '/api/admin/v1/payouts',
+      'post',
+      '500',
+      'owasp:api8:2023-define-error-responses-500',
+    ),
     [
       'a server without its audience',
       'partner',
@@ -83,7 +115,11 @@ describe('Spectral: spectral:oas and the reviewed OWASP ruleset', () => {
       (doc) => (at(doc, ['servers', 1]).url = 'http://{host}'),
       { code: 'owasp:api8:2023-no-server-http', path: 'servers.1.url' },
     ],
-  ])('report %s', async (_what, api, change, expected) => {
-    expect(await findingsAfter(api, change)).toContainEqual(expected);
-  }, 60_000);
+  ])(
+    'report %s',
+    async (_what, api, change, expected) => {
+      expect(await findingsAfter(api, change)).toContainEqual(expected);
+    },
+    60_000,
+  );
 });

@@ -5,7 +5,19 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_SANDBOX_USER, configFromEnv } from '../../server/config.ts';
 import { SANDBOX_USER_DOMAINS } from '../../server/bulk/seed.ts';
 import { CATALOG, GUIDES } from '../../server/docs/catalog.ts';
-import { arr, assertSchema, documents, guide, obj, operations, parameter, schema, section, tableRows, unquote } from './support.ts';
+import {
+  arr,
+  assertSchema,
+  documents,
+  guide,
+  obj,
+  operations,
+  parameter,
+  schema,
+  section,
+  tableRows,
+  unquote,
+} from './support.ts';
 
 const { public: pub, partner, admin } = documents;
 const statusOf = obj(schema(pub, 'ErrorCode')['x-status-of-code']) as Record<string, number>;
@@ -25,14 +37,20 @@ const seconds = (text: string): number => {
 describe('every guide', () => {
   it.each(GUIDES.map((g) => g.slug))('%s links only pages that exist', (slug) => {
     const links = [...guide(slug).matchAll(/\]\(\/docs(?:\/([^)#.\s]+))?[^)]*\)/g)].map((m) => m[1]);
-    for (const target of links) if (target !== undefined) expect(slugs.has(target), `${slug} → /docs/${target}`).toBe(true);
+    for (const target of links)
+      if (target !== undefined) expect(slugs.has(target), `${slug} → /docs/${target}`).toBe(true);
   });
 
-  it.each(GUIDES.map((g) => g.slug))('%s pairs every error code it names with the status the contract gives it', (slug) => {
-    const text = guide(slug);
-    const pairs = [...text.matchAll(/\b([1-5]\d\d) `([a-z_]+)`/g)].filter(([, , code]) => code !== undefined && code in statusOf);
-    for (const [whole, status, code] of pairs) expect(Number(status), `${slug}: ${whole}`).toBe(statusOf[code ?? '']);
-  });
+  it.each(GUIDES.map((g) => g.slug))(
+    '%s pairs every error code it names with the status the contract gives it',
+    (slug) => {
+      const text = guide(slug);
+      const pairs = [...text.matchAll(/\b([1-5]\d\d) `([a-z_]+)`/g)].filter(
+        ([, , code]) => code !== undefined && code in statusOf,
+      );
+      for (const [whole, status, code] of pairs) expect(Number(status), `${slug}: ${whole}`).toBe(statusOf[code ?? '']);
+    },
+  );
 
   it('checks a meaningful number of status and code pairs', () => {
     const total = GUIDES.reduce((n, g) => n + [...guide(g.slug).matchAll(/\b([1-5]\d\d) `([a-z_]+)`/g)].length, 0);
@@ -44,7 +62,9 @@ describe('the errors guide', () => {
   const rows = tableRows(section(guide('errors'), '## Every code and its status'));
 
   it('lists every ErrorCode once, with its x-status-of-code status', () => {
-    const listed = rows.filter((r) => /^`[a-z_]+`$/.test(r[0] ?? '')).map((r) => [unquote(r[0]), Number(r[1])] as const);
+    const listed = rows
+      .filter((r) => /^`[a-z_]+`$/.test(r[0] ?? ''))
+      .map((r) => [unquote(r[0]), Number(r[1])] as const);
     expect(listed.map(([code]) => code).sort()).toEqual(arr(schema(pub, 'ErrorCode').enum).map(String).sort());
     for (const [code, status] of listed) expect(status, code).toBe(statusOf[code]);
   });
@@ -57,20 +77,34 @@ describe('the errors guide', () => {
   });
 
   it('names the token errors of the token endpoint', () => {
-    const tokenErrors = arr(schema(pub, 'TokenError').properties && obj(obj(schema(pub, 'TokenError').properties).error).enum).map(String);
-    const text = section(guide('errors'), "## Answers that are not the `Error` body");
+    const tokenErrors = arr(
+      schema(pub, 'TokenError').properties && obj(obj(schema(pub, 'TokenError').properties).error).enum,
+    ).map(String);
+    const text = section(guide('errors'), '## Answers that are not the `Error` body');
     for (const e of tokenErrors) expect(text).toContain(`\`${e}\``);
   });
 });
 
 describe('the rate-limits guide', () => {
   const text = guide('rate-limits');
-  const rows = tableRows(text.split('## Which partner operations')[0] ?? '').filter((r) => r[0] === 'Partner' || r[0] === 'Public');
+  const rows = tableRows(text.split('## Which partner operations')[0] ?? '').filter(
+    (r) => r[0] === 'Partner' || r[0] === 'Public',
+  );
 
   it('states the quota and window of every class of both documents', () => {
     const expected = [
-      ...Object.entries(obj(partner['x-rate-limit-classes'])).map(([cls, v]) => ['Partner', cls, obj(v).quota, obj(v)['window-seconds']]),
-      ...Object.entries(obj(pub['x-rate-limit-classes'])).map(([cls, v]) => ['Public', cls, obj(v).quota, obj(v)['window-seconds']]),
+      ...Object.entries(obj(partner['x-rate-limit-classes'])).map(([cls, v]) => [
+        'Partner',
+        cls,
+        obj(v).quota,
+        obj(v)['window-seconds'],
+      ]),
+      ...Object.entries(obj(pub['x-rate-limit-classes'])).map(([cls, v]) => [
+        'Public',
+        cls,
+        obj(v).quota,
+        obj(v)['window-seconds'],
+      ]),
     ];
     const stated = rows.map((r) => [r[0], unquote(r[1]), Number(r[2]), seconds(r[3] ?? '')]);
     expect(stated).toEqual(expected);
@@ -80,9 +114,15 @@ describe('the rate-limits guide', () => {
     const listing = section(text, '## Which partner operations are in which class').replace(/\s+/g, ' ');
     const stated = new Map<string, string>();
     for (const m of listing.matchAll(/- `([a-z]+)`[^:]*:(.*?)(?=- `[a-z]+`|Every public operation|$)/g)) {
-      for (const op of (m[2] ?? '').matchAll(/`(GET|POST|PUT|PATCH|DELETE) ([^`]+)`/g)) stated.set(`${op[1]} ${op[2]}`, m[1] ?? '');
+      for (const op of (m[2] ?? '').matchAll(/`(GET|POST|PUT|PATCH|DELETE) ([^`]+)`/g))
+        stated.set(`${op[1]} ${op[2]}`, m[1] ?? '');
     }
-    const expected = new Map(operations(partner).map(({ method, path, op }) => [`${method} ${path.replace(/^\/api\/partner\/v1(?=\/)/, '')}`, String(op['x-rate-limit'])]));
+    const expected = new Map(
+      operations(partner).map(({ method, path, op }) => [
+        `${method} ${path.replace(/^\/api\/partner\/v1(?=\/)/, '')}`,
+        String(op['x-rate-limit']),
+      ]),
+    );
     expect(stated).toEqual(expected);
   });
 
@@ -107,7 +147,10 @@ describe('the idempotency guide', () => {
         .filter(({ op }) => JSON.stringify(op.parameters ?? []).includes('/IdempotencyKey'))
         .map(({ method, path }) => `${method} ${path}`);
     const rows = tableRows(section(text, '## Where keys are used'));
-    const listed = (surface: string) => [...(rows.find((r) => r[0] === surface)?.[1] ?? '').matchAll(/`(POST|PUT|GET) ([^`]+)`/g)].map((m) => `${m[1]} ${m[2]}`);
+    const listed = (surface: string) =>
+      [...(rows.find((r) => r[0] === surface)?.[1] ?? '').matchAll(/`(POST|PUT|GET) ([^`]+)`/g)].map(
+        (m) => `${m[1]} ${m[2]}`,
+      );
     expect(listed('Partner')).toEqual(takesKey(partner));
     expect(listed('Public')).toEqual(takesKey(pub));
   });
@@ -130,7 +173,10 @@ describe('the pagination guide', () => {
     const s = obj(p.schema);
     return `default ${String(s.default)}, ${String(s.minimum)} to ${String(s.maximum)}`;
   };
-  const eventLimit = arr(obj(obj(obj(partner.paths)['/api/partner/v1/events']).get).parameters).map(obj).find((p) => p.name === 'limit') ?? {};
+  const eventLimit =
+    arr(obj(obj(obj(partner.paths)['/api/partner/v1/events']).get).parameters)
+      .map(obj)
+      .find((p) => p.name === 'limit') ?? {};
 
   it('gives the page sizes of the documents', () => {
     expect(rows.find((r) => r[0] === 'Partner lists')?.[2]).toBe(sizeOf(parameter(partner, 'Limit')));
@@ -148,9 +194,19 @@ describe('the pagination guide', () => {
   });
 
   it('names the sort values of the listings', () => {
-    const sort = arr(obj(obj(obj(obj(obj(pub.paths)['/api/market/listings']).get).parameters && arr(obj(obj(obj(pub.paths)['/api/market/listings']).get).parameters).map(obj).find((p) => p.name === 'sort')).schema).enum);
+    const sort = arr(
+      obj(
+        obj(
+          obj(obj(obj(pub.paths)['/api/market/listings']).get).parameters &&
+            arr(obj(obj(obj(pub.paths)['/api/market/listings']).get).parameters)
+              .map(obj)
+              .find((p) => p.name === 'sort'),
+        ).schema,
+      ).enum,
+    );
     expect(sort.length).toBe(4);
-    for (const value of sort) expect(section(guide('pagination'), '## Public listings')).toContain(`\`${String(value)}\``);
+    for (const value of sort)
+      expect(section(guide('pagination'), '## Public listings')).toContain(`\`${String(value)}\``);
   });
 });
 
@@ -193,7 +249,8 @@ describe('the oauth guide', () => {
 
   it('gives the lifetimes of x-token-lifetimes', () => {
     const rows = tableRows(section(text, '## Lifetimes'));
-    const of = (label: string) => seconds((rows.find((r) => r[0] === label)?.[1] ?? '').split(',')[0]?.replace(/\s*\(.*$/, '') ?? '');
+    const of = (label: string) =>
+      seconds((rows.find((r) => r[0] === label)?.[1] ?? '').split(',')[0]?.replace(/\s*\(.*$/, '') ?? '');
     expect(of('Authorization code')).toBe(lifetimes.authorization_code_seconds);
     expect(of('Access token')).toBe(lifetimes.access_token_seconds);
     expect(of('Refresh token')).toBe(lifetimes.refresh_token_seconds);
@@ -201,7 +258,9 @@ describe('the oauth guide', () => {
   });
 
   it('lists the scopes of the OAuth2 scheme', () => {
-    const scopes = Object.keys(obj(obj(obj(obj(obj(obj(pub.components).securitySchemes).OAuth2).flows).authorizationCode).scopes));
+    const scopes = Object.keys(
+      obj(obj(obj(obj(obj(obj(pub.components).securitySchemes).OAuth2).flows).authorizationCode).scopes),
+    );
     expect(tableRows(section(text, '## Scopes')).map((r) => unquote(r[0]))).toEqual(scopes);
   });
 
@@ -211,7 +270,12 @@ describe('the oauth guide', () => {
     const password = rows.find((r) => r[0] === 'Password') ?? [];
     expect(unquote(email[2])).toBe(DEFAULT_SANDBOX_USER.email);
     expect(unquote(password[2])).toBe(DEFAULT_SANDBOX_USER.password);
-    const configured = configFromEnv({ DATA_DIR: '/nonexistent-unused', MASTER_KEY: '0'.repeat(64), [unquote(email[1])]: 'a@b.example', [unquote(password[1])]: 'pw-from-env' });
+    const configured = configFromEnv({
+      DATA_DIR: '/nonexistent-unused',
+      MASTER_KEY: '0'.repeat(64),
+      [unquote(email[1])]: 'a@b.example',
+      [unquote(password[1])]: 'pw-from-env',
+    });
     expect(configured.sandboxUser).toEqual({ email: 'a@b.example', password: 'pw-from-env' });
     const example = /for example `([^`]+)`/.exec(section(text, '## The sandbox user'))?.[1];
     expect(SANDBOX_USER_DOMAINS).toContain(example);
@@ -222,7 +286,10 @@ describe('the oauth guide', () => {
     const throttle = obj(form['x-signin-throttle']);
     const rows = tableRows(section(text, '## Failed sign-ins'));
     const waits = arr(throttle['waits-minutes']).map(String);
-    for (const [label, rule] of [['Per account', obj(throttle['per-account'])], ['Per client address', obj(throttle['per-address'])]] as const) {
+    for (const [label, rule] of [
+      ['Per account', obj(throttle['per-account'])],
+      ['Per client address', obj(throttle['per-address'])],
+    ] as const) {
       const row = rows.find((r) => r[0]?.startsWith(label));
       expect(row?.[1], label).toBe(String(rule['free-failures']));
       expect(row?.[2]?.match(/\d+/g), label).toEqual(waits);
@@ -234,8 +301,12 @@ describe('the oauth guide', () => {
     const authorize = obj(obj(obj(pub.paths)['/oauth/authorize']).get);
     expect(arr(obj(authorize['x-pkce']).methods)).toEqual(['S256']);
     expect(text).toContain('`code_challenge_method` must be `S256`');
-    expect(String(authorize['x-redirect-uri-matching'])).toMatch(/exact string comparison, except that any port matches on loopback hosts/);
-    expect(text.replace(/\s+/g, ' ')).toContain('**as an exact string**, except that any port matches on loopback hosts');
+    expect(String(authorize['x-redirect-uri-matching'])).toMatch(
+      /exact string comparison, except that any port matches on loopback hosts/,
+    );
+    expect(text.replace(/\s+/g, ' ')).toContain(
+      '**as an exact string**, except that any port matches on loopback hosts',
+    );
   });
 });
 

@@ -45,24 +45,33 @@ describe.each(['public', 'partner', 'admin'] as const)('the %s reference page', 
       const where = `${method} ${path}`;
       expect(text, where).toContain(`\`${String(op.operationId)}\``);
       if (typeof op.summary === 'string') expect(text, where).toContain(op.summary);
-      for (const scope of arr(op['x-scopes'])) expect(text, where).toMatch(new RegExp(`\\| Scopes \\|[^\\n]*\`${String(scope)}\``));
+      for (const scope of arr(op['x-scopes']))
+        expect(text, where).toMatch(new RegExp(`\\| Scopes \\|[^\\n]*\`${String(scope)}\``));
       const cls = obj(classes[String(op['x-rate-limit'])]);
-      if (typeof cls.quota === 'number') expect(text, where).toContain(`| Rate limit | \`${String(op['x-rate-limit'])}\`: ${cls.quota} requests per ${String(cls['window-seconds'])} s |`);
+      if (typeof cls.quota === 'number')
+        expect(text, where).toContain(
+          `| Rate limit | \`${String(op['x-rate-limit'])}\`: ${cls.quota} requests per ${String(cls['window-seconds'])} s |`,
+        );
       for (const [status, raw] of Object.entries(obj(op.responses))) {
         const row = text.split('\n').find((l) => l.startsWith(`| ${status} |`));
         expect(row, `${where} ${status}`).toBeDefined();
-        for (const code of arr(deref(doc, raw)['x-error-codes'])) expect(row, `${where} ${status}`).toContain(`\`${String(code)}\``);
+        for (const code of arr(deref(doc, raw)['x-error-codes']))
+          expect(row, `${where} ${status}`).toContain(`\`${String(code)}\``);
       }
-      for (const p of [...arr(op.parameters)].map((x) => deref(doc, x))) expect(text, where).toContain(`| \`${String(p.name)}\` | ${String(p.in)} |`);
+      for (const p of [...arr(op.parameters)].map((x) => deref(doc, x)))
+        expect(text, where).toContain(`| \`${String(p.name)}\` | ${String(p.in)} |`);
       if (op.requestBody) {
-        const bodyRef = Object.values(obj(deref(doc, op.requestBody).content)).map((m) => obj(obj(m).schema).$ref).find((r) => typeof r === 'string');
+        const bodyRef = Object.values(obj(deref(doc, op.requestBody).content))
+          .map((m) => obj(obj(m).schema).$ref)
+          .find((r) => typeof r === 'string');
         if (typeof bodyRef === 'string') expect(text, where).toContain(`[${bodyRef.split('/').pop()}]`);
       }
     }
   });
 
   it('describes every schema and every webhook of the document', () => {
-    for (const name of Object.keys(obj(obj(doc.components).schemas))) expect(page.markdown).toContain(`\n### Schema ${name}\n`);
+    for (const name of Object.keys(obj(obj(doc.components).schemas)))
+      expect(page.markdown).toContain(`\n### Schema ${name}\n`);
     for (const name of Object.keys(obj(doc.webhooks))) expect(page.markdown).toContain(`\n### Webhook ${name}\n`);
   });
 

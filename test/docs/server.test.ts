@@ -21,7 +21,11 @@ beforeEach(() => clock.advance(61_000));
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'docs-test-'));
-  server = await startServer({ config: configFromEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SANDBOX_INVENTORY_SIZE: '50' }), clock, log: () => {} });
+  server = await startServer({
+    config: configFromEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SANDBOX_INVENTORY_SIZE: '50' }),
+    clock,
+    log: () => {},
+  });
   base = server.url;
 }, 60_000);
 
@@ -30,9 +34,11 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const get = (path: string, headers: Record<string, string> = {}) => fetch(path.startsWith('http') ? path : `${base}${path}`, { headers });
+const get = (path: string, headers: Record<string, string> = {}) =>
+  fetch(path.startsWith('http') ? path : `${base}${path}`, { headers });
 const markdownLinks = (text: string) => [...text.matchAll(/\]\((http[^)\s]+)\)/g)].map((m) => m[1] ?? '');
-const docsPages = (urls: string[]) => urls.filter((u) => new URL(u).pathname.startsWith('/docs')).map((u) => new URL(u).pathname);
+const docsPages = (urls: string[]) =>
+  urls.filter((u) => new URL(u).pathname.startsWith('/docs')).map((u) => new URL(u).pathname);
 
 describe('the docs pages', () => {
   it('are listed alike by /docs.md and /llms.txt, one per catalog entry', async () => {
@@ -46,7 +52,8 @@ describe('the docs pages', () => {
     const expected = CATALOG.map((e) => `/docs/${e.slug}.md`);
     expect(new Set(fromIndex.filter((p) => p !== '/docs.md'))).toEqual(new Set(expected));
     expect(new Set(fromLlms)).toEqual(new Set(['/docs.md', ...expected]));
-    for (const url of markdownLinks(await (await get('/llms.txt')).text())) expect(url.startsWith(`${base}/`), url).toBe(true);
+    for (const url of markdownLinks(await (await get('/llms.txt')).text()))
+      expect(url.startsWith(`${base}/`), url).toBe(true);
   });
 
   it('answer 200 as Markdown at .md and as HTML linking that twin without it', async () => {
@@ -62,7 +69,9 @@ describe('the docs pages', () => {
       expect(html.headers.get('content-type'), htmlPath).toBe('text/html; charset=utf-8');
       const body = await html.text();
       expect(body, htmlPath).toContain(`<link rel="alternate" type="text/markdown" href="${twin}">`);
-      expect(body, htmlPath).toMatch(new RegExp(`<h1 id="[a-z0-9-]+">${(title ?? '?').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</h1>`));
+      expect(body, htmlPath).toMatch(
+        new RegExp(`<h1 id="[a-z0-9-]+">${(title ?? '?').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}</h1>`),
+      );
     }
   }, 30_000);
 
@@ -89,7 +98,13 @@ describe('the docs pages', () => {
   });
 
   it('answer 400 validation_error for a slug outside the pattern', async () => {
-    for (const path of ['/docs/Oauth', '/docs/rate--limits', '/docs/oauth.html', '/docs/-x', `/docs/${'a'.repeat(101)}`]) {
+    for (const path of [
+      '/docs/Oauth',
+      '/docs/rate--limits',
+      '/docs/oauth.html',
+      '/docs/-x',
+      `/docs/${'a'.repeat(101)}`,
+    ]) {
       const res = await get(path, { accept: 'application/json' });
       expect(res.status, path).toBe(400);
       const error = (await res.json()) as { code: string };
@@ -104,7 +119,10 @@ describe('the docs pages', () => {
 
 describe('the discovery documents', () => {
   it('serve both OpenAPI documents as bundled, to any origin', async () => {
-    for (const [path, api] of [['/openapi.json', 'public'], ['/api/partner/v1/openapi.json', 'partner']] as const) {
+    for (const [path, api] of [
+      ['/openapi.json', 'public'],
+      ['/api/partner/v1/openapi.json', 'partner'],
+    ] as const) {
       const res = await get(path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('access-control-allow-origin'), path).toBe('*');
@@ -134,7 +152,16 @@ describe('the discovery documents', () => {
     const init = await fetch(index.mcp.endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'docs-test', version: '1.0.0' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'docs-test', version: '1.0.0' },
+        },
+      }),
     });
     expect(init.status).toBe(200);
   });
@@ -143,11 +170,18 @@ describe('the discovery documents', () => {
     const res = await get('/.well-known/ai-catalog.json');
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
-    const catalog = (await res.json()) as { host: { documentationUrl: string }; entries: Array<{ identifier: string; type: string; url: string }> };
+    const catalog = (await res.json()) as {
+      host: { documentationUrl: string };
+      entries: Array<{ identifier: string; type: string; url: string }>;
+    };
     assertSchema('public', 'AiCatalog', catalog);
     expect(catalog.host.documentationUrl).toBe(`${base}/docs`);
     expect(new Set(catalog.entries.map((e) => e.identifier)).size).toBe(catalog.entries.length);
-    expect(catalog.entries.map((e) => new URL(e.url).pathname)).toEqual(['/mcp/server-card', '/openapi.json', '/api/partner/v1/openapi.json']);
+    expect(catalog.entries.map((e) => new URL(e.url).pathname)).toEqual([
+      '/mcp/server-card',
+      '/openapi.json',
+      '/api/partner/v1/openapi.json',
+    ]);
     for (const entry of catalog.entries) {
       const artifact = await get(entry.url);
       expect(artifact.status, entry.url).toBe(200);

@@ -27,14 +27,18 @@ describe('renderMarkdown', () => {
 
 describe('link rewriting', () => {
   it('points docs links of a Markdown twin at Markdown', () => {
-    expect(twinLinks('[a](/docs) [b](/docs/oauth) [c](/docs/rate-limits#the-headers) [d](/openapi.json) [e](/docs.md)')).toBe(
-      '[a](/docs.md) [b](/docs/oauth.md) [c](/docs/rate-limits.md#the-headers) [d](/openapi.json) [e](/docs.md)',
-    );
+    expect(
+      twinLinks('[a](/docs) [b](/docs/oauth) [c](/docs/rate-limits#the-headers) [d](/openapi.json) [e](/docs.md)'),
+    ).toBe('[a](/docs.md) [b](/docs/oauth.md) [c](/docs/rate-limits.md#the-headers) [d](/openapi.json) [e](/docs.md)');
   });
 
   it('makes root-relative links absolute and drops links into the repository', () => {
-    expect(absoluteLinks('[a](/docs.md) and [b](https://x.example/y)', 'https://api.example.com')).toBe('[a](https://api.example.com/docs.md) and [b](https://x.example/y)');
-    expect(stripRelativeLinks('see [`spec/vectors/signing.json`](../vectors/signing.json) or [x](#y)')).toBe('see `spec/vectors/signing.json` or [x](#y)');
+    expect(absoluteLinks('[a](/docs.md) and [b](https://x.example/y)', 'https://api.example.com')).toBe(
+      '[a](https://api.example.com/docs.md) and [b](https://x.example/y)',
+    );
+    expect(stripRelativeLinks('see [`spec/vectors/signing.json`](../vectors/signing.json) or [x](#y)')).toBe(
+      'see `spec/vectors/signing.json` or [x](#y)',
+    );
   });
 
   it('serves the signing guide without its repository-relative links', () => {
@@ -69,8 +73,13 @@ describe('the site', () => {
     expect(lines[0]).toBe('# Domain Sales API');
     expect(lines[2]?.startsWith('> ')).toBe(true);
     const urls = [...text.matchAll(/\]\((https:\/\/api\.example\.com\/docs[^)]*\.md)\)/g)].map((m) => m[1]);
-    expect(urls).toEqual(['https://api.example.com/docs.md', ...CATALOG.filter((e) => e.kind === 'guide').map((e) => `https://api.example.com/docs/${e.slug}.md`), ...CATALOG.filter((e) => e.kind === 'reference').map((e) => `https://api.example.com/docs/${e.slug}.md`)]);
-    for (const line of lines.filter((l) => l.startsWith('- '))) expect(line).toMatch(/^- \[[^\]]+\]\(https:\/\/api\.example\.com\/[^)]+\)(: .+)?$/);
+    expect(urls).toEqual([
+      'https://api.example.com/docs.md',
+      ...CATALOG.filter((e) => e.kind === 'guide').map((e) => `https://api.example.com/docs/${e.slug}.md`),
+      ...CATALOG.filter((e) => e.kind === 'reference').map((e) => `https://api.example.com/docs/${e.slug}.md`),
+    ]);
+    for (const line of lines.filter((l) => l.startsWith('- ')))
+      expect(line).toMatch(/^- \[[^\]]+\]\(https:\/\/api\.example\.com\/[^)]+\)(: .+)?$/);
   });
 
   it('finishes Markdown per base URL', () => {

@@ -18,10 +18,21 @@ export const documents: Record<Api, Json> = {
 };
 
 /** The npm packages' READMEs are docs pages too: slug → package folder. */
-const PACKAGE_READMES: Record<string, string> = { 'package-client': 'client', 'package-sandbox': 'server', 'package-conformance': 'conformance', 'package-contract': 'generated' };
+const PACKAGE_READMES: Record<string, string> = {
+  'package-client': 'client',
+  'package-sandbox': 'server',
+  'package-conformance': 'conformance',
+  'package-contract': 'generated',
+};
 
 export const guide = (slug: string) =>
-  readRepoFile(slug === 'signing' ? 'spec/docs/signing.md' : slug in PACKAGE_READMES ? `${PACKAGE_READMES[slug]}/README.md` : `docs/guides/${slug}.md`);
+  readRepoFile(
+    slug === 'signing'
+      ? 'spec/docs/signing.md'
+      : slug in PACKAGE_READMES
+        ? `${PACKAGE_READMES[slug]}/README.md`
+        : `docs/guides/${slug}.md`,
+  );
 
 export const obj = (v: unknown): Json => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Json) : {});
 export const arr = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
@@ -96,7 +107,8 @@ export const unquote = (cell: string | undefined) => (cell ?? '').replace(/^`|`$
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 const ajv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
-for (const api of ['public', 'partner'] as const) ajv.addSchema({ $id: `docs-${api}`, components: documents[api].components });
+for (const api of ['public', 'partner'] as const)
+  ajv.addSchema({ $id: `docs-${api}`, components: documents[api].components });
 const compiled = new Map<string, ValidateFunction>();
 
 /** Throws with Ajv's errors when `value` does not match the component schema `name` of `api`. */

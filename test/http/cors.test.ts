@@ -11,7 +11,15 @@ const SPA = 'https://spa.example';
 const CONFIGURED = 'https://agent.example';
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
 /** Fetch's CORS-safelisted response-header names: readable without being exposed. */
-const SAFELISTED_RESPONSE = ['cache-control', 'content-language', 'content-length', 'content-type', 'expires', 'last-modified', 'pragma'];
+const SAFELISTED_RESPONSE = [
+  'cache-control',
+  'content-language',
+  'content-length',
+  'content-type',
+  'expires',
+  'last-modified',
+  'pragma',
+];
 /** Request headers a page cannot set (Fetch's forbidden request-header names). */
 const FORBIDDEN_REQUEST = ['origin'];
 
@@ -23,7 +31,11 @@ const headerNames = (res: Response) => {
   res.headers.forEach((_value, name) => names.push(name));
   return names;
 };
-const list = (value: string | null) => (value ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const list = (value: string | null) =>
+  (value ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
 
 interface PathItem {
   path: string;
@@ -35,7 +47,12 @@ interface PathItem {
 function pathItems(doc: Json): PathItem[] {
   return Object.entries(obj(doc.paths)).map(([path, raw]) => {
     const item = obj(raw);
-    return { path, cors: typeof item['x-cors'] === 'string' ? item['x-cors'] : undefined, methods: METHODS.filter((m) => m in item).map((m) => m.toUpperCase()), item };
+    return {
+      path,
+      cors: typeof item['x-cors'] === 'string' ? item['x-cors'] : undefined,
+      methods: METHODS.filter((m) => m in item).map((m) => m.toUpperCase()),
+      item,
+    };
   });
 }
 
@@ -62,17 +79,20 @@ describe('the contract declares CORS completely', () => {
         for (const param of arr(op.parameters).map((x) => deref(documents.public, x))) {
           if (param.in !== 'header') continue;
           const name = String(param.name).toLowerCase();
-          if (!FORBIDDEN_REQUEST.includes(name)) expect(allowHeaders, `${method} ${p.path} reads ${name}`).toContain(name);
+          if (!FORBIDDEN_REQUEST.includes(name))
+            expect(allowHeaders, `${method} ${p.path} reads ${name}`).toContain(name);
         }
         if (op.requestBody) expect(allowHeaders, `${method} ${p.path} takes a body`).toContain('content-type');
         const security = arr(op.security ?? documents.public.security);
-        if (security.some((s) => 'OAuth2' in obj(s))) expect(allowHeaders, `${method} ${p.path} takes a token`).toContain('authorization');
+        if (security.some((s) => 'OAuth2' in obj(s)))
+          expect(allowHeaders, `${method} ${p.path} takes a token`).toContain('authorization');
         // A redirect's headers never reach a script (Fetch: it is followed, or opaque), so a 3xx's need no exposing.
         for (const [status, ref] of Object.entries(obj(op.responses))) {
           if (/^3/.test(status)) continue;
           const response = deref(documents.public, ref);
           for (const header of Object.keys(obj(response.headers)).map((h) => h.toLowerCase())) {
-            if (!SAFELISTED_RESPONSE.includes(header)) expect(exposeHeaders, `${method} ${p.path} answers ${header}`).toContain(header);
+            if (!SAFELISTED_RESPONSE.includes(header))
+              expect(exposeHeaders, `${method} ${p.path} answers ${header}`).toContain(header);
           }
         }
       }
@@ -92,11 +112,21 @@ describe('CORS on a running server', () => {
   /** Every request in a fresh rate-limit window, so the loops below never meet the public limit. */
   const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string) => {
     h.clock.advance(61_000);
-    return fetch(`${h.baseUrl}${path}`, { method, headers, redirect: 'manual', ...(body === undefined ? {} : { body }) });
+    return fetch(`${h.baseUrl}${path}`, {
+      method,
+      headers,
+      redirect: 'manual',
+      ...(body === undefined ? {} : { body }),
+    });
   };
   const preflight = (path: string, method: string, origin = SPA, requestHeaders = 'authorization, content-type') =>
-    send('OPTIONS', path, { origin, 'access-control-request-method': method, 'access-control-request-headers': requestHeaders });
-  const noCredentials = (res: Response, what: string) => expect(res.headers.get('access-control-allow-credentials'), what).toBeNull();
+    send('OPTIONS', path, {
+      origin,
+      'access-control-request-method': method,
+      'access-control-request-headers': requestHeaders,
+    });
+  const noCredentials = (res: Response, what: string) =>
+    expect(res.headers.get('access-control-allow-credentials'), what).toBeNull();
 
   it('answers the preflight of every method of every any-origin path with 204, *, its methods, the allowed headers and a max-age', async () => {
     for (const p of pathItems(documents.public).filter((x) => x.cors === 'any-origin')) {
@@ -105,8 +135,12 @@ describe('CORS on a running server', () => {
         const what = `OPTIONS ${p.path} for ${method}`;
         expect(res.status, what).toBe(204);
         expect(res.headers.get('access-control-allow-origin'), what).toBe('*');
-        expect(list(res.headers.get('access-control-allow-methods')), what).toEqual(expect.arrayContaining(p.methods.map((m) => m.toLowerCase())));
-        expect(list(res.headers.get('access-control-allow-headers')), what).toEqual(expect.arrayContaining(['authorization', 'content-type']));
+        expect(list(res.headers.get('access-control-allow-methods')), what).toEqual(
+          expect.arrayContaining(p.methods.map((m) => m.toLowerCase())),
+        );
+        expect(list(res.headers.get('access-control-allow-headers')), what).toEqual(
+          expect.arrayContaining(['authorization', 'content-type']),
+        );
         expect(Number(res.headers.get('access-control-max-age')), what).toBeGreaterThan(0);
         noCredentials(res, what);
       }
@@ -118,11 +152,24 @@ describe('CORS on a running server', () => {
     for (const p of pathItems(documents.public).filter((x) => x.cors === 'any-origin')) {
       for (const method of p.methods) {
         const body = method === 'GET' ? undefined : '{}';
-        const res = await send(method, concrete(p.path), { origin: SPA, 'content-type': 'application/json', accept: 'application/json' }, body);
+        const res = await send(
+          method,
+          concrete(p.path),
+          { origin: SPA, 'content-type': 'application/json', accept: 'application/json' },
+          body,
+        );
         const what = `${method} ${p.path} (${res.status})`;
         statuses.add(res.status);
         expect(res.headers.get('access-control-allow-origin'), what).toBe('*');
-        expect(list(res.headers.get('access-control-expose-headers')), what).toEqual(expect.arrayContaining(['x-request-id', 'ratelimit', 'ratelimit-remaining', 'retry-after', 'www-authenticate']));
+        expect(list(res.headers.get('access-control-expose-headers')), what).toEqual(
+          expect.arrayContaining([
+            'x-request-id',
+            'ratelimit',
+            'ratelimit-remaining',
+            'retry-after',
+            'www-authenticate',
+          ]),
+        );
         noCredentials(res, what);
       }
     }
@@ -134,9 +181,19 @@ describe('CORS on a running server', () => {
   it('does not count preflights against the rate limit', async () => {
     h.clock.advance(61_000);
     const first = await fetch(`${h.baseUrl}/api/pricing/tld?tld=com`);
-    for (let i = 0; i < 5; i++) expect((await fetch(`${h.baseUrl}/api/pricing/tld`, { method: 'OPTIONS', headers: { origin: SPA, 'access-control-request-method': 'GET' } })).status).toBe(204);
+    for (let i = 0; i < 5; i++)
+      expect(
+        (
+          await fetch(`${h.baseUrl}/api/pricing/tld`, {
+            method: 'OPTIONS',
+            headers: { origin: SPA, 'access-control-request-method': 'GET' },
+          })
+        ).status,
+      ).toBe(204);
     const second = await fetch(`${h.baseUrl}/api/pricing/tld?tld=com`);
-    expect(Number(second.headers.get('ratelimit-remaining'))).toBe(Number(first.headers.get('ratelimit-remaining')) - 1);
+    expect(Number(second.headers.get('ratelimit-remaining'))).toBe(
+      Number(first.headers.get('ratelimit-remaining')) - 1,
+    );
   });
 
   it('sends no CORS header on the public paths without x-cors, nor anywhere in the partner and operator APIs', async () => {
@@ -149,18 +206,36 @@ describe('CORS on a running server', () => {
     for (const p of without) {
       const path = concrete(p.path);
       for (const method of p.methods) {
-        for (const res of [await preflight(path, method), await send(method, path, { origin: SPA }, method === 'GET' ? undefined : '{}')]) {
+        for (const res of [
+          await preflight(path, method),
+          await send(method, path, { origin: SPA }, method === 'GET' ? undefined : '{}'),
+        ]) {
           const what = `${method} ${path} (${res.status})`;
-          for (const name of headerNames(res)) expect(name.startsWith('access-control-'), `${what}: ${name}`).toBe(false);
+          for (const name of headerNames(res))
+            expect(name.startsWith('access-control-'), `${what}: ${name}`).toBe(false);
         }
       }
     }
   });
 
   describe('/mcp, per its Origin rule', () => {
-    const initialize = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'cors-test', version: '1.0.0' } } });
+    const initialize = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'cors-test', version: '1.0.0' } },
+    });
     const post = (origin?: string) =>
-      send('POST', '/mcp', { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(origin ? { origin } : {}) }, initialize);
+      send(
+        'POST',
+        '/mcp',
+        {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(origin ? { origin } : {}),
+        },
+        initialize,
+      );
 
     it('echoes an allowed origin (loopback, configured), with Vary: Origin, on answers and preflights', async () => {
       for (const origin of ['http://localhost:5173', 'http://127.0.0.1:3000', CONFIGURED, h.baseUrl]) {
@@ -174,7 +249,9 @@ describe('CORS on a running server', () => {
         expect(pre.status, origin).toBe(204);
         expect(pre.headers.get('access-control-allow-origin'), origin).toBe(origin);
         expect(list(pre.headers.get('access-control-allow-methods')), origin).toContain('post');
-        expect(list(pre.headers.get('access-control-allow-headers')), origin).toEqual(expect.arrayContaining(['content-type', 'mcp-protocol-version', 'authorization']));
+        expect(list(pre.headers.get('access-control-allow-headers')), origin).toEqual(
+          expect.arrayContaining(['content-type', 'mcp-protocol-version', 'authorization']),
+        );
         expect(list(pre.headers.get('vary')), origin).toContain('origin');
       }
       // The 405 of GET /mcp is readable too, so a browser client learns there is no SSE stream.
@@ -192,7 +269,9 @@ describe('CORS on a running server', () => {
         // `null` is refused too (today by the Origin parameter's `format: uri`, 400, before the rule's 403).
         if (origin === 'null') expect(res.status, origin).toBeGreaterThanOrEqual(400);
         else expect(res.status, origin).toBe(403);
-        for (const r of [pre, res]) for (const name of headerNames(r)) expect(name.startsWith('access-control-'), `${origin}: ${name}`).toBe(false);
+        for (const r of [pre, res])
+          for (const name of headerNames(r))
+            expect(name.startsWith('access-control-'), `${origin}: ${name}`).toBe(false);
         expect(list(res.headers.get('vary')), origin).toContain('origin');
       }
     });

@@ -8,13 +8,22 @@ import { deprecationHeaders } from '../../server/http/deprecation.ts';
 import { ApiContract, Contract } from '../../server/contract/index.ts';
 import { matchOperation } from '../../server/http/match-operation.ts';
 
-const documentWith = (op: Record<string, unknown>) => ({ paths: { '/things': { get: { operationId: 'listThings', ...op } }, '/other': { get: { operationId: 'other' } } } });
+const documentWith = (op: Record<string, unknown>) => ({
+  paths: { '/things': { get: { operationId: 'listThings', ...op } }, '/other': { get: { operationId: 'other' } } },
+});
 
 describe('deprecation headers', () => {
   it('carry Deprecation, Sunset and Link on the deprecated operation only', async () => {
     const table = new ApiContract(
       'public',
-      documentWith({ deprecated: true, 'x-deprecation': { deprecated_at: '2027-01-01T00:00:00Z', sunset: '2027-05-01T00:00:00Z', link: 'https://example.com/docs/things' } }),
+      documentWith({
+        deprecated: true,
+        'x-deprecation': {
+          deprecated_at: '2027-01-01T00:00:00Z',
+          sunset: '2027-05-01T00:00:00Z',
+          link: 'https://example.com/docs/things',
+        },
+      }),
     );
     const app = express();
     app.use(matchOperation(table), deprecationHeaders(), (_req, res) => void res.json({}));
@@ -38,7 +47,18 @@ describe('deprecation headers', () => {
   it('refuse a deprecated operation without dates or with a sunset under 90 days', () => {
     expect(() => new ApiContract('public', documentWith({ deprecated: true }))).toThrow(/x-deprecation/);
     expect(
-      () => new ApiContract('public', documentWith({ deprecated: true, 'x-deprecation': { deprecated_at: '2027-01-01T00:00:00Z', sunset: '2027-03-01T00:00:00Z', link: 'https://example.com' } })),
+      () =>
+        new ApiContract(
+          'public',
+          documentWith({
+            deprecated: true,
+            'x-deprecation': {
+              deprecated_at: '2027-01-01T00:00:00Z',
+              sunset: '2027-03-01T00:00:00Z',
+              link: 'https://example.com',
+            },
+          }),
+        ),
     ).toThrow(/90 days/);
   });
 

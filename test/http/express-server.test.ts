@@ -8,11 +8,16 @@ import { bornWith, createExpressServer } from '../../server/http/express-server.
 describe('createExpressServer', () => {
   it('hands Express requests and responses that already have its prototypes, and Express answers as usual', async () => {
     const app = express();
-    app.get('/echo', (req, res) => void res.status(201).json({ q: req.query.q, header: req.get('x-probe'), app: req.app === app }));
+    app.get(
+      '/echo',
+      (req, res) => void res.status(201).json({ q: req.query.q, header: req.get('x-probe'), app: req.app === app }),
+    );
     const server = createExpressServer(app);
     // Heard before Express handles the request.
     const seen: boolean[] = [];
-    server.prependListener('request', (req, res) => seen.push(Object.getPrototypeOf(req) === app.request, Object.getPrototypeOf(res) === app.response));
+    server.prependListener('request', (req, res) =>
+      seen.push(Object.getPrototypeOf(req) === app.request, Object.getPrototypeOf(res) === app.response),
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const { port } = server.address() as AddressInfo;
@@ -31,7 +36,11 @@ describe('bornWith', () => {
     function Point(this: { x: number }, x: number) {
       this.x = x;
     }
-    const prototype = { twice(this: { x: number }) { return 2 * this.x; } };
+    const prototype = {
+      twice(this: { x: number }) {
+        return 2 * this.x;
+      },
+    };
     const Born = bornWith(Point as unknown as new (x: number) => { x: number }, prototype);
     if (!Born) throw new Error('a constructor function is usable');
     const p = new Born(21) as { x: number; twice(): number };

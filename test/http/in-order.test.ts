@@ -48,7 +48,13 @@ describe('inOrder', () => {
       }) as RequestHandler,
     ]) {
       let after = false;
-      const out = await run(inOrder((_q, _s, next) => next(), failing, () => void (after = true)));
+      const out = await run(
+        inOrder(
+          (_q, _s, next) => next(),
+          failing,
+          () => void (after = true),
+        ),
+      );
       expect(out.err).toBeInstanceOf(Error);
       expect(['passed', 'thrown', 'rejected']).toContain((out.err as Error).message);
       expect(after).toBe(false);
@@ -76,7 +82,8 @@ describe('inOrder', () => {
   });
 
   it('refuses an error-handling middleware (four arguments), which Express would skip on the way', () => {
-    const errorHandler = ((_err: unknown, _q: Request, _s: Response, next: NextFunction) => next()) as unknown as RequestHandler;
+    const errorHandler = ((_err: unknown, _q: Request, _s: Response, next: NextFunction) =>
+      next()) as unknown as RequestHandler;
     expect(() => inOrder(errorHandler)).toThrow(/request middlewares only/);
   });
 });

@@ -11,9 +11,16 @@ import { matchOperation } from '../../server/http/match-operation.ts';
 import { rateLimit, type RateLimitOptions } from '../../server/http/rate-limit.ts';
 
 const contract = new ApiContract('public', {
-  paths: { '/search': { get: { operationId: 'search', 'x-rate-limit': 'search' } }, '/write': { post: { operationId: 'write', 'x-rate-limit': 'write' } } },
+  paths: {
+    '/search': { get: { operationId: 'search', 'x-rate-limit': 'search' } },
+    '/write': { post: { operationId: 'write', 'x-rate-limit': 'write' } },
+  },
 });
-const classes = { search: { quota: 3, windowSeconds: 60 }, write: { quota: 1, windowSeconds: 10 }, other: { quota: 2, windowSeconds: 60 } };
+const classes = {
+  search: { quota: 3, windowSeconds: 60 },
+  write: { quota: 1, windowSeconds: 10 },
+  other: { quota: 2, windowSeconds: 60 },
+};
 
 /** A window counter as the store keeps one (server/store/replay-guard.ts), in memory. */
 function memoryCounter() {
@@ -24,7 +31,10 @@ function memoryCounter() {
     hit: async (bucket: string, now: number, windowMs: number) => {
       buckets.push(bucket);
       const w = windows.get(bucket);
-      const next = !w || now >= w.windowStart + windowMs ? { count: 1, windowStart: now } : { count: w.count + 1, windowStart: w.windowStart };
+      const next =
+        !w || now >= w.windowStart + windowMs
+          ? { count: 1, windowStart: now }
+          : { count: w.count + 1, windowStart: w.windowStart };
       windows.set(bucket, next);
       return next;
     },
@@ -38,7 +48,13 @@ async function serve(options: Partial<RateLimitOptions> & Pick<RateLimitOptions,
   const app = express();
   app.use(
     matchOperation(contract),
-    rateLimit({ classes, unmatchedClass: 'other', clock: manualClock(), bucketOf: (req, _res, className) => `${req.get('x-caller') ?? 'anon'}:${className}`, ...options }),
+    rateLimit({
+      classes,
+      unmatchedClass: 'other',
+      clock: manualClock(),
+      bucketOf: (req, _res, className) => `${req.get('x-caller') ?? 'anon'}:${className}`,
+      ...options,
+    }),
     (_req, res) => void res.json({}),
   );
   app.use(errorHandler(() => {}));
@@ -51,7 +67,8 @@ describe('the rate-limit step', () => {
   it('counts each call in the bucket bucketOf names, in the class of its operation, and refuses past the quota with Retry-After', async () => {
     const counter = memoryCounter();
     const base = await serve({ counter });
-    const call = (path: string, caller: string, method = 'GET') => fetch(`${base}${path}`, { method, headers: { 'x-caller': caller } });
+    const call = (path: string, caller: string, method = 'GET') =>
+      fetch(`${base}${path}`, { method, headers: { 'x-caller': caller } });
     for (let i = 0; i < 3; i++) expect((await call('/search', 'a')).status).toBe(200);
     const refused = await call('/search', 'a');
     expect(refused.status).toBe(429);
@@ -73,6 +90,14 @@ describe('the rate-limit step', () => {
   });
 
   it('refuses, when built, an unmatched class the document lacks', () => {
-    expect(() => rateLimit({ classes, unmatchedClass: 'nope', counter: memoryCounter(), clock: manualClock(), bucketOf: () => 'x' })).toThrow(/nope/);
+    expect(() =>
+      rateLimit({
+        classes,
+        unmatchedClass: 'nope',
+        counter: memoryCounter(),
+        clock: manualClock(),
+        bucketOf: () => 'x',
+      }),
+    ).toThrow(/nope/);
   });
 });

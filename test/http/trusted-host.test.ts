@@ -9,14 +9,25 @@ import { startHarness, type Harness } from '../server/harness.ts';
 import { signedRequest } from '../server/support/http.ts';
 
 /** One request with a Host header of our choosing (fetch would not let us set it). */
-function get(baseUrl: string, path: string, headers: Record<string, string>, method = 'GET', body?: string): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function get(
+  baseUrl: string,
+  path: string,
+  headers: Record<string, string>,
+  method = 'GET',
+  body?: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   const url = new URL(path, baseUrl);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }),
+        );
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -31,15 +42,23 @@ describe('hostOfHeader', () => {
     ['api.example.com:443', 'api.example.com'],
   ])('reads %s as %s', (header, host) => expect(hostOfHeader(header)).toBe(host));
 
-  it.each(['evil.example@127.0.0.1', '127.0.0.1/x', 'localhost:99999', 'a b', '', ':80', 'localhost:', '-bad.example', '[::1'])(
-    'refuses the malformed %j',
-    (header) => expect(hostOfHeader(header)).toBeUndefined(),
-  );
+  it.each([
+    'evil.example@127.0.0.1',
+    '127.0.0.1/x',
+    'localhost:99999',
+    'a b',
+    '',
+    ':80',
+    'localhost:',
+    '-bad.example',
+    '[::1',
+  ])('refuses the malformed %j', (header) => expect(hostOfHeader(header)).toBeUndefined());
 });
 
 describe('isTrustedHost', () => {
   it('trusts loopback names and addresses', () => {
-    for (const host of ['localhost', 'app.localhost', '127.0.0.1', '127.1.2.3', '::1']) expect(isTrustedHost(host, undefined, undefined), host).toBe(true);
+    for (const host of ['localhost', 'app.localhost', '127.0.0.1', '127.1.2.3', '::1'])
+      expect(isTrustedHost(host, undefined, undefined), host).toBe(true);
   });
   it('trusts the configured listen host, but not a wildcard', () => {
     expect(isTrustedHost('sandbox.internal', 'sandbox.internal', undefined)).toBe(true);
@@ -61,7 +80,11 @@ describe('a server without PUBLIC_BASE_URL', () => {
   beforeAll(async () => {
     h = await startHarness();
     const credential = await h.mint({ scopes: ['refer'], affiliate: true });
-    const link = await signedRequest(h, credential, { method: 'POST', path: '/api/partner/v1/links', body: { type: 'generic' } });
+    const link = await signedRequest(h, credential, {
+      method: 'POST',
+      path: '/api/partner/v1/links',
+      body: { type: 'generic' },
+    });
     expect(link.status).toBe(201);
     code = new URL((link.body as { url: string }).url).pathname.split('/r/')[1] ?? '';
     expect(code).not.toBe('');
@@ -76,7 +99,12 @@ describe('a server without PUBLIC_BASE_URL', () => {
     ['the MCP endpoint (DNS rebinding)', 'POST', '/mcp'],
     ['the partner API', 'GET', '/api/partner/v1/availability?domain=a.com'],
   ])('refuses %s for Host: evil.example with 421 misdirected_request, echoing nothing', async (_name, method, path) => {
-    const headers: Record<string, string> = { host: 'evil.example', origin: 'http://evil.example', 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+    const headers: Record<string, string> = {
+      host: 'evil.example',
+      origin: 'http://evil.example',
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
     const body = method === 'POST' ? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) : undefined;
     const res = await get(h.baseUrl, path.replace('CODE', code), headers, method, body);
     expect(res.status).toBe(421);
@@ -101,12 +129,24 @@ describe('a server with PUBLIC_BASE_URL', () => {
   it('never reads Host: every absolute URL names the configured base', async () => {
     const h = await startHarness();
     try {
-      const app = createApp({ config: { adminToken: undefined, masterKey: h.masterKey, validateResponses: true, publicBaseUrl: 'https://api.example.com' }, store: h.store, clock: h.clock, log: () => {} });
+      const app = createApp({
+        config: {
+          adminToken: undefined,
+          masterKey: h.masterKey,
+          validateResponses: true,
+          publicBaseUrl: 'https://api.example.com',
+        },
+        store: h.store,
+        clock: h.clock,
+        log: () => {},
+      });
       const server = app.listen(0, '127.0.0.1');
       await new Promise((r) => server.once('listening', r));
       try {
         const { port } = server.address() as { port: number };
-        const meta = await get(`http://127.0.0.1:${port}`, '/.well-known/oauth-authorization-server', { host: 'evil.example' });
+        const meta = await get(`http://127.0.0.1:${port}`, '/.well-known/oauth-authorization-server', {
+          host: 'evil.example',
+        });
         expect(meta.status).toBe(200);
         expect(JSON.parse(meta.body).issuer).toBe('https://api.example.com');
         expect(meta.body.includes('evil.example')).toBe(false);
@@ -121,7 +161,12 @@ describe('a server with PUBLIC_BASE_URL', () => {
   it('trusts the configured listen host when there is no base URL', async () => {
     const h = await startHarness();
     try {
-      const app = createApp({ config: { adminToken: undefined, masterKey: h.masterKey, validateResponses: true, host: 'sandbox.internal' }, store: h.store, clock: h.clock, log: () => {} });
+      const app = createApp({
+        config: { adminToken: undefined, masterKey: h.masterKey, validateResponses: true, host: 'sandbox.internal' },
+        store: h.store,
+        clock: h.clock,
+        log: () => {},
+      });
       const server = app.listen(0, '127.0.0.1');
       await new Promise((r) => server.once('listening', r));
       try {

@@ -19,37 +19,58 @@ describe('the document of one operation’s validator', () => {
     if (!op) throw new Error('getOrder is missing from the partner document');
     const doc = validatorDocument(contract.partner, op);
     expect(Object.keys(doc.paths as Json)).toEqual([op.path]);
-    expect(Object.keys((doc.paths as Record<string, Json>)[op.path] ?? {}).filter((k) => !k.startsWith('x-'))).toEqual(['get']);
+    expect(Object.keys((doc.paths as Record<string, Json>)[op.path] ?? {}).filter((k) => !k.startsWith('x-'))).toEqual([
+      'get',
+    ]);
   });
 
   it('carries every component the operation reaches and none it does not', () => {
     for (const op of contract.operations) {
       const doc = validatorDocument(contract.of(op.api), op);
       // Every $ref left in the document names something inside it.
-      for (const ref of JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? []) expect(atPointer(doc, ref.slice(9, -1)), `${op.operationId} ${ref}`).toBeDefined();
+      for (const ref of JSON.stringify(doc).match(/"\$ref":"[^"]+"/g) ?? [])
+        expect(atPointer(doc, ref.slice(9, -1)), `${op.operationId} ${ref}`).toBeDefined();
     }
     const op = contract.partner.byId('getAvailability');
     if (!op) throw new Error('getAvailability is missing from the partner document');
-    const schemas = Object.keys(((validatorDocument(contract.partner, op).components as Json).schemas ?? {}));
+    const schemas = Object.keys((validatorDocument(contract.partner, op).components as Json).schemas ?? {});
     expect(schemas).toContain('Availability');
     expect(schemas).not.toContain('Order');
   });
 
   it('keeps a whole component when a $ref points inside it', () => {
     const inner = new ApiContract('public', {
-      paths: { '/x': { get: { operationId: 'x', parameters: [{ name: 'q', in: 'query', schema: { $ref: '#/components/schemas/Thing/properties/q' } }], responses: {} } } },
-      components: { schemas: { Thing: { type: 'object', properties: { q: { $ref: '#/components/schemas/Q' } } }, Q: { type: 'string' }, Unused: { type: 'string' } } },
+      paths: {
+        '/x': {
+          get: {
+            operationId: 'x',
+            parameters: [{ name: 'q', in: 'query', schema: { $ref: '#/components/schemas/Thing/properties/q' } }],
+            responses: {},
+          },
+        },
+      },
+      components: {
+        schemas: {
+          Thing: { type: 'object', properties: { q: { $ref: '#/components/schemas/Q' } } },
+          Q: { type: 'string' },
+          Unused: { type: 'string' },
+        },
+      },
     });
     const op = inner.byId('x');
     if (!op) throw new Error('x is missing');
-    expect(Object.keys(((validatorDocument(inner, op).components as Json).schemas ?? {}) as Json).sort()).toEqual(['Q', 'Thing']);
+    expect(Object.keys(((validatorDocument(inner, op).components as Json).schemas ?? {}) as Json).sort()).toEqual([
+      'Q',
+      'Thing',
+    ]);
   });
 
   it('marks its query parameters allowReserved and leaves the bundled document untouched', () => {
     const op = contract.public.operations.find((o) => o.parameters.some((p) => p.in === 'query'));
     if (!op) throw new Error('no public operation with a query parameter');
     const doc = validatorDocument(contract.public, op);
-    const params = ((doc.paths as Record<string, Record<string, Json>>)[op.path]?.[op.method.toLowerCase()]?.parameters ?? []) as Json[];
+    const params = ((doc.paths as Record<string, Record<string, Json>>)[op.path]?.[op.method.toLowerCase()]
+      ?.parameters ?? []) as Json[];
     expect(params.filter((p) => p.in === 'query').every((p) => p.allowReserved === true)).toBe(true);
     expect(op.parameters.filter((p) => p.in === 'query').some((p) => p.allowReserved === true)).toBe(false);
   });
@@ -58,7 +79,11 @@ describe('the document of one operation’s validator', () => {
 describe('the validation step', () => {
   it('validates the matched operation’s request and lets a request with no operation pass to the unmatched answer', async () => {
     const app = express();
-    app.use(matchOperation(contract.partner), openApiValidator(contract.partner, { validateResponses: false }), (_req, res) => void res.json({ reached: true }));
+    app.use(
+      matchOperation(contract.partner),
+      openApiValidator(contract.partner, { validateResponses: false }),
+      (_req, res) => void res.json({ reached: true }),
+    );
     app.use(errorHandler(() => {}));
     const server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -66,7 +91,9 @@ describe('the validation step', () => {
     try {
       const missing = await fetch(`${base}/api/partner/v1/availability`);
       expect(missing.status).toBe(400);
-      expect(((await missing.json()) as { details: Array<{ path: string }> }).details.map((d) => d.path)).toContain('/query/domain');
+      expect(((await missing.json()) as { details: Array<{ path: string }> }).details.map((d) => d.path)).toContain(
+        '/query/domain',
+      );
       const unknown = await fetch(`${base}/api/partner/v1/availability?domain=a.com&extra=1`);
       expect(unknown.status).toBe(400);
       expect((await fetch(`${base}/api/partner/v1/availability?domain=a.com`)).status).toBe(200);
@@ -83,7 +110,11 @@ describe('the first request of an operation', () => {
   const metaSchemaCompiles = () => {
     let count = 0;
     const original = Ajv2020.prototype.compile;
-    const spy = vi.spyOn(Ajv2020.prototype, 'compile').mockImplementation(function (this: Ajv2020, schema: unknown, ...rest: unknown[]) {
+    const spy = vi.spyOn(Ajv2020.prototype, 'compile').mockImplementation(function (
+      this: Ajv2020,
+      schema: unknown,
+      ...rest: unknown[]
+    ) {
       const id = (schema as { $id?: unknown } | null)?.$id;
       if (typeof id === 'string' && id.startsWith('https://spec.openapis.org/oas/')) count += 1;
       return (original as (...a: unknown[]) => unknown).call(this, schema, ...rest);
@@ -94,13 +125,20 @@ describe('the first request of an operation', () => {
   it('pays no validator set-up once the production warm-up has built the validators', async () => {
     // The admin document in the response-checking mode: no other test of this file builds it.
     const app = express();
-    app.use(express.json(), matchOperation(contract.admin), openApiValidator(contract.admin, { validateResponses: true }), (_req, res) => void res.status(204).end());
+    app.use(
+      express.json(),
+      matchOperation(contract.admin),
+      openApiValidator(contract.admin, { validateResponses: true }),
+      (_req, res) => void res.status(204).end(),
+    );
     app.use(errorHandler(() => {}));
     const server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const call = async (op: { method: string; path: string }) => {
-      const body = ['POST', 'PUT', 'PATCH'].includes(op.method) ? { headers: { 'content-type': 'application/json' }, body: '{}' } : {};
+      const body = ['POST', 'PUT', 'PATCH'].includes(op.method)
+        ? { headers: { 'content-type': 'application/json' }, body: '{}' }
+        : {};
       await (await fetch(base + op.path.replace(/\{[^}]+\}/g, 'x'), { method: op.method, ...body })).arrayBuffer();
     };
     const [cold, ...others] = contract.admin.operations;
@@ -114,7 +152,9 @@ describe('the first request of an operation', () => {
       expect(compiles.count()).toBe(1);
 
       let turns = 0;
-      const built = await warmValidators(() => new Promise((resolve) => void setImmediate(() => resolve(void (turns += 1)))));
+      const built = await warmValidators(
+        () => new Promise((resolve) => void setImmediate(() => resolve(void (turns += 1)))),
+      );
       expect(built).toBeGreaterThanOrEqual(others.length);
       expect(turns).toBeGreaterThan(built);
       const afterWarmUp = compiles.count();

@@ -22,20 +22,31 @@ type Suite = keyof typeof SUITES;
 /** The scenarios that apply to a stateless, tools-only server, by suite release. */
 const APPLICABLE: Record<Suite, string[]> = {
   '0.1.16': ['server-initialize', 'ping', 'tools-list', 'dns-rebinding-protection'],
-  '0.2.0-alpha.12': ['server-initialize', 'server-session-lifecycle', 'server-stateless', 'ping', 'tools-list', 'dns-rebinding-protection', 'http-header-validation', 'caching'],
+  '0.2.0-alpha.12': [
+    'server-initialize',
+    'server-session-lifecycle',
+    'server-stateless',
+    'ping',
+    'tools-list',
+    'dns-rebinding-protection',
+    'http-header-validation',
+    'caching',
+  ],
 };
 
 /** The scenarios that do not apply, and why (kept with the test so the list stays honest). */
 export const NOT_APPLICABLE: Record<string, string> = {
   'logging-set-level': 'the server declares no logging capability (a stateless server sends no notifications/message)',
-  'completion-complete': 'no completions capability: it completes prompt and resource-template arguments, and there are none',
+  'completion-complete':
+    'no completions capability: it completes prompt and resource-template arguments, and there are none',
   'tools-call-simple-text': 'calls the suite fixture tool test_simple_text; this server has its own four tools',
   'tools-call-image': 'calls the fixture tool test_image_content',
   'tools-call-audio': 'calls the fixture tool test_audio_content',
   'tools-call-embedded-resource': 'calls the fixture tool test_embedded_resource',
   'tools-call-mixed-content': 'calls the fixture tool test_multiple_content_types',
   'tools-call-with-logging': 'calls the fixture tool test_tool_with_logging and expects log notifications',
-  'tools-call-error': 'calls the fixture tool test_error_handling (tool errors as results are proven by the SDK and Inspector tests)',
+  'tools-call-error':
+    'calls the fixture tool test_error_handling (tool errors as results are proven by the SDK and Inspector tests)',
   'tools-call-with-progress': 'calls the fixture tool test_tool_with_progress and expects progress notifications',
   'tools-call-sampling': 'a server-to-client sampling request: a stateless server sends none',
   'tools-call-elicitation': 'a server-to-client elicitation request: a stateless server sends none',
@@ -56,10 +67,12 @@ export const NOT_APPLICABLE: Record<string, string> = {
   'prompts-get-with-args': 'no prompts',
   'prompts-get-embedded-resource': 'no prompts',
   'prompts-get-with-image': 'no prompts',
-  'http-custom-header-server-validation': 'needs a tool with x-mcp-header parameters (SEP-2243); none of the four has one',
+  'http-custom-header-server-validation':
+    'needs a tool with x-mcp-header parameters (SEP-2243); none of the four has one',
   'sep-2640-skills-*': 'the skills extension, not offered',
   'tasks-*': 'the tasks extension, not offered',
-  'input-required-result-*': '2026-07-28 multi-round-trip results, used by tools that ask the client for input; these four never do',
+  'input-required-result-*':
+    '2026-07-28 multi-round-trip results, used by tools that ask the client for input; these four never do',
 };
 
 /** Checks of applicable scenarios that need the suite's diagnostic tools or features not offered. */
@@ -93,9 +106,14 @@ afterAll(async () => {
 async function scenario(suite: Suite, name: string): Promise<{ code: number; checks: Check[]; output: string }> {
   const out = mkdtempSync(join(tmpdir(), 'mcp-conformance-'));
   try {
-    const result = await run(node as string, [SUITES[suite], 'server', '--url', `${server.url}/mcp`, '--scenario', name, '-o', out], { cwd: out, timeoutMs: 120_000 });
+    const result = await run(
+      node as string,
+      [SUITES[suite], 'server', '--url', `${server.url}/mcp`, '--scenario', name, '-o', out],
+      { cwd: out, timeoutMs: 120_000 },
+    );
     const checks: Check[] = [];
-    for (const dir of readdirSync(out)) checks.push(...(JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[]));
+    for (const dir of readdirSync(out))
+      checks.push(...(JSON.parse(readFileSync(join(out, dir, 'checks.json'), 'utf8')) as Check[]));
     return { code: result.code, checks, output: `${result.stdout}\n${result.stderr}` };
   } finally {
     rmSync(out, { recursive: true, force: true });
@@ -105,8 +123,11 @@ async function scenario(suite: Suite, name: string): Promise<{ code: number; che
 describe.skipIf(!node).each(Object.keys(SUITES) as Suite[])('@modelcontextprotocol/conformance %s', (suite) => {
   it.each(APPLICABLE[suite])('%s: every check passes', async (name) => {
     const { checks, output } = await scenario(suite, name);
-    if (name !== 'server-session-lifecycle') expect(checks.filter((c) => c.status === 'SUCCESS').length, output).toBeGreaterThan(0);
-    const failed = checks.filter((c) => (c.status === 'FAILURE' || c.status === 'WARNING') && !(c.id in UNTESTABLE_CHECKS));
+    if (name !== 'server-session-lifecycle')
+      expect(checks.filter((c) => c.status === 'SUCCESS').length, output).toBeGreaterThan(0);
+    const failed = checks.filter(
+      (c) => (c.status === 'FAILURE' || c.status === 'WARNING') && !(c.id in UNTESTABLE_CHECKS),
+    );
     expect(failed.map((c) => `${c.id}: ${c.errorMessage ?? c.status}`)).toEqual([]);
   });
 
@@ -114,7 +135,8 @@ describe.skipIf(!node).each(Object.keys(SUITES) as Suite[])('@modelcontextprotoc
     const listed = await run(node as string, [SUITES[suite], 'list', '--server']);
     const names = [...listed.stdout.matchAll(/^\s+- (\S+)/gm)].map((m) => m[1] as string);
     expect(names.length).toBeGreaterThan(10);
-    const explained = (n: string) => n in NOT_APPLICABLE || Object.keys(NOT_APPLICABLE).some((k) => k.endsWith('*') && n.startsWith(k.slice(0, -1)));
+    const explained = (n: string) =>
+      n in NOT_APPLICABLE || Object.keys(NOT_APPLICABLE).some((k) => k.endsWith('*') && n.startsWith(k.slice(0, -1)));
     expect(names.filter((n) => !APPLICABLE[suite].includes(n) && !explained(n))).toEqual([]);
   });
 });

@@ -4,15 +4,38 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mcpManifest, mcpServerCard, serverCardName, toolDescriptors } from '../../server/mcp/discovery.ts';
 import { MCP_TOOLS } from '../../server/mcp/tools.ts';
-import { fakeReads, publicDoc, resolve, schemaErrors, startMiniServer, type JsonSchema, type MiniServer } from './support.ts';
+import {
+  fakeReads,
+  publicDoc,
+  resolve,
+  schemaErrors,
+  startMiniServer,
+  type JsonSchema,
+  type MiniServer,
+} from './support.ts';
 
-const xMcpTools = publicDoc.paths['/mcp']?.post?.['x-mcp-tools'] as Array<{ name: string; input: string; output: string }>;
+const xMcpTools = publicDoc.paths['/mcp']?.post?.['x-mcp-tools'] as Array<{
+  name: string;
+  input: string;
+  output: string;
+}>;
 const descriptors = toolDescriptors();
 /** The revisions the spec says are served (POST /mcp x-mcp-protocol-versions). */
 const served = publicDoc.paths['/mcp']?.post?.['x-mcp-protocol-versions'] as string[];
 
 /** The keywords that decide what a property accepts. */
-const CONSTRAINTS = ['type', 'pattern', 'minLength', 'maxLength', 'enum', 'const', 'minimum', 'maximum', 'minItems', 'maxItems'] as const;
+const CONSTRAINTS = [
+  'type',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'enum',
+  'const',
+  'minimum',
+  'maximum',
+  'minItems',
+  'maxItems',
+] as const;
 
 function constraintsOf(schema: JsonSchema): Record<string, unknown> {
   const resolved = resolve(schema);
@@ -49,7 +72,9 @@ describe('the tools against x-mcp-tools', () => {
       const specProp = resolve((spec.properties as Record<string, JsonSchema>)[prop] as JsonSchema);
       const ourProp = (ours.properties as Record<string, JsonSchema>)[prop] as JsonSchema;
       if (specProp.type === 'object') {
-        expect([...((ourProp.required as string[]) ?? [])].sort(), `${name}.${prop}`).toEqual([...((specProp.required as string[]) ?? [])].sort());
+        expect([...((ourProp.required as string[]) ?? [])].sort(), `${name}.${prop}`).toEqual(
+          [...((specProp.required as string[]) ?? [])].sort(),
+        );
       }
     }
   });
@@ -91,7 +116,10 @@ describe('discovery documents', () => {
         transport: 'streamable-http',
         protocol_versions: served,
         server_card: 'https://api.example.com/mcp/server-card',
-        authentication: { required: false, protected_resource_metadata: 'https://api.example.com/.well-known/oauth-protected-resource/mcp' },
+        authentication: {
+          required: false,
+          protected_resource_metadata: 'https://api.example.com/.well-known/oauth-protected-resource/mcp',
+        },
       });
       expect(body.tools.map((t) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
     }
@@ -105,7 +133,9 @@ describe('discovery documents', () => {
       const body = (await res.json()) as ReturnType<typeof mcpServerCard>;
       expect(schemaErrors('McpServerCard', body), path).toBeNull();
       expect(body.name).toBe('com.example.api/domain-sales');
-      expect(body.remotes).toEqual([{ type: 'streamable-http', url: 'https://api.example.com/mcp', supportedProtocolVersions: served }]);
+      expect(body.remotes).toEqual([
+        { type: 'streamable-http', url: 'https://api.example.com/mcp', supportedProtocolVersions: served },
+      ]);
       expect(body._meta?.['domain-sales/tools']?.map((t) => t.name)).toEqual(MCP_TOOLS.map((t) => t.name));
     }
   });

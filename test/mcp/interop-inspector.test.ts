@@ -54,7 +54,12 @@ function inspectors(): Inspector[] {
   const out: Inspector[] = [
     {
       name: 'Inspector CLI 0.15.0 (SDK v1)',
-      cli: (args) => run(process.execPath, [join(ROOT, 'node_modules', 'mcp-inspector-cli-v0', 'build', 'index.js'), `${env.server.url}/mcp`, ...args]),
+      cli: (args) =>
+        run(process.execPath, [
+          join(ROOT, 'node_modules', 'mcp-inspector-cli-v0', 'build', 'index.js'),
+          `${env.server.url}/mcp`,
+          ...args,
+        ]),
       toolErrorExit: 0,
       signedIn: false,
     },
@@ -67,9 +72,20 @@ function inspectors(): Inspector[] {
       name: 'Inspector 2.12.0 (SDK v2)',
       // Its catalog and secret store live under HOME: a throwaway one.
       cli: (args) =>
-        run(node, [join(ROOT, 'node_modules', 'mcp-inspector-v2', 'clients', 'launcher', 'build', 'index.js'), '--cli', `${env.server.url}/mcp`, '--header', `Authorization: Bearer ${token}`, ...args], {
-          env: { ...process.env, HOME: home, NO_COLOR: '1' },
-        }),
+        run(
+          node,
+          [
+            join(ROOT, 'node_modules', 'mcp-inspector-v2', 'clients', 'launcher', 'build', 'index.js'),
+            '--cli',
+            `${env.server.url}/mcp`,
+            '--header',
+            `Authorization: Bearer ${token}`,
+            ...args,
+          ],
+          {
+            env: { ...process.env, HOME: home, NO_COLOR: '1' },
+          },
+        ),
       // Its documented exit code for a call that returned isError: true.
       toolErrorExit: 5,
       signedIn: true,
@@ -83,7 +99,12 @@ describe.each(inspectors())('$name', (inspector) => {
     const r = await inspector.cli(['--method', 'tools/list']);
     expect(r.code, r.stderr).toBe(0);
     const { tools } = resultOf(r) as { tools: Array<{ name: string; inputSchema: unknown; outputSchema: unknown }> };
-    expect(tools.map((t) => t.name).sort()).toEqual(['search_domain', 'tld_registration_price', 'tld_requirements', 'whois_lookup']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'search_domain',
+      'tld_registration_price',
+      'tld_requirements',
+      'whois_lookup',
+    ]);
     expect(tools.every((t) => t.outputSchema !== undefined)).toBe(true);
   });
 
@@ -95,7 +116,8 @@ describe.each(inspectors())('$name', (inspector) => {
     expect(result.isError ?? false).toBe(false);
     expect(result.structuredContent).toMatchObject(expected);
     // The bearer token sent with --header reaches search_domain: real prices.
-    if (name === 'search_domain') expect(result.structuredContent).toMatchObject({ result: { price_masked: !inspector.signedIn } });
+    if (name === 'search_domain')
+      expect(result.structuredContent).toMatchObject({ result: { price_masked: !inspector.signedIn } });
   });
 
   it('gets a failing call back as a tool error result, the message as text', async () => {
@@ -103,7 +125,14 @@ describe.each(inspectors())('$name', (inspector) => {
       ['nosuch-zzzq.com', 'not_found'],
       ['not_a_domain', 'validation_error'],
     ] as const) {
-      const r = await inspector.cli(['--method', 'tools/call', '--tool-name', 'whois_lookup', '--tool-arg', `domain=${domain}`]);
+      const r = await inspector.cli([
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'whois_lookup',
+        '--tool-arg',
+        `domain=${domain}`,
+      ]);
       expect(r.code, `${domain}: ${r.stderr}`).toBe(inspector.toolErrorExit);
       expect(`${r.stdout}${r.stderr}`).not.toContain('-32602');
       const result = resultOf(r) as ToolResult;

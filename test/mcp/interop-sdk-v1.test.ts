@@ -41,9 +41,17 @@ interface Release {
   transport(url: URL, headers: Record<string, string>): unknown;
 }
 
-function release(version: string, pkg: { Client: new (...args: never[]) => unknown }, http: { StreamableHTTPClientTransport: new (...args: never[]) => unknown }, types: { LATEST_PROTOCOL_VERSION: string }): Release {
+function release(
+  version: string,
+  pkg: { Client: new (...args: never[]) => unknown },
+  http: { StreamableHTTPClientTransport: new (...args: never[]) => unknown },
+  types: { LATEST_PROTOCOL_VERSION: string },
+): Release {
   const ClientClass = pkg.Client as unknown as new (info: { name: string; version: string }) => V1Client;
-  const Transport = http.StreamableHTTPClientTransport as unknown as new (url: URL, opts: { requestInit: { headers: Record<string, string> } }) => unknown;
+  const Transport = http.StreamableHTTPClientTransport as unknown as new (
+    url: URL,
+    opts: { requestInit: { headers: Record<string, string> } },
+  ) => unknown;
   return {
     version,
     latest: types.LATEST_PROTOCOL_VERSION,
@@ -114,14 +122,27 @@ describe.each(RELEASES)('SDK v1 $version (asks for $latest)', (r) => {
         expect(client.getServerVersion()?.name).toBe('domain-sales');
 
         const { tools } = await client.listTools();
-        expect(tools.map((t) => t.name).sort()).toEqual(['search_domain', 'tld_registration_price', 'tld_requirements', 'whois_lookup']);
+        expect(tools.map((t) => t.name).sort()).toEqual([
+          'search_domain',
+          'tld_registration_price',
+          'tld_requirements',
+          'whois_lookup',
+        ]);
         // Every outputSchema compiled in the client's own validator, so the calls below are checked.
         expect(seen.warnings).toEqual([]);
 
         const calls: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
-          ['search_domain', { q: env.listed }, { query: env.listed, result: { domain: env.listed, price_masked: false } }],
+          [
+            'search_domain',
+            { q: env.listed },
+            { query: env.listed, result: { domain: env.listed, price_masked: false } },
+          ],
           ['whois_lookup', { domain: env.listed }, { objectClassName: 'domain', domain: env.listed }],
-          ['tld_registration_price', { tld: 'com', op: 'register' }, { tld: 'com', currency: 'USD', action: 'register' }],
+          [
+            'tld_registration_price',
+            { tld: 'com', op: 'register' },
+            { tld: 'com', currency: 'USD', action: 'register' },
+          ],
           ['tld_requirements', { tld: 'io' }, { tld: 'io' }],
         ];
         for (const [name, args, expected] of calls) {
@@ -131,10 +152,16 @@ describe.each(RELEASES)('SDK v1 $version (asks for $latest)', (r) => {
         }
 
         // The cases: an unregistered domain and an invalid one.
-        const unregistered = (await client.callTool({ name: 'whois_lookup', arguments: { domain: 'nosuch-zzzq.com' } })) as ToolResult;
+        const unregistered = (await client.callTool({
+          name: 'whois_lookup',
+          arguments: { domain: 'nosuch-zzzq.com' },
+        })) as ToolResult;
         expect(unregistered.isError).toBe(true);
         expect(errorText(unregistered)).toMatch(/^not_found: /);
-        const invalid = (await client.callTool({ name: 'whois_lookup', arguments: { domain: 'not a domain' } })) as ToolResult;
+        const invalid = (await client.callTool({
+          name: 'whois_lookup',
+          arguments: { domain: 'not a domain' },
+        })) as ToolResult;
         expect(invalid.isError).toBe(true);
         expect(errorText(invalid)).toMatch(/^validation_error: .*\/arguments\/domain/);
 

@@ -17,7 +17,9 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export function node22(purpose: string): string | undefined {
   const binary = join(ROOT, 'node_modules', 'node', 'bin', 'node');
   if (!existsSync(binary)) {
-    console.warn(`*** ${purpose} SKIPPED: node_modules/node/bin/node (the devDependency node@22) is not installed; run npm ci ***`);
+    console.warn(
+      `*** ${purpose} SKIPPED: node_modules/node/bin/node (the devDependency node@22) is not installed; run npm ci ***`,
+    );
     return undefined;
   }
   return binary;
@@ -30,13 +32,28 @@ export interface RunResult {
 }
 
 /** Runs `file args` to its end (at most `timeoutMs`) and answers its exit code and output. */
-export function run(file: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+export function run(
+  file: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {},
+): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { cwd: options.cwd ?? ROOT, env: options.env ?? process.env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) => {
-      const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-      if (err && typeof err.code !== 'number') return reject(new Error(`${file} ${args.join(' ')} did not finish: ${err.message}\n${stderr}`));
-      resolve({ code, stdout, stderr });
-    });
+    execFile(
+      file,
+      args,
+      {
+        cwd: options.cwd ?? ROOT,
+        env: options.env ?? process.env,
+        timeout: options.timeoutMs ?? 60_000,
+        maxBuffer: 32 * 1024 * 1024,
+      },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
+        if (err && typeof err.code !== 'number')
+          return reject(new Error(`${file} ${args.join(' ')} did not finish: ${err.message}\n${stderr}`));
+        resolve({ code, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -54,7 +71,11 @@ export async function startInteropServer(speed = 1): Promise<InteropServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'mcp-interop-'));
   const config = configFromEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_INVENTORY_SIZE: '100' });
   const start = Date.now();
-  const running = await startServer({ config, clock: { now: () => start + (Date.now() - start) * speed }, log: () => {} });
+  const running = await startServer({
+    config,
+    clock: { now: () => start + (Date.now() - start) * speed },
+    log: () => {},
+  });
   return {
     ...running,
     async close() {
@@ -72,7 +93,9 @@ export function sharedServerWithListing(): { readonly server: TestServer; readon
   const state: { server?: TestServer; listed?: string } = {};
   beforeAll(async () => {
     state.server = await startTestServer();
-    const page = (await (await fetch(`${state.server.url}/api/market/listings?limit=1`)).json()) as { data: Array<{ domain: string }> };
+    const page = (await (await fetch(`${state.server.url}/api/market/listings?limit=1`)).json()) as {
+      data: Array<{ domain: string }>;
+    };
     state.listed = page.data[0]?.domain;
     if (!state.listed) throw new Error('the sandbox lists no domain for sale');
   });

@@ -2,7 +2,15 @@
 // a stand-in pipeline and a fake PublicReads (the end-to-end file runs the real server).
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fakeReads, GOOD_TOKEN, publicDoc, REAL_PRICE, schemaErrors, startMiniServer, type MiniServer } from './support.ts';
+import {
+  fakeReads,
+  GOOD_TOKEN,
+  publicDoc,
+  REAL_PRICE,
+  schemaErrors,
+  startMiniServer,
+  type MiniServer,
+} from './support.ts';
 
 const { reads, calls } = fakeReads();
 let server: MiniServer;
@@ -31,8 +39,14 @@ function toolError(result: Awaited<ReturnType<Client['callTool']>>): Record<stri
 }
 
 async function connect(era: Era, token?: string): Promise<Client> {
-  const client = new Client({ name: 'mcp-test', version: '1.0.0' }, era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {});
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {});
+  const client = new Client(
+    { name: 'mcp-test', version: '1.0.0' },
+    era === 'modern' ? { versionNegotiation: { mode: { pin: '2026-07-28' } } } : {},
+  );
+  const transport = new StreamableHTTPClientTransport(
+    new URL(`${server.url}/mcp`),
+    token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : {},
+  );
   await client.connect(transport);
   return client;
 }
@@ -56,7 +70,12 @@ describe.each<[Era, string]>([
 
   it('lists the four tools with input and output schemas', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['search_domain', 'tld_registration_price', 'tld_requirements', 'whois_lookup']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'search_domain',
+      'tld_registration_price',
+      'tld_requirements',
+      'whois_lookup',
+    ]);
     for (const tool of tools) {
       expect(tool.description, tool.name).toBeTruthy();
       expect(tool.inputSchema.type).toBe('object');
@@ -89,7 +108,12 @@ describe.each<[Era, string]>([
     // The tool's `op` is the read's `action`.
     expect(calls.at(-1)).toEqual({ method: 'tldPrice', input: { tld: 'com', action: 'renew' } });
     const all = await client.callTool({ name: 'tld_registration_price', arguments: { tld: 'com' } });
-    expect(Object.keys((all.structuredContent as { prices: object }).prices).sort()).toEqual(['register', 'renew', 'restore', 'transfer']);
+    expect(Object.keys((all.structuredContent as { prices: object }).prices).sort()).toEqual([
+      'register',
+      'renew',
+      'restore',
+      'transfer',
+    ]);
     const meta = await client.callTool({ name: 'tld_requirements', arguments: { tld: 'io' } });
     expect(meta.isError).toBe(false);
     expect(meta.structuredContent).toMatchObject({ tld: 'io', type: 'country-code', term_years: { min: 1, max: 10 } });
@@ -97,7 +121,11 @@ describe.each<[Era, string]>([
 
   it('a failed read is a tool error carrying the REST Error body as text', async () => {
     const result = await client.callTool({ name: 'whois_lookup', arguments: { domain: 'unregistered-example.com' } });
-    expect(toolError(result)).toEqual({ code: 'not_found', message: 'No registration record for "unregistered-example.com"', request_id: 'req_test_1' });
+    expect(toolError(result)).toEqual({
+      code: 'not_found',
+      message: 'No registration record for "unregistered-example.com"',
+      request_id: 'req_test_1',
+    });
   });
 
   it('an unexpected failure is an internal_error tool result, logged, without its details', async () => {
@@ -128,7 +156,10 @@ describe.each<[Era, string]>([
     const signedIn = await connect(era, GOOD_TOKEN);
     try {
       const result = await signedIn.callTool({ name: 'search_domain', arguments: { q: 'bestcoffeebeans' } });
-      expect(result.structuredContent).toMatchObject({ query: 'bestcoffeebeans.com', result: { price: REAL_PRICE, price_masked: false } });
+      expect(result.structuredContent).toMatchObject({
+        query: 'bestcoffeebeans.com',
+        result: { price: REAL_PRICE, price_masked: false },
+      });
       expect(calls.at(-1)?.viewer?.userId).toBe('usr_1');
       expect((result.content as Array<{ text: string }>)[0]?.text).toContain('$2899.00');
     } finally {
@@ -139,8 +170,17 @@ describe.each<[Era, string]>([
 
 describe('HTTP edges of POST /mcp', () => {
   const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json', ...headers }, body: JSON.stringify(body) });
-  const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  const initialize = {
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  };
 
   it('answers a request as JSON with no session id', async () => {
     const res = await post(initialize);
@@ -148,11 +188,18 @@ describe('HTTP edges of POST /mcp', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     expect(res.headers.get('mcp-session-id')).toBeNull();
     expect(res.headers.get('x-request-id')).toBe('req_test_1');
-    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: 1, result: { protocolVersion: '2025-11-25', serverInfo: { name: 'domain-sales' } } });
+    expect(await res.json()).toMatchObject({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { protocolVersion: '2025-11-25', serverInfo: { name: 'domain-sales' } },
+    });
   });
 
   it('ignores a session id sent by the client', async () => {
-    const res = await post({ jsonrpc: '2.0', id: 9, method: 'tools/list' }, { 'mcp-session-id': 'stale-session', 'mcp-protocol-version': '2025-11-25' });
+    const res = await post(
+      { jsonrpc: '2.0', id: 9, method: 'tools/list' },
+      { 'mcp-session-id': 'stale-session', 'mcp-protocol-version': '2025-11-25' },
+    );
     expect(res.status).toBe(200);
     expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
   });
@@ -173,14 +220,27 @@ describe('HTTP edges of POST /mcp', () => {
       'io.modelcontextprotocol/clientCapabilities': {},
     };
     const res = await post(
-      { jsonrpc: '2.0', id: 12, method: 'tools/call', params: { name: 'tld_requirements', arguments: { tld: 'io' }, _meta: envelope } },
-      { accept: 'text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'tld_requirements' },
+      {
+        jsonrpc: '2.0',
+        id: 12,
+        method: 'tools/call',
+        params: { name: 'tld_requirements', arguments: { tld: 'io' }, _meta: envelope },
+      },
+      {
+        accept: 'text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'tld_requirements',
+      },
     );
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const data = (await res.text()).split('\n').filter((line) => line.startsWith('data: '));
     expect(data).toHaveLength(1);
-    expect(JSON.parse((data[0] as string).slice(6))).toMatchObject({ id: 12, result: { isError: false, structuredContent: { tld: 'io' } } });
+    expect(JSON.parse((data[0] as string).slice(6))).toMatchObject({
+      id: 12,
+      result: { isError: false, structuredContent: { tld: 'io' } },
+    });
   });
 
   it('accepts a notification with 202 and no body', async () => {
@@ -190,7 +250,10 @@ describe('HTTP edges of POST /mcp', () => {
   });
 
   it('answers an unknown method with a JSON-RPC error in a 200', async () => {
-    const res = await post({ jsonrpc: '2.0', id: 4, method: 'resources/list' }, { 'mcp-protocol-version': '2025-11-25' });
+    const res = await post(
+      { jsonrpc: '2.0', id: 4, method: 'resources/list' },
+      { 'mcp-protocol-version': '2025-11-25' },
+    );
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ id: 4, error: { code: -32601 } });
   });
@@ -198,7 +261,10 @@ describe('HTTP edges of POST /mcp', () => {
   it('refuses a disallowed Origin with 403 forbidden and lets allowed ones through', async () => {
     const evil = await post(initialize, { origin: 'https://evil.example.net' });
     expect(evil.status).toBe(403);
-    expect(await evil.json()).toMatchObject({ code: 'forbidden', message: 'Origin "https://evil.example.net" is not allowed' });
+    expect(await evil.json()).toMatchObject({
+      code: 'forbidden',
+      message: 'Origin "https://evil.example.net" is not allowed',
+    });
     for (const origin of [server.url, 'http://localhost:5173']) {
       const ok = await post(initialize, { origin });
       expect(ok.status, origin).toBe(200);
@@ -213,9 +279,16 @@ describe('HTTP edges of POST /mcp', () => {
       'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
       'io.modelcontextprotocol/clientCapabilities': {},
     };
-    const res = await post({ jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: envelope } }, { 'mcp-method': 'tools/list' });
+    const res = await post(
+      { jsonrpc: '2.0', id: 7, method: 'tools/list', params: { _meta: envelope } },
+      { 'mcp-method': 'tools/list' },
+    );
     expect(res.status).toBe(400);
-    const body = (await res.json()) as { code: string; message: string; error: { code: number; data: { supported: string[] } } };
+    const body = (await res.json()) as {
+      code: string;
+      message: string;
+      error: { code: number; data: { supported: string[] } };
+    };
     expect(schemaErrors('McpError', body)).toBeNull();
     expect(body.code).toBe('validation_error');
     expect(body.message).toContain('2026-07-28');
@@ -231,34 +304,46 @@ describe('HTTP edges of POST /mcp', () => {
       'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
       'io.modelcontextprotocol/clientCapabilities': {},
     };
-    const res = await post({ jsonrpc: '2.0', id: 8, method: 'tools/list', params: { _meta: envelope } }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'prompts/list' });
+    const res = await post(
+      { jsonrpc: '2.0', id: 8, method: 'tools/list', params: { _meta: envelope } },
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'prompts/list' },
+    );
     expect(res.status).toBe(400);
     const body = await res.json();
     expect(schemaErrors('McpError', body)).toBeNull();
     expect(body).toMatchObject({ jsonrpc: '2.0', id: 8, error: { code: -32020 }, code: 'validation_error' });
   });
 
-  it.each(['initialize', 'ping', 'resources/subscribe'])('a 2026-07-28 request for %s (removed in that revision) is 404 with JSON-RPC -32601', async (method) => {
-    const envelope = {
-      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
-      'io.modelcontextprotocol/clientCapabilities': {},
-    };
-    const res = await post({ jsonrpc: '2.0', id: 11, method, params: { _meta: envelope } }, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method });
-    expect(res.status).toBe(404);
-    const body = await res.json();
-    expect(schemaErrors('McpError', body)).toBeNull();
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: 11, error: { code: -32601 }, code: 'not_found' });
-  });
+  it.each(['initialize', 'ping', 'resources/subscribe'])(
+    'a 2026-07-28 request for %s (removed in that revision) is 404 with JSON-RPC -32601',
+    async (method) => {
+      const envelope = {
+        'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+        'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+        'io.modelcontextprotocol/clientCapabilities': {},
+      };
+      const res = await post(
+        { jsonrpc: '2.0', id: 11, method, params: { _meta: envelope } },
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method },
+      );
+      expect(res.status).toBe(404);
+      const body = await res.json();
+      expect(schemaErrors('McpError', body)).toBeNull();
+      expect(body).toMatchObject({ jsonrpc: '2.0', id: 11, error: { code: -32601 }, code: 'not_found' });
+    },
+  );
 
-  it.each(['GET', 'DELETE'])('%s /mcp from an MCP client is 405 with Allow: POST and a JSON-RPC error', async (method) => {
-    const res = await fetch(`${server.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
-    expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('POST');
-    const body = await res.json();
-    expect(schemaErrors('McpError', body)).toBeNull();
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 }, code: 'method_not_allowed' });
-  });
+  it.each(['GET', 'DELETE'])(
+    '%s /mcp from an MCP client is 405 with Allow: POST and a JSON-RPC error',
+    async (method) => {
+      const res = await fetch(`${server.url}/mcp`, { method, headers: { accept: 'text/event-stream' } });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('POST');
+      const body = await res.json();
+      expect(schemaErrors('McpError', body)).toBeNull();
+      expect(body).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32000 }, code: 'method_not_allowed' });
+    },
+  );
 
   it('GET /mcp that is not an MCP client (no text/event-stream) is sent to the MCP guide', async () => {
     for (const accept of ['text/html,application/xhtml+xml,*/*;q=0.8', 'application/json']) {
@@ -269,7 +354,10 @@ describe('HTTP edges of POST /mcp', () => {
   });
 
   it('DELETE /mcp naming a session has nothing to end: 204', async () => {
-    const res = await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: { 'mcp-session-id': 'a-session-never-issued' } });
+    const res = await fetch(`${server.url}/mcp`, {
+      method: 'DELETE',
+      headers: { 'mcp-session-id': 'a-session-never-issued' },
+    });
     expect(res.status).toBe(204);
     expect(await res.text()).toBe('');
   });
@@ -280,40 +368,69 @@ const SERVED = publicDoc.paths['/mcp']?.post?.['x-mcp-protocol-versions'] as str
 
 describe('protocol revisions', () => {
   const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
-  const initialize = (protocolVersion: string) => ({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body: JSON.stringify(body),
+    });
+  const initialize = (protocolVersion: string) => ({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
 
   it('the spec serves the four revisions the issue names, and the header enum says the same', () => {
     expect([...SERVED].sort()).toEqual(['2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28']);
-    const header = (publicDoc.components as unknown as { parameters: Record<string, { schema: { enum: string[] } }> }).parameters.McpProtocolVersion;
+    const header = (publicDoc.components as unknown as { parameters: Record<string, { schema: { enum: string[] } }> })
+      .parameters.McpProtocolVersion;
     expect(header?.schema.enum).toEqual(SERVED);
   });
 
-  it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('initialize asking for %s is answered with that revision', async (version) => {
-    const res = await post(initialize(version));
-    expect(res.status).toBe(200);
-    expect(await res.json()).toMatchObject({ id: 1, result: { protocolVersion: version } });
-  });
+  it.each(['2025-03-26', '2025-06-18', '2025-11-25'])(
+    'initialize asking for %s is answered with that revision',
+    async (version) => {
+      const res = await post(initialize(version));
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({ id: 1, result: { protocolVersion: version } });
+    },
+  );
 
-  it.each(['2024-11-05', '2026-07-28', '2099-01-01'])('initialize asking for %s (no 2025 revision served) is answered with the newest 2025 one', async (version) => {
-    const res = await post(initialize(version));
-    expect(await res.json()).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25' } });
-  });
+  it.each(['2024-11-05', '2026-07-28', '2099-01-01'])(
+    'initialize asking for %s (no 2025 revision served) is answered with the newest 2025 one',
+    async (version) => {
+      const res = await post(initialize(version));
+      expect(await res.json()).toMatchObject({ id: 1, result: { protocolVersion: '2025-11-25' } });
+    },
+  );
 
-  it.each(['2025-03-26', '2025-06-18', '2025-11-25'])('MCP-Protocol-Version: %s is accepted after initialize', async (version) => {
-    const res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': version });
-    expect(res.status).toBe(200);
-    expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
-  });
+  it.each(['2025-03-26', '2025-06-18', '2025-11-25'])(
+    'MCP-Protocol-Version: %s is accepted after initialize',
+    async (version) => {
+      const res = await post({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-protocol-version': version });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { result: { tools: unknown[] } }).result.tools).toHaveLength(4);
+    },
+  );
 });
 
 describe('JSON-RPC error responses on /mcp', () => {
   const send = (body: string, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body });
+    fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body,
+    });
 
   async function rpcError(res: Response, status: number) {
     expect(res.status).toBe(status);
-    const body = (await res.json()) as { id: unknown; error: { code: number; message: string }; code: string; message: string; request_id: string };
+    const body = (await res.json()) as {
+      id: unknown;
+      error: { code: number; message: string };
+      code: string;
+      message: string;
+      request_id: string;
+    };
     expect(schemaErrors('McpError', body), JSON.stringify(body)).toBeNull();
     expect(body.error.message).toBe(body.message);
     expect(body.request_id).toBe('req_test_1');
@@ -335,7 +452,10 @@ describe('JSON-RPC error responses on /mcp', () => {
   });
 
   it('a disallowed Origin is 403 with the request id echoed', async () => {
-    const body = await rpcError(await send('{"jsonrpc":"2.0","id":"o-1","method":"ping"}', { origin: 'https://evil.example.net' }), 403);
+    const body = await rpcError(
+      await send('{"jsonrpc":"2.0","id":"o-1","method":"ping"}', { origin: 'https://evil.example.net' }),
+      403,
+    );
     expect(body).toMatchObject({ id: 'o-1', error: { code: -32000 }, code: 'forbidden' });
   });
 });

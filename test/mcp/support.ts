@@ -23,7 +23,9 @@ import type { Store } from '../../server/store/index.ts';
 type Schemas = components['schemas'];
 
 export type JsonSchema = Record<string, unknown>;
-export const publicDoc = JSON.parse(readFileSync(new URL('../../generated/public.openapi.json', import.meta.url), 'utf8')) as {
+export const publicDoc = JSON.parse(
+  readFileSync(new URL('../../generated/public.openapi.json', import.meta.url), 'utf8'),
+) as {
   components: { schemas: Record<string, JsonSchema> };
   paths: Record<string, Record<string, Record<string, unknown>>>;
 };
@@ -76,12 +78,23 @@ export function fakeReads() {
       return {
         query: domain,
         result,
-        alternatives: [{ domain: `${label}.net`, tld: 'net', available: false, status: 'taken', price: null, currency: 'USD', price_masked: false }],
+        alternatives: [
+          {
+            domain: `${label}.net`,
+            tld: 'net',
+            available: false,
+            status: 'taken',
+            price: null,
+            currency: 'USD',
+            price_masked: false,
+          },
+        ],
       };
     },
     async whoisLookup(input) {
       calls.push({ method: 'whoisLookup', input });
-      if (input.domain === 'unregistered-example.com') throw new ApiError('not_found', `No registration record for "${input.domain}"`);
+      if (input.domain === 'unregistered-example.com')
+        throw new ApiError('not_found', `No registration record for "${input.domain}"`);
       return {
         objectClassName: 'domain',
         ldhName: input.domain.toUpperCase(),
@@ -101,7 +114,15 @@ export function fakeReads() {
     async tldPrice(input) {
       calls.push({ method: 'tldPrice', input });
       const prices = { register: 1099, renew: 1299, transfer: 1099, restore: 8000 };
-      if (input.action) return { tld: input.tld, currency: 'USD', term_years: 1, prices: { [input.action]: prices[input.action] }, action: input.action, price: prices[input.action] };
+      if (input.action)
+        return {
+          tld: input.tld,
+          currency: 'USD',
+          term_years: 1,
+          prices: { [input.action]: prices[input.action] },
+          action: input.action,
+          price: prices[input.action],
+        };
       return { tld: input.tld, currency: 'USD', term_years: 1, prices };
     },
     async tldMetadata(input) {
@@ -123,7 +144,13 @@ export function fakeReads() {
   return { reads, calls };
 }
 
-export const VIEWER: Viewer = { userId: 'usr_1', clientId: 'cli_1', grantId: 'gr_1', scopes: ['pricing:read'], resource: 'http://x/mcp' };
+export const VIEWER: Viewer = {
+  userId: 'usr_1',
+  clientId: 'cli_1',
+  grantId: 'gr_1',
+  scopes: ['pricing:read'],
+  resource: 'http://x/mcp',
+};
 export const GOOD_TOKEN = 'good-token-for-tests';
 
 export interface MiniServer {
@@ -133,7 +160,10 @@ export interface MiniServer {
 }
 
 /** The MCP handlers behind a minimal pipeline; `baseUrl` is what deps.baseUrl answers. */
-export async function startMiniServer(reads: PublicReads, options: McpEndpointOptions & { baseUrl?: string } = {}): Promise<MiniServer> {
+export async function startMiniServer(
+  reads: PublicReads,
+  options: McpEndpointOptions & { baseUrl?: string } = {},
+): Promise<MiniServer> {
   const logged: string[] = [];
   const deps: PublicDeps = {
     store: {} as Store,

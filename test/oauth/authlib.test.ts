@@ -27,9 +27,22 @@ if (!AUTHLIB) {
 interface Report {
   authlib: string;
   discovery: { issuer: string; scopes_supported: string[]; oidc_refusals: Record<string, string> };
-  registration: { status: number; cache_control: string | null; client_id: string; token_endpoint_auth_method: string; client_secret: unknown };
+  registration: {
+    status: number;
+    cache_control: string | null;
+    client_id: string;
+    token_endpoint_auth_method: string;
+    client_secret: unknown;
+  };
   authorization_request: { code_challenge_method: string; has_challenge: boolean };
-  sign_in: { page_status: number; field_names: string[]; status: number; iss: string; state_echoed: boolean; has_code: boolean };
+  sign_in: {
+    page_status: number;
+    field_names: string[];
+    status: number;
+    iss: string;
+    state_echoed: boolean;
+    has_code: boolean;
+  };
   token: { token_type: string; scope: string; expires_in: number; has_refresh_token: boolean };
   search: { price_masked: boolean; price: number | null };
   refresh: { rotated: boolean; new_access_token: boolean; search_status: number };
@@ -40,50 +53,79 @@ interface Report {
 
 const run = promisify(execFile);
 
-describe.skipIf(!AUTHLIB).each(databases())(`authlib ${AUTHLIB ?? ''} drives the whole OAuth flow ($name)`, ({ databaseUrl }) => {
-  let h: Harness;
-  let report: Report;
-  let base: string;
+describe.skipIf(!AUTHLIB).each(databases())(
+  `authlib ${AUTHLIB ?? ''} drives the whole OAuth flow ($name)`,
+  ({ databaseUrl }) => {
+    let h: Harness;
+    let report: Report;
+    let base: string;
 
-  beforeAll(async () => {
-    h = await startHarness({ databaseUrl, inventorySize: 20, dispatch: false });
-    await ensureSandboxUser(h.store, SANDBOX_USER);
-    base = h.baseUrl.replace('127.0.0.1', 'localhost');
-    const { stdout } = await run(PYTHON, [SCRIPT, base, SANDBOX_USER.email, SANDBOX_USER.password], { timeout: 60_000, env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8' } });
-    report = JSON.parse(stdout) as Report;
-  }, 90_000);
-  afterAll(async () => {
-    await h?.close();
-  });
+    beforeAll(async () => {
+      h = await startHarness({ databaseUrl, inventorySize: 20, dispatch: false });
+      await ensureSandboxUser(h.store, SANDBOX_USER);
+      base = h.baseUrl.replace('127.0.0.1', 'localhost');
+      const { stdout } = await run(PYTHON, [SCRIPT, base, SANDBOX_USER.email, SANDBOX_USER.password], {
+        timeout: 60_000,
+        env: { PATH: process.env.PATH ?? '', LANG: 'C.UTF-8' },
+      });
+      report = JSON.parse(stdout) as Report;
+    }, 90_000);
+    afterAll(async () => {
+      await h?.close();
+    });
 
-  it('discovers metadata that authlib validates (RFC 8414); the OIDC validator refuses the mirror only for the RS256 rule of OpenID Providers', () => {
-    expect(report.discovery.issuer).toBe(base);
-    expect(report.discovery.scopes_supported).not.toContain('openid');
-    expect(report.discovery.oidc_refusals).toEqual({ id_token_signing_alg_values_supported: expect.stringContaining('RS256') });
-  });
+    it('discovers metadata that authlib validates (RFC 8414); the OIDC validator refuses the mirror only for the RS256 rule of OpenID Providers', () => {
+      expect(report.discovery.issuer).toBe(base);
+      expect(report.discovery.scopes_supported).not.toContain('openid');
+      expect(report.discovery.oidc_refusals).toEqual({
+        id_token_signing_alg_values_supported: expect.stringContaining('RS256'),
+      });
+    });
 
-  it('registers a public client (201, no-store, auth method none, no secret)', () => {
-    expect(report.registration).toMatchObject({ status: 201, cache_control: 'no-store', token_endpoint_auth_method: 'none' });
-    expect(report.registration.client_id).toMatch(/./);
-    expect(report.registration.client_secret).toBeNull();
-  });
+    it('registers a public client (201, no-store, auth method none, no secret)', () => {
+      expect(report.registration).toMatchObject({
+        status: 201,
+        cache_control: 'no-store',
+        token_endpoint_auth_method: 'none',
+      });
+      expect(report.registration.client_id).toMatch(/./);
+      expect(report.registration.client_secret).toBeNull();
+    });
 
-  it('asks with PKCE S256 and signs in through the form as a browser posts it; the callback carries code, state and iss', () => {
-    expect(report.authorization_request).toEqual({ code_challenge_method: 'S256', has_challenge: true, state: expect.any(String) });
-    expect(report.sign_in).toMatchObject({ page_status: 200, status: 303, iss: base, state_echoed: true, has_code: true });
-    expect(report.sign_in.field_names).toEqual(expect.arrayContaining(['auth_request', 'csrf_token', 'email', 'password']));
-  });
+    it('asks with PKCE S256 and signs in through the form as a browser posts it; the callback carries code, state and iss', () => {
+      expect(report.authorization_request).toEqual({
+        code_challenge_method: 'S256',
+        has_challenge: true,
+        state: expect.any(String),
+      });
+      expect(report.sign_in).toMatchObject({
+        page_status: 200,
+        status: 303,
+        iss: base,
+        state_echoed: true,
+        has_code: true,
+      });
+      expect(report.sign_in.field_names).toEqual(
+        expect.arrayContaining(['auth_request', 'csrf_token', 'email', 'password']),
+      );
+    });
 
-  it('exchanges the code for a Bearer token that unmasks prices; the code is single-use', () => {
-    expect(report.token).toMatchObject({ token_type: 'Bearer', scope: 'pricing:read', expires_in: 1800, has_refresh_token: true });
-    expect(report.search.price_masked).toBe(false);
-    expect(report.search.price).toEqual(expect.any(Number));
-    expect(report.code_replay).toBe('invalid_grant');
-  });
+    it('exchanges the code for a Bearer token that unmasks prices; the code is single-use', () => {
+      expect(report.token).toMatchObject({
+        token_type: 'Bearer',
+        scope: 'pricing:read',
+        expires_in: 1800,
+        has_refresh_token: true,
+      });
+      expect(report.search.price_masked).toBe(false);
+      expect(report.search.price).toEqual(expect.any(Number));
+      expect(report.code_replay).toBe('invalid_grant');
+    });
 
-  it('rotates the refresh token; the rotated one presented again is refused and revokes the grant', () => {
-    expect(report.refresh).toEqual({ rotated: true, new_access_token: true, search_status: 200 });
-    expect(report.reuse).toBe('invalid_grant');
-    expect(report.after_reuse).toEqual({ search_status: 401, refresh: 'invalid_grant' });
-  });
-});
+    it('rotates the refresh token; the rotated one presented again is refused and revokes the grant', () => {
+      expect(report.refresh).toEqual({ rotated: true, new_access_token: true, search_status: 200 });
+      expect(report.reuse).toBe('invalid_grant');
+      expect(report.after_reuse).toEqual({ search_status: 401, refresh: 'invalid_grant' });
+    });
+  },
+);

@@ -43,7 +43,15 @@ describe('authorization error redirects', () => {
     const app = express();
     const contract = Contract.load().public;
     app.use(requestId(), securityHeaders({ contract }), rawBody());
-    app.use(publicRouter(deps, { contract, validateResponses: true, handlers: oauth.handlers, accessTokens: oauth.accessTokens, selfValidating: oauth.selfValidating }));
+    app.use(
+      publicRouter(deps, {
+        contract,
+        validateResponses: true,
+        handlers: oauth.handlers,
+        accessTokens: oauth.accessTokens,
+        selfValidating: oauth.selfValidating,
+      }),
+    );
     server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -57,14 +65,26 @@ describe('authorization error redirects', () => {
 
   const url = (params: Record<string, string | undefined>) => {
     const u = new URL(`${base}/oauth/authorize`);
-    const all = { response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 'st-1', ...params };
+    const all = {
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: CHALLENGE,
+      code_challenge_method: 'S256',
+      state: 'st-1',
+      ...params,
+    };
     for (const [k, v] of Object.entries(all)) if (v !== undefined) u.searchParams.set(k, v);
     return u;
   };
 
   it.each([
     [{ code_challenge: undefined }, 'invalid_request', 'code_challenge is required (PKCE with S256)'],
-    [{ code_challenge_method: 'plain' }, 'invalid_request', 'code_challenge_method must be S256 (plain is not accepted)'],
+    [
+      { code_challenge_method: 'plain' },
+      'invalid_request',
+      'code_challenge_method must be S256 (plain is not accepted)',
+    ],
     [{ response_type: 'token' }, 'unsupported_response_type', 'response_type must be code'],
     [{ scope: 'domains:manage' }, 'invalid_scope', 'This client may request only: pricing:read'],
     [{ resource: 'https://elsewhere.example.com' }, 'invalid_target', undefined],
@@ -81,7 +101,9 @@ describe('authorization error redirects', () => {
   });
 
   it('redirects to the loopback redirect URI with the port that was sent', async () => {
-    const page = await openAuthorize(url({ redirect_uri: 'http://127.0.0.1:4242/callback', code_challenge: undefined }));
+    const page = await openAuthorize(
+      url({ redirect_uri: 'http://127.0.0.1:4242/callback', code_challenge: undefined }),
+    );
     expect(page.status).toBe(302);
     expect(page.location?.startsWith('http://127.0.0.1:4242/callback?error=invalid_request')).toBe(true);
   });

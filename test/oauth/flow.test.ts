@@ -10,7 +10,15 @@ import { derivedKey } from '../../server/security/secret-box.ts';
 import { NO_FAULTS } from '../../server/faults.ts';
 import { startHarness, type Harness } from '../server/harness.ts';
 import { databases } from '../server/support/http.ts';
-import { approve, openAuthorize, register, SANDBOX_USER, submitForm, tokenRequest, type Registered } from './support.ts';
+import {
+  approve,
+  openAuthorize,
+  register,
+  SANDBOX_USER,
+  submitForm,
+  tokenRequest,
+  type Registered,
+} from './support.ts';
 
 const insecure = { [oauth.allowInsecureRequests]: true };
 const REDIRECT = 'http://127.0.0.1:33418/callback';
@@ -35,8 +43,15 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
       log: () => {},
     });
     verify = (token) => server.accessTokens.verify(token);
-    as = await oauth.processDiscoveryResponse(new URL(base), await oauth.discoveryRequest(new URL(base), { algorithm: 'oauth2', ...insecure }));
-    client = await register(base, { client_name: 'Flow Test Client', redirect_uris: [REDIRECT], scope: 'pricing:read domains:manage' });
+    as = await oauth.processDiscoveryResponse(
+      new URL(base),
+      await oauth.discoveryRequest(new URL(base), { algorithm: 'oauth2', ...insecure }),
+    );
+    client = await register(base, {
+      client_name: 'Flow Test Client',
+      redirect_uris: [REDIRECT],
+      scope: 'pricing:read domains:manage',
+    });
   });
   afterAll(async () => {
     await h?.close();
@@ -73,8 +88,20 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
     return { ...started, callback, location };
   }
 
-  async function exchange(flow: Awaited<ReturnType<typeof authorize>>, verifier = flow.verifier, c: Registered = client) {
-    const res = await oauth.authorizationCodeGrantRequest(as, asClient(c), oauth.None(), flow.callback, flow.redirectUri, verifier, insecure);
+  async function exchange(
+    flow: Awaited<ReturnType<typeof authorize>>,
+    verifier = flow.verifier,
+    c: Registered = client,
+  ) {
+    const res = await oauth.authorizationCodeGrantRequest(
+      as,
+      asClient(c),
+      oauth.None(),
+      flow.callback,
+      flow.redirectUri,
+      verifier,
+      insecure,
+    );
     return oauth.processAuthorizationCodeResponse(as, asClient(c), res);
   }
 
@@ -95,7 +122,8 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
   }
 
   /** Whether the API accepts the token (GET /api answers 401 to a token it refuses). */
-  const apiAccepts = async (token: string) => (await fetch(`${base}/api`, { headers: { authorization: `Bearer ${token}` } })).status !== 401;
+  const apiAccepts = async (token: string) =>
+    (await fetch(`${base}/api`, { headers: { authorization: `Bearer ${token}` } })).status !== 401;
 
   it('publishes the metadata oauth4webapi discovered, with absolute URLs of this server', async () => {
     expect(as).toMatchObject({
@@ -109,18 +137,39 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
       scopes_supported: ['pricing:read', 'domains:manage'],
       authorization_response_iss_parameter_supported: true,
     });
-    const oidc = await oauth.processDiscoveryResponse(new URL(base), await oauth.discoveryRequest(new URL(base), { algorithm: 'oidc', ...insecure }));
-    expect(oidc).toMatchObject({ issuer: base, jwks_uri: `${base}/.well-known/jwks.json`, subject_types_supported: [], id_token_signing_alg_values_supported: [] });
+    const oidc = await oauth.processDiscoveryResponse(
+      new URL(base),
+      await oauth.discoveryRequest(new URL(base), { algorithm: 'oidc', ...insecure }),
+    );
+    expect(oidc).toMatchObject({
+      issuer: base,
+      jwks_uri: `${base}/.well-known/jwks.json`,
+      subject_types_supported: [],
+      id_token_signing_alg_values_supported: [],
+    });
     expect(await (await fetch(`${base}/.well-known/jwks.json`)).json()).toEqual({ keys: [] });
-    expect(await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()).toMatchObject({ resource: base, authorization_servers: [base], bearer_methods_supported: ['header'] });
-    expect(await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).json()).toMatchObject({ resource: `${base}/mcp`, authorization_servers: [base], scopes_supported: ['pricing:read'] });
+    expect(await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()).toMatchObject({
+      resource: base,
+      authorization_servers: [base],
+      bearer_methods_supported: ['header'],
+    });
+    expect(await (await fetch(`${base}/.well-known/oauth-protected-resource/mcp`)).json()).toMatchObject({
+      resource: `${base}/mcp`,
+      authorization_servers: [base],
+      scopes_supported: ['pricing:read'],
+    });
   });
 
   it('registers public clients (201, no-store, metadata echoed) and refuses others in the RFC 7591 shape', async () => {
     const res = await fetch(`${base}/api/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Echo', redirect_uris: ['com.example.app:/cb', 'https://a.example.net/cb'], software_id: 'sw-1', extra: true }),
+      body: JSON.stringify({
+        client_name: 'Echo',
+        redirect_uris: ['com.example.app:/cb', 'https://a.example.net/cb'],
+        software_id: 'sw-1',
+        extra: true,
+      }),
     });
     expect(res.status).toBe(201);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -146,12 +195,19 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
     });
     expect(refused.status).toBe(400);
     expect(refused.headers.get('cache-control')).toBe('no-store');
-    expect(await refused.json()).toEqual({ error: 'invalid_redirect_uri', error_description: 'http redirect URIs are allowed only on loopback hosts: http://app.example.net/callback' });
+    expect(await refused.json()).toEqual({
+      error: 'invalid_redirect_uri',
+      error_description: 'http redirect URIs are allowed only on loopback hosts: http://app.example.net/callback',
+    });
 
     const secret = await fetch(`${base}/api/oauth/register`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Confidential', redirect_uris: ['https://a.example.net/cb'], token_endpoint_auth_method: 'client_secret_basic' }),
+      body: JSON.stringify({
+        client_name: 'Confidential',
+        redirect_uris: ['https://a.example.net/cb'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      }),
     });
     expect(secret.status).toBe(400);
     expect(((await secret.json()) as { error: string }).error).toBe('invalid_client_metadata');
@@ -181,7 +237,13 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
 
   it('sends the token response with Cache-Control: no-store', async () => {
     const flow = await authorize();
-    const res = await tokenRequest(base, { grant_type: 'authorization_code', code: flow.callback.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: flow.verifier });
+    const res = await tokenRequest(base, {
+      grant_type: 'authorization_code',
+      code: flow.callback.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: flow.verifier,
+    });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
   });
@@ -196,9 +258,18 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
   it('lets a code expire after 60 seconds', async () => {
     const flow = await authorize();
     h.clock.advance(60_000);
-    const res = await tokenRequest(base, { grant_type: 'authorization_code', code: flow.callback.get('code')!, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: flow.verifier });
+    const res = await tokenRequest(base, {
+      grant_type: 'authorization_code',
+      code: flow.callback.get('code')!,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: flow.verifier,
+    });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: 'invalid_grant', error_description: 'The authorization code has expired (codes live 60 seconds); start the authorization again' });
+    expect(await res.json()).toEqual({
+      error: 'invalid_grant',
+      error_description: 'The authorization code has expired (codes live 60 seconds); start the authorization again',
+    });
   });
 
   it('answers a valid replay of a code with invalid_grant and revokes the tokens issued from it', async () => {
@@ -217,9 +288,21 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
     const tokens = await exchange(flow);
     expect(await oauthError(exchange(flow, oauth.generateRandomCodeVerifier()))).toBe('invalid_grant');
     const code = flow.callback.get('code')!;
-    const wrongRedirect = await tokenRequest(base, { grant_type: 'authorization_code', code, redirect_uri: 'http://127.0.0.1:1/callback', client_id: client.client_id, code_verifier: flow.verifier });
+    const wrongRedirect = await tokenRequest(base, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: 'http://127.0.0.1:1/callback',
+      client_id: client.client_id,
+      code_verifier: flow.verifier,
+    });
     expect(((await wrongRedirect.json()) as { error: string }).error).toBe('invalid_grant');
-    const otherClient = await tokenRequest(base, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: other.client_id, code_verifier: flow.verifier });
+    const otherClient = await tokenRequest(base, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: other.client_id,
+      code_verifier: flow.verifier,
+    });
     expect(((await otherClient.json()) as { error: string }).error).toBe('invalid_grant');
     expect(await verify(tokens.access_token)).not.toBeNull();
     expect((await refresh(tokens.refresh_token!)).access_token).toMatch(/^at_/);
@@ -244,11 +327,18 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
     const tokens = await exchange(await authorize());
     const N = 8;
     const answers = await Promise.all(
-      Array.from({ length: N }, () => tokenRequest(base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, client_id: client.client_id }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }))),
+      Array.from({ length: N }, () =>
+        tokenRequest(base, {
+          grant_type: 'refresh_token',
+          refresh_token: tokens.refresh_token!,
+          client_id: client.client_id,
+        }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> })),
+      ),
     );
     const won = answers.filter((a) => a.status === 200);
     expect(won).toHaveLength(1);
-    for (const lost of answers.filter((a) => a.status !== 200)) expect(lost).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    for (const lost of answers.filter((a) => a.status !== 200))
+      expect(lost).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
     const winner = won[0]!.body;
     expect(await verify(winner.access_token!)).toBeNull();
     expect(await verify(tokens.access_token)).toBeNull();
@@ -259,17 +349,27 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
   it('narrows scopes on refresh but never widens them', async () => {
     const tokens = await exchange(await authorize({ scope: 'pricing:read domains:manage' }));
     expect(tokens.scope).toBe('pricing:read domains:manage');
-    const narrowed = await tokenRequest(base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, scope: 'domains:manage' });
+    const narrowed = await tokenRequest(base, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      scope: 'domains:manage',
+    });
     const body = (await narrowed.json()) as { scope: string; access_token: string; refresh_token: string };
     expect(body.scope).toBe('domains:manage');
     expect((await verify(body.access_token))?.scopes).toEqual(['domains:manage']);
     // The refresh token still carries the whole grant.
-    const back = (await (await tokenRequest(base, { grant_type: 'refresh_token', refresh_token: body.refresh_token })).json()) as { scope: string };
+    const back = (await (
+      await tokenRequest(base, { grant_type: 'refresh_token', refresh_token: body.refresh_token })
+    ).json()) as { scope: string };
     expect(back.scope).toBe('pricing:read domains:manage');
 
     const narrowClient = await register(base, { client_name: 'Narrow', redirect_uris: [REDIRECT] });
     const small = await exchange(await authorize({}, narrowClient), undefined, narrowClient);
-    const wider = await tokenRequest(base, { grant_type: 'refresh_token', refresh_token: small.refresh_token!, scope: 'pricing:read domains:manage' });
+    const wider = await tokenRequest(base, {
+      grant_type: 'refresh_token',
+      refresh_token: small.refresh_token!,
+      scope: 'pricing:read domains:manage',
+    });
     expect(((await wider.json()) as { error: string }).error).toBe('invalid_scope');
   });
 
@@ -290,14 +390,24 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
     const tokens = await exchange(flow);
     expect((await verify(tokens.access_token))?.resource).toBe(`${base}/mcp`);
     expect(await apiAccepts(tokens.access_token)).toBe(false);
-    const mismatch = await tokenRequest(base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, resource: base });
+    const mismatch = await tokenRequest(base, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      resource: base,
+    });
     expect(((await mismatch.json()) as { error: string }).error).toBe('invalid_target');
   });
 
   it('matches loopback redirect URIs on any port, and binds the code to the one sent', async () => {
     const flow = await authorize({ redirect_uri: 'http://127.0.0.1:5555/callback' });
     const code = flow.callback.get('code')!;
-    const registered = await tokenRequest(base, { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: flow.verifier });
+    const registered = await tokenRequest(base, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: REDIRECT,
+      client_id: client.client_id,
+      code_verifier: flow.verifier,
+    });
     expect(((await registered.json()) as { error: string }).error).toBe('invalid_grant');
     expect((await exchange(flow)).access_token).toMatch(/^at_/);
   });
@@ -310,7 +420,10 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
     expect(page.html).toContain('is not registered for client');
     const json = await fetch(url, { redirect: 'manual', headers: { accept: 'application/json' } });
     expect(json.status).toBe(400);
-    expect(await json.json()).toMatchObject({ code: 'invalid_redirect_uri', message: `redirect_uri "https://evil.example.net/cb" is not registered for client ${client.client_id}` });
+    expect(await json.json()).toMatchObject({
+      code: 'invalid_redirect_uri',
+      message: `redirect_uri "https://evil.example.net/cb" is not registered for client ${client.client_id}`,
+    });
 
     const unknown = await authorizationUrl({ client_id: 'cli_unknown' });
     const unknownPage = await openAuthorize(unknown.url);
@@ -339,14 +452,26 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
   it('shows the page again on a wrong password, then signs in with the right one', async () => {
     const { url, state } = await authorizationUrl();
     const page = await openAuthorize(url);
-    const wrong = await submitForm(base, page, { email: SANDBOX_USER.email, password: 'not-the-password', decision: 'approve' });
+    const wrong = await submitForm(base, page, {
+      email: SANDBOX_USER.email,
+      password: 'not-the-password',
+      decision: 'approve',
+    });
     expect(wrong.status).toBe(200);
     expect(wrong.location).toBeNull();
     expect(wrong.html).toContain('role="alert"');
     expect(wrong.html).toContain('Wrong email or password.');
-    const unknownUser = await submitForm(base, page, { email: 'nobody@example.com', password: SANDBOX_USER.password, decision: 'approve' });
+    const unknownUser = await submitForm(base, page, {
+      email: 'nobody@example.com',
+      password: SANDBOX_USER.password,
+      decision: 'approve',
+    });
     expect(unknownUser.html).toContain('Wrong email or password.');
-    const right = await submitForm(base, page, { email: SANDBOX_USER.email.toUpperCase(), password: SANDBOX_USER.password, decision: 'approve' });
+    const right = await submitForm(base, page, {
+      email: SANDBOX_USER.email.toUpperCase(),
+      password: SANDBOX_USER.password,
+      decision: 'approve',
+    });
     expect(right.status).toBe(303);
     expect(new URL(right.location!).searchParams.get('state')).toBe(state);
   });
@@ -362,20 +487,32 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
   });
 
   it('sends a denial back whatever the sign-in fields hold, as a browser posts them (empty or half-typed)', async () => {
-    for (const typed of [{ email: '', password: '' }, { email: 'ada@', password: '' }, { email: 'not an address', password: 'x' }]) {
+    for (const typed of [
+      { email: '', password: '' },
+      { email: 'ada@', password: '' },
+      { email: 'not an address', password: 'x' },
+    ]) {
       const { url, state } = await authorizationUrl();
       const page = await openAuthorize(url);
       const denied = await submitForm(base, page, { ...typed, decision: 'deny' });
       expect(denied.status, `${JSON.stringify(typed)}: ${denied.html}`).toBe(303);
       const back = new URL(denied.location!);
-      expect(Object.fromEntries(back.searchParams)).toEqual({ error: 'access_denied', error_description: expect.any(String), state, iss: base });
+      expect(Object.fromEntries(back.searchParams)).toEqual({
+        error: 'access_denied',
+        error_description: expect.any(String),
+        state,
+        iss: base,
+      });
     }
   });
 
   it('shows the page again when approve is sent with the sign-in fields empty or malformed', async () => {
     const { url } = await authorizationUrl();
     const page = await openAuthorize(url);
-    for (const typed of [{ email: '', password: '' }, { email: 'ada@', password: 'x' }]) {
+    for (const typed of [
+      { email: '', password: '' },
+      { email: 'ada@', password: 'x' },
+    ]) {
       const again = await submitForm(base, page, { ...typed, decision: 'approve' });
       expect(again.status, again.html).toBe(200);
       expect(again.location).toBeNull();
@@ -387,7 +524,11 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
     const { url } = await authorizationUrl();
     const page = await openAuthorize(url);
     h.clock.advance(10 * 60 * 1000);
-    const late = await submitForm(base, page, { email: SANDBOX_USER.email, password: SANDBOX_USER.password, decision: 'approve' });
+    const late = await submitForm(base, page, {
+      email: SANDBOX_USER.email,
+      password: SANDBOX_USER.password,
+      decision: 'approve',
+    });
     expect(late.status).toBe(400);
     expect(late.location).toBeNull();
   });
@@ -398,8 +539,26 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
       [{ grant_type: 'refresh_token' }, 'invalid_request'],
       [{ grant_type: 'refresh_token', refresh_token: 'rt_unknown' }, 'invalid_grant'],
       [{ grant_type: 'refresh_token', refresh_token: 'rt_unknown', client_id: 'cli_unknown' }, 'invalid_client'],
-      [{ grant_type: 'authorization_code', code: 'ac_x', redirect_uri: REDIRECT, client_id: 'cli_unknown', code_verifier: oauth.generateRandomCodeVerifier() }, 'invalid_client'],
-      [{ grant_type: 'authorization_code', code: 'ac_x', redirect_uri: REDIRECT, client_id: client.client_id, code_verifier: oauth.generateRandomCodeVerifier() }, 'invalid_grant'],
+      [
+        {
+          grant_type: 'authorization_code',
+          code: 'ac_x',
+          redirect_uri: REDIRECT,
+          client_id: 'cli_unknown',
+          code_verifier: oauth.generateRandomCodeVerifier(),
+        },
+        'invalid_client',
+      ],
+      [
+        {
+          grant_type: 'authorization_code',
+          code: 'ac_x',
+          redirect_uri: REDIRECT,
+          client_id: client.client_id,
+          code_verifier: oauth.generateRandomCodeVerifier(),
+        },
+        'invalid_grant',
+      ],
     ];
     for (const [fields, error] of cases) {
       const res = await tokenRequest(base, fields);

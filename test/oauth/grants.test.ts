@@ -24,7 +24,9 @@ describe.each(databases())('grant races ($name)', ({ databaseUrl }) => {
   const clock = manualClock();
 
   beforeAll(async () => {
-    const opened = databaseUrl ? await openDatabase({ databaseUrl, schema: `t_${randomBytes(6).toString('hex')}` }) : await openDatabase({ filename: ':memory:' });
+    const opened = databaseUrl
+      ? await openDatabase({ databaseUrl, schema: `t_${randomBytes(6).toString('hex')}` })
+      : await openDatabase({ filename: ':memory:' });
     store = createStore(opened, secretBox(randomBytes(32)));
     deps = { store, key: randomBytes(32), now: () => clock.now() };
     userId = (await ensureSandboxUser(store, { email: 'race@example.com', password: 'pw' })).userId;
@@ -34,16 +36,33 @@ describe.each(databases())('grant races ($name)', ({ databaseUrl }) => {
     await store?.close();
   });
 
-  const newCode = () => issueCode(deps, { clientId: 'cli_race', userId, redirectUri: REDIRECT, codeChallenge: s256(VERIFIER), scope: 'pricing:read', resource: 'http://x' });
-  const exchange = (code: string) => exchangeCode(deps, { code, clientId: 'cli_race', redirectUri: REDIRECT, codeVerifier: VERIFIER, resource: undefined });
-  const accessAlive = async (token: string) => (await store.oauth.findLiveAccessToken(hashSecret(deps.key, 'access', token), clock.now())) !== undefined;
+  const newCode = () =>
+    issueCode(deps, {
+      clientId: 'cli_race',
+      userId,
+      redirectUri: REDIRECT,
+      codeChallenge: s256(VERIFIER),
+      scope: 'pricing:read',
+      resource: 'http://x',
+    });
+  const exchange = (code: string) =>
+    exchangeCode(deps, {
+      code,
+      clientId: 'cli_race',
+      redirectUri: REDIRECT,
+      codeVerifier: VERIFIER,
+      resource: undefined,
+    });
+  const accessAlive = async (token: string) =>
+    (await store.oauth.findLiveAccessToken(hashSecret(deps.key, 'access', token), clock.now())) !== undefined;
 
   it('exchanges a code once among N parallel exchanges, and the replays revoke what it issued', async () => {
     const code = await newCode();
     const results = await Promise.all(Array.from({ length: N }, () => exchange(code)));
     const won = results.filter((r) => r.ok);
     expect(won).toHaveLength(1);
-    for (const r of results.filter((x) => !x.ok)) expect(r).toMatchObject({ ok: false, error: { error: 'invalid_grant' } });
+    for (const r of results.filter((x) => !x.ok))
+      expect(r).toMatchObject({ ok: false, error: { error: 'invalid_grant' } });
     expect(won[0]!.ok && (await accessAlive(won[0]!.tokens.access_token))).toBe(false);
   });
 
@@ -51,9 +70,19 @@ describe.each(databases())('grant races ($name)', ({ databaseUrl }) => {
     const first = await exchange(await newCode());
     if (!first.ok) throw new Error('exchange failed');
     expect(await accessAlive(first.tokens.access_token)).toBe(true);
-    const results = await Promise.all(Array.from({ length: N }, () => refreshGrant(deps, { refreshToken: first.tokens.refresh_token, clientId: undefined, scope: undefined, resource: undefined })));
+    const results = await Promise.all(
+      Array.from({ length: N }, () =>
+        refreshGrant(deps, {
+          refreshToken: first.tokens.refresh_token,
+          clientId: undefined,
+          scope: undefined,
+          resource: undefined,
+        }),
+      ),
+    );
     expect(results.filter((r) => r.ok)).toHaveLength(1);
-    for (const r of results.filter((x) => !x.ok)) expect(r).toMatchObject({ ok: false, error: { error: 'invalid_grant' } });
+    for (const r of results.filter((x) => !x.ok))
+      expect(r).toMatchObject({ ok: false, error: { error: 'invalid_grant' } });
     const winner = results.find((r) => r.ok);
     expect(winner?.ok && (await accessAlive(winner.tokens.access_token))).toBe(false);
     expect(await accessAlive(first.tokens.access_token)).toBe(false);
@@ -64,7 +93,12 @@ describe.each(databases())('grant races ($name)', ({ databaseUrl }) => {
     if (!first.ok) throw new Error('exchange failed');
     let refreshToken = first.tokens.refresh_token;
     for (let i = 0; i < 3; i++) {
-      const next = await refreshGrant(deps, { refreshToken, clientId: 'cli_race', scope: undefined, resource: undefined });
+      const next = await refreshGrant(deps, {
+        refreshToken,
+        clientId: 'cli_race',
+        scope: undefined,
+        resource: undefined,
+      });
       if (!next.ok) throw new Error(`refresh ${i} failed: ${next.error.error_description}`);
       expect(await accessAlive(next.tokens.access_token)).toBe(true);
       refreshToken = next.tokens.refresh_token;

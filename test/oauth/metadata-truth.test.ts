@@ -26,7 +26,10 @@ describe('metadata documents promise only what the server does', () => {
     const get = async (path: string) => (await (await fetch(`${base}${path}`)).json()) as Json;
     as = await get('/.well-known/oauth-authorization-server');
     oidc = await get('/.well-known/openid-configuration');
-    resources = [await get('/.well-known/oauth-protected-resource'), await get('/.well-known/oauth-protected-resource/mcp')];
+    resources = [
+      await get('/.well-known/oauth-protected-resource'),
+      await get('/.well-known/oauth-protected-resource/mcp'),
+    ];
   });
   afterAll(async () => {
     await h?.close();
@@ -36,7 +39,11 @@ describe('metadata documents promise only what the server does', () => {
   /** An authorization through the sign-in form; the Location the browser is sent to. */
   async function authorize(params: Record<string, string>, decision: 'approve' | 'deny' = 'approve') {
     const verifier = randomBytes(32).toString('base64url');
-    const client = await register(base, { client_name: 'Metadata truth', redirect_uris: [REDIRECT], scope: strings(as.scopes_supported).join(' ') });
+    const client = await register(base, {
+      client_name: 'Metadata truth',
+      redirect_uris: [REDIRECT],
+      scope: strings(as.scopes_supported).join(' '),
+    });
     const url = new URL(String(as.authorization_endpoint));
     url.search = new URLSearchParams({
       response_type: 'code',
@@ -49,7 +56,8 @@ describe('metadata documents promise only what the server does', () => {
     }).toString();
     const page = await openAuthorize(url);
     expect(page.status, `${url.search}: ${page.location ?? page.html.slice(0, 300)}`).toBe(200);
-    const fields: Record<string, string> = decision === 'approve' ? { email: SANDBOX_USER.email, password: SANDBOX_USER.password, decision } : { decision };
+    const fields: Record<string, string> =
+      decision === 'approve' ? { email: SANDBOX_USER.email, password: SANDBOX_USER.password, decision } : { decision };
     const answer = await submitForm(base, page, fields);
     expect(answer.status).toBe(303);
     return { location: new URL(answer.location ?? ''), verifier, client };
@@ -72,7 +80,9 @@ describe('metadata documents promise only what the server does', () => {
   });
 
   it('every endpoint and document URL resolves', async () => {
-    const urls = [as.service_documentation, oidc.jwks_uri, ...resources.map((r) => r.resource_documentation)].map(String);
+    const urls = [as.service_documentation, oidc.jwks_uri, ...resources.map((r) => r.resource_documentation)].map(
+      String,
+    );
     for (const url of urls) expect((await fetch(url)).status, url).toBe(200);
     for (const issuer of resources.flatMap((r) => strings(r.authorization_servers))) {
       expect((await fetch(`${issuer}/.well-known/oauth-authorization-server`)).status, issuer).toBe(200);
@@ -98,7 +108,10 @@ describe('metadata documents promise only what the server does', () => {
         for (const code_challenge_method of strings(as.code_challenge_methods_supported)) {
           const flow = await authorize({ response_type, response_mode, code_challenge_method });
           // response_mode=query: the parameters come back in the query (OAuth 2.0 Multiple Response Types §2.1).
-          expect(flow.location.searchParams.get('code'), `${response_type} ${response_mode} ${code_challenge_method}`).toMatch(/./);
+          expect(
+            flow.location.searchParams.get('code'),
+            `${response_type} ${response_mode} ${code_challenge_method}`,
+          ).toMatch(/./);
           expect(flow.location.hash).toBe('');
           expect(flow.location.searchParams.get('iss')).toBe(as.issuer);
         }
@@ -117,14 +130,22 @@ describe('metadata documents promise only what the server does', () => {
       const res = await fetch(String(as.registration_endpoint), {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'auth method', redirect_uris: [REDIRECT], token_endpoint_auth_method: method }),
+        body: JSON.stringify({
+          client_name: 'auth method',
+          redirect_uris: [REDIRECT],
+          token_endpoint_auth_method: method,
+        }),
       });
       expect(res.status, method).toBe(201);
     }
     const { access_token } = (await refreshed.json()) as { access_token: string };
     for (const method of new Set(resources.flatMap((r) => strings(r.bearer_methods_supported)))) {
       expect(method).toBe('header'); // the only method this test knows how to exercise (RFC 6750 §2.1)
-      const res = await fetch(`${base}/api/domain/search`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` }, body: JSON.stringify({ q: 'zqxtruthprobe.com' }) });
+      const res = await fetch(`${base}/api/domain/search`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+        body: JSON.stringify({ q: 'zqxtruthprobe.com' }),
+      });
       expect(res.status).toBe(200);
       expect(((await res.json()) as { result: { price_masked: boolean } }).result.price_masked).toBe(false);
     }
@@ -138,13 +159,25 @@ describe('metadata documents promise only what the server does', () => {
     const idTokens = strings(as.scopes_supported).includes('openid');
     for (const alg of strings(oidc.id_token_signing_alg_values_supported)) {
       expect(idTokens, `${alg} is advertised but openid is not a scope`).toBe(true);
-      if (alg !== 'none') expect(keys.some((k) => k.alg === undefined || k.alg === alg), `${alg} is advertised but the key set has no key for it`).toBe(true);
+      if (alg !== 'none')
+        expect(
+          keys.some((k) => k.alg === undefined || k.alg === alg),
+          `${alg} is advertised but the key set has no key for it`,
+        ).toBe(true);
     }
-    for (const type of strings(oidc.subject_types_supported)) expect(idTokens, `subject type ${type} is advertised but no ID token is ever issued`).toBe(true);
+    for (const type of strings(oidc.subject_types_supported))
+      expect(idTokens, `subject type ${type} is advertised but no ID token is ever issued`).toBe(true);
     // And what is not advertised is refused: openid.
     const client = await register(base, { client_name: 'openid probe', redirect_uris: [REDIRECT] });
     const url = new URL(String(as.authorization_endpoint));
-    url.search = new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM', code_challenge_method: 'S256', scope: 'openid' }).toString();
+    url.search = new URLSearchParams({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+      scope: 'openid',
+    }).toString();
     const refused = await openAuthorize(url);
     expect(refused.status).toBe(302);
     expect(new URL(refused.location ?? '').searchParams.get('error')).toBe('invalid_scope');

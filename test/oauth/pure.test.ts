@@ -1,7 +1,12 @@
 // The authorization server's pure rules: redirect-URI registration and matching, PKCE, token
 // hashing, scopes, client metadata, the signed sign-in form state and password hashing.
 import { describe, expect, it } from 'vitest';
-import { AUTH_REQUEST_TTL_MS, openAuthRequest, sealAuthRequest, type AuthRequest } from '../../server/oauth/auth-request.ts';
+import {
+  AUTH_REQUEST_TTL_MS,
+  openAuthRequest,
+  sealAuthRequest,
+  type AuthRequest,
+} from '../../server/oauth/auth-request.ts';
 import { checkClientMetadata } from '../../server/oauth/client-metadata.ts';
 import { hashPassword, verifyPassword } from '../../server/oauth/passwords.ts';
 import { s256, verifyS256 } from '../../server/oauth/pkce.ts';
@@ -11,7 +16,13 @@ import { formatScope, parseScope } from '../../server/oauth/scopes.ts';
 import { hashSecret, newSecret } from '../../server/oauth/secrets.ts';
 
 describe('redirect URI matching', () => {
-  const registered = ['https://app.example.net/cb', 'http://127.0.0.1:33418/callback', 'http://localhost/cb', 'http://[::1]:9/x?a=1', 'com.example.app:/oauth'];
+  const registered = [
+    'https://app.example.net/cb',
+    'http://127.0.0.1:33418/callback',
+    'http://localhost/cb',
+    'http://[::1]:9/x?a=1',
+    'com.example.app:/oauth',
+  ];
 
   it('accepts exactly the registered strings', () => {
     for (const uri of registered) expect(isRegisteredRedirectUri(registered, uri)).toBe(true);
@@ -46,10 +57,18 @@ describe('redirect URI matching', () => {
   });
 
   it('registers https, loopback http and reverse-domain private-use schemes only', () => {
-    for (const ok of ['https://app.example.net/cb', 'http://127.0.0.1:1/cb', 'http://[::1]/cb', 'http://localhost:3000/cb', 'com.example.app:/cb']) {
+    for (const ok of [
+      'https://app.example.net/cb',
+      'http://127.0.0.1:1/cb',
+      'http://[::1]/cb',
+      'http://localhost:3000/cb',
+      'com.example.app:/cb',
+    ]) {
       expect(redirectUriProblem(ok), ok).toBeUndefined();
     }
-    expect(redirectUriProblem('http://app.example.net/callback')).toBe('http redirect URIs are allowed only on loopback hosts: http://app.example.net/callback');
+    expect(redirectUriProblem('http://app.example.net/callback')).toBe(
+      'http redirect URIs are allowed only on loopback hosts: http://app.example.net/callback',
+    );
     expect(redirectUriProblem('https://app.example.net/cb#frag')).toMatch(/fragment/);
     expect(redirectUriProblem('/relative/cb')).toMatch(/not an absolute URI/);
     expect(redirectUriProblem('javascript:alert(1)')).toMatch(/javascript scheme is not allowed/);
@@ -60,7 +79,9 @@ describe('redirect URI matching', () => {
   });
 
   it('adds response parameters to the query, keeping one that is there', () => {
-    expect(withParams('http://127.0.0.1:5/cb?keep=1', { code: 'a b', state: undefined, iss: 'http://x' })).toBe('http://127.0.0.1:5/cb?keep=1&code=a+b&iss=http%3A%2F%2Fx');
+    expect(withParams('http://127.0.0.1:5/cb?keep=1', { code: 'a b', state: undefined, iss: 'http://x' })).toBe(
+      'http://127.0.0.1:5/cb?keep=1&code=a+b&iss=http%3A%2F%2Fx',
+    );
   });
 });
 
@@ -109,7 +130,10 @@ describe('token hashing', () => {
 
 describe('scopes and resources', () => {
   it('parses, deduplicates and orders scopes canonically', () => {
-    expect(parseScope('domains:manage pricing:read domains:manage')).toEqual({ ok: true, scopes: ['pricing:read', 'domains:manage'] });
+    expect(parseScope('domains:manage pricing:read domains:manage')).toEqual({
+      ok: true,
+      scopes: ['pricing:read', 'domains:manage'],
+    });
     expect(parseScope('pricing:read openid')).toEqual({ ok: false, unknown: 'openid' });
     expect(parseScope('pricing:read  domains:manage').ok).toBe(false);
     expect(formatScope(['domains:manage', 'pricing:read'])).toBe('pricing:read domains:manage');
@@ -127,7 +151,12 @@ describe('scopes and resources', () => {
 
 describe('client metadata (RFC 7591)', () => {
   it('fills in the defaults and drops members it does not know', () => {
-    const checked = checkClientMetadata({ client_name: 'X', redirect_uris: ['http://127.0.0.1/cb'], jwks_uri: 'https://x', unknown: 1 });
+    const checked = checkClientMetadata({
+      client_name: 'X',
+      redirect_uris: ['http://127.0.0.1/cb'],
+      jwks_uri: 'https://x',
+      unknown: 1,
+    });
     expect(checked).toEqual({
       ok: true,
       metadata: {
@@ -162,17 +191,27 @@ describe('client metadata (RFC 7591)', () => {
 
 describe('the signed sign-in form state', () => {
   const key = Buffer.alloc(32, 7);
-  const request: AuthRequest = { clientId: 'cli_1', redirectUri: 'http://127.0.0.1/cb', codeChallenge: 'c'.repeat(43), state: 's', scope: 'pricing:read', resource: 'http://x' };
+  const request: AuthRequest = {
+    clientId: 'cli_1',
+    redirectUri: 'http://127.0.0.1/cb',
+    codeChallenge: 'c'.repeat(43),
+    state: 's',
+    scope: 'pricing:read',
+    resource: 'http://x',
+  };
   const csrf = 'csrf-token-0123456789';
   const now = 1_000_000;
 
   it('round-trips with the matching CSRF pair within 10 minutes', () => {
     const token = sealAuthRequest(key, request, csrf, now);
     expect(openAuthRequest(key, token, csrf, csrf, now + AUTH_REQUEST_TTL_MS - 1)).toEqual({ ok: true, request });
-    expect(openAuthRequest(key, token, csrf, csrf, now + AUTH_REQUEST_TTL_MS)).toEqual({ ok: false, problem: 'expired' });
+    expect(openAuthRequest(key, token, csrf, csrf, now + AUTH_REQUEST_TTL_MS)).toEqual({
+      ok: false,
+      problem: 'expired',
+    });
   });
 
-  it('refuses a missing or different CSRF value, another browser\'s cookie, and tampering', () => {
+  it("refuses a missing or different CSRF value, another browser's cookie, and tampering", () => {
     const token = sealAuthRequest(key, request, csrf, now);
     expect(openAuthRequest(key, token, undefined, csrf, now)).toEqual({ ok: false, problem: 'csrf' });
     expect(openAuthRequest(key, token, csrf, 'csrf-token-9999999999', now)).toEqual({ ok: false, problem: 'csrf' });
@@ -180,7 +219,11 @@ describe('the signed sign-in form state', () => {
     const other = 'attacker-csrf-000000000';
     expect(openAuthRequest(key, token, other, other, now)).toEqual({ ok: false, problem: 'csrf' });
     const [payload, mac] = token.slice(3).split('.');
-    const forged = `ar_${Buffer.from(Buffer.from(payload ?? '', 'base64url').toString().replace('cli_1', 'cli_2')).toString('base64url')}.${mac}`;
+    const forged = `ar_${Buffer.from(
+      Buffer.from(payload ?? '', 'base64url')
+        .toString()
+        .replace('cli_1', 'cli_2'),
+    ).toString('base64url')}.${mac}`;
     expect(openAuthRequest(key, forged, csrf, csrf, now)).toEqual({ ok: false, problem: 'invalid' });
     expect(openAuthRequest(Buffer.alloc(32, 8), token, csrf, csrf, now)).toEqual({ ok: false, problem: 'invalid' });
   });

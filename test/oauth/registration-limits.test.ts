@@ -43,7 +43,8 @@ interface Case {
 /** The boundary cases of every limit the schema states. */
 function cases(): Case[] {
   const out: Case[] = [];
-  const member = (name: string, value: unknown, accepted: boolean, what: string) => out.push({ what: `${name}: ${what}`, body: { ...BASE, [name]: value }, accepted });
+  const member = (name: string, value: unknown, accepted: boolean, what: string) =>
+    out.push({ what: `${name}: ${what}`, body: { ...BASE, [name]: value }, accepted });
   for (const [name, prop] of Object.entries(properties)) {
     const items = obj(prop.items);
     const text = STRING_OF_LENGTH[name];
@@ -54,7 +55,8 @@ function cases(): Case[] {
         member(name, text(prop.maxLength), true, `${prop.maxLength} code points`);
         member(name, text(prop.maxLength + 1), false, `${prop.maxLength + 1} code points`);
       }
-      if (typeof prop.minLength === 'number') member(name, text(prop.minLength - 1), false, `${prop.minLength - 1} code points`);
+      if (typeof prop.minLength === 'number')
+        member(name, text(prop.minLength - 1), false, `${prop.minLength - 1} code points`);
     }
     if (prop.type === 'array') {
       if (typeof prop.maxItems === 'number') {
@@ -85,9 +87,12 @@ describe('registration limits: the schema states exactly what the server enforce
   beforeEach(() => h.clock.advance(61_000));
 
   it('states a length or count limit on every member the issue found unbounded', () => {
-    for (const name of ['software_id', 'software_version', 'client_uri', 'logo_uri']) expect(properties[name]?.maxLength, name).toEqual(expect.any(Number));
-    for (const name of ['redirect_uris', 'contacts']) expect(obj(properties[name]?.items).maxLength, name).toEqual(expect.any(Number));
-    for (const name of ['contacts', 'grant_types', 'response_types']) expect(properties[name]?.maxItems, name).toEqual(expect.any(Number));
+    for (const name of ['software_id', 'software_version', 'client_uri', 'logo_uri'])
+      expect(properties[name]?.maxLength, name).toEqual(expect.any(Number));
+    for (const name of ['redirect_uris', 'contacts'])
+      expect(obj(properties[name]?.items).maxLength, name).toEqual(expect.any(Number));
+    for (const name of ['contacts', 'grant_types', 'response_types'])
+      expect(properties[name]?.maxItems, name).toEqual(expect.any(Number));
   });
 
   it('registers every value at a limit and refuses every value past it', async () => {
@@ -95,7 +100,11 @@ describe('registration limits: the schema states exactly what the server enforce
     expect(all.length).toBeGreaterThan(20);
     for (const c of all) {
       h.clock.advance(61_000);
-      const res = await fetch(`${h.baseUrl}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(c.body) });
+      const res = await fetch(`${h.baseUrl}/api/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(c.body),
+      });
       const body = (await res.json()) as { error?: string };
       if (c.accepted) expect(res.status, `${c.what}: ${JSON.stringify(body)}`).toBe(201);
       else {

@@ -18,14 +18,26 @@ describe('sandbox sign-in user', () => {
 
   const start = (password?: string) =>
     startServer({
-      config: configFromEnv({ DATA_DIR: dataDir, PORT: '0', SANDBOX_INVENTORY_SIZE: '20', ...(password ? { SANDBOX_USER_PASSWORD: password } : {}) }),
+      config: configFromEnv({
+        DATA_DIR: dataDir,
+        PORT: '0',
+        SANDBOX_INVENTORY_SIZE: '20',
+        ...(password ? { SANDBOX_USER_PASSWORD: password } : {}),
+      }),
       log: () => {},
     });
 
   async function signIn(base: string, email: string, password: string): Promise<number> {
     const client = await register(base, { client_name: 'Sandbox', redirect_uris: [REDIRECT] });
     const url = new URL(`${base}/oauth/authorize`);
-    for (const [k, v] of Object.entries({ response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: CHALLENGE, code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: client.client_id,
+      redirect_uri: REDIRECT,
+      code_challenge: CHALLENGE,
+      code_challenge_method: 'S256',
+    }))
+      url.searchParams.set(k, v);
     const page = await openAuthorize(url);
     expect(page.status, page.html).toBe(200);
     return (await submitForm(base, page, { email, password, decision: 'approve' })).status;
@@ -44,7 +56,14 @@ describe('sandbox sign-in user', () => {
     try {
       expect(await signIn(second.url, DEFAULT_SANDBOX_USER.email, DEFAULT_SANDBOX_USER.password)).toBe(200);
       expect(await signIn(second.url, DEFAULT_SANDBOX_USER.email, 'a-new-sandbox-password')).toBe(303);
-      expect((await ensureSandboxUser(second.store, { email: DEFAULT_SANDBOX_USER.email, password: 'a-new-sandbox-password' })).userId).toBe(firstId);
+      expect(
+        (
+          await ensureSandboxUser(second.store, {
+            email: DEFAULT_SANDBOX_USER.email,
+            password: 'a-new-sandbox-password',
+          })
+        ).userId,
+      ).toBe(firstId);
     } finally {
       await second.stop();
     }

@@ -12,7 +12,11 @@ export interface Registered {
 }
 
 export async function register(base: string, body: Record<string, unknown>): Promise<Registered> {
-  const res = await fetch(`${base}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${base}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   expect(res.status, await res.clone().text()).toBe(201);
   return (await res.json()) as Registered;
 }
@@ -54,12 +58,25 @@ export interface FormAnswer {
 }
 
 /** POST the sign-in form with the page's hidden fields, the given cookie and the user's input. */
-export async function submitForm(base: string, page: SignInPage, fields: Record<string, string>, cookie = page.cookie): Promise<FormAnswer> {
-  const body = new URLSearchParams({ auth_request: page.authRequest ?? '', csrf_token: page.csrfToken ?? '', ...fields });
+export async function submitForm(
+  base: string,
+  page: SignInPage,
+  fields: Record<string, string>,
+  cookie = page.cookie,
+): Promise<FormAnswer> {
+  const body = new URLSearchParams({
+    auth_request: page.authRequest ?? '',
+    csrf_token: page.csrfToken ?? '',
+    ...fields,
+  });
   const res = await fetch(`${base}/oauth/authorize`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...(cookie ? { cookie } : {}) },
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'text/html',
+      ...(cookie ? { cookie } : {}),
+    },
     body,
   });
   return { status: res.status, html: await res.text(), location: res.headers.get('location') };
@@ -75,7 +92,11 @@ export async function approve(base: string, url: string | URL, user = SANDBOX_US
 }
 
 export function tokenRequest(base: string, fields: Record<string, string>): Promise<Response> {
-  return fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields) });
+  return fetch(`${base}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields),
+  });
 }
 
 /** A valid scope string of exactly `n` characters: repeated scope values, which collapse. */
@@ -83,7 +104,8 @@ export function scopeOfLength(n: number): string {
   const [a, b] = ['pricing:read', 'domains:manage'];
   // a*13 + b*15 - 1 = n, for counts of the two values joined by single spaces.
   for (let bs = 0; bs * 15 <= n + 1; bs++) {
-    if ((n + 1 - bs * 15) % 13 === 0) return [...Array<string>((n + 1 - bs * 15) / 13).fill(a), ...Array<string>(bs).fill(b)].join(' ');
+    if ((n + 1 - bs * 15) % 13 === 0)
+      return [...Array<string>((n + 1 - bs * 15) / 13).fill(a), ...Array<string>(bs).fill(b)].join(' ');
   }
   throw new Error(`no scope string of ${n} characters`);
 }

@@ -34,14 +34,28 @@ interface Started {
 }
 
 async function startProcess(dataDir: string): Promise<Started> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', ADMIN_TOKEN, SANDBOX_INVENTORY_SIZE: String(INVENTORY), DRAIN_GRACE_MS: String(GRACE_MS), LOG_LEVEL: 'info', LOG_FORMAT: 'json' };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ADMIN_TOKEN,
+    SANDBOX_INVENTORY_SIZE: String(INVENTORY),
+    DRAIN_GRACE_MS: String(GRACE_MS),
+    LOG_LEVEL: 'info',
+    LOG_FORMAT: 'json',
+  };
   delete env.DATABASE_URL;
   delete env.METRICS_PORT;
   // What `npm start` runs: one node process with tsx as its loader. (The `tsx` CLI runs the
   // server in a child process and relays SIGTERM to it, but SIGKILLs it when the child has not
   // acknowledged the signal within 30 ms, which a child busy with requests does not: a drain
   // under load would be cut short with exit 143. Hence `node --import tsx` in package.json.)
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/main.ts'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const output: string[] = [];
   // 'close', not 'exit': every line the process wrote has been read by then.
   const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
@@ -109,12 +123,20 @@ describe('drain on SIGTERM (the real process)', () => {
     const minted = await fetch(`${url}/api/admin/v1/credentials`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ environment: 'sandbox', scopes: ['search', 'buy', 'webhook'], rate_limits: { search: 10_000, write: 10_000, reporting: 10_000 } }),
+      body: JSON.stringify({
+        environment: 'sandbox',
+        scopes: ['search', 'buy', 'webhook'],
+        rate_limits: { search: 10_000, write: 10_000, reporting: 10_000 },
+      }),
     });
     expect(minted.status).toBe(201);
     const cred = (await minted.json()) as { key_id: string; secret: string; partner_id: string };
     receiver = await slowReceiver();
-    const hook = await signedRequest(target, cred, { method: 'PUT', path: '/api/partner/webhooks', body: { url: receiver.url, secret: `whsec_${randomUUID()}` } });
+    const hook = await signedRequest(target, cred, {
+      method: 'PUT',
+      path: '/api/partner/webhooks',
+      body: { url: receiver.url, secret: `whsec_${randomUUID()}` },
+    });
     expect(hook.status, hook.text).toBe(200);
 
     // The load: 6 workers placing orders, each on a domain of its own, until /readyz says 503.
@@ -128,13 +150,25 @@ describe('drain on SIGTERM (the real process)', () => {
         if (!domain) break;
         const startedAt = Date.now();
         try {
-          const price = await signedRequest(target, cred, { path: '/api/partner/v1/pricing', query: `domain=${domain}` });
+          const price = await signedRequest(target, cred, {
+            path: '/api/partner/v1/pricing',
+            query: `domain=${domain}`,
+          });
           if (price.status !== 200) {
             results.push({ reply: price, startedAt, endedAt: Date.now() });
             continue;
           }
-          const body = orderBody({ domain, price: price.body.price_cents as number, currency: price.body.currency as string });
-          const reply = await signedRequest(target, cred, { method: 'POST', path: '/api/partner/v1/orders', body, idempotencyKey: randomUUID() });
+          const body = orderBody({
+            domain,
+            price: price.body.price_cents as number,
+            currency: price.body.currency as string,
+          });
+          const reply = await signedRequest(target, cred, {
+            method: 'POST',
+            path: '/api/partner/v1/orders',
+            body,
+            idempotencyKey: randomUUID(),
+          });
           results.push({ reply, startedAt, endedAt: Date.now() });
         } catch (err) {
           results.push({ error: String((err as { cause?: unknown }).cause ?? err), startedAt, endedAt: Date.now() });
@@ -156,13 +190,17 @@ describe('drain on SIGTERM (the real process)', () => {
     const code = await started.exited;
 
     expect(code, started.output.join('\n')).toBe(0);
-    const failures = results.filter((r) => r.error !== undefined || (r.reply && r.reply.status !== 201 && r.reply.status !== 200));
+    const failures = results.filter(
+      (r) => r.error !== undefined || (r.reply && r.reply.status !== 201 && r.reply.status !== 200),
+    );
     expect(failures.map((f) => f.error ?? `${f.reply?.status} ${f.reply?.text}`)).toEqual([]);
     const orders = results.filter((r) => r.reply?.status === 201).map((r) => r.reply?.body.public_id as string);
     expect(orders.length).toBeGreaterThan(5);
     // Served during the drain: answers that arrived after the signal.
     expect(results.filter((r) => r.endedAt > signalledAt).length).toBeGreaterThan(0);
-    const events = started.output.map((l) => (l.startsWith('{') ? (JSON.parse(l) as { event?: string }).event : undefined)).filter((e) => e?.startsWith('drain'));
+    const events = started.output
+      .map((l) => (l.startsWith('{') ? (JSON.parse(l) as { event?: string }).event : undefined))
+      .filter((e) => e?.startsWith('drain'));
     expect(events).toEqual(['drain_started', 'drain_requests_done', 'drain_deliveries_done', 'drain_done']);
 
     // After the restart of the store: every 201 order is there, and every event has its outbox
@@ -170,15 +208,28 @@ describe('drain on SIGTERM (the real process)', () => {
     const key = Buffer.from(readFileSync(join(dataDir, 'master.key'), 'utf8').trim(), 'hex');
     const store = createStore(await openDatabase({ dataDir }), secretBox(key));
     try {
-      const stored = new Set((await store.db.selectFrom('orders').select('public_id').where('partner_id', '=', cred.partner_id).execute()).map((r) => r.public_id));
+      const stored = new Set(
+        (
+          await store.db.selectFrom('orders').select('public_id').where('partner_id', '=', cred.partner_id).execute()
+        ).map((r) => r.public_id),
+      );
       for (const id of orders) expect(stored.has(id), `order ${id}`).toBe(true);
-      const events = await store.db.selectFrom('events').select('id').where('partner_id', '=', cred.partner_id).execute();
-      const outbox = await store.db.selectFrom('outbox').selectAll().where('partner_id', '=', cred.partner_id).execute();
+      const events = await store.db
+        .selectFrom('events')
+        .select('id')
+        .where('partner_id', '=', cred.partner_id)
+        .execute();
+      const outbox = await store.db
+        .selectFrom('outbox')
+        .selectAll()
+        .where('partner_id', '=', cred.partner_id)
+        .execute();
       expect(events.length).toBeGreaterThanOrEqual(orders.length);
       expect(outbox.map((r) => r.event_id).sort()).toEqual(events.map((e) => e.id).sort());
       expect(outbox.filter((r) => r.lease_until !== null && r.status === 'pending')).toEqual([]);
       const delivered = new Set(outbox.filter((r) => r.status === 'delivered').map((r) => r.event_id));
-      for (const id of receiver.answered) expect(delivered.has(id), `delivery of ${id} answered 200 but not marked delivered`).toBe(true);
+      for (const id of receiver.answered)
+        expect(delivered.has(id), `delivery of ${id} answered 200 but not marked delivered`).toBe(true);
     } finally {
       await store.close();
     }

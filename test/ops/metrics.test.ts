@@ -70,20 +70,41 @@ describe.each(databases())('metrics after a small load ($name)', ({ databaseUrl 
 
     // Another partner: a replayed nonce (refused), an order, its replay and a conflicting reuse of its key.
     const cred = await h.mint({ rate_limits: { search: 1000, write: 1000, reporting: 1000 } });
-    const registered = await signedRequest(h, cred, { method: 'PUT', path: '/api/partner/webhooks', body: { url: rx.url, secret: `whsec_${randomUUID()}` } });
+    const registered = await signedRequest(h, cred, {
+      method: 'PUT',
+      path: '/api/partner/webhooks',
+      body: { url: rx.url, secret: `whsec_${randomUUID()}` },
+    });
     expect(registered.status, registered.text).toBe(200);
     const nonce = randomUUID();
-    expect((await signedRequest(h, cred, { path: '/api/partner/v1/pricing', query: listed, nonce })).status).not.toBe(401);
+    expect((await signedRequest(h, cred, { path: '/api/partner/v1/pricing', query: listed, nonce })).status).not.toBe(
+      401,
+    );
     const replay = await signedRequest(h, cred, { path: '/api/partner/v1/pricing', query: listed, nonce });
     expect(replay.body?.code).toBe('replay_detected');
     const listing = await take(h, cred); // one more getPricing (2xx)
     const key = randomUUID();
-    const order = await signedRequest(h, cred, { method: 'POST', path: '/api/partner/v1/orders', body: orderBody(listing), idempotencyKey: key });
+    const order = await signedRequest(h, cred, {
+      method: 'POST',
+      path: '/api/partner/v1/orders',
+      body: orderBody(listing),
+      idempotencyKey: key,
+    });
     expect(order.status, order.text).toBe(201);
-    const again = await signedRequest(h, cred, { method: 'POST', path: '/api/partner/v1/orders', body: orderBody(listing), idempotencyKey: key });
+    const again = await signedRequest(h, cred, {
+      method: 'POST',
+      path: '/api/partner/v1/orders',
+      body: orderBody(listing),
+      idempotencyKey: key,
+    });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     const other = await take(h, cred); // one more getPricing (2xx)
-    const conflict = await signedRequest(h, cred, { method: 'POST', path: '/api/partner/v1/orders', body: orderBody(other), idempotencyKey: key });
+    const conflict = await signedRequest(h, cred, {
+      method: 'POST',
+      path: '/api/partner/v1/orders',
+      body: orderBody(other),
+      idempotencyKey: key,
+    });
     expect(conflict.status, conflict.text).toBe(409);
     // The public surface: its window of 60 per client, then one refusal of class "public".
     const publicStatuses: number[] = [];
@@ -101,7 +122,9 @@ describe.each(databases())('metrics after a small load ($name)', ({ databaseUrl 
     // getPricing: 3 + 1 + 2 answered 2xx by the two partners; 2 refused 429; 1 replay 401.
     expect(sample(after, 'http_requests_total', { operation: 'getPricing', status_class: '2xx' })).toBe(6);
     expect(sample(after, 'http_requests_total', { operation: 'getPricing', status_class: '4xx' })).toBe(3);
-    expect(sample(after, 'http_request_duration_seconds_count', { operation: 'getPricing', status_class: '2xx' })).toBe(6);
+    expect(sample(after, 'http_request_duration_seconds_count', { operation: 'getPricing', status_class: '2xx' })).toBe(
+      6,
+    );
     expect(sample(after, 'http_requests_total', { operation: 'createOrder', status_class: '2xx' })).toBe(2);
     expect(sample(after, 'http_requests_total', { operation: 'createOrder', status_class: '4xx' })).toBe(1);
     expect(sample(after, 'rate_limit_refusals_total', { class: 'search' })).toBe(2);
@@ -116,7 +139,9 @@ describe.each(databases())('metrics after a small load ($name)', ({ databaseUrl 
     expect(sample(after, 'webhook_outbox_depth', { status: 'delivered' })).toBe(rx.deliveries.length);
     expect(sample(after, 'webhook_outbox_depth', { status: 'pending' })).toBe(0);
     expect(sample(after, 'webhook_oldest_undelivered_age_seconds')).toBe(0);
-    expect(sample(after, 'store_query_duration_seconds_count', { result: 'ok' })).toBeGreaterThan(sample(before, 'store_query_duration_seconds_count', { result: 'ok' }) ?? 0);
+    expect(sample(after, 'store_query_duration_seconds_count', { result: 'ok' })).toBeGreaterThan(
+      sample(before, 'store_query_duration_seconds_count', { result: 'ok' }) ?? 0,
+    );
   });
 });
 
@@ -130,11 +155,24 @@ describe.each(databases())('outbox gauges of a backlog ($name)', ({ databaseUrl 
     try {
       metrics.watchOutbox(outboxProbe(h.store, h.clock));
       const cred = await h.mint({ rate_limits: { search: 1000, write: 1000, reporting: 1000 } });
-      expect((await signedRequest(h, cred, { method: 'PUT', path: '/api/partner/webhooks', body: { url: rx.url, secret: `whsec_${randomUUID()}` } })).status).toBe(200);
+      expect(
+        (
+          await signedRequest(h, cred, {
+            method: 'PUT',
+            path: '/api/partner/webhooks',
+            body: { url: rx.url, secret: `whsec_${randomUUID()}` },
+          })
+        ).status,
+      ).toBe(200);
       const take = domainSource();
       for (let i = 0; i < 2; i++) {
         const listing = await take(h, cred);
-        const r = await signedRequest(h, cred, { method: 'POST', path: '/api/partner/v1/orders', body: orderBody(listing), idempotencyKey: randomUUID() });
+        const r = await signedRequest(h, cred, {
+          method: 'POST',
+          path: '/api/partner/v1/orders',
+          body: orderBody(listing),
+          idempotencyKey: randomUUID(),
+        });
         expect(r.status, r.text).toBe(201);
       }
       h.clock.advance(42_000);

@@ -17,7 +17,9 @@ import { signedRequest } from '../server/support/http.ts';
 const ADMIN_TOKEN = `admin-${randomUUID()}`;
 const INVENTORY = 50;
 const listed = [...generateInventory({ size: INVENTORY, seed: 1 })][0]?.domain;
-const publicDoc = (await import('../../generated/public.openapi.json', { with: { type: 'json' } })).default as { paths: Record<string, Record<string, { 'x-rate-limit'?: string }>> };
+const publicDoc = (await import('../../generated/public.openapi.json', { with: { type: 'json' } })).default as {
+  paths: Record<string, Record<string, { 'x-rate-limit'?: string }>>;
+};
 
 describe('health probes and request logs', () => {
   let running: RunningServer;
@@ -28,8 +30,18 @@ describe('health probes and request logs', () => {
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'ops-'));
-    const config = configFromEnv({ DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', SANDBOX_INVENTORY_SIZE: String(INVENTORY), ADMIN_TOKEN, DRAIN_GRACE_MS: '0' });
-    running = await startServer({ config, logger: createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(s) } }) });
+    const config = configFromEnv({
+      DATA_DIR: dataDir,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      SANDBOX_INVENTORY_SIZE: String(INVENTORY),
+      ADMIN_TOKEN,
+      DRAIN_GRACE_MS: '0',
+    });
+    running = await startServer({
+      config,
+      logger: createLogger({ level: 'info', destination: { write: (s: string) => void lines.push(s) } }),
+    });
     // signedRequest needs only an address and a clock.
     target = { baseUrl: running.url, clock: { now: () => Date.now() } } as unknown as Harness;
   });
@@ -65,7 +77,7 @@ describe('health probes and request logs', () => {
     expect(counted.headers.get('ratelimit-remaining')).toBe('59');
   });
 
-  it('turns /readyz 503 naming the failed check: search index cold, migrations not this build\'s, draining', async () => {
+  it("turns /readyz 503 naming the failed check: search index cold, migrations not this build's, draining", async () => {
     const ready = async () => {
       const r = await fetch(`${running.url}/readyz`);
       return { status: r.status, body: (await r.json()) as { status: string; failed: string[] } };
@@ -77,7 +89,9 @@ describe('health probes and request logs', () => {
     await new Promise((r) => setTimeout(r, 10));
     expect((await ready()).status).toBe(200);
 
-    await sql`insert into kysely_migration (name, timestamp) values ('999_from_a_newer_build', 'now')`.execute(running.store.db);
+    await sql`insert into kysely_migration (name, timestamp) values ('999_from_a_newer_build', 'now')`.execute(
+      running.store.db,
+    );
     expect(await ready()).toMatchObject({ status: 503, body: { failed: ['migrations'] } });
     await sql`delete from kysely_migration where name = '999_from_a_newer_build'`.execute(running.store.db);
     expect((await ready()).status).toBe(200);
@@ -104,42 +118,70 @@ describe('health probes and request logs', () => {
     // A signed read (its signature computed from the secret) and one with a forged signature.
     const ok = await signedRequest(target, cred, { path: '/api/partner/v1/pricing', query: `domain=${listed}` });
     expect(ok.status, ok.text).toBe(200);
-    const forged = await signedRequest(target, cred, { path: '/api/partner/v1/pricing', query: 'domain=x.com', signature: secret('a0b1c2d3') });
+    const forged = await signedRequest(target, cred, {
+      path: '/api/partner/v1/pricing',
+      query: 'domain=x.com',
+      signature: secret('a0b1c2d3'),
+    });
     expect(forged.body?.code).toBe('invalid_signature');
     // A bearer token (refused), a cookie, a password in a form, tokens in a path and a query.
     const bearer = secret('tok_');
     const refused = await fetch(`${running.url}/api/domain/search`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${bearer}`, cookie: `session=${secret('cookie')}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${bearer}`,
+        cookie: `session=${secret('cookie')}`,
+        'content-type': 'application/json',
+      },
       body: JSON.stringify({ q: 'bestcoffeebeans.com' }),
     });
     expect(refused.status).toBe(401);
     await fetch(`${running.url}/oauth/authorize`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ email: 'sandbox@example.com', password: secret('pw'), csrf: secret('csrf') }).toString(),
+      body: new URLSearchParams({
+        email: 'sandbox@example.com',
+        password: secret('pw'),
+        csrf: secret('csrf'),
+      }).toString(),
     }).then((r) => r.arrayBuffer());
     await fetch(`${running.url}/brokerage/progress/${secret('capability')}`).then((r) => r.arrayBuffer());
     await fetch(`${running.url}/checkout?token=${secret('qtoken')}`).then((r) => r.arrayBuffer());
     await fetch(`${running.url}/api/oauth/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: secret('refresh'), client_id: 'nobody' }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: secret('refresh'),
+        client_id: 'nobody',
+      }).toString(),
     }).then((r) => r.arrayBuffer());
     for (const path of ['/healthz', '/readyz']) await fetch(`${running.url}${path}`).then((r) => r.arrayBuffer());
     await new Promise((r) => setTimeout(r, 50));
 
-    const output = lines.join("\n");
+    const output = lines.join('\n');
     expect(lines.length).toBeGreaterThanOrEqual(8);
     for (const s of secrets) expect(output, `a secret (${s.slice(0, 6)}…) reached the log`).not.toContain(s);
     const records = logged();
-    const signed = records.find((r) => r.operation === 'getPricing' && r.key_id === cred.key_id && r.code === undefined);
-    expect(signed).toMatchObject({ msg: 'request', method: 'GET', route: '/api/partner/v1/pricing', status: ok.status, req_id: ok.headers.get('x-request-id') });
+    const signed = records.find(
+      (r) => r.operation === 'getPricing' && r.key_id === cred.key_id && r.code === undefined,
+    );
+    expect(signed).toMatchObject({
+      msg: 'request',
+      method: 'GET',
+      route: '/api/partner/v1/pricing',
+      status: ok.status,
+      req_id: ok.headers.get('x-request-id'),
+    });
     expect(typeof signed?.ms).toBe('number');
     // Refused before the credential is known: no key id, the refusal's code.
-    expect(records.find((r) => r.operation === 'getPricing' && r.code === 'invalid_signature')).toMatchObject({ status: 401 });
+    expect(records.find((r) => r.operation === 'getPricing' && r.code === 'invalid_signature')).toMatchObject({
+      status: 401,
+    });
     expect(records.find((r) => r.operation === 'searchDomain')).toMatchObject({ status: 401, code: 'invalid_token' });
-    expect(records.find((r) => r.operation === 'getBrokerageProgress')).toMatchObject({ route: '/brokerage/progress/{token}' });
+    expect(records.find((r) => r.operation === 'getBrokerageProgress')).toMatchObject({
+      route: '/brokerage/progress/{token}',
+    });
     expect(records.some((r) => r.operation === 'getHealth' || r.operation === 'getReadiness')).toBe(false);
   });
 
@@ -151,6 +193,10 @@ describe('health probes and request logs', () => {
     expect(r.headers.get('connection')).toBe('close');
     await running.drain();
     await expect(fetch(`${running.url}/healthz`)).rejects.toThrow();
-    expect(logged().map((l) => l.event).filter((e) => typeof e === 'string' && e.startsWith('drain'))).toEqual(['drain_started', 'drain_requests_done', 'drain_deliveries_done', 'drain_done']);
+    expect(
+      logged()
+        .map((l) => l.event)
+        .filter((e) => typeof e === 'string' && e.startsWith('drain')),
+    ).toEqual(['drain_started', 'drain_requests_done', 'drain_deliveries_done', 'drain_done']);
   });
 });

@@ -17,7 +17,11 @@ describe.each(databases())('readiness checks ($name)', ({ databaseUrl }) => {
 
   it('is ready on a migrated store, not ready (migrations) when the database has one this build does not know', async () => {
     const readiness = createReadiness(h.store);
-    expect(await readiness.check()).toEqual({ status: 'ready', checks: { store: true, migrations: true, search_index: true, draining: true }, failed: [] });
+    expect(await readiness.check()).toEqual({
+      status: 'ready',
+      checks: { store: true, migrations: true, search_index: true, draining: true },
+      failed: [],
+    });
     await sql`insert into kysely_migration (name, timestamp) values ('999_newer_build', 'now')`.execute(h.store.db);
     try {
       expect(await readiness.check()).toMatchObject({ status: 'not_ready', failed: ['migrations'] });
@@ -29,7 +33,14 @@ describe.each(databases())('readiness checks ($name)', ({ databaseUrl }) => {
   });
 
   it('fails store and migrations when the database does not answer', async () => {
-    const readiness = createReadiness({ dialect: h.store.dialect, db: { executeQuery: () => Promise.reject(new Error('connection refused')) } as unknown as Harness['store']['db'] });
-    expect(await readiness.check()).toMatchObject({ status: 'not_ready', checks: { store: false, migrations: false }, failed: ['store', 'migrations'] });
+    const readiness = createReadiness({
+      dialect: h.store.dialect,
+      db: { executeQuery: () => Promise.reject(new Error('connection refused')) } as unknown as Harness['store']['db'],
+    });
+    expect(await readiness.check()).toMatchObject({
+      status: 'not_ready',
+      checks: { store: false, migrations: false },
+      failed: ['store', 'migrations'],
+    });
   });
 });

@@ -7,16 +7,24 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const client = JSON.parse(readFileSync(join(ROOT, 'client', 'package.json'), 'utf8')) as { exports: Record<string, { default?: string }> };
+const client = JSON.parse(readFileSync(join(ROOT, 'client', 'package.json'), 'utf8')) as {
+  exports: Record<string, { default?: string }>;
+};
 
 /** The README's table: these subpaths need no Node; the rest do. */
 const PORTABLE = ['./public', './oauth', './rate-limit', './retry'];
 const NODE_ONLY = ['.', './protocol', './partner', './webhooks'];
 /** Third-party packages that run in browsers and edge runtimes (fetch and Web Crypto only). */
-const PORTABLE_PACKAGES = new Set(['openapi-fetch', 'oauth4webapi', '@domain-sales/contract/public', '@domain-sales/contract/partner']);
+const PORTABLE_PACKAGES = new Set([
+  'openapi-fetch',
+  'oauth4webapi',
+  '@domain-sales/contract/public',
+  '@domain-sales/contract/partner',
+]);
 
 /** The source file an export's built file comes from (dist/x.js ← x.ts). */
-const sourceOf = (subpath: string) => join(ROOT, 'client', (client.exports[subpath]?.default ?? '').replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));
+const sourceOf = (subpath: string) =>
+  join(ROOT, 'client', (client.exports[subpath]?.default ?? '').replace(/^\.\/dist\//, '').replace(/\.js$/, '.ts'));
 
 /** Every file reached by static imports from `entry`, with what each needs from outside. */
 function closure(entry: string): { files: string[]; external: string[]; globals: string[] } {
@@ -34,7 +42,8 @@ function closure(entry: string): { files: string[]; external: string[]; globals:
       if (spec.startsWith('.')) queue.push(join(dirname(file), spec));
       else external.add(spec);
     }
-    for (const g of ['Buffer', 'process', 'require', '__dirname']) if (new RegExp(`\\b${g}\\b`).test(code)) globals.add(`${g} in ${relative(ROOT, file)}`);
+    for (const g of ['Buffer', 'process', 'require', '__dirname'])
+      if (new RegExp(`\\b${g}\\b`).test(code)) globals.add(`${g} in ${relative(ROOT, file)}`);
   }
   return { files, external: [...external], globals: [...globals] };
 }
@@ -53,6 +62,10 @@ describe('the client entry points the README calls portable', () => {
   });
 
   it('covers every export of the package', () => {
-    expect(Object.keys(client.exports).filter((k) => k !== './package.json').sort()).toEqual([...PORTABLE, ...NODE_ONLY].sort());
+    expect(
+      Object.keys(client.exports)
+        .filter((k) => k !== './package.json')
+        .sort(),
+    ).toEqual([...PORTABLE, ...NODE_ONLY].sort());
   });
 });

@@ -34,7 +34,8 @@ const MINUTE = 60_000;
 /** The environment of the temporary project: no trace of this repository or the outer npm run. */
 function outsideEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_|^NODE_PATH$|^INIT_CWD$|^ADMIN_TOKEN$|^DATA_DIR$|^DATABASE_URL$/i.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^npm_|^NODE_PATH$|^INIT_CWD$|^ADMIN_TOKEN$|^DATA_DIR$|^DATABASE_URL$/i.test(k)) env[k] = v;
   env.PATH = (process.env.PATH ?? '')
     .split(delimiter)
     .filter((dir) => !dir.startsWith(ROOT) && !dir.includes('node_modules'))
@@ -86,8 +87,14 @@ function installedClosure(lock: { packages: Record<string, LockEntry> }, start: 
     const entry = lock.packages[at];
     if (!entry) continue;
     // Optional peers (the kit's @domain-sales/sandbox) are the user's choice, not the package's weight.
-    const peers = Object.keys(entry.peerDependencies ?? {}).filter((name) => !entry.peerDependenciesMeta?.[name]?.optional);
-    const names = [...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.optionalDependencies ?? {}), ...peers];
+    const peers = Object.keys(entry.peerDependencies ?? {}).filter(
+      (name) => !entry.peerDependenciesMeta?.[name]?.optional,
+    );
+    const names = [
+      ...Object.keys(entry.dependencies ?? {}),
+      ...Object.keys(entry.optionalDependencies ?? {}),
+      ...peers,
+    ];
     for (const name of names) {
       // Node's lookup: the nearest node_modules folder upwards from the requiring package.
       let dir = at;
@@ -119,16 +126,23 @@ interface Sandbox {
 
 /** Starts the installed bin and waits for the line naming its address. */
 async function startSandbox(project: string, env: NodeJS.ProcessEnv, dataDir: string): Promise<Sandbox> {
-  const child = spawn(join(project, 'node_modules', '.bin', 'domain-sales-sandbox'), ['--data-dir', dataDir, '--port', '0'], {
-    cwd: project,
-    env: { ...env, SANDBOX_INVENTORY_SIZE: '2000' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    join(project, 'node_modules', '.bin', 'domain-sales-sandbox'),
+    ['--data-dir', dataDir, '--port', '0'],
+    {
+      cwd: project,
+      env: { ...env, SANDBOX_INVENTORY_SIZE: '2000' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the sandbox did not say where it listens within 60 s:\n${out}`)), 60_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the sandbox did not say where it listens within 60 s:\n${out}`)),
+      60_000,
+    );
     const check = () => {
       // The whole banner (through the mint command) is one write; wait for its last line.
       const m = /listening on (http:\/\/\S+)[\s\S]*"scopes"/.exec(out);
@@ -168,15 +182,25 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
     const tarballs = join(work, 'tarballs');
     mkdirSync(tarballs);
     const { stdout } = await timed('npm pack (4 packages)', () =>
-      run('npm', ['pack', '--json', '--pack-destination', tarballs, ...PACKAGES.flatMap((p) => ['-w', p])], { cwd: ROOT, maxBuffer: 64 << 20 }),
+      run('npm', ['pack', '--json', '--pack-destination', tarballs, ...PACKAGES.flatMap((p) => ['-w', p])], {
+        cwd: ROOT,
+        maxBuffer: 64 << 20,
+      }),
     );
     packed = JSON.parse(stdout) as Packed[];
     cpSync(CONSUMER, project, { recursive: true });
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'outside-consumer', private: true, type: 'module' }, null, 2));
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'outside-consumer', private: true, type: 'module' }, null, 2),
+    );
     // The consumer's own TypeScript and Node types, from the registry like everything else.
     const tools = ['typescript@5.9.3', '@types/node@20.19.43'];
     await timed('npm install (tarballs + registry; compiles better-sqlite3 when no prebuilt fits)', () =>
-      run('npm', ['install', '--no-audit', '--no-fund', ...packed.map((p) => join(tarballs, p.filename)), ...tools], { cwd: project, env, maxBuffer: 64 << 20 }),
+      run('npm', ['install', '--no-audit', '--no-fund', ...packed.map((p) => join(tarballs, p.filename)), ...tools], {
+        cwd: project,
+        env,
+        maxBuffer: 64 << 20,
+      }),
     );
     console.log(`[outside] set-up total: ${Math.round((Date.now() - started) / 1000)} s`);
   }, 20 * MINUTE);
@@ -189,20 +213,39 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
 
   it('can reach the npm registry (an unreachable registry fails this test, loudly)', () => {
     if (unreachable) {
-      console.error(`\n*** THE NPM REGISTRY IS UNREACHABLE: the outside-the-repository test cannot install the packages' dependencies ***\n${unreachable}\n(set DOMAIN_SALES_OFFLINE=1 to skip it when working offline; CI never skips)\n`);
+      console.error(
+        `\n*** THE NPM REGISTRY IS UNREACHABLE: the outside-the-repository test cannot install the packages' dependencies ***\n${unreachable}\n(set DOMAIN_SALES_OFFLINE=1 to skip it when working offline; CI never skips)\n`,
+      );
     }
     expect(unreachable, 'npm ping').toBeUndefined();
   });
 
   it('packs every package with its own dependencies only, and says what each weighs', () => {
-    expect(packed.map((p) => p.name).sort()).toEqual(['@domain-sales/client', '@domain-sales/conformance', '@domain-sales/contract', '@domain-sales/sandbox']);
-    const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as Parameters<typeof installedClosure>[0];
+    expect(packed.map((p) => p.name).sort()).toEqual([
+      '@domain-sales/client',
+      '@domain-sales/conformance',
+      '@domain-sales/contract',
+      '@domain-sales/sandbox',
+    ]);
+    const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as Parameters<
+      typeof installedClosure
+    >[0];
     const rows = packed.map((p) => {
-      const manifest = JSON.parse(readFileSync(join(project, 'node_modules', p.name, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+      const manifest = JSON.parse(readFileSync(join(project, 'node_modules', p.name, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+      };
       const direct = Object.keys(manifest.dependencies ?? {});
       // No tooling or test dependency leaks into a package.
-      for (const dev of ['tsx', 'typescript', 'vitest', '@types/node']) expect(direct, `${p.name} depends on ${dev}`).not.toContain(dev);
-      return { package: p.name, tarball_kB: Math.round(p.size / 1024), unpacked_kB: Math.round(p.unpackedSize / 1024), files: p.entryCount, direct_dependencies: direct.length, installed_closure: installedClosure(lock, `node_modules/${p.name}`).size };
+      for (const dev of ['tsx', 'typescript', 'vitest', '@types/node'])
+        expect(direct, `${p.name} depends on ${dev}`).not.toContain(dev);
+      return {
+        package: p.name,
+        tarball_kB: Math.round(p.size / 1024),
+        unpacked_kB: Math.round(p.unpackedSize / 1024),
+        files: p.entryCount,
+        direct_dependencies: direct.length,
+        installed_closure: installedClosure(lock, `node_modules/${p.name}`).size,
+      };
     });
     console.log('[outside] packages:');
     console.table(rows);
@@ -212,160 +255,254 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
     expect(closure['@domain-sales/contract']).toBe(0);
   });
 
-  it('starts the sandbox from its installed bin: data directory, address, operator token once, the mint call', async () => {
-    sandbox = await timed('sandbox start', () => startSandbox(project, env, join(work, 'data')));
-    const out = sandbox.output();
-    expect(out).toContain(`data: ${join(work, 'data')} (embedded SQLite)`);
-    expect(out).toMatch(/operator token: {2}\S+ {2}\(generated now and shown once/);
-    expect(out).toContain(`curl -s -X POST ${sandbox.url}/api/admin/v1/credentials`);
-    const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
-    expect(out).toContain(`operator token:  ${token} `);
-    // Each package README is a docs page, served from the installed package's own files.
-    for (const page of ['package-client', 'package-sandbox', 'package-conformance', 'package-contract']) {
-      const res = await fetch(`${sandbox.url}/docs/${page}.md`);
-      expect(res.status, page).toBe(200);
-      expect(await res.text()).toContain('@domain-sales/');
-    }
-  }, 2 * MINUTE);
+  it(
+    'starts the sandbox from its installed bin: data directory, address, operator token once, the mint call',
+    async () => {
+      sandbox = await timed('sandbox start', () => startSandbox(project, env, join(work, 'data')));
+      const out = sandbox.output();
+      expect(out).toContain(`data: ${join(work, 'data')} (embedded SQLite)`);
+      expect(out).toMatch(/operator token: {2}\S+ {2}\(generated now and shown once/);
+      expect(out).toContain(`curl -s -X POST ${sandbox.url}/api/admin/v1/credentials`);
+      const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
+      expect(out).toContain(`operator token:  ${token} `);
+      // Each package README is a docs page, served from the installed package's own files.
+      for (const page of ['package-client', 'package-sandbox', 'package-conformance', 'package-contract']) {
+        const res = await fetch(`${sandbox.url}/docs/${page}.md`);
+        expect(res.status, page).toBe(200);
+        expect(await res.text()).toContain('@domain-sales/');
+      }
+    },
+    2 * MINUTE,
+  );
 
-  it('type-checks a TypeScript consumer against the installed types and runs it against the sandbox', async () => {
-    if (!sandbox) throw new Error('the sandbox did not start (see the test above)');
-    await timed('consumer tsc', () => run(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], { cwd: project, env }));
-    const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
-    const { stdout } = await timed('consumer run', () => run(process.execPath, [join(project, 'build', 'consumer.js'), sandbox!.url, token], { cwd: project, env }));
-    const seen = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
-    const document = JSON.parse(readFileSync(join(ROOT, 'generated', 'partner.openapi.json'), 'utf8')) as { info: { version: string } };
-    const vectors = JSON.parse(readFileSync(join(ROOT, 'spec', 'vectors', 'signing.json'), 'utf8')) as unknown;
-    expect(seen).toMatchObject({
-      documentVersion: document.info.version,
-      vectorCount: Array.isArray(vectors) ? vectors.length : Object.keys(vectors as object).length,
-      registered: 200,
-      availability: 200,
-      orderStatus: 201,
-      verifiedGood: 'evt_outside',
-      verifiedTampered: null,
-      publicListings: 200,
-    });
-    expect(seen.delivered, 'the order event, delivered to and verified by webhookHandler').toEqual(expect.arrayContaining([expect.stringMatching(/^order\./)]));
-  }, 3 * MINUTE);
+  it(
+    'type-checks a TypeScript consumer against the installed types and runs it against the sandbox',
+    async () => {
+      if (!sandbox) throw new Error('the sandbox did not start (see the test above)');
+      await timed('consumer tsc', () =>
+        run(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', project], {
+          cwd: project,
+          env,
+        }),
+      );
+      const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
+      const { stdout } = await timed('consumer run', () =>
+        run(process.execPath, [join(project, 'build', 'consumer.js'), sandbox!.url, token], { cwd: project, env }),
+      );
+      const seen = JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+      const document = JSON.parse(readFileSync(join(ROOT, 'generated', 'partner.openapi.json'), 'utf8')) as {
+        info: { version: string };
+      };
+      const vectors = JSON.parse(readFileSync(join(ROOT, 'spec', 'vectors', 'signing.json'), 'utf8')) as unknown;
+      expect(seen).toMatchObject({
+        documentVersion: document.info.version,
+        vectorCount: Array.isArray(vectors) ? vectors.length : Object.keys(vectors as object).length,
+        registered: 200,
+        availability: 200,
+        orderStatus: 201,
+        verifiedGood: 'evt_outside',
+        verifiedTampered: null,
+        publicListings: 200,
+      });
+      expect(seen.delivered, 'the order event, delivered to and verified by webhookHandler').toEqual(
+        expect.arrayContaining([expect.stringMatching(/^order\./)]),
+      );
+    },
+    3 * MINUTE,
+  );
 
-  it('passes `npx domain-sales-conformance --base-url …` against the installed sandbox, with nothing skipped', async () => {
-    if (!sandbox) throw new Error('the sandbox did not start (see the test above)');
-    const out = sandbox.output();
-    const user = /OAuth sign-in user \(.*\): (\S+) \/ (\S+)/.exec(out);
-    expect(user, 'the sandbox names its OAuth sign-in user').not.toBeNull();
-    const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
-    const report = join(work, 'conformance.json');
-    const args = ['--no-install', 'domain-sales-conformance', '--base-url', sandbox.url, '--admin-token', token, '--oauth-user', user![1]!, '--oauth-password', user![2]!, '--report', `json=${report}`];
-    const result = await timed('npx domain-sales-conformance', () =>
-      run('npx', args, { cwd: project, env, maxBuffer: 64 << 20 }).then(
-        (r) => ({ code: 0, ...r }),
-        (err: { code?: number; stdout?: string; stderr?: string }) => ({ code: err.code ?? -1, stdout: err.stdout ?? '', stderr: err.stderr ?? '' }),
-      ),
-    );
-    const summary = /conformance: \d+ passed.*/.exec(result.stdout)?.[0];
-    console.log(`[outside] ${summary}`);
-    expect(result.code, `${result.stdout.slice(-4000)}\n${result.stderr.slice(-2000)}`).toBe(0);
-    const checks = (JSON.parse(readFileSync(report, 'utf8')) as { checks: Array<{ id: string; status: string }> }).checks;
-    expect(checks.length).toBeGreaterThan(50);
-    expect(checks.filter((c) => c.status === 'failed')).toEqual([]);
-    expect(checks.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual([]);
-  }, 10 * MINUTE);
+  it(
+    'passes `npx domain-sales-conformance --base-url …` against the installed sandbox, with nothing skipped',
+    async () => {
+      if (!sandbox) throw new Error('the sandbox did not start (see the test above)');
+      const out = sandbox.output();
+      const user = /OAuth sign-in user \(.*\): (\S+) \/ (\S+)/.exec(out);
+      expect(user, 'the sandbox names its OAuth sign-in user').not.toBeNull();
+      const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
+      const report = join(work, 'conformance.json');
+      const args = [
+        '--no-install',
+        'domain-sales-conformance',
+        '--base-url',
+        sandbox.url,
+        '--admin-token',
+        token,
+        '--oauth-user',
+        user![1]!,
+        '--oauth-password',
+        user![2]!,
+        '--report',
+        `json=${report}`,
+      ];
+      const result = await timed('npx domain-sales-conformance', () =>
+        run('npx', args, { cwd: project, env, maxBuffer: 64 << 20 }).then(
+          (r) => ({ code: 0, ...r }),
+          (err: { code?: number; stdout?: string; stderr?: string }) => ({
+            code: err.code ?? -1,
+            stdout: err.stdout ?? '',
+            stderr: err.stderr ?? '',
+          }),
+        ),
+      );
+      const summary = /conformance: \d+ passed.*/.exec(result.stdout)?.[0];
+      console.log(`[outside] ${summary}`);
+      expect(result.code, `${result.stdout.slice(-4000)}\n${result.stderr.slice(-2000)}`).toBe(0);
+      const checks = (JSON.parse(readFileSync(report, 'utf8')) as { checks: Array<{ id: string; status: string }> })
+        .checks;
+      expect(checks.length).toBeGreaterThan(50);
+      expect(checks.filter((c) => c.status === 'failed')).toEqual([]);
+      expect(checks.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual([]);
+    },
+    10 * MINUTE,
+  );
 
-  it('answers to the README\'s installed forms: npx @domain-sales/sandbox and npx @domain-sales/conformance', async () => {
-    // Installed in the project, npx runs the local packages; published, the same commands fetch them.
-    const sandboxHelp = await run('npx', ['--no-install', '@domain-sales/sandbox', '--help'], { cwd: project, env });
-    expect(sandboxHelp.stdout).toContain('--data-dir DIR');
-    const kitList = await run('npx', ['--no-install', '@domain-sales/conformance', '--list'], { cwd: project, env, maxBuffer: 16 << 20 });
-    expect(kitList.stdout).toMatch(/^\s+partner\.auth\.canonical-query\.accepted /m);
-  }, 2 * MINUTE);
+  it(
+    "answers to the README's installed forms: npx @domain-sales/sandbox and npx @domain-sales/conformance",
+    async () => {
+      // Installed in the project, npx runs the local packages; published, the same commands fetch them.
+      const sandboxHelp = await run('npx', ['--no-install', '@domain-sales/sandbox', '--help'], { cwd: project, env });
+      expect(sandboxHelp.stdout).toContain('--data-dir DIR');
+      const kitList = await run('npx', ['--no-install', '@domain-sales/conformance', '--list'], {
+        cwd: project,
+        env,
+        maxBuffer: 16 << 20,
+      });
+      expect(kitList.stdout).toMatch(/^\s+partner\.auth\.canonical-query\.accepted /m);
+    },
+    2 * MINUTE,
+  );
 
-  it('keeps the generated operator token across a restart without printing it again', async () => {
-    const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
-    await stopSandbox(sandbox);
-    sandbox = await timed('sandbox restart', () => startSandbox(project, env, join(work, 'data')));
-    expect(sandbox.output()).not.toContain(token);
-    expect(sandbox.output()).toContain(`operator token:  kept in ${join(work, 'data', 'admin-token')}`);
-    const minted = await fetch(`${sandbox.url}/api/admin/v1/credentials`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ environment: 'sandbox', scopes: ['search'] }),
-    });
-    expect(minted.status).toBe(201);
-  }, 2 * MINUTE);
+  it(
+    'keeps the generated operator token across a restart without printing it again',
+    async () => {
+      const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
+      await stopSandbox(sandbox);
+      sandbox = await timed('sandbox restart', () => startSandbox(project, env, join(work, 'data')));
+      expect(sandbox.output()).not.toContain(token);
+      expect(sandbox.output()).toContain(`operator token:  kept in ${join(work, 'data', 'admin-token')}`);
+      const minted = await fetch(`${sandbox.url}/api/admin/v1/credentials`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ environment: 'sandbox', scopes: ['search'] }),
+      });
+      expect(minted.status).toBe(201);
+    },
+    2 * MINUTE,
+  );
 
   // The partner CLI (`client/cli/`, bin `domain-sales`) comes from branch i21b. Without it this
   // step is a loud PLACEHOLDER (skipped); once the CLI is in the tree the step runs by itself.
   // Written against i21b's `listen` (--forward-to, --secret, --base-url, --cursor-file,
   // --interval; SERVICE_KEY_ID/SERVICE_SECRET) as of its commit 76d3370.
-  it('`domain-sales listen` forwards an order event to a local receiver that verifies it with verifyWebhook (PLACEHOLDER until the CLI of branch i21b is merged)', async (ctx) => {
-    const cli = join(project, 'node_modules', '.bin', 'domain-sales');
-    if (!existsSync(cli)) {
-      console.warn('\n*** PLACEHOLDER: `domain-sales listen` is not in this tree (branch i21b); this step runs once the CLI is merged ***\n');
-      ctx.skip();
-      return;
-    }
-    if (!sandbox) throw new Error('the sandbox did not start (see the tests above)');
-    const baseUrl = sandbox.url;
-    // The installed package's own code, not this repository's sources.
-    const installed = (path: string) => pathToFileURL(join(project, 'node_modules', '@domain-sales', 'client', 'dist', path)).href;
-    const { verifyWebhook } = (await import(installed('webhooks.js'))) as typeof import('../../client/webhooks.ts');
-    const { createPartnerClient } = (await import(installed('partner.js'))) as typeof import('../../client/partner.ts');
-    const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
-    const minted = await fetch(`${baseUrl}/api/admin/v1/credentials`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ environment: 'sandbox', scopes: ['search', 'buy', 'webhook'] }),
-    });
-    expect(minted.status).toBe(201);
-    const credential = (await minted.json()) as { key_id: string; secret: string };
-
-    const secret = 'whsec_listen_outside';
-    const verified: string[] = [];
-    const refused: number[] = [];
-    const receiver = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', () => {
-        const event = verifyWebhook(Buffer.concat(chunks), req.headers['x-service-signature'] as string | undefined, secret);
-        if (event) verified.push(`${event.type} ${JSON.stringify(event)}`);
-        else refused.push(Date.now());
-        res.writeHead(event ? 200 : 401).end();
+  it(
+    '`domain-sales listen` forwards an order event to a local receiver that verifies it with verifyWebhook (PLACEHOLDER until the CLI of branch i21b is merged)',
+    async (ctx) => {
+      const cli = join(project, 'node_modules', '.bin', 'domain-sales');
+      if (!existsSync(cli)) {
+        console.warn(
+          '\n*** PLACEHOLDER: `domain-sales listen` is not in this tree (branch i21b); this step runs once the CLI is merged ***\n',
+        );
+        ctx.skip();
+        return;
+      }
+      if (!sandbox) throw new Error('the sandbox did not start (see the tests above)');
+      const baseUrl = sandbox.url;
+      // The installed package's own code, not this repository's sources.
+      const installed = (path: string) =>
+        pathToFileURL(join(project, 'node_modules', '@domain-sales', 'client', 'dist', path)).href;
+      const { verifyWebhook } = (await import(installed('webhooks.js'))) as typeof import('../../client/webhooks.ts');
+      const { createPartnerClient } = (await import(
+        installed('partner.js')
+      )) as typeof import('../../client/partner.ts');
+      const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
+      const minted = await fetch(`${baseUrl}/api/admin/v1/credentials`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ environment: 'sandbox', scopes: ['search', 'buy', 'webhook'] }),
       });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    const forwardTo = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
+      expect(minted.status).toBe(201);
+      const credential = (await minted.json()) as { key_id: string; secret: string };
 
-    const partner = createPartnerClient({ baseUrl, keyId: credential.key_id, secret: credential.secret });
-    const hit = (await partner.GET('/api/partner/v1/domains/search', { params: { query: { q: 'tea' } } })).data?.results.find((r) => r.available);
-    if (!hit) throw new Error('no available domain to order');
-    const quote = (await partner.POST('/api/partner/v1/quotes', { body: { domain: hit.domain } })).data;
-    if (!quote) throw new Error('no quote');
-    const placed = await partner.POST('/api/partner/v1/orders', {
-      body: { domain: hit.domain, expected_price: quote.price_cents, currency: quote.currency, quote_id: quote.quote_id, buyer: { email: 'jane.doe@example.org' } },
-    });
-    expect(placed.response.status).toBe(201);
+      const secret = 'whsec_listen_outside';
+      const verified: string[] = [];
+      const refused: number[] = [];
+      const receiver = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const event = verifyWebhook(
+            Buffer.concat(chunks),
+            req.headers['x-service-signature'] as string | undefined,
+            secret,
+          );
+          if (event) verified.push(`${event.type} ${JSON.stringify(event)}`);
+          else refused.push(Date.now());
+          res.writeHead(event ? 200 : 401).end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+      const forwardTo = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
 
-    const listen = spawn(cli, ['listen', '--forward-to', forwardTo, '--secret', secret, '--base-url', baseUrl, '--cursor-file', join(work, 'listen-cursor.json'), '--interval', '1'], {
-      cwd: project,
-      env: { ...env, SERVICE_KEY_ID: credential.key_id, SERVICE_SECRET: credential.secret },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    listen.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    listen.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    try {
-      const deadline = Date.now() + 30_000;
-      while (!verified.some((v) => v.includes(hit.domain)) && Date.now() < deadline && listen.exitCode === null) await new Promise((r) => setTimeout(r, 200));
-      expect(verified.filter((v) => v.includes(hit.domain)).map((v) => v.split(' ')[0]), `listen's output:\n${out}`).toEqual(expect.arrayContaining([expect.stringMatching(/^order\./)]));
-      expect(refused, 'deliveries whose signature did not verify').toEqual([]);
-    } finally {
-      const exited = new Promise((resolve) => listen.once('exit', resolve));
-      if (listen.exitCode === null) listen.kill('SIGINT');
-      await exited;
-      receiver.close();
-    }
-  }, 2 * MINUTE);
+      const partner = createPartnerClient({ baseUrl, keyId: credential.key_id, secret: credential.secret });
+      const hit = (
+        await partner.GET('/api/partner/v1/domains/search', { params: { query: { q: 'tea' } } })
+      ).data?.results.find((r) => r.available);
+      if (!hit) throw new Error('no available domain to order');
+      const quote = (await partner.POST('/api/partner/v1/quotes', { body: { domain: hit.domain } })).data;
+      if (!quote) throw new Error('no quote');
+      const placed = await partner.POST('/api/partner/v1/orders', {
+        body: {
+          domain: hit.domain,
+          expected_price: quote.price_cents,
+          currency: quote.currency,
+          quote_id: quote.quote_id,
+          buyer: { email: 'jane.doe@example.org' },
+        },
+      });
+      expect(placed.response.status).toBe(201);
+
+      const listen = spawn(
+        cli,
+        [
+          'listen',
+          '--forward-to',
+          forwardTo,
+          '--secret',
+          secret,
+          '--base-url',
+          baseUrl,
+          '--cursor-file',
+          join(work, 'listen-cursor.json'),
+          '--interval',
+          '1',
+        ],
+        {
+          cwd: project,
+          env: { ...env, SERVICE_KEY_ID: credential.key_id, SERVICE_SECRET: credential.secret },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      listen.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      listen.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+      try {
+        const deadline = Date.now() + 30_000;
+        while (!verified.some((v) => v.includes(hit.domain)) && Date.now() < deadline && listen.exitCode === null)
+          await new Promise((r) => setTimeout(r, 200));
+        expect(
+          verified.filter((v) => v.includes(hit.domain)).map((v) => v.split(' ')[0]),
+          `listen's output:\n${out}`,
+        ).toEqual(expect.arrayContaining([expect.stringMatching(/^order\./)]));
+        expect(refused, 'deliveries whose signature did not verify').toEqual([]);
+      } finally {
+        const exited = new Promise((resolve) => listen.once('exit', resolve));
+        if (listen.exitCode === null) listen.kill('SIGINT');
+        await exited;
+        receiver.close();
+      }
+    },
+    2 * MINUTE,
+  );
 });
 
 if (offline) {

@@ -6,8 +6,36 @@ export const anyText = fc.oneof(fc.string({ unit: 'binary' }), fc.string({ unit:
 
 // Characters on both sides of the places where UTF-16 order and code-point order part ways,
 // plus the characters the canonical query treats specially.
-const TRICKY = ['\uD7FF', '\uE000', '\uFF61', '\uFFFD', '\uFFFF', '\u{10000}', '\u{1F600}', '\u{10FFFF}', '\uFEFF',
-  'a', 'A', 'z', '~', '-', '.', '/', '%', '+', ' ', '=', '&', '!', "'", '(', ')', '*', 'é', '\u0000'];
+const TRICKY = [
+  '\uD7FF',
+  '\uE000',
+  '\uFF61',
+  '\uFFFD',
+  '\uFFFF',
+  '\u{10000}',
+  '\u{1F600}',
+  '\u{10FFFF}',
+  '\uFEFF',
+  'a',
+  'A',
+  'z',
+  '~',
+  '-',
+  '.',
+  '/',
+  '%',
+  '+',
+  ' ',
+  '=',
+  '&',
+  '!',
+  "'",
+  '(',
+  ')',
+  '*',
+  'é',
+  '\u0000',
+];
 
 /** Short strings biased towards the characters where sorting and escaping go wrong. */
 export const trickyText = fc.oneof(

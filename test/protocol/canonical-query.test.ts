@@ -21,7 +21,7 @@ describe('parseQueryPairs', () => {
     ]);
   });
 
-  it('keeps the original order (sorting is canonicalQuery\'s job)', () => {
+  it("keeps the original order (sorting is canonicalQuery's job)", () => {
     expect(parseQueryPairs('b=1&a=2').map((p) => p.key)).toEqual(['b', 'a']);
   });
 
@@ -42,7 +42,7 @@ describe('parseQueryPairs', () => {
 });
 
 describe('compareCodePoints', () => {
-  it('orders U+FF61 before U+1F600, unlike JavaScript\'s default comparison', () => {
+  it("orders U+FF61 before U+1F600, unlike JavaScript's default comparison", () => {
     expect(compareCodePoints('\uFF61', '\u{1F600}')).toBeLessThan(0);
     expect('\uFF61' < '\u{1F600}').toBe(false);
     expect(compareCodePoints('a', 'ab')).toBeLessThan(0);
@@ -96,7 +96,8 @@ describe('canonicalQuery', () => {
           const order = referenceCompare(prev.key, cur.key) || referenceCompare(prev.value, cur.value);
           expect(order).toBeLessThanOrEqual(0);
         }
-        const bag = (ps: readonly { key: string; value: string }[]) => ps.map((p) => JSON.stringify([p.key, p.value])).sort();
+        const bag = (ps: readonly { key: string; value: string }[]) =>
+          ps.map((p) => JSON.stringify([p.key, p.value])).sort();
         expect(bag(out)).toEqual(bag(pairs));
       }),
       { numRuns: 1000 },

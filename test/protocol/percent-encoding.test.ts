@@ -32,7 +32,7 @@ describe('encodeComponent', () => {
     fc.assert(fc.property(anyText, (text) => CANONICAL_COMPONENT.test(encodeComponent(text))));
   });
 
-  it('equals encodeURIComponent with !\'()* escaped as well', () => {
+  it("equals encodeURIComponent with !'()* escaped as well", () => {
     const reference = (s: string) =>
       encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
     fc.assert(fc.property(anyText, (text) => encodeComponent(text) === reference(text)));
@@ -69,22 +69,25 @@ describe('decodeComponent', () => {
       fc.constantFrom('%C3%A9', '%E2%82%AC', '%F0%9F%98%80', '%EF%BD%A1', '%EF%BB%BF', '%F4%8F%BF%BF'),
     );
     fc.assert(
-      fc.property(fc.array(token, { maxLength: 8 }).map((t) => t.join('')), (raw) => {
-        let expected: string | undefined;
-        try {
-          expected = decodeURIComponent(raw);
-        } catch {
-          expected = undefined;
-        }
-        let actual: string | undefined;
-        try {
-          actual = decodeComponent(raw);
-        } catch (err) {
-          if (!(err instanceof ProtocolError) || err.code !== 'validation_error') throw err;
-          actual = undefined;
-        }
-        expect(actual).toBe(expected);
-      }),
+      fc.property(
+        fc.array(token, { maxLength: 8 }).map((t) => t.join('')),
+        (raw) => {
+          let expected: string | undefined;
+          try {
+            expected = decodeURIComponent(raw);
+          } catch {
+            expected = undefined;
+          }
+          let actual: string | undefined;
+          try {
+            actual = decodeComponent(raw);
+          } catch (err) {
+            if (!(err instanceof ProtocolError) || err.code !== 'validation_error') throw err;
+            actual = undefined;
+          }
+          expect(actual).toBe(expected);
+        },
+      ),
       { numRuns: 2000 },
     );
   });

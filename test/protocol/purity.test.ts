@@ -10,7 +10,9 @@ const files = readdirSync(DIR).filter((f) => f.endsWith('.ts'));
 describe('client/protocol', () => {
   it.each(files)('%s imports only node:crypto, node:buffer and its siblings', (file) => {
     const source = readFileSync(DIR + file, 'utf8');
-    const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g)].map((m) => m[1]);
+    const specifiers = [...source.matchAll(/(?:^|\n)\s*(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]/g)].map(
+      (m) => m[1],
+    );
     for (const spec of specifiers) {
       expect(spec === 'node:crypto' || spec === 'node:buffer' || /^\.\/[a-z-]+\.ts$/.test(spec ?? '')).toBe(true);
     }

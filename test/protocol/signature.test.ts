@@ -112,7 +112,10 @@ describe('splitRequestTarget', () => {
 
   it('refuses a target that has no PATH line: the absolute form, a fragment', () => {
     for (const target of ['https://api.example.com/a?x=1', '*', 'a/b', '/a#frag', '/a?x=1#frag', '']) {
-      expect(codeOf(() => splitRequestTarget(target)), target).toBe('validation_error');
+      expect(
+        codeOf(() => splitRequestTarget(target)),
+        target,
+      ).toBe('validation_error');
     }
   });
 });

@@ -19,7 +19,13 @@ const invalid = vectors.invalid_query ?? [];
 
 describe('vector file', () => {
   it('has the promised shape and coverage', () => {
-    expect(Object.keys(vectors).sort()).toEqual(['canonical_query', 'description', 'invalid_query', 'signatures', 'webhooks']);
+    expect(Object.keys(vectors).sort()).toEqual([
+      'canonical_query',
+      'description',
+      'invalid_query',
+      'signatures',
+      'webhooks',
+    ]);
     expect(vectors.canonical_query.length).toBeGreaterThanOrEqual(40);
     expect(vectors.webhooks.length).toBeGreaterThanOrEqual(4);
     expect(invalid.length).toBeGreaterThan(0);
@@ -32,7 +38,9 @@ describe('vector file', () => {
   it('pins code-point order where UTF-16 order differs', () => {
     // If this ever fails the vectors no longer catch a signer that uses JavaScript's default sort.
     expect(['｡', '😀'].sort()).toEqual(['😀', '｡']); // the order a naive JavaScript signer produces
-    const pinned = vectors.canonical_query.filter((v) => v.canonical.includes('%EF%BD%A1') && v.canonical.includes('%F0%9F%98%80'));
+    const pinned = vectors.canonical_query.filter(
+      (v) => v.canonical.includes('%EF%BD%A1') && v.canonical.includes('%F0%9F%98%80'),
+    );
     expect(pinned.length).toBeGreaterThanOrEqual(2);
     for (const v of pinned) {
       expect(v.canonical.indexOf('%EF%BD%A1')).toBeLessThan(v.canonical.indexOf('%F0%9F%98%80'));
@@ -78,7 +86,9 @@ describe('signature vectors', () => {
     // The same request with the body as raw bytes signs identically.
     expect(sign({ ...request, body: new TextEncoder().encode(v.body), secret: v.secret })).toBe(v.signature);
     expect(verify({ ...request, secret: v.secret, signatureHeader: v.signature })).toBe(true);
-    expect(signedHeaders({ ...request, secret: v.secret, keyId: 'pk_test_x' })['X-Service-Signature']).toBe(v.signature);
+    expect(signedHeaders({ ...request, secret: v.secret, keyId: 'pk_test_x' })['X-Service-Signature']).toBe(
+      v.signature,
+    );
   });
 });
 

@@ -49,7 +49,17 @@ describe('verifyWebhookSignature', () => {
 
   it('answers false, never throws, for anything malformed', () => {
     const sig = webhookSignature(SECRET, BODY);
-    for (const header of [undefined, null, '', `v1=${sig}`, sig.toUpperCase(), sig.slice(1), `${sig}0`, ` ${sig}`, 'é'.repeat(32)]) {
+    for (const header of [
+      undefined,
+      null,
+      '',
+      `v1=${sig}`,
+      sig.toUpperCase(),
+      sig.slice(1),
+      `${sig}0`,
+      ` ${sig}`,
+      'é'.repeat(32),
+    ]) {
       expect(verifyWebhookSignature(BODY, header, SECRET)).toBe(false);
     }
     expect(verifyWebhookSignature(BODY, sig, '')).toBe(false);

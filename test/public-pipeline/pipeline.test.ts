@@ -27,13 +27,20 @@ let executions = 0;
 
 const TOKENS: Record<string, Omit<Viewer, 'resource'> & { audience: 'base' | 'mcp' }> = {
   'tok-pricing': { userId: 'usr_1', clientId: 'cl_1', grantId: 'gr_1', scopes: ['pricing:read'], audience: 'base' },
-  'tok-manage': { userId: 'usr_1', clientId: 'cl_1', grantId: 'gr_2', scopes: ['pricing:read', 'domains:manage'], audience: 'base' },
+  'tok-manage': {
+    userId: 'usr_1',
+    clientId: 'cl_1',
+    grantId: 'gr_2',
+    scopes: ['pricing:read', 'domains:manage'],
+    audience: 'base',
+  },
   'tok-mcp-only': { userId: 'usr_1', clientId: 'cl_1', grantId: 'gr_3', scopes: ['pricing:read'], audience: 'mcp' },
 };
 
 beforeAll(async () => {
   store = createStore(await openDatabase({ filename: ':memory:' }), secretBox(randomBytes(32)));
-  const viewerJson: HandlerMap[string] = (_req, res) => void res.json({ viewer: res.locals.viewer?.userId ?? null, execution: ++executions });
+  const viewerJson: HandlerMap[string] = (_req, res) =>
+    void res.json({ viewer: res.locals.viewer?.userId ?? null, execution: ++executions });
   const handlers: HandlerMap = {
     searchDomain: viewerJson,
     runBulkDomainOperation: viewerJson,
@@ -47,7 +54,8 @@ beforeAll(async () => {
     // Each entry takes one more call from the caller's bucket, as the batch contract says.
     runBatch: async (req, res) => {
       const taken: boolean[] = [];
-      for (const _ of (req.body as { operations: unknown[] }).operations) taken.push((await res.locals.publicCalls?.take()) ?? false);
+      for (const _ of (req.body as { operations: unknown[] }).operations)
+        taken.push((await res.locals.publicCalls?.take()) ?? false);
       res.json({ taken });
     },
   };
@@ -55,7 +63,14 @@ beforeAll(async () => {
   app.use(requestId(), rawBody());
   app.use(
     publicRouter(
-      { store, clock, faults: NO_FAULTS, keys: { cursors: randomBytes(32), oauth: randomBytes(32) }, baseUrl: (req) => `http://${req.get('host') ?? ''}`, log: () => {} },
+      {
+        store,
+        clock,
+        faults: NO_FAULTS,
+        keys: { cursors: randomBytes(32), oauth: randomBytes(32) },
+        baseUrl: (req) => `http://${req.get('host') ?? ''}`,
+        log: () => {},
+      },
       {
         contract,
         validateResponses: false,
@@ -63,7 +78,15 @@ beforeAll(async () => {
         accessTokens: {
           verify: async (token) => {
             const t = TOKENS[token];
-            return t ? { userId: t.userId, clientId: t.clientId, grantId: t.grantId, scopes: t.scopes, resource: t.audience === 'base' ? base : `${base}/mcp` } : null;
+            return t
+              ? {
+                  userId: t.userId,
+                  clientId: t.clientId,
+                  grantId: t.grantId,
+                  scopes: t.scopes,
+                  resource: t.audience === 'base' ? base : `${base}/mcp`,
+                }
+              : null;
           },
         },
         selfValidating: { getCheckoutPage: (_req, res) => void res.type('html').send('<p>checkout</p>') },
@@ -83,7 +106,11 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${base}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 
 describe('rate limit', () => {
   it('counts every public answer per IP, sets both header generations, and refuses the 61st call with Retry-After', async () => {
@@ -94,7 +121,9 @@ describe('rate limit', () => {
       expect(res.status).toBe(200);
       expect(res.headers.get('ratelimit-policy')).toBe('"public";q=60;w=60');
       remaining.push(Number(res.headers.get('ratelimit-remaining')));
-      expect(res.headers.get('ratelimit')).toBe(`"public";r=${remaining.at(-1)};t=${res.headers.get('ratelimit-reset')}`);
+      expect(res.headers.get('ratelimit')).toBe(
+        `"public";r=${remaining.at(-1)};t=${res.headers.get('ratelimit-reset')}`,
+      );
     }
     expect(remaining).toEqual(Array.from({ length: 60 }, (_, i) => 59 - i));
     const refused = await fetch(`${base}/api/batch`);
@@ -118,7 +147,11 @@ describe('batch entries', () => {
   it('take further calls from the same bucket and are refused once it is spent, with the headers following', async () => {
     clock.advance(120_000);
     for (let i = 0; i < 55; i++) expect((await fetch(`${base}/api/batch`)).status).toBe(200);
-    const operations = Array.from({ length: 6 }, (_, i) => ({ id: `e${i}`, op: 'search_domain', params: { q: 'coffee' } }));
+    const operations = Array.from({ length: 6 }, (_, i) => ({
+      id: `e${i}`,
+      op: 'search_domain',
+      params: { q: 'coffee' },
+    }));
     const res = await post('/api/batch', { operations });
     expect(res.status).toBe(200);
     // 55 + the batch request itself = 56 of 60; four entries fit, two do not.
@@ -138,7 +171,9 @@ describe('bearer tokens', () => {
       const bad = await post('/api/domain/search', { q: 'coffee' }, { authorization });
       expect(bad.status).toBe(401);
       expect(((await bad.json()) as { code: string }).code).toBe('invalid_token');
-      expect(bad.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource", scope="pricing:read"`);
+      expect(bad.headers.get('www-authenticate')).toBe(
+        `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource", scope="pricing:read"`,
+      );
       expect(bad.headers.get('ratelimit-policy')).toBe('"public";q=60;w=60');
     }
   });
@@ -147,7 +182,9 @@ describe('bearer tokens', () => {
     const res = await fetch(`${base}/api`);
     expect(res.status).toBe(401);
     expect(((await res.json()) as { code: string }).code).toBe('missing_credentials');
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer resource_metadata="${base}/.well-known/oauth-protected-resource", scope="pricing:read"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource", scope="pricing:read"`,
+    );
     expect((await fetch(`${base}/api`, { headers: { authorization: 'Bearer tok-pricing' } })).status).toBe(200);
   });
 
@@ -173,7 +210,12 @@ describe('bearer tokens', () => {
 
 describe('error shapes', () => {
   it('answers the token endpoint in RFC 6749 form with no-store', async () => {
-    const form = (body: string) => fetch(`${base}/api/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body });
+    const form = (body: string) =>
+      fetch(`${base}/api/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+      });
     const unsupported = await form('grant_type=client_credentials');
     expect(unsupported.status).toBe(400);
     expect(unsupported.headers.get('cache-control')).toBe('no-store');
@@ -192,7 +234,7 @@ describe('error shapes', () => {
     expect(res.status).toBe(400);
     expect(res.headers.get('cache-control')).toBe('no-store');
     const body = (await res.json()) as { error: string; error_description: string };
-    expect(body.error, body.error_description).toBe("invalid_redirect_uri");
+    expect(body.error, body.error_description).toBe('invalid_redirect_uri');
   });
 
   it('shows a browser an HTML error page and a JSON client the Error body', async () => {
@@ -204,7 +246,9 @@ describe('error shapes', () => {
     const docs = await fetch(`${base}/docs/Not_A_Slug`);
     expect(docs.status).toBe(400);
     expect(docs.headers.get('content-type')).toMatch(/^text\/html/);
-    const json = await fetch(`${base}/oauth/authorize?response_type=token`, { headers: { accept: 'application/json' } });
+    const json = await fetch(`${base}/oauth/authorize?response_type=token`, {
+      headers: { accept: 'application/json' },
+    });
     expect(json.status).toBe(400);
     expect(await json.json()).toMatchObject({ code: 'validation_error' });
   });
@@ -221,16 +265,30 @@ describe('error shapes', () => {
   });
 
   it('answers an oversized body with 413 payload_too_large and the rate-limit headers', async () => {
-    const res = await fetch(`${base}/api/domain/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q: 'x'.repeat(1024 * 1024) }) });
+    const res = await fetch(`${base}/api/domain/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ q: 'x'.repeat(1024 * 1024) }),
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ code: 'payload_too_large' });
     expect(res.headers.get('ratelimit-policy')).toBe('"public";q=60;w=60');
   });
 
   it('points a refused token at /mcp to the path-inserted resource metadata', async () => {
-    const res = await fetch(`${base}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer nope', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const res = await fetch(`${base}/mcp`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: 'Bearer nope',
+        accept: 'application/json, text/event-stream',
+      },
+      body: '{}',
+    });
     expect(res.status).toBe(401);
-    expect(res.headers.get('www-authenticate')).toBe(`Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="pricing:read"`);
+    expect(res.headers.get('www-authenticate')).toBe(
+      `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource/mcp", scope="pricing:read"`,
+    );
   });
 });
 
@@ -245,7 +303,11 @@ describe('Idempotency-Key on public POSTs', () => {
     const okBody = await ok.text();
     expect(ok.status).toBe(200);
     expect(ok.headers.get('idempotent-replayed')).toBeNull();
-    const again = await fetch(`${base}/api/domain/search`, { method: 'POST', headers: { 'content-type': 'application/json', 'idempotency-key': key }, body: '{ "q" : "coffee" }' });
+    const again = await fetch(`${base}/api/domain/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      body: '{ "q" : "coffee" }',
+    });
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(await again.text()).toBe(okBody);
@@ -253,9 +315,15 @@ describe('Idempotency-Key on public POSTs', () => {
     expect(other.status).toBe(409);
     expect(((await other.json()) as { code: string }).code).toBe('conflict');
     // Under a token the key belongs to the grant, so the same key executes afresh.
-    const asUser = await post('/api/domain/search', { q: 'coffee' }, { 'idempotency-key': key, authorization: 'Bearer tok-pricing' });
+    const asUser = await post(
+      '/api/domain/search',
+      { q: 'coffee' },
+      { 'idempotency-key': key, authorization: 'Bearer tok-pricing' },
+    );
     expect(asUser.headers.get('idempotent-replayed')).toBeNull();
-    expect(((await asUser.json()) as { execution: number }).execution).toBeGreaterThan((JSON.parse(okBody) as { execution: number }).execution);
+    expect(((await asUser.json()) as { execution: number }).execution).toBeGreaterThan(
+      (JSON.parse(okBody) as { execution: number }).execution,
+    );
   });
 });
 
@@ -267,6 +335,7 @@ describe('integer query parameters', () => {
       expect(res.status, limit).toBe(400);
       expect(((await res.json()) as { code: string }).code, limit).toBe('validation_error');
     }
-    for (const limit of ['5', '100']) expect((await fetch(`${base}/api/market/listings?limit=${limit}`)).status, limit).toBe(200);
+    for (const limit of ['5', '100'])
+      expect((await fetch(`${base}/api/market/listings?limit=${limit}`)).status, limit).toBe(200);
   });
 });

@@ -54,12 +54,29 @@ describe('batch catalogue', () => {
     const catalogue = batchCatalogue();
     assertSchema('BatchCatalogue', catalogue);
     expect(catalogue.max_operations).toBe(20);
-    expect(catalogue.operations.map((o) => o.op)).toEqual(['search_domain', 'tld_registration_price', 'whois_lookup', 'tld_requirements']);
-    const schemas = publicDoc.components.schemas as Record<string, { required?: string[]; properties?: Record<string, unknown> }>;
-    const sources = { search_domain: 'DomainSearchRequest', tld_registration_price: 'TldPriceParams', whois_lookup: 'WhoisRequest', tld_requirements: 'TldRequirementsParams' };
+    expect(catalogue.operations.map((o) => o.op)).toEqual([
+      'search_domain',
+      'tld_registration_price',
+      'whois_lookup',
+      'tld_requirements',
+    ]);
+    const schemas = publicDoc.components.schemas as Record<
+      string,
+      { required?: string[]; properties?: Record<string, unknown> }
+    >;
+    const sources = {
+      search_domain: 'DomainSearchRequest',
+      tld_registration_price: 'TldPriceParams',
+      whois_lookup: 'WhoisRequest',
+      tld_requirements: 'TldRequirementsParams',
+    };
     for (const entry of catalogue.operations) {
       const source = schemas[sources[entry.op as keyof typeof sources]]!;
-      const params = entry.params as { required?: string[]; properties?: Record<string, unknown>; additionalProperties?: boolean };
+      const params = entry.params as {
+        required?: string[];
+        properties?: Record<string, unknown>;
+        additionalProperties?: boolean;
+      };
       expect(params.required).toEqual(source.required);
       expect(Object.keys(params.properties ?? {})).toEqual(Object.keys(source.properties ?? {}));
       expect(params.additionalProperties).toBe(false);
@@ -92,7 +109,13 @@ describe('runBatch', () => {
       ctx(),
     );
     assertSchema('BatchResponse', body);
-    expect(body.results.map((r) => [r.id, r.status])).toEqual([['s1', 200], ['p1', 200], ['w1', 200], ['m1', 200], ['p2', 200]]);
+    expect(body.results.map((r) => [r.id, r.status])).toEqual([
+      ['s1', 200],
+      ['p1', 200],
+      ['w1', 200],
+      ['m1', 200],
+      ['p2', 200],
+    ]);
     expect(body.results[0]!.body).toEqual(await reads.searchDomain({ q: listedDomain }, undefined));
     expect(body.results[1]!.body).toEqual(await reads.tldPrice({ tld: 'io', action: 'renew' }));
     expect(body.results[2]!.body).toEqual(await reads.whoisLookup({ domain: listedDomain }));
@@ -122,10 +145,23 @@ describe('runBatch', () => {
     const by = Object.fromEntries(body.results.map((r) => [r.id, r]));
     expect(by.ok!.status).toBe(200);
     expect(by.ok2!.status).toBe(200);
-    expect(by.unknown).toMatchObject({ op: 'domain_appraisal', status: 400, body: { code: 'validation_error', request_id: 'req_test', details: [{ path: '/body/operations/1/op' }] } });
+    expect(by.unknown).toMatchObject({
+      op: 'domain_appraisal',
+      status: 400,
+      body: { code: 'validation_error', request_id: 'req_test', details: [{ path: '/body/operations/1/op' }] },
+    });
     expect((by.unknown!.body as { message: string }).message).toContain('domain_appraisal');
-    expect(by.missing).toMatchObject({ status: 400, body: { code: 'validation_error', details: [{ path: '/body/operations/2/params', message: expect.stringContaining("'q'") }] } });
-    expect(by.extra).toMatchObject({ status: 400, body: { details: [{ path: '/body/operations/3/params', message: expect.stringContaining('verbose') }] } });
+    expect(by.missing).toMatchObject({
+      status: 400,
+      body: {
+        code: 'validation_error',
+        details: [{ path: '/body/operations/2/params', message: expect.stringContaining("'q'") }],
+      },
+    });
+    expect(by.extra).toMatchObject({
+      status: 400,
+      body: { details: [{ path: '/body/operations/3/params', message: expect.stringContaining('verbose') }] },
+    });
     const badtld = (by.badtld!.body as { details: { path: string }[] }).details.map((d) => d.path);
     expect(badtld).toEqual(expect.arrayContaining(['/body/operations/4/params/tld', '/body/operations/4/params/op']));
     expect(by.nf).toMatchObject({ status: 404, body: { code: 'not_found' } });
@@ -143,7 +179,11 @@ describe('runBatch', () => {
 
   it('counts each entry as one call, the first covered by the request itself', async () => {
     const calls = quota(100);
-    await runBatch(reads, { operations: Array.from({ length: 7 }, (_, i) => op(`e${i}`, 'tld_requirements', { tld: 'com' })) }, ctx({ calls }));
+    await runBatch(
+      reads,
+      { operations: Array.from({ length: 7 }, (_, i) => op(`e${i}`, 'tld_requirements', { tld: 'com' })) },
+      ctx({ calls }),
+    );
     expect(calls.asked).toBe(6);
   });
 
@@ -151,12 +191,24 @@ describe('runBatch', () => {
     const calls = quota(2);
     const body = await runBatch(
       reads,
-      { operations: [op('a', 'tld_requirements', { tld: 'com' }), op('b', 'bogus', {}), op('c', 'tld_requirements', { tld: 'io' }), op('d', 'tld_requirements', { tld: 'net' }), op('e', 'search_domain', { q: 'x.com' })] },
+      {
+        operations: [
+          op('a', 'tld_requirements', { tld: 'com' }),
+          op('b', 'bogus', {}),
+          op('c', 'tld_requirements', { tld: 'io' }),
+          op('d', 'tld_requirements', { tld: 'net' }),
+          op('e', 'search_domain', { q: 'x.com' }),
+        ],
+      },
       ctx({ calls }),
     );
     assertSchema('BatchResponse', body);
     expect(body.results.map((r) => r.status)).toEqual([200, 400, 200, 429, 429]);
-    expect(body.results[3]!.body).toMatchObject({ code: 'rate_limited', request_id: 'req_test', message: expect.stringContaining('"d"') });
+    expect(body.results[3]!.body).toMatchObject({
+      code: 'rate_limited',
+      request_id: 'req_test',
+      message: expect.stringContaining('"d"'),
+    });
     // Once spent, the quota is not asked again.
     expect(calls.asked).toBe(3);
   });
@@ -164,18 +216,34 @@ describe('runBatch', () => {
   it('refuses more than 20 operations as a whole, running none', async () => {
     let ran = 0;
     const counting: PublicReads = { ...reads, tldMetadata: async (i) => (ran++, reads.tldMetadata(i)) };
-    const err = await runBatch(counting, { operations: Array.from({ length: 21 }, (_, i) => op(`e${i}`, 'tld_requirements', { tld: 'com' })) }, ctx()).catch((e: unknown) => e);
+    const err = await runBatch(
+      counting,
+      { operations: Array.from({ length: 21 }, (_, i) => op(`e${i}`, 'tld_requirements', { tld: 'com' })) },
+      ctx(),
+    ).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'validation_error', details: [{ path: '/body/operations' }] });
     expect(ran).toBe(0);
-    const twenty = await runBatch(counting, { operations: Array.from({ length: 20 }, (_, i) => op(`e${i}`, 'tld_requirements', { tld: 'com' })) }, ctx());
+    const twenty = await runBatch(
+      counting,
+      { operations: Array.from({ length: 20 }, (_, i) => op(`e${i}`, 'tld_requirements', { tld: 'com' })) },
+      ctx(),
+    );
     expect(twenty.results).toHaveLength(20);
     expect(ran).toBe(20);
   });
 
   it('refuses duplicate ids as a whole, naming both entries', async () => {
-    const err = await wholeRequestError({ operations: [op('x', 'tld_requirements', { tld: 'com' }), op('y', 'tld_requirements', { tld: 'com' }), op('x', 'search_domain', { q: 'a.com' })] });
+    const err = await wholeRequestError({
+      operations: [
+        op('x', 'tld_requirements', { tld: 'com' }),
+        op('y', 'tld_requirements', { tld: 'com' }),
+        op('x', 'search_domain', { q: 'a.com' }),
+      ],
+    });
     expect(err.message).toContain('unique');
-    expect(err.details).toEqual([{ path: '/body/operations/2/id', message: 'duplicates the id of /body/operations/0' }]);
+    expect(err.details).toEqual([
+      { path: '/body/operations/2/id', message: 'duplicates the id of /body/operations/0' },
+    ]);
   });
 
   it.each([
@@ -192,8 +260,17 @@ describe('runBatch', () => {
 
   it('answers an unexpected failure of one entry with its own 500, logged, without internals', async () => {
     const logged: string[] = [];
-    const broken: PublicReads = { ...reads, whoisLookup: async () => { throw new TypeError('secret internal detail'); } };
-    const body = await runBatch(broken, { operations: [op('w', 'whois_lookup', { domain: 'a.com' }), op('t', 'tld_requirements', { tld: 'com' })] }, ctx({ log: (m) => logged.push(m) }));
+    const broken: PublicReads = {
+      ...reads,
+      whoisLookup: async () => {
+        throw new TypeError('secret internal detail');
+      },
+    };
+    const body = await runBatch(
+      broken,
+      { operations: [op('w', 'whois_lookup', { domain: 'a.com' }), op('t', 'tld_requirements', { tld: 'com' })] },
+      ctx({ log: (m) => logged.push(m) }),
+    );
     expect(body.results.map((r) => r.status)).toEqual([500, 200]);
     expect(JSON.stringify(body.results[0])).not.toContain('secret');
     expect(logged).toHaveLength(1);

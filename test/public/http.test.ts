@@ -19,7 +19,11 @@ afterAll(() => h.close());
 beforeEach(() => h.clock.advance(61_000));
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(`${h.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  fetch(`${h.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
 const get = (path: string) => fetch(`${h.baseUrl}${path}`);
 
 async function expectError(res: Response, status: number, code: string) {
@@ -49,7 +53,13 @@ async function pricingToken(): Promise<string> {
     url.searchParams.set(k, v);
   }
   const code = new URL(await approve(h.baseUrl, url)).searchParams.get('code')!;
-  const res = await tokenRequest(h.baseUrl, { grant_type: 'authorization_code', code, redirect_uri: redirect, client_id: client.client_id, code_verifier: verifier });
+  const res = await tokenRequest(h.baseUrl, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirect,
+    client_id: client.client_id,
+    code_verifier: verifier,
+  });
   expect(res.status).toBe(200);
   return ((await res.json()) as { access_token: string }).access_token;
 }
@@ -58,15 +68,27 @@ describe('POST /api/domain/search', () => {
   it('masks prices without a token and shows them with a pricing:read token', async () => {
     const masked = await post('/api/domain/search', { q: listed.domain });
     expect(masked.status).toBe(200);
-    expect(((await masked.json()) as { result: unknown }).result).toMatchObject({ status: 'listed', price: null, price_masked: true });
+    expect(((await masked.json()) as { result: unknown }).result).toMatchObject({
+      status: 'listed',
+      price: null,
+      price_masked: true,
+    });
     const token = await pricingToken();
     const real = await post('/api/domain/search', { q: listed.domain }, { authorization: `Bearer ${token}` });
     expect(real.status).toBe(200);
-    expect(((await real.json()) as { result: unknown }).result).toMatchObject({ status: 'listed', price: listed.price_cents, price_masked: false });
+    expect(((await real.json()) as { result: unknown }).result).toMatchObject({
+      status: 'listed',
+      price: listed.price_cents,
+      price_masked: false,
+    });
   });
 
   it('refuses an invalid token with 401 and a bad query with 400', async () => {
-    await expectError(await post('/api/domain/search', { q: listed.domain }, { authorization: 'Bearer not-a-token' }), 401, 'invalid_token');
+    await expectError(
+      await post('/api/domain/search', { q: listed.domain }, { authorization: 'Bearer not-a-token' }),
+      401,
+      'invalid_token',
+    );
     await expectError(await post('/api/domain/search', { q: 'www.a.b.com' }), 400, 'validation_error');
     await expectError(await post('/api/domain/search', { q: '' }), 400, 'validation_error');
   });
@@ -99,15 +121,26 @@ describe('TLD prices and metadata', () => {
 
 describe('GET /api/market/listings', () => {
   it('walks the whole filtered set by cursor, each row once, total right', async () => {
-    const all = await h.store.db.selectFrom('inventory').select('domain').where('environment', '=', 'sandbox').where('status', '=', 'listed').where('tld', '=', 'com').execute();
+    const all = await h.store.db
+      .selectFrom('inventory')
+      .select('domain')
+      .where('environment', '=', 'sandbox')
+      .where('status', '=', 'listed')
+      .where('tld', '=', 'com')
+      .execute();
     const want = all.map((r) => r.domain).sort();
     const seen: string[] = [];
     let next: string | null = null;
     let total: number;
     do {
-      const res = await get(`/api/market/listings?tld=com&limit=40${next ? `&cursor=${encodeURIComponent(next)}` : ''}`);
+      const res = await get(
+        `/api/market/listings?tld=com&limit=40${next ? `&cursor=${encodeURIComponent(next)}` : ''}`,
+      );
       expect(res.status).toBe(200);
-      const body = (await res.json()) as { data: { domain: string }[]; page: { next_cursor: string | null; total: number } };
+      const body = (await res.json()) as {
+        data: { domain: string }[];
+        page: { next_cursor: string | null; total: number };
+      };
       seen.push(...body.data.map((l) => l.domain));
       next = body.page.next_cursor;
       total = body.page.total;
@@ -117,9 +150,19 @@ describe('GET /api/market/listings', () => {
   });
 
   it('refuses a cursor reused with another sort, a tampered one, and out-of-range parameters', async () => {
-    const first = (await (await get('/api/market/listings?limit=2&sort=price_asc')).json()) as { page: { next_cursor: string } };
-    await expectError(await get(`/api/market/listings?sort=price_desc&cursor=${encodeURIComponent(first.page.next_cursor)}`), 400, 'invalid_cursor');
-    await expectError(await get(`/api/market/listings?sort=price_asc&cursor=${encodeURIComponent(`${first.page.next_cursor}x`)}`), 400, 'invalid_cursor');
+    const first = (await (await get('/api/market/listings?limit=2&sort=price_asc')).json()) as {
+      page: { next_cursor: string };
+    };
+    await expectError(
+      await get(`/api/market/listings?sort=price_desc&cursor=${encodeURIComponent(first.page.next_cursor)}`),
+      400,
+      'invalid_cursor',
+    );
+    await expectError(
+      await get(`/api/market/listings?sort=price_asc&cursor=${encodeURIComponent(`${first.page.next_cursor}x`)}`),
+      400,
+      'invalid_cursor',
+    );
     await expectError(await get('/api/market/listings?limit=101'), 400, 'validation_error');
     await expectError(await get('/api/market/listings?min_price=500&max_price=100'), 400, 'validation_error');
     await expectError(await get('/api/market/listings?sort=random'), 400, 'validation_error');
@@ -127,7 +170,10 @@ describe('GET /api/market/listings', () => {
 
   it('returns next_cursor on an offset page and the default page of 20', async () => {
     const res = await get('/api/market/listings?offset=5');
-    const body = (await res.json()) as { data: unknown[]; page: { next_cursor: string | null; limit: number; offset: number } };
+    const body = (await res.json()) as {
+      data: unknown[];
+      page: { next_cursor: string | null; limit: number; offset: number };
+    };
     expect(body.data).toHaveLength(20);
     expect(body.page).toMatchObject({ limit: 20, offset: 5, next_cursor: expect.any(String) });
   });
@@ -165,13 +211,21 @@ describe('batch', () => {
   });
 
   it('refuses 21 operations and duplicate ids as a whole', async () => {
-    const ops = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `e${i}`, op: 'tld_requirements', params: { tld: 'com' } }));
+    const ops = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ id: `e${i}`, op: 'tld_requirements', params: { tld: 'com' } }));
     await expectError(await post('/api/batch', { operations: ops(21) }), 400, 'validation_error');
-    await expectError(await post('/api/batch', { operations: [...ops(2), { id: 'e0', op: 'tld_requirements', params: { tld: 'io' } }] }), 400, 'validation_error');
+    await expectError(
+      await post('/api/batch', {
+        operations: [...ops(2), { id: 'e0', op: 'tld_requirements', params: { tld: 'io' } }],
+      }),
+      400,
+      'validation_error',
+    );
   });
 
   it('counts one call per entry: once the quota runs out the remaining entries are 429 and the headers show it spent', async () => {
-    const ops = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `e${i}`, op: 'tld_requirements', params: { tld: 'com' } }));
+    const ops = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({ id: `e${i}`, op: 'tld_requirements', params: { tld: 'com' } }));
     for (let i = 0; i < 2; i++) expect((await post('/api/batch', { operations: ops(20) })).status).toBe(200);
     for (let i = 0; i < 10; i++) expect((await get('/api/tlds/com/metadata')).status).toBe(200);
     // 50 calls so far: this request is the 51st, covering its first entry; entries 2-10 take 52-60.

@@ -12,7 +12,11 @@ import { assertSchema, memoryStore } from './support.ts';
 const KEY = randomBytes(32);
 const TLDS = ['com', 'io', 'net'];
 const PRICES = [100_000, 150_000, 150_000, 200_000, 250_000];
-const TIMES = [Date.parse('2026-01-01T00:00:00Z'), Date.parse('2026-02-01T00:00:00Z'), Date.parse('2026-03-01T00:00:00.500Z')];
+const TIMES = [
+  Date.parse('2026-01-01T00:00:00Z'),
+  Date.parse('2026-02-01T00:00:00Z'),
+  Date.parse('2026-03-01T00:00:00.500Z'),
+];
 const WORDS = ['coffee', 'bean', 'cart', 'roast', 'brew', 'cup'];
 
 interface Row {
@@ -27,7 +31,12 @@ function tieRows(count: number, salt = ''): Row[] {
   return Array.from({ length: count }, (_, i) => {
     const tld = TLDS[i % TLDS.length]!;
     const label = `${WORDS[i % WORDS.length]}${WORDS[(i * 7 + 3) % WORDS.length]}${salt}${i}`;
-    return { domain: `${label}.${tld}`, tld, price_cents: PRICES[(i * 3) % PRICES.length]!, listed_at: TIMES[(i * 5) % TIMES.length]! };
+    return {
+      domain: `${label}.${tld}`,
+      tld,
+      price_cents: PRICES[(i * 3) % PRICES.length]!,
+      listed_at: TIMES[(i * 5) % TIMES.length]!,
+    };
   });
 }
 
@@ -57,13 +66,33 @@ async function storeWith(rows: Row[], databaseUrl?: string): Promise<Store> {
   const store = await memoryStore(0, databaseUrl);
   await insert(store, rows);
   // Rows of the other environment and sold rows must never show.
-  await store.db.insertInto('inventory').values({ environment: 'live', domain: 'livecoffee.com', label: 'livecoffee', tld: 'com', price_cents: 1, floor_cents: 1, currency: 'USD', status: 'listed', category: 'x', keywords: '[]', listed_at: 0 }).execute();
+  await store.db
+    .insertInto('inventory')
+    .values({
+      environment: 'live',
+      domain: 'livecoffee.com',
+      label: 'livecoffee',
+      tld: 'com',
+      price_cents: 1,
+      floor_cents: 1,
+      currency: 'USD',
+      status: 'listed',
+      category: 'x',
+      keywords: '[]',
+      listed_at: 0,
+    })
+    .execute();
   return store;
 }
 
 /** The listed sandbox rows, read with plain SQL (not through the code under test). */
 async function listedRows(store: Store): Promise<Row[]> {
-  return store.db.selectFrom('inventory').select(['domain', 'tld', 'price_cents', 'listed_at']).where('environment', '=', 'sandbox').where('status', '=', 'listed').execute();
+  return store.db
+    .selectFrom('inventory')
+    .select(['domain', 'tld', 'price_cents', 'listed_at'])
+    .where('environment', '=', 'sandbox')
+    .where('status', '=', 'listed')
+    .execute();
 }
 
 interface Params {
@@ -101,7 +130,8 @@ function query(p: Params, extra: Record<string, unknown> = {}) {
   return parseListingQuery(raw);
 }
 
-const page = (store: Store, p: Params, extra: Record<string, unknown> = {}) => listMarketListings(store, KEY, query(p, extra));
+const page = (store: Store, p: Params, extra: Record<string, unknown> = {}) =>
+  listMarketListings(store, KEY, query(p, extra));
 
 async function cursorWalk(store: Store, p: Params, limit: number, between: () => Promise<void> = async () => {}) {
   const seen: string[] = [];
@@ -130,16 +160,18 @@ async function offsetWalk(store: Store, p: Params, limit: number) {
   }
 }
 
-const params: fc.Arbitrary<Params> = fc.record(
-  {
-    tld: fc.constantFrom(...TLDS),
-    min_price: fc.constantFrom(...PRICES, 0, 175_000),
-    max_price: fc.constantFrom(...PRICES, 999_999),
-    q: fc.constantFrom('coffee', 'BEAN', 'c', 'roastbrew', '1', 'zz'),
-    sort: fc.constantFrom('domain', 'price_asc', 'price_desc', 'newest'),
-  },
-  { requiredKeys: [] },
-).filter((p) => p.min_price === undefined || p.max_price === undefined || p.min_price <= p.max_price);
+const params: fc.Arbitrary<Params> = fc
+  .record(
+    {
+      tld: fc.constantFrom(...TLDS),
+      min_price: fc.constantFrom(...PRICES, 0, 175_000),
+      max_price: fc.constantFrom(...PRICES, 999_999),
+      q: fc.constantFrom('coffee', 'BEAN', 'c', 'roastbrew', '1', 'zz'),
+      sort: fc.constantFrom('domain', 'price_asc', 'price_desc', 'newest'),
+    },
+    { requiredKeys: [] },
+  )
+  .filter((p) => p.min_price === undefined || p.max_price === undefined || p.min_price <= p.max_price);
 
 describe.each(databases())('listing traversal properties ($name)', (db) => {
   const runs = (n: number) => (db.databaseUrl ? Math.ceil(n / 3) : n);
@@ -185,19 +217,24 @@ describe.each(databases())('listing traversal properties ($name)', (db) => {
 
   it('lets a caller switch from offset paging to the cursor of an offset page', async () => {
     await fc.assert(
-      fc.asyncProperty(params, fc.integer({ min: 1, max: 8 }), fc.integer({ min: 0, max: 40 }), async (p, limit, offset) => {
-        const want = expected(rows, p);
-        const start = await page(store, p, { limit, offset });
-        expect(start.data.map((l) => l.domain)).toEqual(want.slice(offset, offset + limit));
-        const rest: string[] = [];
-        let cursor = start.page.next_cursor;
-        while (cursor) {
-          const body = await page(store, p, { limit, cursor, offset: 9999 });
-          rest.push(...body.data.map((l) => l.domain));
-          cursor = body.page.next_cursor;
-        }
-        expect(rest).toEqual(want.slice(offset + limit));
-      }),
+      fc.asyncProperty(
+        params,
+        fc.integer({ min: 1, max: 8 }),
+        fc.integer({ min: 0, max: 40 }),
+        async (p, limit, offset) => {
+          const want = expected(rows, p);
+          const start = await page(store, p, { limit, offset });
+          expect(start.data.map((l) => l.domain)).toEqual(want.slice(offset, offset + limit));
+          const rest: string[] = [];
+          let cursor = start.page.next_cursor;
+          while (cursor) {
+            const body = await page(store, p, { limit, cursor, offset: 9999 });
+            rest.push(...body.data.map((l) => l.domain));
+            cursor = body.page.next_cursor;
+          }
+          expect(rest).toEqual(want.slice(offset + limit));
+        },
+      ),
       { numRuns: runs(40) },
     );
   });
@@ -207,7 +244,15 @@ describe.each(databases())('listing traversal properties ($name)', (db) => {
       fc.asyncProperty(
         params,
         fc.integer({ min: 1, max: 7 }),
-        fc.array(fc.record({ tld: fc.constantFrom(...TLDS), price: fc.constantFrom(...PRICES), at: fc.constantFrom(...TIMES), word: fc.constantFrom(...WORDS, 'a', 'zz') }), { maxLength: 30 }),
+        fc.array(
+          fc.record({
+            tld: fc.constantFrom(...TLDS),
+            price: fc.constantFrom(...PRICES),
+            at: fc.constantFrom(...TIMES),
+            word: fc.constantFrom(...WORDS, 'a', 'zz'),
+          }),
+          { maxLength: 30 },
+        ),
         fc.array(fc.nat(), { maxLength: 10 }),
         async (p, limit, additions, sales) => {
           const live = await storeWith(tieRows(45), db.databaseUrl);
@@ -293,7 +338,9 @@ describe('listing cursors', () => {
   it('is refused when tampered with, truncated, signed with another key or made for another list', async () => {
     const cursor = await firstCursor({});
     const [payload, mac] = cursor.split('.') as [string, string];
-    const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), k: ['zzz.com'] })).toString('base64url');
+    const forged = Buffer.from(
+      JSON.stringify({ ...JSON.parse(Buffer.from(payload, 'base64url').toString()), k: ['zzz.com'] }),
+    ).toString('base64url');
     await cursorError({}, `${forged}.${mac}`);
     await cursorError({}, `${payload}.${mac.slice(0, -2)}`);
     await cursorError({}, payload);
@@ -343,7 +390,10 @@ describe('listing query', () => {
 
   it('accepts the bounds and numbers already coerced by a validator', () => {
     expect(parseListingQuery({ limit: 100, offset: 0 })).toMatchObject({ limit: 100 });
-    expect(parseListingQuery({ limit: '1', min_price: '5', max_price: '5' })).toMatchObject({ limit: 1, filter: { minPrice: 5, maxPrice: 5 } });
+    expect(parseListingQuery({ limit: '1', min_price: '5', max_price: '5' })).toMatchObject({
+      limit: 1,
+      filter: { minPrice: 5, maxPrice: 5 },
+    });
   });
 
   it('matches q as literal text: LIKE wildcards in it match only themselves', async () => {

@@ -5,7 +5,14 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError } from '../../server/http/errors.ts';
 import { createPublicReads } from '../../server/public-api/reads.ts';
-import { baseUrlsFor, createRdapClient, loadBootstrap, parseBootstrap, RegistrationLookupError, SHIPPED_BOOTSTRAP_FILE } from '../../server/rdap/index.ts';
+import {
+  baseUrlsFor,
+  createRdapClient,
+  loadBootstrap,
+  parseBootstrap,
+  RegistrationLookupError,
+  SHIPPED_BOOTSTRAP_FILE,
+} from '../../server/rdap/index.ts';
 import type { Store } from '../../server/store/index.ts';
 import { assertSchema, depsFor, memoryStore } from './support.ts';
 
@@ -27,15 +34,32 @@ const EXAMPLE_ORG = {
       objectClassName: 'entity',
       handle: '376',
       roles: ['registrar'],
-      vcardArray: ['vcard', [['version', {}, 'text', '4.0'], ['fn', {}, 'text', 'RESERVED-Internet Assigned Numbers Authority']]],
+      vcardArray: [
+        'vcard',
+        [
+          ['version', {}, 'text', '4.0'],
+          ['fn', {}, 'text', 'RESERVED-Internet Assigned Numbers Authority'],
+        ],
+      ],
       entities: [{ objectClassName: 'entity', roles: ['abuse'] }],
     },
     {
       objectClassName: 'entity',
       roles: ['registrant'],
-      vcardArray: ['vcard', [['version', {}, 'text', '4.0'], ['fn', {}, 'text', ''], ['org', {}, 'text', 'Internet Assigned Numbers Authority']]],
+      vcardArray: [
+        'vcard',
+        [
+          ['version', {}, 'text', '4.0'],
+          ['fn', {}, 'text', ''],
+          ['org', {}, 'text', 'Internet Assigned Numbers Authority'],
+        ],
+      ],
     },
-    { objectClassName: 'entity', roles: ['technical'], vcardArray: ['vcard', [['fn', {}, 'text', 'REDACTED FOR PRIVACY']]] },
+    {
+      objectClassName: 'entity',
+      roles: ['technical'],
+      vcardArray: ['vcard', [['fn', {}, 'text', 'REDACTED FOR PRIVACY']]],
+    },
   ],
   nameservers: [
     { objectClassName: 'nameserver', ldhName: 'A.IANA-SERVERS.NET' },
@@ -46,10 +70,12 @@ const EXAMPLE_ORG = {
 };
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
-const json = (status: number, body: unknown, type = 'application/rdap+json'): Route => (_req, res) => {
-  res.writeHead(status, { 'content-type': type });
-  res.end(typeof body === 'string' ? body : JSON.stringify(body));
-};
+const json =
+  (status: number, body: unknown, type = 'application/rdap+json'): Route =>
+  (_req, res) => {
+    res.writeHead(status, { 'content-type': type });
+    res.end(typeof body === 'string' ? body : JSON.stringify(body));
+  };
 
 const routes: Record<string, Route> = {
   '/rdap/domain/example.org': json(200, EXAMPLE_ORG),
@@ -95,7 +121,10 @@ function client(options: { timeoutMs?: number; maxBytes?: number } = {}) {
     publication: '2026-01-01T00:00:00Z',
     description: 'test',
     services: [
-      [['org', 'NGO'], ['ftp://ignored.example/', `${base}/rdap/`]],
+      [
+        ['org', 'NGO'],
+        ['ftp://ignored.example/', `${base}/rdap/`],
+      ],
       [['sub.example'], [`${base}/deep`]],
     ],
   });
@@ -113,7 +142,10 @@ async function lookupError(domain: string, options?: { timeoutMs?: number; maxBy
 describe('RDAP client', () => {
   it('asks <base>domain/<name> with the RDAP media type and converts the domain object', async () => {
     const result = await client().lookup('example.org');
-    expect(seen.at(-1)).toEqual({ url: '/rdap/domain/example.org', accept: expect.stringContaining('application/rdap+json') });
+    expect(seen.at(-1)).toEqual({
+      url: '/rdap/domain/example.org',
+      accept: expect.stringContaining('application/rdap+json'),
+    });
     assertSchema('WhoisResult', result);
     expect(result).toMatchObject({
       objectClassName: 'domain',
@@ -192,12 +224,17 @@ describe('WHOIS through the RDAP client', () => {
 
   it('answers names outside the sandbox from RDAP, 404 for a free one, and a clear 500 for a malformed answer', async () => {
     const reads = createPublicReads(depsFor(store), { registrations: client() });
-    expect((await reads.whoisLookup({ domain: 'example.org' })).registrar).toBe('RESERVED-Internet Assigned Numbers Authority');
+    expect((await reads.whoisLookup({ domain: 'example.org' })).registrar).toBe(
+      'RESERVED-Internet Assigned Numbers Authority',
+    );
     const free = await reads.whoisLookup({ domain: 'free-name.org' }).catch((e: unknown) => e);
     expect(free).toMatchObject({ code: 'not_found', status: 404 });
     const bad = await reads.whoisLookup({ domain: 'garbled.org' }).catch((e: unknown) => e);
     expect(bad).toBeInstanceOf(ApiError);
-    expect(bad).toMatchObject({ code: 'internal_error', message: expect.stringContaining('answered something that is not JSON') });
+    expect(bad).toMatchObject({
+      code: 'internal_error',
+      message: expect.stringContaining('answered something that is not JSON'),
+    });
     expect((bad as ApiError).message).not.toMatch(/SyntaxError|Unexpected|\n|\{/);
   });
 });

@@ -15,7 +15,8 @@ beforeAll(async () => {
   store = await memoryStore(300);
   reads = createPublicReads(depsFor(store));
   const rows: InventoryRecord[] = [];
-  for await (const r of store.inventory.listedRows('sandbox')) rows.push((await store.inventory.find('sandbox', r.domain))!);
+  for await (const r of store.inventory.listedRows('sandbox'))
+    rows.push((await store.inventory.find('sandbox', r.domain))!);
   listed = rows.find((r) => r.tld === 'com')!;
   sold = rows.find((r) => r.tld === 'com' && r.domain !== listed.domain)!;
   expect(await store.inventory.markSold('sandbox', sold.domain)).toBe(true);
@@ -42,7 +43,15 @@ describe('searchDomain', () => {
     const body = await reads.searchDomain({ q: listed.domain }, PRICING);
     assertSchema('DomainSearchResponse', body);
     expect(body.query).toBe(listed.domain);
-    expect(body.result).toEqual({ domain: listed.domain, tld: 'com', available: true, status: 'listed', price: listed.price_cents, currency: 'USD', price_masked: false });
+    expect(body.result).toEqual({
+      domain: listed.domain,
+      tld: 'com',
+      available: true,
+      status: 'listed',
+      price: listed.price_cents,
+      currency: 'USD',
+      price_masked: false,
+    });
   });
 
   it('masks every existing price without a viewer, and says so', async () => {
@@ -63,13 +72,26 @@ describe('searchDomain', () => {
   it('reports a sold domain as taken, with no price to mask', async () => {
     for (const v of [undefined, PRICING]) {
       const body = await reads.searchDomain({ q: sold.domain }, v);
-      expect(body.result).toEqual({ domain: sold.domain, tld: 'com', available: false, status: 'taken', price: null, currency: 'USD', price_masked: false });
+      expect(body.result).toEqual({
+        domain: sold.domain,
+        tld: 'com',
+        available: false,
+        status: 'taken',
+        price: null,
+        currency: 'USD',
+        price_masked: false,
+      });
     }
   });
 
   it('prices an unregistered name at the TLD registration price (the same as GET /api/pricing/tld)', async () => {
     const body = await reads.searchDomain({ q: 'zqxw-unlisted-name.io' }, PRICING);
-    expect(body.result).toMatchObject({ domain: 'zqxw-unlisted-name.io', status: 'unregistered', available: true, price_masked: false });
+    expect(body.result).toMatchObject({
+      domain: 'zqxw-unlisted-name.io',
+      status: 'unregistered',
+      available: true,
+      price_masked: false,
+    });
     expect(body.result.price).toBe(await registerPrice('io'));
     for (const alt of body.alternatives) {
       expect(alt.status).toBe('unregistered');

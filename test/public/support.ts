@@ -13,7 +13,9 @@ import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
 
-export const publicDoc = JSON.parse(readFileSync(new URL('../../generated/public.openapi.json', import.meta.url), 'utf8')) as {
+export const publicDoc = JSON.parse(
+  readFileSync(new URL('../../generated/public.openapi.json', import.meta.url), 'utf8'),
+) as {
   components: { schemas: Record<string, unknown> };
   paths: Record<string, Record<string, Record<string, unknown>>>;
 };
@@ -30,7 +32,10 @@ export function assertSchema(name: string, value: unknown): void {
     validate = ajv.compile({ $ref: `public#/components/schemas/${name}` });
     compiled.set(name, validate);
   }
-  if (!validate(value)) throw new Error(`${name} does not match: ${JSON.stringify(validate.errors, null, 1)}\n${JSON.stringify(value).slice(0, 2000)}`);
+  if (!validate(value))
+    throw new Error(
+      `${name} does not match: ${JSON.stringify(validate.errors, null, 1)}\n${JSON.stringify(value).slice(0, 2000)}`,
+    );
 }
 
 /**
@@ -52,7 +57,8 @@ export async function memoryStore(inventorySize = 400, databaseUrl?: string): Pr
     };
   }
   const store = createStore(opened, secretBox(randomBytes(32)));
-  if (inventorySize > 0) await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: inventorySize, seed: 7 }));
+  if (inventorySize > 0)
+    await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: inventorySize, seed: 7 }));
   return store;
 }
 

@@ -35,7 +35,9 @@ describe('whoisLookup (sandbox data)', () => {
       expect(body.objectClassName).toBe('domain');
       expect(body.ldhName.toLowerCase()).toBe(row.domain);
       expect(body.domain).toBe(row.domain);
-      expect(body.events.map((e) => e.eventAction)).toEqual(expect.arrayContaining(['registration', 'expiration', 'last changed']));
+      expect(body.events.map((e) => e.eventAction)).toEqual(
+        expect.arrayContaining(['registration', 'expiration', 'last changed']),
+      );
       const registrar = body.entities.find((e) => e.roles.includes('registrar'));
       expect(registrar?.vcardArray?.[0]).toBe('vcard');
       expect(body.registrar).toEqual(expect.any(String));
@@ -83,7 +85,21 @@ describe('whoisLookup (sandbox data)', () => {
       async lookup(domain) {
         asked.push(domain);
         return domain === 'example.org'
-          ? { objectClassName: 'domain', ldhName: 'EXAMPLE.ORG', status: [], events: [], entities: [], nameservers: [], domain: 'example.org', registrar: null, registrant: null, created_at: null, updated_at: null, expires_at: null, nameserver_names: [] }
+          ? {
+              objectClassName: 'domain',
+              ldhName: 'EXAMPLE.ORG',
+              status: [],
+              events: [],
+              entities: [],
+              nameservers: [],
+              domain: 'example.org',
+              registrar: null,
+              registrant: null,
+              created_at: null,
+              updated_at: null,
+              expires_at: null,
+              nameserver_names: [],
+            }
           : undefined;
       },
     };
@@ -105,6 +121,8 @@ describe('whoisLookup (sandbox data)', () => {
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).code).toBe('internal_error');
-    expect((err as ApiError).message).toBe('The RDAP service rdap.example answered HTTP 503 for x.org; try again later');
+    expect((err as ApiError).message).toBe(
+      'The RDAP service rdap.example answered HTTP 503 for x.org; try again later',
+    );
   });
 });

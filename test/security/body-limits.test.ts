@@ -16,10 +16,16 @@ const deepObject = (levels: number): unknown => (levels === 0 ? 'leaf' : { a: de
 /** Just under 1 MiB: the worst a body within the byte limit can be. */
 const DEEP_MIB = nested(MIB / 2 - 8);
 const FLAT_MIB = JSON.stringify({ q: 'x'.repeat(MIB - 16) });
-const FORM_FIELDS_MIB = Array.from({ length: 100_000 }, (_, i) => `f${i}=1`).join('&').slice(0, MIB - 8);
+const FORM_FIELDS_MIB = Array.from({ length: 100_000 }, (_, i) => `f${i}=1`)
+  .join('&')
+  .slice(0, MIB - 8);
 const FORM_ONE_FIELD_MIB = `grant_type=${'x'.repeat(MIB - 16)}`;
 
-const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+const MCP_HEADERS = {
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  'mcp-protocol-version': '2025-11-25',
+};
 
 describe('structural limits of request bodies', () => {
   let h: Harness;
@@ -42,7 +48,8 @@ describe('structural limits of request bodies', () => {
   };
 
   it('refuses a JSON body nested 33 levels deep where 32 pass: MCP, whose params may nest anything', async () => {
-    const ping = (levels: number) => JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: deepObject(levels) } });
+    const ping = (levels: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { _meta: deepObject(levels) } });
     // The message itself is levels 1-2, `_meta` level 3: 30 more is 32 in all.
     const within = await post('/mcp', ping(30), MCP_HEADERS);
     expect(within.status, await within.clone().text()).toBe(200);
@@ -90,7 +97,9 @@ describe('structural limits of request bodies', () => {
     expect(body.error_description).toMatch(/64 form fields.*x-body-limits/);
     const within = await post('/api/oauth/token', `grant_type=refresh_token&refresh_token=rt_x&${fields(62)}`, form);
     expect(within.status).toBe(400);
-    expect(((await within.json()) as { error_description?: string }).error_description ?? '').not.toMatch(/x-body-limits/);
+    expect(((await within.json()) as { error_description?: string }).error_description ?? '').not.toMatch(
+      /x-body-limits/,
+    );
   });
 
   it('refuses a 1 MiB form of 100,000 fields at about the cost of a 1 MiB one-field form, not a parse', async () => {
@@ -113,17 +122,29 @@ describe('structural limits of request bodies', () => {
 
   it('refuses an over-wide form on the hosted checkout page (its own form parser) with a 400 page', async () => {
     const fields = Array.from({ length: 80 }, (_, i) => `f${i}=1`).join('&');
-    const res = await post('/checkout/pay', `pt=pt_x&${fields}`, { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' });
+    const res = await post('/checkout/pay', `pt=pt_x&${fields}`, {
+      'content-type': 'application/x-www-form-urlencoded',
+      accept: 'text/html',
+    });
     expect(res.status).toBe(400);
     expect(res.headers.get('content-type') ?? '').toMatch(/^text\/html/);
     expect(await res.text()).toMatch(/64 form fields/);
   });
 
   it('refuses too deep a body on the partner surface (after authentication) and the operator API', async () => {
-    const quote = await signedRequest(h, cred, { method: 'POST', path: '/api/partner/v1/quotes', body: JSON.stringify({ domain: 'a.com', x: deepObject(40) }) });
+    const quote = await signedRequest(h, cred, {
+      method: 'POST',
+      path: '/api/partner/v1/quotes',
+      body: JSON.stringify({ domain: 'a.com', x: deepObject(40) }),
+    });
     expectError(quote, 'validation_error');
     expect(quote.body.message).toMatch(/x-body-limits/);
-    const order = await signedRequest(h, cred, { method: 'POST', path: '/api/partner/v1/orders', body: nested(33), idempotencyKey: randomUUID() });
+    const order = await signedRequest(h, cred, {
+      method: 'POST',
+      path: '/api/partner/v1/orders',
+      body: nested(33),
+      idempotencyKey: randomUUID(),
+    });
     expectError(order, 'validation_error');
     expect(order.body.message).toMatch(/x-body-limits/);
     const admin = await fetch(`${h.baseUrl}/api/admin/v1/credentials`, {

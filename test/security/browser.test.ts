@@ -20,10 +20,22 @@ import { domainSource, signedRequest, type Credential } from '../server/support/
 
 const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM) console.warn(`\n*** ${CHROMIUM} is missing: the browser checks of the security headers are SKIPPED (.ci/run installs chromium) ***\n`);
+if (!HAVE_CHROMIUM)
+  console.warn(
+    `\n*** ${CHROMIUM} is missing: the browser checks of the security headers are SKIPPED (.ci/run installs chromium) ***\n`,
+  );
 
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 describe.skipIf(!HAVE_CHROMIUM)('security headers in headless Chromium', () => {
   let h: Harness;
@@ -42,13 +54,23 @@ describe.skipIf(!HAVE_CHROMIUM)('security headers in headless Chromium', () => {
     // Another site: it frames whatever `framed` names, and is the OAuth client's redirect target.
     elsewhere = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      if (req.url === '/frame') return void res.end(`<!doctype html><title>attacker</title><iframe name="victim" src="${framed}" width="800" height="600"></iframe>`);
-      res.end(`<!doctype html><title>client</title><h1>Back at the client: ${(req.url ?? '').replace(/[<>&"]/g, '')}</h1>`);
+      if (req.url === '/frame')
+        return void res.end(
+          `<!doctype html><title>attacker</title><iframe name="victim" src="${framed}" width="800" height="600"></iframe>`,
+        );
+      res.end(
+        `<!doctype html><title>client</title><h1>Back at the client: ${(req.url ?? '').replace(/[<>&"]/g, '')}</h1>`,
+      );
     });
     await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
     elsewhereBase = `http://127.0.0.1:${(elsewhere.address() as AddressInfo).port}`;
     userDataDir = await mkdtemp(join(tmpdir(), 'security-chromium-'));
-    context = await chromium.launchPersistentContext(userDataDir, { executablePath: CHROMIUM, headless: true, args: ARGS, javaScriptEnabled: false });
+    context = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ARGS,
+      javaScriptEnabled: false,
+    });
   });
   afterAll(async () => {
     await context?.close();
@@ -58,12 +80,19 @@ describe.skipIf(!HAVE_CHROMIUM)('security headers in headless Chromium', () => {
   });
 
   const checkoutUrl = async () => {
-    const r = await signedRequest(h, cred, { method: 'POST', path: '/api/partner/v1/checkout-session', body: sessionBody(await nextDomain(h, cred), { return_url: `${elsewhereBase}/done` }) });
+    const r = await signedRequest(h, cred, {
+      method: 'POST',
+      path: '/api/partner/v1/checkout-session',
+      body: sessionBody(await nextDomain(h, cred), { return_url: `${elsewhereBase}/done` }),
+    });
     expect(r.status, r.text).toBe(201);
     return r.body.checkout_url as string;
   };
   const authorizeUrl = async () => {
-    const client = await register(h.baseUrl, { client_name: 'Browser Client', redirect_uris: [`${elsewhereBase}/callback`] });
+    const client = await register(h.baseUrl, {
+      client_name: 'Browser Client',
+      redirect_uris: [`${elsewhereBase}/callback`],
+    });
     return `${h.baseUrl}/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: `${elsewhereBase}/callback`, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 'st' })}`;
   };
 
@@ -80,8 +109,12 @@ describe.skipIf(!HAVE_CHROMIUM)('security headers in headless Chromium', () => {
     }
   });
 
-  it('applies the pages\' own inline styles under a CSP without unsafe-inline', async () => {
-    for (const [url, maxWidth] of [[await checkoutUrl(), 34], [await authorizeUrl(), 30], [`${h.baseUrl}/docs`, 60]] as const) {
+  it("applies the pages' own inline styles under a CSP without unsafe-inline", async () => {
+    for (const [url, maxWidth] of [
+      [await checkoutUrl(), 34],
+      [await authorizeUrl(), 30],
+      [`${h.baseUrl}/docs`, 60],
+    ] as const) {
       const page = await context.newPage();
       await page.goto(url);
       const width = await page.locator('body').evaluate((el) => getComputedStyle(el).maxWidth);
@@ -99,7 +132,10 @@ describe.skipIf(!HAVE_CHROMIUM)('security headers in headless Chromium', () => {
     expect(await page.getByRole('alert').innerText()).toContain('Wrong email or password');
     await page.getByLabel('Email').fill(SANDBOX_USER.email);
     await page.getByLabel('Password').fill(SANDBOX_USER.password);
-    await Promise.all([page.waitForURL(`${elsewhereBase}/callback?**`), page.getByRole('button', { name: 'Sign in and approve' }).click()]);
+    await Promise.all([
+      page.waitForURL(`${elsewhereBase}/callback?**`),
+      page.getByRole('button', { name: 'Sign in and approve' }).click(),
+    ]);
     expect(new URL(page.url()).searchParams.get('code')).toMatch(/^ac_/);
     await page.close();
   });

@@ -15,7 +15,11 @@ import { sessionBody } from '../server/support/checkout.ts';
 import { domainSource, signedRequest, type Credential } from '../server/support/http.ts';
 
 const PUBLIC = JSON.parse(readFileSync(new URL('../../generated/public.openapi.json', import.meta.url), 'utf8')) as {
-  'x-security-headers': { 'every-answer': Record<string, string>; 'https-deployments': Record<string, string>; 'html-answers': Record<string, string> };
+  'x-security-headers': {
+    'every-answer': Record<string, string>;
+    'https-deployments': Record<string, string>;
+    'html-answers': Record<string, string>;
+  };
 };
 const HEADERS = PUBLIC['x-security-headers'];
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
@@ -32,7 +36,12 @@ function directives(csp: string | null): Map<string, string[]> {
 
 /** The hash sources of the page's inline <style> elements, computed here from the page itself. */
 function styleHashesOf(html: string): string[] {
-  return [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map((m) => `'sha256-${createHash('sha256').update(m[1] ?? '').digest('base64')}'`);
+  return [...html.matchAll(/<style>([\s\S]*?)<\/style>/g)].map(
+    (m) =>
+      `'sha256-${createHash('sha256')
+        .update(m[1] ?? '')
+        .digest('base64')}'`,
+  );
 }
 
 /** Every header the document promises an HTML answer, with `form-action` exactly `formAction`. */
@@ -40,7 +49,8 @@ async function expectHardenedPage(res: Response, formAction: string[]): Promise<
   const html = await res.text();
   expect(res.headers.get('content-type') ?? '').toMatch(/^text\/html/);
   for (const [name, value] of Object.entries(HEADERS['every-answer'])) expect(res.headers.get(name), name).toBe(value);
-  for (const [name, value] of Object.entries(HEADERS['html-answers'])) if (name !== 'Content-Security-Policy') expect(res.headers.get(name), name).toBe(value);
+  for (const [name, value] of Object.entries(HEADERS['html-answers']))
+    if (name !== 'Content-Security-Policy') expect(res.headers.get(name), name).toBe(value);
   const csp = directives(res.headers.get('content-security-policy'));
   expect(csp.get('default-src')).toEqual(["'none'"]);
   expect(csp.get('frame-ancestors')).toEqual(["'none'"]);
@@ -60,25 +70,45 @@ describe('security headers on every HTML answer', () => {
   const nextDomain = domainSource(40);
   beforeAll(async () => {
     h = await startHarness({ inventorySize: 40, dispatch: false });
-    cred = await h.mint({ scopes: ['search', 'embed', 'broker', 'refer'], affiliate: true, rate_limits: { search: 1000, write: 1000 } });
+    cred = await h.mint({
+      scopes: ['search', 'embed', 'broker', 'refer'],
+      affiliate: true,
+      rate_limits: { search: 1000, write: 1000 },
+    });
   });
   afterAll(() => h.close());
   beforeEach(() => h.clock.advance(61_000));
 
-  const html = (path: string, init: RequestInit = {}) => fetch(`${h.baseUrl}${path}`, { redirect: 'manual', ...init, headers: { accept: 'text/html', ...(init.headers ?? {}) } });
+  const html = (path: string, init: RequestInit = {}) =>
+    fetch(`${h.baseUrl}${path}`, {
+      redirect: 'manual',
+      ...init,
+      headers: { accept: 'text/html', ...(init.headers ?? {}) },
+    });
 
   it('the checkout page: its forms may lead only here and to the session return and cancel origins', async () => {
     const session = await signedRequest(h, cred, {
       method: 'POST',
       path: '/api/partner/v1/checkout-session',
-      body: sessionBody(await nextDomain(h, cred), { return_url: 'https://shop.partner.example/done?x=1', cancel_url: 'http://127.0.0.1:4111/cart' }),
+      body: sessionBody(await nextDomain(h, cred), {
+        return_url: 'https://shop.partner.example/done?x=1',
+        cancel_url: 'http://127.0.0.1:4111/cart',
+      }),
     });
     expect(session.status, session.text).toBe(201);
     const pt = new URL(session.body.checkout_url as string).searchParams.get('pt') ?? '';
-    const page = await expectHardenedPage(await html(`/checkout?pt=${pt}`), ["'self'", 'https://shop.partner.example', 'http://127.0.0.1:4111']);
+    const page = await expectHardenedPage(await html(`/checkout?pt=${pt}`), [
+      "'self'",
+      'https://shop.partner.example',
+      'http://127.0.0.1:4111',
+    ]);
     expect(page).toContain('action="/checkout/pay"');
     // A declined card shows the page again: the same forms, the same destinations.
-    const declined = await html('/checkout/pay', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ pt, card_number: '4000000000000002', exp_month: '12', exp_year: '2099', cvc: '123' }) });
+    const declined = await html('/checkout/pay', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ pt, card_number: '4000000000000002', exp_month: '12', exp_year: '2099', cvc: '123' }),
+    });
     expect(declined.status).toBe(200);
     await expectHardenedPage(declined, ["'self'", 'https://shop.partner.example', 'http://127.0.0.1:4111']);
   });
@@ -90,7 +120,16 @@ describe('security headers on every HTML answer', () => {
   });
 
   it('the brokerage progress page and its 404 page', async () => {
-    const opened = await signedRequest(h, cred, { method: 'POST', path: '/api/partner/v1/brokerage', body: { domain: `wanted-${randomUUID().slice(0, 8)}.com`, tier: 'managed', buyer_email: 'b@example.org', budget: 100_000 } });
+    const opened = await signedRequest(h, cred, {
+      method: 'POST',
+      path: '/api/partner/v1/brokerage',
+      body: {
+        domain: `wanted-${randomUUID().slice(0, 8)}.com`,
+        tier: 'managed',
+        buyer_email: 'b@example.org',
+        budget: 100_000,
+      },
+    });
     expect(opened.status, opened.text).toBe(201);
     const progress = await html(new URL(opened.body.progress_url as string).pathname);
     expect(progress.status).toBe(200);
@@ -108,9 +147,14 @@ describe('security headers on every HTML answer', () => {
   });
 
   it('the sign-in page: its form may lead only here and to the client redirect_uri (origin, or scheme for an app)', async () => {
-    const client = await register(h.baseUrl, { client_name: 'Headers', redirect_uris: ['http://127.0.0.1:33418/callback', 'com.example.app:/oauth'] });
+    const client = await register(h.baseUrl, {
+      client_name: 'Headers',
+      redirect_uris: ['http://127.0.0.1:33418/callback', 'com.example.app:/oauth'],
+    });
     const open = (redirectUri: string) =>
-      html(`/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 's' })}`);
+      html(
+        `/oauth/authorize?${new URLSearchParams({ response_type: 'code', client_id: client.client_id, redirect_uri: redirectUri, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 's' })}`,
+      );
     const web = await open('http://127.0.0.1:50000/callback');
     expect(web.status).toBe(200);
     await expectHardenedPage(web, ["'self'", 'http://127.0.0.1:50000']);
@@ -123,7 +167,11 @@ describe('security headers on every HTML answer', () => {
   });
 
   it('the HTML body of a redirect', async () => {
-    const link = await signedRequest(h, cred, { method: 'POST', path: '/api/partner/v1/links', body: { type: 'generic' } });
+    const link = await signedRequest(h, cred, {
+      method: 'POST',
+      path: '/api/partner/v1/links',
+      body: { type: 'generic' },
+    });
     expect(link.status, link.text).toBe(201);
     const res = await html(new URL(link.body.url as string).pathname);
     expect(res.status).toBe(302);
@@ -131,7 +179,11 @@ describe('security headers on every HTML answer', () => {
   });
 
   it('nosniff on JSON answers too, without the page-only headers', async () => {
-    for (const res of [await fetch(`${h.baseUrl}/api/v1`), await fetch(`${h.baseUrl}/api/partner/v1/availability?domain=a.com`), await fetch(`${h.baseUrl}/no/such/path`)]) {
+    for (const res of [
+      await fetch(`${h.baseUrl}/api/v1`),
+      await fetch(`${h.baseUrl}/api/partner/v1/availability?domain=a.com`),
+      await fetch(`${h.baseUrl}/no/such/path`),
+    ]) {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('content-security-policy')).toBeNull();
     }
@@ -142,14 +194,25 @@ describe('HSTS', () => {
   it('is sent on every answer of a deployment whose public base URL is https, and only there', async () => {
     const h = await startHarness({ inventorySize: 20, dispatch: false });
     try {
-      const app = createApp({ config: { adminToken: undefined, masterKey: h.masterKey, validateResponses: true, publicBaseUrl: 'https://api.example.com' }, store: h.store, clock: h.clock, log: () => {} });
+      const app = createApp({
+        config: {
+          adminToken: undefined,
+          masterKey: h.masterKey,
+          validateResponses: true,
+          publicBaseUrl: 'https://api.example.com',
+        },
+        store: h.store,
+        clock: h.clock,
+        log: () => {},
+      });
       const server = app.listen(0, '127.0.0.1');
       await new Promise((r) => server.once('listening', r));
       try {
         const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
         for (const path of ['/docs', '/api/v1', '/api/partner/v1/availability?domain=a.com']) {
           const res = await fetch(`${base}${path}`);
-          for (const [name, value] of Object.entries(HEADERS['https-deployments'])) expect(res.headers.get(name), `${name} on ${path}`).toBe(value);
+          for (const [name, value] of Object.entries(HEADERS['https-deployments']))
+            expect(res.headers.get(name), `${name} on ${path}`).toBe(value);
         }
       } finally {
         await new Promise((r) => server.close(r));

@@ -32,16 +32,20 @@ function timed(baseUrl: string, keyId: string, h: Harness): Promise<number> {
   };
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const req = request({ host: url.hostname, port: url.port, method: 'GET', path: `${PATH}?${QUERY}`, headers, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
-        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code?: string };
-        if (res.statusCode !== 401 || body.code !== 'invalid_signature') reject(new Error(`expected 401 invalid_signature, got ${res.statusCode} ${body.code}`));
-        else resolve(elapsed);
-      });
-    });
+    const req = request(
+      { host: url.hostname, port: url.port, method: 'GET', path: `${PATH}?${QUERY}`, headers, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const elapsed = Number(process.hrtime.bigint() - started) / 1e6;
+          const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { code?: string };
+          if (res.statusCode !== 401 || body.code !== 'invalid_signature')
+            reject(new Error(`expected 401 invalid_signature, got ${res.statusCode} ${body.code}`));
+          else resolve(elapsed);
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -52,7 +56,15 @@ function verificationMs(secret: string): number {
   const times: number[] = [];
   for (let i = 0; i < 25; i++) {
     const started = process.hrtime.bigint();
-    verify({ secret, signatureHeader: `v1=${'ab'.repeat(32)}`, method: 'GET', path: PATH, query: QUERY, timestamp: '1700000000', nonce: 'n' });
+    verify({
+      secret,
+      signatureHeader: `v1=${'ab'.repeat(32)}`,
+      method: 'GET',
+      path: PATH,
+      query: QUERY,
+      timestamp: '1700000000',
+      nonce: 'n',
+    });
     if (i >= 5) times.push(Number(process.hrtime.bigint() - started) / 1e6); // the first ones warm up
   }
   return median(times);
@@ -88,7 +100,10 @@ describe('timing of unknown and known key ids', () => {
     const summary = `median known ${median(knownMs).toFixed(3)} ms, unknown ${median(unknownMs).toFixed(3)} ms, median paired difference ${shift.toFixed(3)} ms over ${PAIRS} pairs; one verification costs ${cost.toFixed(3)} ms`;
     console.log(`key-id timing: ${summary}`);
     // Without a verification the difference would be the whole cost; what is left is noise.
-    expect(cost, `the request must stay expensive to verify for this test to mean anything: ${summary}`).toBeGreaterThan(2);
+    expect(
+      cost,
+      `the request must stay expensive to verify for this test to mean anything: ${summary}`,
+    ).toBeGreaterThan(2);
     expect(Math.abs(shift), summary).toBeLessThan(cost / 2);
   });
 });

@@ -12,17 +12,35 @@ describe('loopback redirect URIs and their ports', () => {
   let clientId: string;
   beforeAll(async () => {
     h = await startHarness({ inventorySize: 20, dispatch: false });
-    clientId = (await register(h.baseUrl, { client_name: 'Port Probe', redirect_uris: ['http://127.0.0.1/cb', 'http://[::1]:8000/cb', 'http://localhost/cb'] })).client_id;
+    clientId = (
+      await register(h.baseUrl, {
+        client_name: 'Port Probe',
+        redirect_uris: ['http://127.0.0.1/cb', 'http://[::1]:8000/cb', 'http://localhost/cb'],
+      })
+    ).client_id;
   });
   afterAll(() => h.close());
 
   const authorize = (redirectUri: string, accept = 'text/html') => {
     const url = new URL('/oauth/authorize', h.baseUrl);
-    for (const [k, v] of Object.entries({ response_type: 'code', client_id: clientId, redirect_uri: redirectUri, code_challenge: CHALLENGE, code_challenge_method: 'S256', state: 's' })) url.searchParams.set(k, v);
+    for (const [k, v] of Object.entries({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      code_challenge: CHALLENGE,
+      code_challenge_method: 'S256',
+      state: 's',
+    }))
+      url.searchParams.set(k, v);
     return fetch(url, { redirect: 'manual', headers: { accept } });
   };
 
-  it.each(['http://127.0.0.1:99999/cb', 'http://127.0.0.1:65536/cb', 'http://[::1]:100000/cb', 'http://localhost:70000/cb'])('refuses %s as not registered, with a page, never a redirect', async (uri) => {
+  it.each([
+    'http://127.0.0.1:99999/cb',
+    'http://127.0.0.1:65536/cb',
+    'http://[::1]:100000/cb',
+    'http://localhost:70000/cb',
+  ])('refuses %s as not registered, with a page, never a redirect', async (uri) => {
     const page = await authorize(uri);
     expect(page.status, await page.clone().text()).toBe(400);
     expect(page.headers.get('location')).toBeNull();
@@ -31,13 +49,20 @@ describe('loopback redirect URIs and their ports', () => {
     expect(await json.json()).toMatchObject({ code: 'invalid_redirect_uri' });
   });
 
-  it.each(['http://127.0.0.1:65535/cb', 'http://127.0.0.1:1/cb', 'http://[::1]:33418/cb', 'http://localhost:8080/cb'])('still accepts %s (any real port)', async (uri) => {
-    const page = await authorize(uri);
-    expect(page.status, await page.clone().text()).toBe(200);
-  });
+  it.each(['http://127.0.0.1:65535/cb', 'http://127.0.0.1:1/cb', 'http://[::1]:33418/cb', 'http://localhost:8080/cb'])(
+    'still accepts %s (any real port)',
+    async (uri) => {
+      const page = await authorize(uri);
+      expect(page.status, await page.clone().text()).toBe(200);
+    },
+  );
 
   it('refuses to register a loopback URI with a port above 65535', async () => {
-    const res = await fetch(`${h.baseUrl}/api/oauth/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'x', redirect_uris: ['http://127.0.0.1:99999/cb'] }) });
+    const res = await fetch(`${h.baseUrl}/api/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_name: 'x', redirect_uris: ['http://127.0.0.1:99999/cb'] }),
+    });
     expect(res.status).toBe(400);
     expect(await res.json()).toMatchObject({ error: 'invalid_redirect_uri' });
   });

@@ -39,7 +39,12 @@ describe('request targets with a fragment or in absolute form', () => {
   it.each(['a valid key id', 'an unknown key id'])('answers 400 validation_error to each, with %s', async (which) => {
     for (const t of targets(h.baseUrl)) {
       const keyId = which === 'a valid key id' ? cred.key_id : 'pk_test_unknownunknown0000';
-      const signature = [`X-Service-Key-Id: ${keyId}`, `X-Service-Timestamp: ${nowSeconds(h)}`, `X-Service-Nonce: ${randomUUID()}`, `X-Service-Signature: v1=${'0'.repeat(64)}`];
+      const signature = [
+        `X-Service-Key-Id: ${keyId}`,
+        `X-Service-Timestamp: ${nowSeconds(h)}`,
+        `X-Service-Nonce: ${randomUUID()}`,
+        `X-Service-Signature: v1=${'0'.repeat(64)}`,
+      ];
       const answer = await rawRequest(h.baseUrl, [`GET ${t.target} HTTP/1.1`, `Host: ${host}`, ...signature]);
       expectValidationError(answer);
       expect(JSON.parse(answer.body).message, t.name).toMatch(/request target/i);
@@ -47,8 +52,20 @@ describe('request targets with a fragment or in absolute form', () => {
   });
 
   it('still answers an ordinary target (the check is not a blanket refusal)', async () => {
-    const signed = signedHeaders({ keyId: cred.key_id, secret: cred.secret, method: 'GET', path: PATH, query: 'domain=a.com', timestamp: String(nowSeconds(h)), nonce: randomUUID() });
-    const answer = await rawRequest(h.baseUrl, [`GET ${PATH}?domain=a.com HTTP/1.1`, `Host: ${host}`, ...Object.entries(signed).map(([k, v]) => `${k}: ${v}`)]);
+    const signed = signedHeaders({
+      keyId: cred.key_id,
+      secret: cred.secret,
+      method: 'GET',
+      path: PATH,
+      query: 'domain=a.com',
+      timestamp: String(nowSeconds(h)),
+      nonce: randomUUID(),
+    });
+    const answer = await rawRequest(h.baseUrl, [
+      `GET ${PATH}?domain=a.com HTTP/1.1`,
+      `Host: ${host}`,
+      ...Object.entries(signed).map(([k, v]) => `${k}: ${v}`),
+    ]);
     expect(answer.status, answer.body).toBe(200);
   });
 
@@ -56,10 +73,24 @@ describe('request targets with a fragment or in absolute form', () => {
   // authority of an absolute URL either.
   it('builds no URL from X-Forwarded-Host, X-Forwarded-Proto or Forwarded', async () => {
     const referrer = await h.mint({ scopes: ['refer'], affiliate: true });
-    const link = await signedRequest(h, referrer, { method: 'POST', path: '/api/partner/v1/links', body: { type: 'generic' } });
+    const link = await signedRequest(h, referrer, {
+      method: 'POST',
+      path: '/api/partner/v1/links',
+      body: { type: 'generic' },
+    });
     expect(link.status, link.text).toBe(201);
-    const forged = ['X-Forwarded-Host: evil.example', 'X-Forwarded-Proto: https', 'Forwarded: host=evil.example;proto=https', 'X-Forwarded-For: 203.0.113.9'];
-    for (const path of [new URL(link.body.url as string).pathname, '/.well-known/oauth-authorization-server', '/api/v1', '/docs.md']) {
+    const forged = [
+      'X-Forwarded-Host: evil.example',
+      'X-Forwarded-Proto: https',
+      'Forwarded: host=evil.example;proto=https',
+      'X-Forwarded-For: 203.0.113.9',
+    ];
+    for (const path of [
+      new URL(link.body.url as string).pathname,
+      '/.well-known/oauth-authorization-server',
+      '/api/v1',
+      '/docs.md',
+    ]) {
       const answer = await rawRequest(h.baseUrl, [`GET ${path} HTTP/1.1`, `Host: ${host}`, ...forged]);
       expect(answer.status, `${path}: ${answer.body.slice(0, 200)}`).toBeLessThan(400);
       expect(answer.body, path).not.toContain('evil.example');
@@ -81,7 +112,11 @@ describe('request targets with a fragment or in absolute form', () => {
     ['GET', 'http://evil.example/api/admin/v1/credentials'],
   ])('no other surface answers %s %s with a 500, or with the target authority', async (method, target) => {
     const body = method === 'POST' ? '{"q":"coffee"}' : '';
-    const answer = await rawRequest(h.baseUrl, [`${method} ${target} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Authorization: Bearer x'], body);
+    const answer = await rawRequest(
+      h.baseUrl,
+      [`${method} ${target} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Authorization: Bearer x'],
+      body,
+    );
     expect(answer.status, answer.body).toBeGreaterThanOrEqual(200);
     expect(answer.status, answer.body).toBeLessThan(500);
     // An error may quote the target it refuses; nothing may be built from its authority.

@@ -21,7 +21,11 @@ describe('checkout return_url and cancel_url', () => {
   afterAll(() => h.close());
 
   const create = async (c: Credential, extra: Record<string, unknown>) =>
-    signedRequest(h, c, { method: 'POST', path: '/api/partner/v1/checkout-session', body: sessionBody(await nextDomain(h, cred), extra) });
+    signedRequest(h, c, {
+      method: 'POST',
+      path: '/api/partner/v1/checkout-session',
+      body: sessionBody(await nextDomain(h, cred), extra),
+    });
 
   it.each([
     'javascript:alert(document.domain)',
@@ -40,11 +44,20 @@ describe('checkout return_url and cancel_url', () => {
     for (const member of ['return_url', 'cancel_url']) {
       const r = await create(cred, { [member]: url });
       expectError(r, 'validation_error');
-      expect((r.body.details as Array<{ path: string }>).map((d) => d.path), r.text).toContain(`/body/${member}`);
+      expect(
+        (r.body.details as Array<{ path: string }>).map((d) => d.path),
+        r.text,
+      ).toContain(`/body/${member}`);
     }
   });
 
-  it.each(['https://partner.example.net/done?step=3', 'HTTPS://partner.example.net/done', 'http://127.0.0.1:3000/done', 'http://localhost:8080/cancel', 'http://[::1]:9000/done'])('accepts %j from a sandbox credential', async (url) => {
+  it.each([
+    'https://partner.example.net/done?step=3',
+    'HTTPS://partner.example.net/done',
+    'http://127.0.0.1:3000/done',
+    'http://localhost:8080/cancel',
+    'http://[::1]:9000/done',
+  ])('accepts %j from a sandbox credential', async (url) => {
     const r = await create(cred, { return_url: url, cancel_url: url });
     expect(r.status, r.text).toBe(201);
   });
@@ -52,7 +65,14 @@ describe('checkout return_url and cancel_url', () => {
   it('refuses http on loopback from a live credential: live return addresses are https', async () => {
     const live = await h.mint({ environment: 'live', scopes: ['embed'], approved: true });
     for (const member of ['return_url', 'cancel_url']) {
-      const r = await signedRequest(h, live, { method: 'POST', path: '/api/partner/v1/checkout-session', body: sessionBody({ domain: 'live-only.com', price: 100, currency: 'USD' }, { [member]: 'http://127.0.0.1:3000/done' }) });
+      const r = await signedRequest(h, live, {
+        method: 'POST',
+        path: '/api/partner/v1/checkout-session',
+        body: sessionBody(
+          { domain: 'live-only.com', price: 100, currency: 'USD' },
+          { [member]: 'http://127.0.0.1:3000/done' },
+        ),
+      });
       expectError(r, 'validation_error');
       expect((r.body.details as Array<{ path: string }>).map((d) => d.path)).toContain(`/body/${member}`);
     }
@@ -62,8 +82,17 @@ describe('checkout return_url and cancel_url', () => {
     const r = await create(cred, {});
     expect(r.status, r.text).toBe(201);
     const pt = new URL(r.body.checkout_url as string).searchParams.get('pt') ?? '';
-    await h.store.db.updateTable('checkout_sessions').set({ return_url: 'javascript:alert(1)', cancel_url: 'data:text/html,x' }).where('session_id', '=', r.body.session_id as string).execute();
-    const form = (fields: Record<string, string>) => ({ method: 'POST', redirect: 'manual' as const, headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }, body: new URLSearchParams(fields) });
+    await h.store.db
+      .updateTable('checkout_sessions')
+      .set({ return_url: 'javascript:alert(1)', cancel_url: 'data:text/html,x' })
+      .where('session_id', '=', r.body.session_id as string)
+      .execute();
+    const form = (fields: Record<string, string>) => ({
+      method: 'POST',
+      redirect: 'manual' as const,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      body: new URLSearchParams(fields),
+    });
     const cancel = await fetch(`${h.baseUrl}/checkout/cancel`, form({ pt }));
     expect(cancel.status).toBeLessThan(500);
     expect(cancel.headers.get('location')).toBeNull();

@@ -27,7 +27,7 @@ let nextAddress = 2;
 /** A fresh loopback source address for every attempt unless one is given (127.0.0.0/8 is all loopback). */
 const freshAddress = () => {
   nextAddress++;
-  return `127.${10 + ((nextAddress >> 16) & 63)}.${(nextAddress >> 8) & 255}.${(nextAddress & 255) || 1}`;
+  return `127.${10 + ((nextAddress >> 16) & 63)}.${(nextAddress >> 8) & 255}.${nextAddress & 255 || 1}`;
 };
 
 describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
@@ -50,7 +50,13 @@ describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
   /** Submits the sign-in form of `p` from `address`. */
   const signIn = (p: SignInPage, email: string, password: string, address = freshAddress()): Promise<Answer> => {
     const url = new URL(h.baseUrl);
-    const body = new URLSearchParams({ auth_request: p.authRequest ?? '', csrf_token: p.csrfToken ?? '', email, password, decision: 'approve' }).toString();
+    const body = new URLSearchParams({
+      auth_request: p.authRequest ?? '',
+      csrf_token: p.csrfToken ?? '',
+      email,
+      password,
+      decision: 'approve',
+    }).toString();
     return new Promise((resolve, reject) => {
       const req = request(
         {
@@ -60,13 +66,23 @@ describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
           path: '/oauth/authorize',
           localAddress: address,
           agent: false,
-          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', cookie: p.cookie ?? '', 'content-length': Buffer.byteLength(body) },
+          headers: {
+            'content-type': 'application/x-www-form-urlencoded',
+            accept: 'text/html',
+            cookie: p.cookie ?? '',
+            'content-length': Buffer.byteLength(body),
+          },
         },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
           res.on('end', () =>
-            resolve({ status: res.statusCode ?? 0, retryAfter: res.headers['retry-after'], location: res.headers.location, html: Buffer.concat(chunks).toString('utf8') }),
+            resolve({
+              status: res.statusCode ?? 0,
+              retryAfter: res.headers['retry-after'],
+              location: res.headers.location,
+              html: Buffer.concat(chunks).toString('utf8'),
+            }),
           );
         },
       );
@@ -80,7 +96,8 @@ describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
   it('replays the finding: 150 wrong passwords from 5 addresses, then the right one, does not sign in', async () => {
     const p = await page();
     const answers: Answer[] = [];
-    for (let i = 0; i < 150; i++) answers.push(await signIn(p, SANDBOX_USER.email, `wrong-${i}`, `127.0.5.${1 + (i % 5)}`));
+    for (let i = 0; i < 150; i++)
+      answers.push(await signIn(p, SANDBOX_USER.email, `wrong-${i}`, `127.0.5.${1 + (i % 5)}`));
     expect(statuses(answers.slice(0, 5))).toEqual([200, 200, 200, 200, 200]);
     expect(answers.slice(5).every((a) => a.status === 429)).toBe(true);
     const right = await signIn(p, SANDBOX_USER.email, SANDBOX_USER.password);
@@ -117,7 +134,11 @@ describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
       const p = await page();
       const answers: Answer[] = [];
       for (let i = 0; i < 8; i++) answers.push(await signIn(p, email, `wrong-${i}`));
-      return answers.map((a) => ({ status: a.status, retryAfter: a.retryAfter, text: a.html.replace(/value="[^"]*"/g, '').replace(email, 'EMAIL') }));
+      return answers.map((a) => ({
+        status: a.status,
+        retryAfter: a.retryAfter,
+        text: a.html.replace(/value="[^"]*"/g, '').replace(email, 'EMAIL'),
+      }));
     };
     const user = `known-${Date.now()}@example.org`;
     await ensureSandboxUser(h.store, { email: user, password: 'the-right-password' });
@@ -131,7 +152,8 @@ describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
     const p = await page();
     const address = freshAddress();
     const answers: Answer[] = [];
-    for (let i = 0; i < 22; i++) answers.push(await signIn(p, `spray-${i}-${Date.now()}@example.org`, 'password1', address));
+    for (let i = 0; i < 22; i++)
+      answers.push(await signIn(p, `spray-${i}-${Date.now()}@example.org`, 'password1', address));
     expect(statuses(answers.slice(0, 20)).every((s) => s === 200)).toBe(true);
     expect(statuses(answers.slice(20))).toEqual([429, 429]);
     // Even the right password of a real account waits, from that address; from another it signs in.
@@ -153,8 +175,18 @@ describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
     for (let i = 0; i < 5; i++) await signIn(p, email, 'wrong');
     const res = await fetch(`${h.baseUrl}/oauth/authorize`, {
       method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', cookie: p.cookie ?? '' },
-      body: new URLSearchParams({ auth_request: p.authRequest ?? '', csrf_token: p.csrfToken ?? '', email, password: 'wrong', decision: 'approve' }),
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        cookie: p.cookie ?? '',
+      },
+      body: new URLSearchParams({
+        auth_request: p.authRequest ?? '',
+        csrf_token: p.csrfToken ?? '',
+        email,
+        password: 'wrong',
+        decision: 'approve',
+      }),
     });
     expect(res.status).toBe(429);
     expect(res.headers.get('retry-after')).toBe('60');

@@ -67,16 +67,31 @@ afterAll(async () => {
 });
 
 async function admin(path: string, body: unknown = {}): Promise<any> {
-  const res = await fetch(`${server.url}/api/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}/api/admin/v1${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await res.json()) as unknown;
   if (res.status >= 300) throw new Error(`admin ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
 }
 
 const mint = (environment: 'sandbox' | 'live'): Promise<Credential> =>
-  admin('/credentials', { environment, scopes: ['buy', 'webhook'], approved: true, rate_limits: { search: 1000, write: 1000, reporting: 1000 } });
+  admin('/credentials', {
+    environment,
+    scopes: ['buy', 'webhook'],
+    approved: true,
+    rate_limits: { search: 1000, write: 1000, reporting: 1000 },
+  });
 
-async function call(cred: Credential, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; body: any }> {
+async function call(
+  cred: Credential,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: any }> {
   const raw = body === undefined ? '' : JSON.stringify(body);
   const timestamp = String(Math.floor(Date.now() / 1000));
   const nonce = randomUUID();
@@ -86,7 +101,15 @@ async function call(cred: Credential, method: string, path: string, body?: unkno
       [HEADERS.keyId]: cred.key_id,
       [HEADERS.timestamp]: timestamp,
       [HEADERS.nonce]: nonce,
-      [HEADERS.signature]: sign({ secret: cred.secret, method, path, query: '', timestamp, nonce, body: Buffer.from(raw, 'utf8') }),
+      [HEADERS.signature]: sign({
+        secret: cred.secret,
+        method,
+        path,
+        query: '',
+        timestamp,
+        nonce,
+        body: Buffer.from(raw, 'utf8'),
+      }),
       ...(raw ? { 'content-type': 'application/json' } : {}),
       ...headers,
     },
@@ -96,16 +119,28 @@ async function call(cred: Credential, method: string, path: string, body?: unkno
   return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
-const register = (cred: Credential, url: string) => call(cred, 'PUT', WEBHOOKS, { url, secret: `whsec_${randomUUID()}` });
+const register = (cred: Credential, url: string) =>
+  call(cred, 'PUT', WEBHOOKS, { url, secret: `whsec_${randomUUID()}` });
 
 async function order(cred: Credential, domain: string, price: number): Promise<any> {
-  const r = await call(cred, 'POST', '/api/partner/v1/orders', { domain, expected_price: price, currency: 'USD', buyer: { email: 'jane.doe@example.org' } }, { [HEADERS.idempotencyKey]: randomUUID() });
+  const r = await call(
+    cred,
+    'POST',
+    '/api/partner/v1/orders',
+    { domain, expected_price: price, currency: 'USD', buyer: { email: 'jane.doe@example.org' } },
+    { [HEADERS.idempotencyKey]: randomUUID() },
+  );
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return r.body;
 }
 
 /** Polls GET /api/partner/webhooks until `pick` finds what it wants in recent_deliveries. */
-async function deliveriesUntil(cred: Credential, pick: (deliveries: any[]) => boolean, what: string, timeoutMs = 20_000): Promise<any[]> {
+async function deliveriesUntil(
+  cred: Credential,
+  pick: (deliveries: any[]) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<any[]> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
@@ -141,7 +176,9 @@ describe('DNS rebinding (finding 1): checked at every connection', () => {
     const [delivery] = await deliveriesUntil(live, (d) => d[0]?.attempts >= 3, 'three refused attempts');
     expect(delivery.event_type).toBe('order.recorded');
     expect(delivery.status).toBe('pending');
-    expect(delivery.last_error).toContain('refused before connecting: rebind.example resolves to 127.0.0.1, a loopback address');
+    expect(delivery.last_error).toContain(
+      'refused before connecting: rebind.example resolves to 127.0.0.1, a loopback address',
+    );
     expect(delivery.last_error).toContain('live webhooks must reach a public address');
     expect(delivery.next_attempt_at).toEqual(expect.any(String));
     // Not one connection reached loopback, and every attempt asked the resolver again.
@@ -149,7 +186,12 @@ describe('DNS rebinding (finding 1): checked at every connection', () => {
     expect(asked.filter((n) => n === 'rebind.example').length - askedBefore).toBeGreaterThanOrEqual(3);
     // The event is not lost: it is in the history for replay.
     const events = await call(live, 'GET', '/api/partner/v1/events');
-    expect(events.body.events.map((e: { id: string; data: { order: { public_id: string } } }) => [e.id, e.data.order.public_id])).toEqual([[delivery.event_id, placed.public_id]]);
+    expect(
+      events.body.events.map((e: { id: string; data: { order: { public_id: string } } }) => [
+        e.id,
+        e.data.order.public_id,
+      ]),
+    ).toEqual([[delivery.event_id, placed.public_id]]);
   });
 
   it('sandbox: reaches loopback while the name points there, and nothing inward once it is re-pointed', async () => {
@@ -178,14 +220,30 @@ describe('DNS rebinding (finding 1): checked at every connection', () => {
     // Re-pointed at the cloud metadata address: the next event is refused, not sent.
     answers.set('dev.example', ['169.254.169.254']);
     await admin(`/orders/${placed.public_id}/start-transfer`);
-    const [newest] = await deliveriesUntil(sandbox, (d) => d[0]?.event_type === 'order.transfer_started' && d[0].attempts >= 1, 'the refused attempt');
-    expect(newest.last_error).toContain('refused before connecting: dev.example resolves to 169.254.169.254, a cloud metadata address');
+    const [newest] = await deliveriesUntil(
+      sandbox,
+      (d) => d[0]?.event_type === 'order.transfer_started' && d[0].attempts >= 1,
+      'the refused attempt',
+    );
+    expect(newest.last_error).toContain(
+      'refused before connecting: dev.example resolves to 169.254.169.254, a cloud metadata address',
+    );
     expect(hosts).toHaveLength(1);
   });
 });
 
 describe('registration (finding 2 and the name rules), over HTTP', () => {
-  const FINDING_2 = ['[::a9fe:a9fe]', '[::7f00:1]', '[::a00:1]', '[2002:7f00:1::1]', '[64:ff9b:1::7f00:1]', '[::ffff:0:7f00:1]', '[fec0::1]', '192.0.0.1', '198.18.0.1'];
+  const FINDING_2 = [
+    '[::a9fe:a9fe]',
+    '[::7f00:1]',
+    '[::a00:1]',
+    '[2002:7f00:1::1]',
+    '[64:ff9b:1::7f00:1]',
+    '[::ffff:0:7f00:1]',
+    '[fec0::1]',
+    '192.0.0.1',
+    '198.18.0.1',
+  ];
 
   it('live refuses every address of finding 2 with 400 validation_error at /body/url', async () => {
     const live = await mint('live');

@@ -6,7 +6,14 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.ts';
 import { adminDoc, partnerDoc } from './support/contract.ts';
-import { databases, expectError, expectRateLimitHeaders, signedRequest, toReply, type Credential } from './support/http.ts';
+import {
+  databases,
+  expectError,
+  expectRateLimitHeaders,
+  signedRequest,
+  toReply,
+  type Credential,
+} from './support/http.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 
 const V1 = '/api/partner/v1';
@@ -20,7 +27,10 @@ interface CaseTransition {
   webhook: boolean;
   requires: string[];
 }
-const TRANSITIONS = adminDoc.paths['/api/admin/v1/brokerage/{case_id}/{action}']?.post?.['x-transitions'] as Record<string, CaseTransition>;
+const TRANSITIONS = adminDoc.paths['/api/admin/v1/brokerage/{case_id}/{action}']?.post?.['x-transitions'] as Record<
+  string,
+  CaseTransition
+>;
 const STATUSES = partnerDoc.components.schemas.BrokerageStatus?.enum as string[];
 const ACTIVE_SITE = 'dailygrind.com';
 
@@ -41,7 +51,8 @@ function pathsFromOpen(): Map<string, string[]> {
 }
 
 const freshDomain = () => `brk-${randomUUID().slice(0, 12)}.com`;
-const bodyFor = (action: string) => (TRANSITIONS[action]!.requires.includes('final_price_cents') ? { final_price_cents: 123_456 } : undefined);
+const bodyFor = (action: string) =>
+  TRANSITIONS[action]!.requires.includes('final_price_cents') ? { final_price_cents: 123_456 } : undefined;
 
 describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
   let h: Harness;
@@ -58,16 +69,25 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
   });
 
   const mintBroker = () => h.mint({ scopes: ['broker', 'report', 'webhook'], rate_limits: HIGH });
-  const eligibility = (c: Credential, domain: string) => signedRequest(h, c, { path: `${V1}/brokerage/eligibility`, query: `domain=${domain}` });
-  const open = (c: Credential, body: Record<string, unknown>) => signedRequest(h, c, { method: 'POST', path: `${V1}/brokerage`, body });
-  const caseBody = (domain = freshDomain(), extra: Record<string, unknown> = {}) => ({ domain, tier: 'managed', buyer_email: 'jane.doe@example.org', budget: 500_000, ...extra });
+  const eligibility = (c: Credential, domain: string) =>
+    signedRequest(h, c, { path: `${V1}/brokerage/eligibility`, query: `domain=${domain}` });
+  const open = (c: Credential, body: Record<string, unknown>) =>
+    signedRequest(h, c, { method: 'POST', path: `${V1}/brokerage`, body });
+  const caseBody = (domain = freshDomain(), extra: Record<string, unknown> = {}) => ({
+    domain,
+    tier: 'managed',
+    buyer_email: 'jane.doe@example.org',
+    budget: 500_000,
+    ...extra,
+  });
   const openCase = async (c: Credential, domain = freshDomain()) => {
     const r = await open(c, caseBody(domain));
     expect(r.status, r.text).toBe(201);
     return r.body;
   };
   const getCase = (c: Credential, caseId: string) => signedRequest(h, c, { path: `${V1}/brokerage/${caseId}` });
-  const act = async (caseId: string, action: string, body?: unknown) => toReply(await h.admin(`/brokerage/${caseId}/${action}`, body));
+  const act = async (caseId: string, action: string, body?: unknown) =>
+    toReply(await h.admin(`/brokerage/${caseId}/${action}`, body));
   const moveTo = async (caseId: string, status: string) => {
     for (const action of pathsFromOpen().get(status)!) {
       const r = await act(caseId, action, bodyFor(action));
@@ -96,7 +116,8 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
       const other = await mintBroker();
       const domain = freshDomain();
       const opened = await openCase(broker, domain);
-      for (const c of [broker, other]) expect((await eligibility(c, domain)).body).toEqual({ domain, eligible: false, reason: 'open_case' });
+      for (const c of [broker, other])
+        expect((await eligibility(c, domain)).body).toEqual({ domain, eligible: false, reason: 'open_case' });
       await moveTo(opened.case_id, 'negotiating');
       expect((await eligibility(other, domain)).body.reason).toBe('open_case');
       expect((await act(opened.case_id, 'no-deal')).status).toBe(200);
@@ -115,7 +136,10 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
     it('201 with the case, its progress_url behind an unguessable token, and brokerage.case_opened in the history', async () => {
       const partner = await mintBroker();
       const domain = freshDomain();
-      const r = await open(partner, caseBody(domain, { tier: 'self_serve', budget: 150_000, buyer_email: 'sam.ortiz@example.com' }));
+      const r = await open(
+        partner,
+        caseBody(domain, { tier: 'self_serve', budget: 150_000, buyer_email: 'sam.ortiz@example.com' }),
+      );
       expect(r.status, r.text).toBe(201);
       expectRateLimitHeaders(r);
       expect(r.body).toEqual({
@@ -141,7 +165,16 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
           type: 'brokerage.case_opened',
           created_at: r.body.created_at,
           partner_id: partner.partner_id,
-          data: { case: { case_id: r.body.case_id, domain, tier: 'self_serve', status: 'open', final_price_cents: null, currency: 'USD' } },
+          data: {
+            case: {
+              case_id: r.body.case_id,
+              domain,
+              tier: 'self_serve',
+              status: 'open',
+              final_price_cents: null,
+              currency: 'USD',
+            },
+          },
         },
       ]);
     });
@@ -222,9 +255,22 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
       expect(seen).toEqual(made.map((c) => c.case_id).reverse());
 
       const closed = await list('status=deal_closed');
-      expect(closed.body).toEqual({ data: [{ ...made[1], status: 'deal_closed', final_price_cents: 123_456, updated_at: expect.stringMatching(RFC3339_Z) }], next_cursor: null });
+      expect(closed.body).toEqual({
+        data: [
+          {
+            ...made[1],
+            status: 'deal_closed',
+            final_price_cents: 123_456,
+            updated_at: expect.stringMatching(RFC3339_Z),
+          },
+        ],
+        next_cursor: null,
+      });
       const first = await list('limit=1');
-      expectError(await list(`limit=1&status=open&cursor=${encodeURIComponent(first.body.next_cursor)}`), 'invalid_cursor');
+      expectError(
+        await list(`limit=1&status=open&cursor=${encodeURIComponent(first.body.next_cursor)}`),
+        'invalid_cursor',
+      );
       expectError(await list('limit=1&cursor=not-a-cursor'), 'invalid_cursor');
       const windowed = await list(`from=${encodeURIComponent(made[3].created_at)}`);
       expect(windowed.body.data.map((c: any) => c.case_id)).toEqual([made[4].case_id, made[3].case_id]);
@@ -272,7 +318,11 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
             final_price_cents: t.to === 'deal_closed' ? 123_456 : null,
             created_at: opened.created_at,
           });
-          expect(r.body.timeline.at(-1)).toEqual({ status: t.to, at: r.body.updated_at, note: `operator says ${action}` });
+          expect(r.body.timeline.at(-1)).toEqual({
+            status: t.to,
+            at: r.body.updated_at,
+            note: `operator says ${action}`,
+          });
           expect(r.body.timeline).toHaveLength(before.body.timeline.length + 1);
           const after = await getCase(partner, opened.case_id);
           expect(after.body.status).toBe(t.to);
@@ -285,7 +335,14 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
               created_at: r.body.updated_at,
               partner_id: partner.partner_id,
               data: {
-                case: { case_id: opened.case_id, domain: opened.domain, tier: opened.tier, status: t.to, final_price_cents: r.body.final_price_cents, currency: 'USD' },
+                case: {
+                  case_id: opened.case_id,
+                  domain: opened.domain,
+                  tier: opened.tier,
+                  status: t.to,
+                  final_price_cents: r.body.final_price_cents,
+                  currency: 'USD',
+                },
               },
             },
           ]);
@@ -312,7 +369,9 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
       expectError(await act('brk_0000000000', 'cancel'), 'not_found');
       const opened = await openCase(broker);
       expectError(await act(opened.case_id, 'teleport'), 'validation_error');
-      const r = await toReply(await fetch(`${h.baseUrl}/api/admin/v1/brokerage/${opened.case_id}/cancel`, { method: 'POST' }));
+      const r = await toReply(
+        await fetch(`${h.baseUrl}/api/admin/v1/brokerage/${opened.case_id}/cancel`, { method: 'POST' }),
+      );
       expect(r.status).toBe(401);
     });
   });
@@ -322,7 +381,11 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
       const partner = await mintBroker();
       const rx = await startReceiver();
       receivers.push(rx);
-      const reg = await signedRequest(h, partner, { method: 'PUT', path: '/api/partner/webhooks', body: { url: rx.url, secret: `whsec_${randomUUID()}` } });
+      const reg = await signedRequest(h, partner, {
+        method: 'PUT',
+        path: '/api/partner/webhooks',
+        body: { url: rx.url, secret: `whsec_${randomUUID()}` },
+      });
       expect(reg.status, reg.text).toBe(200);
       const opened = await openCase(partner);
       await moveTo(opened.case_id, 'deal_closed');
@@ -338,7 +401,16 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
         type: 'brokerage.case_completed',
         created_at: expect.stringMatching(RFC3339_Z),
         partner_id: partner.partner_id,
-        data: { case: { case_id: opened.case_id, domain: opened.domain, tier: 'managed', status: 'deal_closed', final_price_cents: 123_456, currency: 'USD' } },
+        data: {
+          case: {
+            case_id: opened.case_id,
+            domain: opened.domain,
+            tier: 'managed',
+            status: 'deal_closed',
+            final_price_cents: 123_456,
+            currency: 'USD',
+          },
+        },
       });
       const kinds = (await events(partner)).map((e) => e.type);
       expect(kinds).toEqual([
@@ -389,12 +461,18 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
         ],
       });
 
-      expect((await act(opened.case_id, 'close-deal', { final_price_cents: 360_000, reason: 'Agreed <at> 3600 USD' })).status).toBe(200);
+      expect(
+        (await act(opened.case_id, 'close-deal', { final_price_cents: 360_000, reason: 'Agreed <at> 3600 USD' }))
+          .status,
+      ).toBe(200);
       const closed = await progress(opened.progress_url);
       expect(closed.text).toContain('Deal closed');
       expect(closed.text).toContain('3,600.00 USD');
       expect(closed.text).toContain('Agreed &#60;at&#62; 3600 USD');
-      expect((await progress(opened.progress_url, 'application/json')).body).toMatchObject({ status: 'deal_closed', final_price_cents: 360_000 });
+      expect((await progress(opened.progress_url, 'application/json')).body).toMatchObject({
+        status: 'deal_closed',
+        final_price_cents: 360_000,
+      });
     });
 
     it('an unknown or malformed token is 404, as HTML or as the Error body', async () => {

@@ -4,13 +4,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.ts';
 import { sessionBody } from './support/checkout.ts';
-import { databases, domainSource, expectError, INVENTORY_SIZE, orderBody, signedRequest, toReply, type Credential } from './support/http.ts';
+import {
+  databases,
+  domainSource,
+  expectError,
+  INVENTORY_SIZE,
+  orderBody,
+  signedRequest,
+  toReply,
+  type Credential,
+} from './support/http.ts';
 
 const V1 = '/api/partner/v1';
 const HIGH = { search: 10_000, write: 10_000, reporting: 10_000 };
 const SCOPES = ['search', 'buy', 'embed'];
 const DAY = 86_400;
-const CARD = { card_number: '4242 4242 4242 4242', exp_month: '12', exp_year: '2099', cvc: '123', cardholder_name: 'Ada Buyer' };
+const CARD = {
+  card_number: '4242 4242 4242 4242',
+  exp_month: '12',
+  exp_year: '2099',
+  cvc: '123',
+  cardholder_name: 'Ada Buyer',
+};
 
 describe.each(databases())('hosted checkout ($name)', ({ databaseUrl }) => {
   let h: Harness;
@@ -25,18 +40,28 @@ describe.each(databases())('hosted checkout ($name)', ({ databaseUrl }) => {
     await h?.close();
   });
 
-  const createSession = (c: Credential, body: unknown) => signedRequest(h, c, { method: 'POST', path: `${V1}/checkout-session`, body });
+  const createSession = (c: Credential, body: unknown) =>
+    signedRequest(h, c, { method: 'POST', path: `${V1}/checkout-session`, body });
   const newSession = async (c = cred) => {
     const d = await take(h, c);
     const r = await createSession(c, sessionBody(d));
     expect(r.status, r.text).toBe(201);
     return { d, session: r.body, pt: new URL(r.body.checkout_url).searchParams.get('pt')! };
   };
-  const page = async (pt: string, headers: Record<string, string> = {}) => toReply(await fetch(`${h.baseUrl}/checkout?pt=${encodeURIComponent(pt)}`, { headers }));
+  const page = async (pt: string, headers: Record<string, string> = {}) =>
+    toReply(await fetch(`${h.baseUrl}/checkout?pt=${encodeURIComponent(pt)}`, { headers }));
   const post = async (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
-    toReply(await fetch(`${h.baseUrl}${path}`, { method: 'POST', redirect: 'manual', headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers }, body: new URLSearchParams(fields).toString() }));
+    toReply(
+      await fetch(`${h.baseUrl}${path}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        body: new URLSearchParams(fields).toString(),
+      }),
+    );
   const JSON_ACCEPT = { accept: 'application/json' };
-  const advance = async (c: Credential, seconds: number) => expect((await h.admin(`/partners/${c.partner_id}/clock/advance`, { seconds })).status).toBe(200);
+  const advance = async (c: Credential, seconds: number) =>
+    expect((await h.admin(`/partners/${c.partner_id}/clock/advance`, { seconds })).status).toBe(200);
 
   it('creates a session whose checkout_url carries a signed pt and lives 7 days', async () => {
     const { d, session } = await newSession();
@@ -80,12 +105,26 @@ describe.each(databases())('hosted checkout ($name)', ({ databaseUrl }) => {
 
     const order = await signedRequest(h, cred, { path: `${V1}/orders/${publicId}` });
     expect(order.status, order.text).toBe(200);
-    expect(order.body).toMatchObject({ status: 'PAID', payment_model: 'service_collected', domain: d.domain, sale_price_cents: d.price, checkout_session_id: session.session_id });
+    expect(order.body).toMatchObject({
+      status: 'PAID',
+      payment_model: 'service_collected',
+      domain: d.domain,
+      sale_price_cents: d.price,
+      checkout_session_id: session.session_id,
+    });
     expect(order.body.timeline).toHaveLength(1);
     expect(order.body.timeline[0]).toMatchObject({ status: 'PAID', event_type: null });
 
     // Sold: no second sale of the domain, neither by order nor by another session.
-    expectError(await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: orderBody(d), idempotencyKey: `k-${publicId}` }), 'not_found');
+    expectError(
+      await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/orders`,
+        body: orderBody(d),
+        idempotencyKey: `k-${publicId}`,
+      }),
+      'not_found',
+    );
     expectError(await createSession(cred, sessionBody(d)), 'not_found');
 
     // The state machine goes on from PAID.
@@ -131,7 +170,16 @@ describe.each(databases())('hosted checkout ($name)', ({ databaseUrl }) => {
     const j = await post('/checkout/pay', { pt, ...CARD, exp_month: '13' }, JSON_ACCEPT);
     expectError(j, 'validation_error');
     expect(j.body.details).toEqual([{ path: '/body/exp_month', message: expect.any(String) }]);
-    expectError(await toReply(await fetch(`${h.baseUrl}/checkout/pay`, { method: 'POST', headers: { 'content-type': 'application/json', ...JSON_ACCEPT }, body: JSON.stringify({ pt, ...CARD }) })), 'unsupported_media_type');
+    expectError(
+      await toReply(
+        await fetch(`${h.baseUrl}/checkout/pay`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...JSON_ACCEPT },
+          body: JSON.stringify({ pt, ...CARD }),
+        }),
+      ),
+      'unsupported_media_type',
+    );
   });
 
   it('cancel sends the browser to cancel_url and leaves the session usable', async () => {
@@ -178,7 +226,12 @@ describe.each(databases())('hosted checkout ($name)', ({ databaseUrl }) => {
   it('tells the buyer when the domain was sold elsewhere before paying, and charges nothing', async () => {
     const { d, pt } = await newSession();
     const other = await h.mint({ scopes: SCOPES, rate_limits: HIGH });
-    const sold = await signedRequest(h, other, { method: 'POST', path: `${V1}/orders`, body: orderBody(d), idempotencyKey: `sold-${d.domain}` });
+    const sold = await signedRequest(h, other, {
+      method: 'POST',
+      path: `${V1}/orders`,
+      body: orderBody(d),
+      idempotencyKey: `sold-${d.domain}`,
+    });
     expect(sold.status, sold.text).toBe(201);
     const r = await post('/checkout/pay', { pt, ...CARD });
     expect(r.status).toBe(409);
@@ -206,10 +259,17 @@ describe.each(databases())('hosted checkout ($name)', ({ databaseUrl }) => {
     it('with a quote: the quoted price; an expired quote 422, a tampered one 400', async () => {
       const partner = await h.mint({ scopes: SCOPES, rate_limits: HIGH });
       const d = await take(h, partner);
-      const quote = await signedRequest(h, partner, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } });
+      const quote = await signedRequest(h, partner, {
+        method: 'POST',
+        path: `${V1}/quotes`,
+        body: { domain: d.domain },
+      });
       expect(quote.status, quote.text).toBe(200);
       const quoteId = quote.body.quote_id as string;
-      expectError(await createSession(partner, sessionBody(d, { quote_id: `${quoteId.slice(0, -2)}xx` })), 'validation_error');
+      expectError(
+        await createSession(partner, sessionBody(d, { quote_id: `${quoteId.slice(0, -2)}xx` })),
+        'validation_error',
+      );
       const ok = await createSession(partner, sessionBody(d, { quote_id: quoteId }));
       expect(ok.status, ok.text).toBe(201);
       expect(ok.body).toMatchObject({ quote_id: quoteId, price_cents: quote.body.price_cents });

@@ -17,7 +17,10 @@ describe('configuration', () => {
   });
 
   it('opens SQLite with the chosen synchronous level', async () => {
-    for (const [level, expected] of [['full', 2], ['normal', 1]] as const) {
+    for (const [level, expected] of [
+      ['full', 2],
+      ['normal', 1],
+    ] as const) {
       const opened = await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'sync-')), sqliteSynchronous: level });
       const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(opened.db);
       expect(rows[0]?.synchronous, level).toBe(expected);
@@ -30,7 +33,13 @@ describe('configuration', () => {
     expect(plain.publicBaseUrl).toBeUndefined();
     expect(plain.rdapLookup).toBe(false);
     expect(plain.mcpAllowedOrigins).toEqual([]);
-    const set = configFromEnv(env({ PUBLIC_BASE_URL: 'https://api.example.com/', MCP_ALLOWED_ORIGINS: 'https://a.example, https://b.example/', RDAP_LOOKUP: 'true' }));
+    const set = configFromEnv(
+      env({
+        PUBLIC_BASE_URL: 'https://api.example.com/',
+        MCP_ALLOWED_ORIGINS: 'https://a.example, https://b.example/',
+        RDAP_LOOKUP: 'true',
+      }),
+    );
     expect(set.publicBaseUrl).toBe('https://api.example.com');
     expect(set.mcpAllowedOrigins).toEqual(['https://a.example', 'https://b.example']);
     expect(set.rdapLookup).toBe(true);

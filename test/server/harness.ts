@@ -79,7 +79,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       throw new Error('sameDatabaseAs needs a harness on PostgreSQL or on a SQLite file');
     }
     database = reuse.database;
-  } else if (options.databaseUrl) database = { databaseUrl: options.databaseUrl, schema: `t_${randomBytes(6).toString('hex')}` };
+  } else if (options.databaseUrl)
+    database = { databaseUrl: options.databaseUrl, schema: `t_${randomBytes(6).toString('hex')}` };
   else database = { sqliteFile: options.sqliteFile ?? ':memory:' };
 
   let store: Store;
@@ -87,22 +88,49 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   else {
     const listen = options.onStatement;
     const counted = options.metrics;
-    const heard = listen || counted ? { onStatement: ((e) => (counted?.storeQuery(e.ms / 1000, e.failed), listen?.(e))) as StatementListener } : {};
+    const heard =
+      listen || counted
+        ? { onStatement: ((e) => (counted?.storeQuery(e.ms / 1000, e.failed), listen?.(e))) as StatementListener }
+        : {};
     const opened = database.databaseUrl
-      ? await openDatabase({ databaseUrl: database.databaseUrl, ...(database.schema ? { schema: database.schema } : {}), ...heard })
-      : await openDatabase({ filename: database.sqliteFile ?? ':memory:', ...(database.sqliteFile && database.sqliteFile !== ':memory:' ? { dataDir: dirOf(database.sqliteFile) } : {}), ...heard });
+      ? await openDatabase({
+          databaseUrl: database.databaseUrl,
+          ...(database.schema ? { schema: database.schema } : {}),
+          ...heard,
+        })
+      : await openDatabase({
+          filename: database.sqliteFile ?? ':memory:',
+          ...(database.sqliteFile && database.sqliteFile !== ':memory:' ? { dataDir: dirOf(database.sqliteFile) } : {}),
+          ...heard,
+        });
     store = createStore(opened, secretBox(masterKey));
     if (await store.inventory.isEmpty('sandbox')) {
-      await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: options.inventorySize ?? 2000, seed: 1 }));
+      await store.inventory.replaceEnvironment(
+        'sandbox',
+        generateInventory({ size: options.inventorySize ?? 2000, seed: 1 }),
+      );
     }
   }
   const clock = options.shareWith?.clock ?? reuse?.clock ?? manualClock(Date.now());
   // Every name is 127.0.0.1, at registration and at each delivery attempt, unless a test says otherwise.
   const resolve = options.resolve ?? (async () => ['127.0.0.1']);
   const metrics = options.metrics;
-  const dispatcher = createDispatcher({ store, clock, backoffScale: 0.001, timeoutMs: 2000, pollMs: 20, resolve, ...(metrics ? { onAttempt: (outcome) => metrics.deliveryAttempt(outcome) } : {}) });
+  const dispatcher = createDispatcher({
+    store,
+    clock,
+    backoffScale: 0.001,
+    timeoutMs: 2000,
+    pollMs: 20,
+    resolve,
+    ...(metrics ? { onAttempt: (outcome) => metrics.deliveryAttempt(outcome) } : {}),
+  });
   const app = createApp({
-    config: { adminToken: ADMIN_TOKEN, masterKey, validateResponses: true, ...(options.mcpAllowedOrigins ? { mcpAllowedOrigins: options.mcpAllowedOrigins } : {}) },
+    config: {
+      adminToken: ADMIN_TOKEN,
+      masterKey,
+      validateResponses: true,
+      ...(options.mcpAllowedOrigins ? { mcpAllowedOrigins: options.mcpAllowedOrigins } : {}),
+    },
     store,
     clock,
     dispatcher,
@@ -131,7 +159,11 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     database,
     admin,
     async mint(body = {}) {
-      const res = await admin('/credentials', { environment: 'sandbox', scopes: ['search', 'buy', 'webhook'], ...body });
+      const res = await admin('/credentials', {
+        environment: 'sandbox',
+        scopes: ['search', 'buy', 'webhook'],
+        ...body,
+      });
       if (res.status !== 201) throw new Error(`minting failed: ${res.status} ${await res.text()}`);
       return (await res.json()) as { key_id: string; secret: string; partner_id: string };
     },

@@ -24,7 +24,12 @@ const HIGH = { search: 10_000, write: 10_000, reporting: 10_000 };
 function reserialised(value: unknown, indent = 3): string {
   const reorder = (v: unknown): unknown => {
     if (Array.isArray(v)) return v.map(reorder);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reorder(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v)
+          .reverse()
+          .map(([k, x]) => [k, reorder(x)]),
+      );
     return v;
   };
   return `\n  ${JSON.stringify(reorder(value), null, indent)}\t\n`;
@@ -41,7 +46,8 @@ describe.each(databases())('idempotency of POST /orders ($name)', ({ databaseUrl
     await h?.close();
   });
 
-  const post = (cred: Credential, body: unknown, key: string) => signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body, idempotencyKey: key });
+  const post = (cred: Credential, body: unknown, key: string) =>
+    signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body, idempotencyKey: key });
 
   async function ordersOf(cred: Credential, domain: string) {
     const r = await signedRequest(h, cred, { path: `${V1}/orders`, query: `domain=${domain}&limit=200` });
@@ -58,7 +64,10 @@ describe.each(databases())('idempotency of POST /orders ($name)', ({ databaseUrl
   it('the same key and body, re-serialised, replays status and body byte for byte', async () => {
     const cred = await h.mint({ rate_limits: HIGH });
     const d = await take(h, cred);
-    const body = orderBody(d, { external_payment_ref: 'ch_idem_1', buyer: { email: 'jane.doe@example.org', country: 'US', account: 'janedoe' } });
+    const body = orderBody(d, {
+      external_payment_ref: 'ch_idem_1',
+      buyer: { email: 'jane.doe@example.org', country: 'US', account: 'janedoe' },
+    });
     const key = randomUUID();
     const first = await post(cred, JSON.stringify(body), key);
     expect(first.status, first.text).toBe(201);
@@ -79,7 +88,9 @@ describe.each(databases())('idempotency of POST /orders ($name)', ({ databaseUrl
 
     const orders = await ordersOf(cred, d.domain);
     expect(orders.map((o) => o.public_id)).toEqual([first.body.public_id]);
-    const recorded = (await eventsOf(cred)).filter((e) => e.type === 'order.recorded' && e.data.order.public_id === first.body.public_id);
+    const recorded = (await eventsOf(cred)).filter(
+      (e) => e.type === 'order.recorded' && e.data.order.public_id === first.body.public_id,
+    );
     expect(recorded).toHaveLength(1);
   });
 
@@ -205,7 +216,11 @@ describe.each(databases())('idempotency of POST /orders ($name)', ({ databaseUrl
           params: { header: { 'Idempotency-Key': key } },
           parseAs: 'text',
         });
-        return { status: response.status, text: String(data ?? JSON.stringify(error)), replayed: response.headers.get('idempotent-replayed') };
+        return {
+          status: response.status,
+          text: String(data ?? JSON.stringify(error)),
+          replayed: response.headers.get('idempotent-replayed'),
+        };
       }),
     );
     const bodies = results;
@@ -293,7 +308,9 @@ describe.each(databases())('idempotency of POST /orders ($name)', ({ databaseUrl
     const a = await h.mint({ rate_limits: HIGH });
     const b = await h.mint({ rate_limits: HIGH });
     const d = await take(h, a);
-    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => post(i % 2 ? a : b, orderBody(d), randomUUID())));
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => post(i % 2 ? a : b, orderBody(d), randomUUID())),
+    );
     expect(results.filter((r) => r.status === 201)).toHaveLength(1);
     const total = (await ordersOf(a, d.domain)).length + (await ordersOf(b, d.domain)).length;
     expect(total).toBe(1);

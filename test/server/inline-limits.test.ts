@@ -9,7 +9,14 @@ describe('inline LIMITs on SQLite', () => {
     opened = await openDatabase({ filename: ':memory:' });
     await opened.db
       .insertInto('partners')
-      .values(Array.from({ length: 7 }, (_, i) => ({ id: `p${i}`, environment: 'sandbox' as const, clock_offset_ms: 0, created_at: i })))
+      .values(
+        Array.from({ length: 7 }, (_, i) => ({
+          id: `p${i}`,
+          environment: 'sandbox' as const,
+          clock_offset_ms: 0,
+          created_at: i,
+        })),
+      )
       .execute();
   });
   afterAll(() => opened.close());

@@ -90,9 +90,13 @@ describe.runIf(PG)('migrate (PostgreSQL)', () => {
   it('keeps its bookkeeping in its own schema', async () => {
     const schema = `mig_${randomBytes(6).toString('hex')}`;
     const opened = await openDatabase({ databaseUrl: PG, schema, poolSize: 2 });
-    const db = new Kysely<unknown>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: PG, max: 1 }) }) });
+    const db = new Kysely<unknown>({
+      dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: PG, max: 1 }) }),
+    });
     try {
-      const { rows } = await sql<{ n: number }>`select count(*)::int as n from ${sql.table(`${schema}.kysely_migration`)}`.execute(db);
+      const { rows } = await sql<{
+        n: number;
+      }>`select count(*)::int as n from ${sql.table(`${schema}.kysely_migration`)}`.execute(db);
       expect(rows[0]?.n).toBe(Object.keys(migrations('postgres')).length);
     } finally {
       await opened.close();

@@ -18,10 +18,37 @@ import { postgresUrl } from './harness.ts';
 const pg = postgresUrl();
 type Open = (heard: StatementEvent[]) => Promise<Store>;
 const stores: Array<[string, Open]> = [
-  ['sqlite in a file (embedded connection)', async (heard) => createStore(await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'placement-')), onStatement: (e) => heard.push(e) }), secretBox(randomBytes(32)))],
-  ['sqlite in memory (through Kysely)', async (heard) => createStore(await openDatabase({ filename: ':memory:', onStatement: (e) => heard.push(e) }), secretBox(randomBytes(32)))],
+  [
+    'sqlite in a file (embedded connection)',
+    async (heard) =>
+      createStore(
+        await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'placement-')), onStatement: (e) => heard.push(e) }),
+        secretBox(randomBytes(32)),
+      ),
+  ],
+  [
+    'sqlite in memory (through Kysely)',
+    async (heard) =>
+      createStore(
+        await openDatabase({ filename: ':memory:', onStatement: (e) => heard.push(e) }),
+        secretBox(randomBytes(32)),
+      ),
+  ],
   ...(pg
-    ? ([['postgres', async (heard: StatementEvent[]) => createStore(await openDatabase({ databaseUrl: pg, schema: `t_${randomBytes(6).toString('hex')}`, onStatement: (e) => heard.push(e) }), secretBox(randomBytes(32)))]] as Array<[string, Open]>)
+    ? ([
+        [
+          'postgres',
+          async (heard: StatementEvent[]) =>
+            createStore(
+              await openDatabase({
+                databaseUrl: pg,
+                schema: `t_${randomBytes(6).toString('hex')}`,
+                onStatement: (e) => heard.push(e),
+              }),
+              secretBox(randomBytes(32)),
+            ),
+        ],
+      ] as Array<[string, Open]>)
     : []),
 ];
 
@@ -30,7 +57,10 @@ const NOW = Date.parse('2026-11-25T12:00:00Z');
 describe.each(stores)('order placement on %s', (name, open) => {
   let store: Store | undefined;
   afterEach(async () => {
-    if (store?.dialect === 'postgres') await sql`drop schema if exists ${sql.id(String((await sql<{ s: string }>`select current_schema() as s`.execute(store.db)).rows[0]?.s))} cascade`.execute(store.db);
+    if (store?.dialect === 'postgres')
+      await sql`drop schema if exists ${sql.id(String((await sql<{ s: string }>`select current_schema() as s`.execute(store.db)).rows[0]?.s))} cascade`.execute(
+        store.db,
+      );
     await store?.close();
     store = undefined;
   });
@@ -39,7 +69,12 @@ describe.each(stores)('order placement on %s', (name, open) => {
     store = await open(heard);
     await store.inventory.replaceEnvironment('sandbox', generateInventory({ size: 50, seed: 1 }));
     await store.credentials.createPartner({ id: 'ptn_a', environment: 'sandbox', clockOffsetMs: 0, createdAt: NOW });
-    const listed = await store.db.selectFrom('inventory').select(['domain', 'price_cents']).where('status', '=', 'listed').orderBy('domain').execute();
+    const listed = await store.db
+      .selectFrom('inventory')
+      .select(['domain', 'price_cents'])
+      .where('status', '=', 'listed')
+      .orderBy('domain')
+      .execute();
     return { store, listed };
   }
 
@@ -76,8 +111,10 @@ describe.each(stores)('order placement on %s', (name, open) => {
 
   const rowsOf = async (s: Store, publicId: string) => ({
     orders: (await s.db.selectFrom('orders').select('public_id').where('public_id', '=', publicId).execute()).length,
-    timeline: (await s.db.selectFrom('order_timeline').select('idx').where('public_id', '=', publicId).execute()).length,
-    events: (await s.db.selectFrom('events').select('id').where('id', '=', publicId.replace('ord_', 'evt_')).execute()).length,
+    timeline: (await s.db.selectFrom('order_timeline').select('idx').where('public_id', '=', publicId).execute())
+      .length,
+    events: (await s.db.selectFrom('events').select('id').where('id', '=', publicId.replace('ord_', 'evt_')).execute())
+      .length,
   });
 
   it('writes the order, its event, its delivery when the partner has an active endpoint, its timeline and its stored answer; or nothing when the listing was taken', async () => {
@@ -88,8 +125,14 @@ describe.each(stores)('order placement on %s', (name, open) => {
     const first = placement(domain, { answer: { keyId: 'pk_a', key: 'key-1', statusCode: 201, body: '{"ok":true}' } });
     expect(await s.placement.place(first)).toEqual({ placed: true, deliveries: 1 });
     expect(await rowsOf(s, first.order.public_id)).toEqual({ orders: 1, timeline: 1, events: 1 });
-    expect((await s.db.selectFrom('outbox').select('event_id').execute()).map((r) => r.event_id)).toEqual([first.events[0]!.id]);
-    expect(await s.idempotency.find('pk_a', 'key-1')).toMatchObject({ state: 'done', status_code: 201, body: '{"ok":true}' });
+    expect((await s.db.selectFrom('outbox').select('event_id').execute()).map((r) => r.event_id)).toEqual([
+      first.events[0]!.id,
+    ]);
+    expect(await s.idempotency.find('pk_a', 'key-1')).toMatchObject({
+      state: 'done',
+      status_code: 201,
+      body: '{"ok":true}',
+    });
     expect((await s.inventory.find('sandbox', domain))?.status).toBe('sold');
     expect(await s.placement.look('sandbox', domain, 'ptn_a', NOW)).toMatchObject({ liveOrder: true });
 
@@ -116,7 +159,12 @@ describe.each(stores)('order placement on %s', (name, open) => {
     const bad = placement(listed[5]!.domain);
     const poisoned = { ...bad, events: bad.events.map((e) => ({ ...e, type: null as unknown as string })) };
     heard.length = 0;
-    const outcomes = await Promise.allSettled([s.placement.place(good[0]!), s.placement.place(poisoned), s.placement.place(good[1]!), s.placement.place(good[2]!)]);
+    const outcomes = await Promise.allSettled([
+      s.placement.place(good[0]!),
+      s.placement.place(poisoned),
+      s.placement.place(good[1]!),
+      s.placement.place(good[2]!),
+    ]);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
     for (const g of good) expect(await rowsOf(s, g.order.public_id)).toEqual({ orders: 1, timeline: 1, events: 1 });
     expect(await rowsOf(s, bad.order.public_id)).toEqual({ orders: 0, timeline: 0, events: 0 });
@@ -136,16 +184,55 @@ describe.each(stores)('order placement on %s', (name, open) => {
     expect(first).toEqual({
       partner: { clockOffsetMs: 5000 },
       claim: { claimed: true },
-      sight: { listing: { status: 'listed', price_cents: Number(listed[6]!.price_cents), currency: 'USD' }, liveOrder: false, reservedUntil: null },
+      sight: {
+        listing: { status: 'listed', price_cents: Number(listed[6]!.price_cents), currency: 'USD' },
+        liveOrder: false,
+        reservedUntil: null,
+      },
     });
-    const again = await s.placement.begin({ environment: 'sandbox', domain, partnerId: 'ptn_a', now: NOW + 10, claim: { ...claim, fingerprint: 'f2' } });
-    expect(again.claim).toEqual({ claimed: false, existing: expect.objectContaining({ key_id: 'pk_a', idem_key: 'key-begin', fingerprint: 'f1', state: 'executing' }) });
+    const again = await s.placement.begin({
+      environment: 'sandbox',
+      domain,
+      partnerId: 'ptn_a',
+      now: NOW + 10,
+      claim: { ...claim, fingerprint: 'f2' },
+    });
+    expect(again.claim).toEqual({
+      claimed: false,
+      existing: expect.objectContaining({
+        key_id: 'pk_a',
+        idem_key: 'key-begin',
+        fingerprint: 'f1',
+        state: 'executing',
+      }),
+    });
     // Another partner's live quote reserves the domain; an unknown domain has no listing.
     await s.credentials.createPartner({ id: 'ptn_b', environment: 'sandbox', clockOffsetMs: 0, createdAt: NOW });
-    await s.orders.insertQuote({ quote_id: 'qt_b', partner_id: 'ptn_b', environment: 'sandbox', domain, price_cents: 1, expires_at: NOW + 60_000, created_at: NOW });
-    expect((await s.placement.begin({ environment: 'sandbox', domain, partnerId: 'ptn_a', now: NOW })).sight.reservedUntil).toBe(NOW + 60_000);
-    expect((await s.placement.begin({ environment: 'sandbox', domain: 'never-listed.example', partnerId: 'ptn_a', now: NOW })).sight).toEqual({ listing: undefined, liveOrder: false, reservedUntil: null });
+    await s.orders.insertQuote({
+      quote_id: 'qt_b',
+      partner_id: 'ptn_b',
+      environment: 'sandbox',
+      domain,
+      price_cents: 1,
+      expires_at: NOW + 60_000,
+      created_at: NOW,
+    });
+    expect(
+      (await s.placement.begin({ environment: 'sandbox', domain, partnerId: 'ptn_a', now: NOW })).sight.reservedUntil,
+    ).toBe(NOW + 60_000);
+    expect(
+      (
+        await s.placement.begin({
+          environment: 'sandbox',
+          domain: 'never-listed.example',
+          partnerId: 'ptn_a',
+          now: NOW,
+        })
+      ).sight,
+    ).toEqual({ listing: undefined, liveOrder: false, reservedUntil: null });
     // A partner that does not exist: none is read.
-    expect((await s.placement.begin({ environment: 'sandbox', domain, partnerId: 'ptn_gone', now: NOW })).partner).toBeUndefined();
+    expect(
+      (await s.placement.begin({ environment: 'sandbox', domain, partnerId: 'ptn_gone', now: NOW })).partner,
+    ).toBeUndefined();
   });
 });

@@ -63,7 +63,8 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
     await h?.close();
   });
 
-  const admin = async (publicId: string, action: string, body?: unknown) => toReply(await h.admin(`/orders/${publicId}/${action}`, body));
+  const admin = async (publicId: string, action: string, body?: unknown) =>
+    toReply(await h.admin(`/orders/${publicId}/${action}`, body));
   const events = async (c: Credential) => {
     const r = await signedRequest(h, c, { path: `${V1}/events`, query: 'limit=1000' });
     expect(r.status, r.text).toBe(200);
@@ -121,7 +122,10 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
         params: { header: { 'Idempotency-Key': randomUUID() } },
       });
       expect(order.response.status, JSON.stringify(order.error)).toBe(201);
-      expectRateLimitHeaders({ status: order.response.status, headers: order.response.headers, text: '', body: order.data }, { className: 'write' });
+      expectRateLimitHeaders(
+        { status: order.response.status, headers: order.response.headers, text: '', body: order.data },
+        { className: 'write' },
+      );
       const o = order.data!;
       expect(o).toMatchObject({
         domain: hit.domain,
@@ -138,21 +142,37 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       expect(o.created_at).toMatch(RFC3339_Z);
       expect(o.updated_at).toMatch(RFC3339_Z);
 
-      const read = await client.GET('/api/partner/v1/orders/{public_id}', { params: { path: { public_id: o.public_id } } });
+      const read = await client.GET('/api/partner/v1/orders/{public_id}', {
+        params: { path: { public_id: o.public_id } },
+      });
       expect(read.response.status).toBe(200);
       const { timeline, ...rest } = read.data!;
       expect(rest).toEqual(o);
       expect(timeline).toHaveLength(1);
       const [recorded] = await events(partner);
-      expect(timeline[0]).toEqual({ status: 'EXTERNALLY_PAID', event_type: 'order.recorded', event_id: recorded.id, at: o.created_at, note: null });
-      expect(recorded.data.order).toEqual({ public_id: o.public_id, domain: o.domain, status: 'EXTERNALLY_PAID', sale_price_cents: o.sale_price_cents, currency: o.currency });
+      expect(timeline[0]).toEqual({
+        status: 'EXTERNALLY_PAID',
+        event_type: 'order.recorded',
+        event_id: recorded.id,
+        at: o.created_at,
+        note: null,
+      });
+      expect(recorded.data.order).toEqual({
+        public_id: o.public_id,
+        domain: o.domain,
+        status: 'EXTERNALLY_PAID',
+        sale_price_cents: o.sale_price_cents,
+        currency: o.currency,
+      });
 
       const list = await client.GET('/api/partner/v1/orders', { params: { query: {} } });
       expect(list.response.status).toBe(200);
       expect(list.data).toEqual({ data: [o], next_cursor: null });
 
       // Sold: no longer available anywhere.
-      const availability = await client.GET('/api/partner/v1/availability', { params: { query: { domain: hit.domain } } });
+      const availability = await client.GET('/api/partner/v1/availability', {
+        params: { query: { domain: hit.domain } },
+      });
       expect(availability.data!.available).toBe(false);
       const again = await client.GET('/api/partner/v1/domains/search', { params: { query: { q: hit.domain } } });
       expect(again.data!.results.map((x) => x.domain)).not.toContain(hit.domain);
@@ -162,14 +182,21 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       const d = await take(h, cred);
       const client = partnerClient(h, cred);
       // No Idempotency-Key given: the client adds one itself.
-      const r = await client.POST('/api/partner/v1/orders', { body: { domain: d.domain, expected_price: d.price, currency: d.currency, buyer: { email: 'a@example.com' } } } as never);
+      const r = await client.POST('/api/partner/v1/orders', {
+        body: { domain: d.domain, expected_price: d.price, currency: d.currency, buyer: { email: 'a@example.com' } },
+      } as never);
       expect(r.response.status, JSON.stringify(r.error)).toBe(201);
-      expect(r.data).toMatchObject({ quote_id: null, external_payment_ref: null, sale_price_cents: d.price, buyer: { email: 'a@example.com' } });
+      expect(r.data).toMatchObject({
+        quote_id: null,
+        external_payment_ref: null,
+        sale_price_cents: d.price,
+        buyer: { email: 'a@example.com' },
+      });
     });
 
     it('queries with reserved and non-ASCII characters, signed by the client, are accepted', async () => {
       const client = partnerClient(h, cred, { retry: false });
-      for (const q of ["coffee beans", "tea & coffee+milk", "it's (fresh)!*", 'café crème', 'a=b;c/d?e', '🍵 matcha']) {
+      for (const q of ['coffee beans', 'tea & coffee+milk', "it's (fresh)!*", 'café crème', 'a=b;c/d?e', '🍵 matcha']) {
         const r = await client.GET('/api/partner/v1/domains/search', { params: { query: { q } } });
         expect(r.response.status, `${q}: ${JSON.stringify(r.error)}`).toBe(200);
         expect(r.data!.q).toBe(q);
@@ -181,12 +208,35 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
         const nonce = randomUUID();
         const timestamp = String(nowSeconds(h));
         const path = `${V1}/domains/search`;
-        const signature = sign({ secret: cred.secret, method: 'GET', path, query: raw, timestamp, nonce, body: Buffer.alloc(0) });
+        const signature = sign({
+          secret: cred.secret,
+          method: 'GET',
+          path,
+          query: raw,
+          timestamp,
+          nonce,
+          body: Buffer.alloc(0),
+        });
         // The canonical query is what is signed: signing the canonical form is the same signature.
-        expect(sign({ secret: cred.secret, method: 'GET', path, query: canonicalQuery(raw), timestamp, nonce, body: Buffer.alloc(0) })).toBe(signature);
+        expect(
+          sign({
+            secret: cred.secret,
+            method: 'GET',
+            path,
+            query: canonicalQuery(raw),
+            timestamp,
+            nonce,
+            body: Buffer.alloc(0),
+          }),
+        ).toBe(signature);
         const r = await toReply(
           await fetch(`${h.baseUrl}${path}?${raw}`, {
-            headers: { [HEADERS.keyId]: cred.key_id, [HEADERS.timestamp]: timestamp, [HEADERS.nonce]: nonce, [HEADERS.signature]: signature },
+            headers: {
+              [HEADERS.keyId]: cred.key_id,
+              [HEADERS.timestamp]: timestamp,
+              [HEADERS.nonce]: nonce,
+              [HEADERS.signature]: signature,
+            },
           }),
         );
         expect(r.status, `${raw}: ${r.text}`).toBe(200);
@@ -215,14 +265,21 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
     });
 
     const newestFirst = (orders: any[]) =>
-      [...orders].sort((a, b) => Date.parse(b.created_at) - Date.parse(a.created_at) || (a.public_id < b.public_id ? 1 : a.public_id > b.public_id ? -1 : 0));
+      [...orders].sort(
+        (a, b) =>
+          Date.parse(b.created_at) - Date.parse(a.created_at) ||
+          (a.public_id < b.public_id ? 1 : a.public_id > b.public_id ? -1 : 0),
+      );
 
     async function walk(query: string, limit: number) {
       const ids: string[] = [];
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const r = await signedRequest(h, partner, { path: `${V1}/orders`, query: `${query}${query ? '&' : ''}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}` });
+        const r = await signedRequest(h, partner, {
+          path: `${V1}/orders`,
+          query: `${query}${query ? '&' : ''}limit=${limit}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        });
         expect(r.status, r.text).toBe(200);
         expect(r.body.data.length).toBeLessThanOrEqual(limit);
         ids.push(...r.body.data.map((o: { public_id: string }) => o.public_id));
@@ -241,10 +298,13 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       expect(r.body.data).toEqual(newestFirst(all));
     });
 
-    it.each([1, 2, 4, 9, 10])('a cursor walk with limit=%i covers every order exactly once, in order', async (limit) => {
-      const ids = await walk('', limit);
-      expect(ids).toEqual(newestFirst(all).map((o) => o.public_id));
-    });
+    it.each([1, 2, 4, 9, 10])(
+      'a cursor walk with limit=%i covers every order exactly once, in order',
+      async (limit) => {
+        const ids = await walk('', limit);
+        expect(ids).toEqual(newestFirst(all).map((o) => o.public_id));
+      },
+    );
 
     it('a walk sees every order that existed throughout it exactly once, even as new ones arrive', async () => {
       const before = newestFirst(all).map((o) => o.public_id);
@@ -253,7 +313,10 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       let cursor: string | null = first.body.next_cursor;
       const added = await createOrder(h, partner, await take(h, partner));
       while (cursor) {
-        const r = await signedRequest(h, partner, { path: `${V1}/orders`, query: `limit=3&cursor=${encodeURIComponent(cursor)}` });
+        const r = await signedRequest(h, partner, {
+          path: `${V1}/orders`,
+          query: `limit=3&cursor=${encodeURIComponent(cursor)}`,
+        });
         seen.push(...r.body.data.map((o: { public_id: string }) => o.public_id));
         cursor = r.body.next_cursor;
       }
@@ -265,14 +328,23 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
     });
 
     it('filters by status and domain, also across pages', async () => {
-      for (const status of ['EXTERNALLY_PAID', 'TRANSFER_IN_PROGRESS', 'MANUAL_REVIEW', 'REFUNDED', 'TRANSFER_COMPLETED']) {
+      for (const status of [
+        'EXTERNALLY_PAID',
+        'TRANSFER_IN_PROGRESS',
+        'MANUAL_REVIEW',
+        'REFUNDED',
+        'TRANSFER_COMPLETED',
+      ]) {
         const expected = newestFirst(all.filter((o) => o.status === status)).map((o) => o.public_id);
         expect(await walk(`status=${status}`, 1)).toEqual(expected);
       }
       const one = all[4];
       const r = await signedRequest(h, partner, { path: `${V1}/orders`, query: `domain=${one.domain}` });
       expect(r.body.data.map((o: { public_id: string }) => o.public_id)).toEqual([one.public_id]);
-      const both = await signedRequest(h, partner, { path: `${V1}/orders`, query: `domain=${one.domain}&status=EXTERNALLY_PAID` });
+      const both = await signedRequest(h, partner, {
+        path: `${V1}/orders`,
+        query: `domain=${one.domain}&status=EXTERNALLY_PAID`,
+      });
       expect(both.body.data).toEqual([]);
       const none = await signedRequest(h, partner, { path: `${V1}/orders`, query: 'domain=unlisted-example.com' });
       expect(none.body).toEqual({ data: [], next_cursor: null });
@@ -283,11 +355,15 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       const middle = instants[1]!;
       const atOrAfter = all.filter((o) => Date.parse(o.created_at) >= Date.parse(middle));
       const before = all.filter((o) => Date.parse(o.created_at) < Date.parse(middle));
-      expect(await walk(`from=${encodeURIComponent(middle)}`, 2)).toEqual(newestFirst(atOrAfter).map((o) => o.public_id));
+      expect(await walk(`from=${encodeURIComponent(middle)}`, 2)).toEqual(
+        newestFirst(atOrAfter).map((o) => o.public_id),
+      );
       expect(await walk(`to=${encodeURIComponent(middle)}`, 2)).toEqual(newestFirst(before).map((o) => o.public_id));
       const window = all.filter((o) => o.created_at === middle);
       const next = new Date(Date.parse(middle) + 1).toISOString();
-      expect(await walk(`from=${encodeURIComponent(middle)}&to=${encodeURIComponent(next)}`, 1)).toEqual(newestFirst(window).map((o) => o.public_id));
+      expect(await walk(`from=${encodeURIComponent(middle)}&to=${encodeURIComponent(next)}`, 1)).toEqual(
+        newestFirst(window).map((o) => o.public_id),
+      );
       // Full dates are midnight UTC of that day.
       const day = instants[0]!.slice(0, 10);
       const dayAfter = new Date(Date.parse(`${day}T00:00:00Z`) + 2 * 86_400_000).toISOString().slice(0, 10);
@@ -304,7 +380,14 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
     const reachable = [...paths.keys()];
 
     it('the contract’s moves reach the statuses a partner-collected order can have', () => {
-      expect(reachable.sort()).toEqual(['CANCELLED', 'EXTERNALLY_PAID', 'MANUAL_REVIEW', 'REFUNDED', 'TRANSFER_COMPLETED', 'TRANSFER_IN_PROGRESS']);
+      expect(reachable.sort()).toEqual([
+        'CANCELLED',
+        'EXTERNALLY_PAID',
+        'MANUAL_REVIEW',
+        'REFUNDED',
+        'TRANSFER_COMPLETED',
+        'TRANSFER_IN_PROGRESS',
+      ]);
     });
 
     /** A fresh order of `partner` brought to `status` by the moves the contract allows. */
@@ -318,49 +401,67 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       reachable.map((from) => ({ action, from, allowed: t.from.includes(from), t })),
     );
 
-    it.each(cases.filter((c) => c.allowed))('$action from $from: status, timeline and events written', async ({ action, from, t }) => {
-      const partner = await h.mint({ rate_limits: HIGH });
-      const order = await orderIn(partner, from);
-      const before = await getOrder(partner, order.public_id);
-      const eventsBefore = await events(partner);
-      const reason = `operator ${action} ${randomUUID().slice(0, 8)}`;
-      const r = await admin(order.public_id, action, { reason });
-      expect(r.status, r.text).toBe(200);
-      const to = targetOf(t);
-      expect(r.body.status).toBe(to);
-      expect(r.body.public_id).toBe(order.public_id);
-      expect(r.body.partner_id).toBe(partner.partner_id);
-      expect(r.body.payment_model).toBe(PAYMENT_MODEL);
+    it.each(cases.filter((c) => c.allowed))(
+      '$action from $from: status, timeline and events written',
+      async ({ action, from, t }) => {
+        const partner = await h.mint({ rate_limits: HIGH });
+        const order = await orderIn(partner, from);
+        const before = await getOrder(partner, order.public_id);
+        const eventsBefore = await events(partner);
+        const reason = `operator ${action} ${randomUUID().slice(0, 8)}`;
+        const r = await admin(order.public_id, action, { reason });
+        expect(r.status, r.text).toBe(200);
+        const to = targetOf(t);
+        expect(r.body.status).toBe(to);
+        expect(r.body.public_id).toBe(order.public_id);
+        expect(r.body.partner_id).toBe(partner.partner_id);
+        expect(r.body.payment_model).toBe(PAYMENT_MODEL);
 
-      // Exactly the events of the move, in the history, with the order as it now is.
-      const written = (await events(partner)).slice(eventsBefore.length);
-      expect(written.map((e) => e.type)).toEqual([t.event, ...t['also-writes'].map((w) => w.event)]);
-      for (const e of written) {
-        expect(e.data.order).toEqual({ public_id: order.public_id, domain: order.domain, status: to, sale_price_cents: order.sale_price_cents, currency: order.currency });
-        expect(e.partner_id).toBe(partner.partner_id);
-      }
+        // Exactly the events of the move, in the history, with the order as it now is.
+        const written = (await events(partner)).slice(eventsBefore.length);
+        expect(written.map((e) => e.type)).toEqual([t.event, ...t['also-writes'].map((w) => w.event)]);
+        for (const e of written) {
+          expect(e.data.order).toEqual({
+            public_id: order.public_id,
+            domain: order.domain,
+            status: to,
+            sale_price_cents: order.sale_price_cents,
+            currency: order.currency,
+          });
+          expect(e.partner_id).toBe(partner.partner_id);
+        }
 
-      // One new timeline entry naming the move's event, with the reason as its note.
-      const after = await getOrder(partner, order.public_id);
-      expect(after.status).toBe(to);
-      expect(after.timeline).toHaveLength(before.timeline.length + 1);
-      expect(after.timeline.slice(0, -1)).toEqual(before.timeline);
-      expect(after.timeline.at(-1)).toEqual({ status: to, event_type: t.event, event_id: written[0].id, at: expect.stringMatching(RFC3339_Z), note: reason });
-      expect(r.body.timeline).toEqual(after.timeline);
-      expect(Date.parse(after.updated_at)).toBeGreaterThanOrEqual(Date.parse(before.updated_at));
-    });
+        // One new timeline entry naming the move's event, with the reason as its note.
+        const after = await getOrder(partner, order.public_id);
+        expect(after.status).toBe(to);
+        expect(after.timeline).toHaveLength(before.timeline.length + 1);
+        expect(after.timeline.slice(0, -1)).toEqual(before.timeline);
+        expect(after.timeline.at(-1)).toEqual({
+          status: to,
+          event_type: t.event,
+          event_id: written[0].id,
+          at: expect.stringMatching(RFC3339_Z),
+          note: reason,
+        });
+        expect(r.body.timeline).toEqual(after.timeline);
+        expect(Date.parse(after.updated_at)).toBeGreaterThanOrEqual(Date.parse(before.updated_at));
+      },
+    );
 
-    it.each(cases.filter((c) => !c.allowed))('$action from $from is 409 invalid_state and changes nothing', async ({ action, from }) => {
-      const partner = await h.mint({ rate_limits: HIGH });
-      const order = await orderIn(partner, from);
-      const before = await getOrder(partner, order.public_id);
-      const eventsBefore = await events(partner);
-      const r = await admin(order.public_id, action);
-      expectError(r, 'invalid_state');
-      expect(r.body.message).toContain(from);
-      expect(await getOrder(partner, order.public_id)).toEqual(before);
-      expect(await events(partner)).toEqual(eventsBefore);
-    });
+    it.each(cases.filter((c) => !c.allowed))(
+      '$action from $from is 409 invalid_state and changes nothing',
+      async ({ action, from }) => {
+        const partner = await h.mint({ rate_limits: HIGH });
+        const order = await orderIn(partner, from);
+        const before = await getOrder(partner, order.public_id);
+        const eventsBefore = await events(partner);
+        const r = await admin(order.public_id, action);
+        expectError(r, 'invalid_state');
+        expect(r.body.message).toContain(from);
+        expect(await getOrder(partner, order.public_id)).toEqual(before);
+        expect(await events(partner)).toEqual(eventsBefore);
+      },
+    );
 
     it('clear-hold returns a held order to the paid status it was held from', async () => {
       const order = await orderIn(cred, 'MANUAL_REVIEW');
@@ -425,7 +526,9 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       const before = await getOrder(partner, order.public_id);
       const eventsBefore = await events(partner);
       const client = partnerClient(h, partner);
-      const r = await client.POST('/api/partner/v1/refunds', { body: { public_id: order.public_id, reason: 'Buyer cancelled the purchase' } });
+      const r = await client.POST('/api/partner/v1/refunds', {
+        body: { public_id: order.public_id, reason: 'Buyer cancelled the purchase' },
+      });
       expect(r.response.status, JSON.stringify(r.error)).toBe(200);
       expect(r.data!.status).toBe('REFUNDED');
       expect(r.data!.public_id).toBe(order.public_id);
@@ -434,7 +537,13 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       expect(written[0].data.order.status).toBe('REFUNDED');
       const after = await getOrder(partner, order.public_id);
       expect(after.timeline).toHaveLength(before.timeline.length + 1);
-      expect(after.timeline.at(-1)).toEqual({ status: 'REFUNDED', event_type: 'order.refunded', event_id: written[0].id, at: expect.stringMatching(RFC3339_Z), note: 'Buyer cancelled the purchase' });
+      expect(after.timeline.at(-1)).toEqual({
+        status: 'REFUNDED',
+        event_type: 'order.refunded',
+        event_id: written[0].id,
+        at: expect.stringMatching(RFC3339_Z),
+        note: 'Buyer cancelled the purchase',
+      });
       expect(r.data!.timeline).toEqual(after.timeline);
     });
 
@@ -443,7 +552,11 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       const order = await orderIn(partner, status);
       const before = await getOrder(partner, order.public_id);
       const eventsBefore = await events(partner);
-      const r = await signedRequest(h, partner, { method: 'POST', path: `${V1}/refunds`, body: { public_id: order.public_id } });
+      const r = await signedRequest(h, partner, {
+        method: 'POST',
+        path: `${V1}/refunds`,
+        body: { public_id: order.public_id },
+      });
       expectError(r, 'invalid_state');
       expectRateLimitHeaders(r);
       expect(r.body.message).toContain(status);
@@ -453,23 +566,45 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
 
     it('a refund without a reason has a null note; a second refund is invalid_state', async () => {
       const order = await createOrder(h, cred, await take(h, cred));
-      const r = await signedRequest(h, cred, { method: 'POST', path: `${V1}/refunds`, body: { public_id: order.public_id } });
+      const r = await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/refunds`,
+        body: { public_id: order.public_id },
+      });
       expect(r.status, r.text).toBe(200);
       expect(r.body.timeline.at(-1).note).toBeNull();
-      const again = await signedRequest(h, cred, { method: 'POST', path: `${V1}/refunds`, body: { public_id: order.public_id } });
+      const again = await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/refunds`,
+        body: { public_id: order.public_id },
+      });
       expectError(again, 'invalid_state');
       expect(again.body.message).toContain('REFUNDED');
     });
 
     it('an unknown order is 404, a malformed body 400', async () => {
-      expectError(await signedRequest(h, cred, { method: 'POST', path: `${V1}/refunds`, body: { public_id: 'ord_doesnotexist00' } }), 'not_found');
-      expectError(await signedRequest(h, cred, { method: 'POST', path: `${V1}/refunds`, body: { public_id: 'nope' } }), 'validation_error');
-      expectError(await signedRequest(h, cred, { method: 'POST', path: `${V1}/refunds`, body: {} }), 'validation_error');
+      expectError(
+        await signedRequest(h, cred, {
+          method: 'POST',
+          path: `${V1}/refunds`,
+          body: { public_id: 'ord_doesnotexist00' },
+        }),
+        'not_found',
+      );
+      expectError(
+        await signedRequest(h, cred, { method: 'POST', path: `${V1}/refunds`, body: { public_id: 'nope' } }),
+        'validation_error',
+      );
+      expectError(
+        await signedRequest(h, cred, { method: 'POST', path: `${V1}/refunds`, body: {} }),
+        'validation_error',
+      );
     });
   });
 
   describe('quotes and the test clock', () => {
-    const advance = (partnerId: string, seconds: number) => h.admin(`/partners/${partnerId}/clock/advance`, { seconds });
+    const advance = (partnerId: string, seconds: number) =>
+      h.admin(`/partners/${partnerId}/clock/advance`, { seconds });
 
     it('a quote holds for 10 minutes of the partner’s business time, then quote_expired', async () => {
       const partner = await h.mint({ rate_limits: HIGH });
@@ -493,7 +628,12 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       expect(Math.abs(Date.parse(ok.data!.created_at) - Date.parse(clock.business_time))).toBeLessThan(1000);
 
       expect((await advance(partner.partner_id, 2)).status).toBe(200);
-      const expired = await signedRequest(h, partner, { method: 'POST', path: `${V1}/orders`, body: orderBody(d2, { quote_id: q2.quote_id }), idempotencyKey: randomUUID() });
+      const expired = await signedRequest(h, partner, {
+        method: 'POST',
+        path: `${V1}/orders`,
+        body: orderBody(d2, { quote_id: q2.quote_id }),
+        idempotencyKey: randomUUID(),
+      });
       expectError(expired, 'quote_expired');
       // Without the quote the listing price still sells it.
       expect((await createOrder(h, partner, d2)).status).toBe('EXTERNALLY_PAID');
@@ -503,8 +643,13 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       const holder = await h.mint({ rate_limits: HIGH });
       const other = await h.mint({ rate_limits: HIGH });
       const d = await take(h, holder);
-      expect((await signedRequest(h, holder, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } })).status).toBe(200);
-      expectError(await signedRequest(h, other, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } }), 'domain_reserved');
+      expect(
+        (await signedRequest(h, holder, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } })).status,
+      ).toBe(200);
+      expectError(
+        await signedRequest(h, other, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } }),
+        'domain_reserved',
+      );
       const detail = await signedRequest(h, other, { path: `${V1}/domains/${d.domain}` });
       expect(detail.body.available).toBe(false);
       const own = await signedRequest(h, holder, { path: `${V1}/domains/${d.domain}` });

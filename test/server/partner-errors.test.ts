@@ -48,7 +48,11 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
 
   describe('validation_error', () => {
     it('a bad body member is 400 with details naming it', async () => {
-      const r = await signedRequest(h, cred, { method: 'POST', path: `${V1}/quotes`, body: { domain: 'Not A Domain!' } });
+      const r = await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/quotes`,
+        body: { domain: 'Not A Domain!' },
+      });
       expectIdentifiedError(r, 'validation_error');
       expect(r.body.details.length).toBeGreaterThan(0);
       expect(r.body.details.map((d: { path: string }) => d.path).join(' ')).toContain('domain');
@@ -63,12 +67,23 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
       expectIdentifiedError(bad, 'validation_error');
       expect(bad.body.details.map((x: { path: string }) => x.path)).toContain('/body/buyer/email');
 
-      const extra = await signedRequest(h, cred, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain, surprise: 1 } });
+      const extra = await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/quotes`,
+        body: { domain: d.domain, surprise: 1 },
+      });
       expectIdentifiedError(extra, 'validation_error');
     });
 
     it('a bad or missing query parameter is 400', async () => {
-      for (const query of ['limit=0', 'limit=201', 'limit=abc', 'status=NOT_A_STATUS', 'from=yesterday', 'unknown_param=1']) {
+      for (const query of [
+        'limit=0',
+        'limit=201',
+        'limit=abc',
+        'status=NOT_A_STATUS',
+        'from=yesterday',
+        'unknown_param=1',
+      ]) {
         const r = await signedRequest(h, cred, { path: `${V1}/orders`, query });
         expectIdentifiedError(r, 'validation_error');
       }
@@ -84,7 +99,12 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
         const bare = await toReply(await fetch(`${h.baseUrl}${V1}/pricing?${query}`));
         expectError(bare, 'validation_error');
         // A garbage signature and unknown key id: still validation_error, not invalid_signature.
-        const garbage = await signedRequest(h, cred, { path: `${V1}/pricing`, query, keyId: 'pk_test_nobody', signature: 'v1=00' });
+        const garbage = await signedRequest(h, cred, {
+          path: `${V1}/pricing`,
+          query,
+          keyId: 'pk_test_nobody',
+          signature: 'v1=00',
+        });
         expectError(garbage, 'validation_error');
       }
     });
@@ -96,9 +116,18 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
     });
 
     it('malformed JSON is 400', async () => {
-      const r = await signedRequest(h, cred, { method: 'POST', path: `${V1}/quotes`, body: '{"domain": "bestcoffeebeans.com",' });
+      const r = await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/quotes`,
+        body: '{"domain": "bestcoffeebeans.com",',
+      });
       expectIdentifiedError(r, 'validation_error');
-      const orders = await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: '{not json', idempotencyKey: randomUUID() });
+      const orders = await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/orders`,
+        body: '{not json',
+        idempotencyKey: randomUUID(),
+      });
       expectIdentifiedError(orders, 'validation_error');
     });
 
@@ -108,10 +137,20 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
       expect(q.status, q.text).toBe(200);
       const id: string = q.body.quote_id;
       const tampered = id.slice(0, -3) + (id.endsWith('AAA') ? 'BBB' : 'AAA');
-      const r = await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: orderBody(d, { quote_id: tampered }), idempotencyKey: randomUUID() });
+      const r = await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/orders`,
+        body: orderBody(d, { quote_id: tampered }),
+        idempotencyKey: randomUUID(),
+      });
       expectIdentifiedError(r, 'validation_error');
       // Another partner's quote is foreign: 400 too.
-      const foreign = await signedRequest(h, other, { method: 'POST', path: `${V1}/orders`, body: orderBody(d, { quote_id: id }), idempotencyKey: randomUUID() });
+      const foreign = await signedRequest(h, other, {
+        method: 'POST',
+        path: `${V1}/orders`,
+        body: orderBody(d, { quote_id: id }),
+        idempotencyKey: randomUUID(),
+      });
       expect([400, 409]).toContain(foreign.status);
       if (foreign.status === 400) expectIdentifiedError(foreign, 'validation_error');
       else expectIdentifiedError(foreign, 'domain_reserved');
@@ -125,7 +164,12 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
     });
 
     it('415 unsupported_media_type for a body that is not JSON', async () => {
-      const r = await signedRequest(h, cred, { method: 'POST', path: `${V1}/quotes`, body: 'domain=bestcoffeebeans.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const r = await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/quotes`,
+        body: 'domain=bestcoffeebeans.com',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       expectIdentifiedError(r, 'unsupported_media_type');
     });
 
@@ -149,7 +193,13 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
       const noKey = await signedRequest(h, cred, { path: `${V1}/events`, omit: ['X-Service-Key-Id'] });
       expectError(noKey, 'missing_credentials');
       // The key id is checked first: with every header missing it is still missing_credentials.
-      const webhooks = await toReply(await fetch(`${h.baseUrl}/api/partner/webhooks`, { method: 'PUT', body: '{}', headers: { 'content-type': 'application/json' } }));
+      const webhooks = await toReply(
+        await fetch(`${h.baseUrl}/api/partner/webhooks`, {
+          method: 'PUT',
+          body: '{}',
+          headers: { 'content-type': 'application/json' },
+        }),
+      );
       expectError(webhooks, 'missing_credentials');
     });
 
@@ -158,13 +208,25 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
         const r = await signedRequest(h, cred, { path: `${V1}/events`, omit: [header] });
         expectError(r, 'missing_signature_headers');
       }
-      const two = await signedRequest(h, cred, { path: `${V1}/events`, omit: ['X-Service-Nonce', 'X-Service-Signature'] });
+      const two = await signedRequest(h, cred, {
+        path: `${V1}/events`,
+        omit: ['X-Service-Nonce', 'X-Service-Signature'],
+      });
       expectError(two, 'missing_signature_headers');
     });
 
     it('invalid_timestamp: 301 s both ways, milliseconds, non-numeric; exactly 300 s is accepted', async () => {
       const now = nowSeconds(h);
-      for (const timestamp of [String(now - 301), String(now + 301), String(h.clock.now()), 'abc', `${now}.0`, `+${now}`, '', '12345678901']) {
+      for (const timestamp of [
+        String(now - 301),
+        String(now + 301),
+        String(h.clock.now()),
+        'abc',
+        `${now}.0`,
+        `+${now}`,
+        '',
+        '12345678901',
+      ]) {
         const r = await signedRequest(h, cred, { path: `${V1}/events`, timestamp });
         // An empty header value is a missing header for some stacks; both are 401 auth failures.
         if (timestamp === '') {
@@ -179,14 +241,21 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
     });
 
     it('invalid_timestamp is checked before the signature', async () => {
-      const r = await signedRequest(h, cred, { path: `${V1}/events`, timestamp: String(nowSeconds(h) - 1000), signWith: 'sk_test_wrong' });
+      const r = await signedRequest(h, cred, {
+        path: `${V1}/events`,
+        timestamp: String(nowSeconds(h) - 1000),
+        signWith: 'sk_test_wrong',
+      });
       expectError(r, 'invalid_timestamp');
     });
 
     it('invalid_signature: wrong secret, unknown key id (same message), body changed, key id as secret', async () => {
       const wrongSecret = await signedRequest(h, cred, { path: `${V1}/events`, signWith: `${cred.secret}x` });
       expectError(wrongSecret, 'invalid_signature');
-      const unknownKey = await signedRequest(h, cred, { path: `${V1}/events`, keyId: 'pk_test_doesnotexist000000000000' });
+      const unknownKey = await signedRequest(h, cred, {
+        path: `${V1}/events`,
+        keyId: 'pk_test_doesnotexist000000000000',
+      });
       expectError(unknownKey, 'invalid_signature');
       expect(unknownKey.body.message).toBe(wrongSecret.body.message);
       const otherKey = await signedRequest(h, cred, { path: `${V1}/events`, keyId: other.key_id });
@@ -207,22 +276,98 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
       // The signature covers the query and the path as requested.
       const nonce = randomUUID();
       const timestamp = String(nowSeconds(h));
-      const forOtherQuery = sign({ secret: cred.secret, method: 'GET', path: `${V1}/pricing`, query: 'domain=other.com', timestamp, nonce, body: Buffer.alloc(0) });
-      expectError(await signedRequest(h, cred, { path: `${V1}/pricing`, query: `domain=${d.domain}`, nonce, timestamp, signature: forOtherQuery }), 'invalid_signature');
+      const forOtherQuery = sign({
+        secret: cred.secret,
+        method: 'GET',
+        path: `${V1}/pricing`,
+        query: 'domain=other.com',
+        timestamp,
+        nonce,
+        body: Buffer.alloc(0),
+      });
+      expectError(
+        await signedRequest(h, cred, {
+          path: `${V1}/pricing`,
+          query: `domain=${d.domain}`,
+          nonce,
+          timestamp,
+          signature: forOtherQuery,
+        }),
+        'invalid_signature',
+      );
       const n2 = randomUUID();
-      const forOtherPath = sign({ secret: cred.secret, method: 'GET', path: `${V1}/orders`, query: '', timestamp, nonce: n2, body: Buffer.alloc(0) });
-      expectError(await signedRequest(h, cred, { path: `${V1}/events`, nonce: n2, timestamp, signature: forOtherPath }), 'invalid_signature');
+      const forOtherPath = sign({
+        secret: cred.secret,
+        method: 'GET',
+        path: `${V1}/orders`,
+        query: '',
+        timestamp,
+        nonce: n2,
+        body: Buffer.alloc(0),
+      });
+      expectError(
+        await signedRequest(h, cred, { path: `${V1}/events`, nonce: n2, timestamp, signature: forOtherPath }),
+        'invalid_signature',
+      );
       const n3 = randomUUID();
-      const forPost = sign({ secret: cred.secret, method: 'POST', path: `${V1}/events`, query: '', timestamp, nonce: n3, body: Buffer.alloc(0) });
-      expectError(await signedRequest(h, cred, { path: `${V1}/events`, nonce: n3, timestamp, signature: forPost }), 'invalid_signature');
-      const rightHex = sign({ secret: cred.secret, method: 'GET', path: `${V1}/events`, query: '', timestamp, nonce: randomUUID(), body: Buffer.alloc(0) });
-      expectError(await signedRequest(h, cred, { path: `${V1}/events`, signature: rightHex.slice(3) }), 'invalid_signature');
+      const forPost = sign({
+        secret: cred.secret,
+        method: 'POST',
+        path: `${V1}/events`,
+        query: '',
+        timestamp,
+        nonce: n3,
+        body: Buffer.alloc(0),
+      });
+      expectError(
+        await signedRequest(h, cred, { path: `${V1}/events`, nonce: n3, timestamp, signature: forPost }),
+        'invalid_signature',
+      );
+      const rightHex = sign({
+        secret: cred.secret,
+        method: 'GET',
+        path: `${V1}/events`,
+        query: '',
+        timestamp,
+        nonce: randomUUID(),
+        body: Buffer.alloc(0),
+      });
+      expectError(
+        await signedRequest(h, cred, { path: `${V1}/events`, signature: rightHex.slice(3) }),
+        'invalid_signature',
+      );
       const n4 = randomUUID();
-      const upper = sign({ secret: cred.secret, method: 'GET', path: `${V1}/events`, query: '', timestamp, nonce: n4, body: Buffer.alloc(0) });
-      expectError(await signedRequest(h, cred, { path: `${V1}/events`, nonce: n4, timestamp, signature: `v1=${upper.slice(3).toUpperCase()}` }), 'invalid_signature');
+      const upper = sign({
+        secret: cred.secret,
+        method: 'GET',
+        path: `${V1}/events`,
+        query: '',
+        timestamp,
+        nonce: n4,
+        body: Buffer.alloc(0),
+      });
+      expectError(
+        await signedRequest(h, cred, {
+          path: `${V1}/events`,
+          nonce: n4,
+          timestamp,
+          signature: `v1=${upper.slice(3).toUpperCase()}`,
+        }),
+        'invalid_signature',
+      );
       // The same parts signed correctly pass (the checks above fail for the reason given).
-      const good = sign({ secret: cred.secret, method: 'GET', path: `${V1}/events`, query: '', timestamp, nonce: n4, body: Buffer.alloc(0) });
-      expect((await signedRequest(h, cred, { path: `${V1}/events`, nonce: n4, timestamp, signature: good })).status).toBe(200);
+      const good = sign({
+        secret: cred.secret,
+        method: 'GET',
+        path: `${V1}/events`,
+        query: '',
+        timestamp,
+        nonce: n4,
+        body: Buffer.alloc(0),
+      });
+      expect(
+        (await signedRequest(h, cred, { path: `${V1}/events`, nonce: n4, timestamp, signature: good })).status,
+      ).toBe(200);
     });
 
     it('replay_detected: a nonce is refused the second time, whatever the first outcome', async () => {
@@ -237,9 +382,16 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
 
       // A request that failed after authentication (404) used its nonce.
       const n2 = randomUUID();
-      const notFound = await signedRequest(h, cred, { path: `${V1}/pricing`, query: 'domain=unlisted-example.com', nonce: n2 });
+      const notFound = await signedRequest(h, cred, {
+        path: `${V1}/pricing`,
+        query: 'domain=unlisted-example.com',
+        nonce: n2,
+      });
       expectIdentifiedError(notFound, 'not_found');
-      expectError(await signedRequest(h, cred, { path: `${V1}/pricing`, query: 'domain=unlisted-example.com', nonce: n2 }), 'replay_detected');
+      expectError(
+        await signedRequest(h, cred, { path: `${V1}/pricing`, query: 'domain=unlisted-example.com', nonce: n2 }),
+        'replay_detected',
+      );
 
       // Nonces are per key id: another credential may use the same one.
       const otherUse = await signedRequest(h, other, { path: `${V1}/events`, nonce });
@@ -248,14 +400,26 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
 
     it('a nonce is recorded only once the signature verifies', async () => {
       const nonce = randomUUID();
-      const forged = await signedRequest(h, cred, { path: `${V1}/events`, nonce, signWith: 'sk_test_forged_secret_0000' });
+      const forged = await signedRequest(h, cred, {
+        path: `${V1}/events`,
+        nonce,
+        signWith: 'sk_test_forged_secret_0000',
+      });
       expectError(forged, 'invalid_signature');
-      const stale = await signedRequest(h, cred, { path: `${V1}/events`, nonce, timestamp: String(nowSeconds(h) - 400) });
+      const stale = await signedRequest(h, cred, {
+        path: `${V1}/events`,
+        nonce,
+        timestamp: String(nowSeconds(h) - 400),
+      });
       expectError(stale, 'invalid_timestamp');
       const genuine = await signedRequest(h, cred, { path: `${V1}/events`, nonce });
       expect(genuine.status, genuine.text).toBe(200);
       // A replay with a wrong signature is invalid_signature (signature before replay).
-      const forgedReplay = await signedRequest(h, cred, { path: `${V1}/events`, nonce, signWith: 'sk_test_forged_secret_0000' });
+      const forgedReplay = await signedRequest(h, cred, {
+        path: `${V1}/events`,
+        nonce,
+        signWith: 'sk_test_forged_secret_0000',
+      });
       expectError(forgedReplay, 'invalid_signature');
     });
 
@@ -328,10 +492,16 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
 
   describe('not_found', () => {
     it('an unlisted domain on /pricing and /domains/{name}', async () => {
-      expectIdentifiedError(await signedRequest(h, cred, { path: `${V1}/pricing`, query: 'domain=unlisted-example.com' }), 'not_found');
+      expectIdentifiedError(
+        await signedRequest(h, cred, { path: `${V1}/pricing`, query: 'domain=unlisted-example.com' }),
+        'not_found',
+      );
       expectIdentifiedError(await signedRequest(h, cred, { path: `${V1}/domains/unlisted-example.com` }), 'not_found');
       // /availability never 404s for an unlisted domain.
-      const availability = await signedRequest(h, cred, { path: `${V1}/availability`, query: 'domain=unlisted-example.com' });
+      const availability = await signedRequest(h, cred, {
+        path: `${V1}/availability`,
+        query: 'domain=unlisted-example.com',
+      });
       expect(availability.status, availability.text).toBe(200);
       expect(availability.body.available).toBe(false);
     });
@@ -339,10 +509,21 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
     it('a sold domain is not_found on /pricing, /domains/{name}, /quotes and /orders', async () => {
       const d = await take(h, cred);
       await createOrder(h, cred, d);
-      expectIdentifiedError(await signedRequest(h, cred, { path: `${V1}/pricing`, query: `domain=${d.domain}` }), 'not_found');
+      expectIdentifiedError(
+        await signedRequest(h, cred, { path: `${V1}/pricing`, query: `domain=${d.domain}` }),
+        'not_found',
+      );
       expectIdentifiedError(await signedRequest(h, cred, { path: `${V1}/domains/${d.domain}` }), 'not_found');
-      expectIdentifiedError(await signedRequest(h, other, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } }), 'not_found');
-      const again = await signedRequest(h, other, { method: 'POST', path: `${V1}/orders`, body: orderBody(d), idempotencyKey: randomUUID() });
+      expectIdentifiedError(
+        await signedRequest(h, other, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } }),
+        'not_found',
+      );
+      const again = await signedRequest(h, other, {
+        method: 'POST',
+        path: `${V1}/orders`,
+        body: orderBody(d),
+        idempotencyKey: randomUUID(),
+      });
       expectIdentifiedError(again, 'not_found');
     });
 
@@ -350,7 +531,10 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
       const d = await take(h, cred);
       const order = await createOrder(h, cred, d);
       expectIdentifiedError(await signedRequest(h, other, { path: `${V1}/orders/${order.public_id}` }), 'not_found');
-      expectIdentifiedError(await signedRequest(h, other, { method: 'POST', path: `${V1}/refunds`, body: { public_id: order.public_id } }), 'not_found');
+      expectIdentifiedError(
+        await signedRequest(h, other, { method: 'POST', path: `${V1}/refunds`, body: { public_id: order.public_id } }),
+        'not_found',
+      );
       expectIdentifiedError(await signedRequest(h, cred, { path: `${V1}/orders/ord_doesnotexist00` }), 'not_found');
       // The owner still sees it, unchanged.
       const own = await signedRequest(h, cred, { path: `${V1}/orders/${order.public_id}` });
@@ -367,9 +551,19 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
     it('conflict: the same Idempotency-Key with another body', async () => {
       const d = await take(h, cred);
       const key = randomUUID();
-      const first = await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: orderBody(d), idempotencyKey: key });
+      const first = await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/orders`,
+        body: orderBody(d),
+        idempotencyKey: key,
+      });
       expect(first.status, first.text).toBe(201);
-      const r = await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: orderBody(d, { external_payment_ref: 'other' }), idempotencyKey: key });
+      const r = await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/orders`,
+        body: orderBody(d, { external_payment_ref: 'other' }),
+        idempotencyKey: key,
+      });
       expectIdentifiedError(r, 'conflict');
       expect(r.headers.get('idempotent-replayed')).toBeNull();
     });
@@ -377,7 +571,12 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
     it('price_mismatch: expected_price other than the listing price', async () => {
       const d = await take(h, cred);
       for (const expected_price of [d.price + 1, d.price - 1, 0]) {
-        const r = await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: orderBody(d, { expected_price }), idempotencyKey: randomUUID() });
+        const r = await signedRequest(h, cred, {
+          method: 'POST',
+          path: `${V1}/orders`,
+          body: orderBody(d, { expected_price }),
+          idempotencyKey: randomUUID(),
+        });
         expectIdentifiedError(r, 'price_mismatch');
       }
       // With a quote the quoted price decides.
@@ -415,9 +614,17 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
       const d = await take(h, cred);
       const q = await signedRequest(h, cred, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } });
       expect(q.status, q.text).toBe(200);
-      expectIdentifiedError(await signedRequest(h, other, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } }), 'domain_reserved');
       expectIdentifiedError(
-        await signedRequest(h, other, { method: 'POST', path: `${V1}/orders`, body: orderBody(d), idempotencyKey: randomUUID() }),
+        await signedRequest(h, other, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } }),
+        'domain_reserved',
+      );
+      expectIdentifiedError(
+        await signedRequest(h, other, {
+          method: 'POST',
+          path: `${V1}/orders`,
+          body: orderBody(d),
+          idempotencyKey: randomUUID(),
+        }),
         'domain_reserved',
       );
       // The quoting partner itself may quote again and order.
@@ -433,7 +640,11 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
         const res = await h.admin(`/orders/${order.public_id}/${action}`);
         expect(res.status, await res.clone().text()).toBe(200);
       }
-      const r = await signedRequest(h, cred, { method: 'POST', path: `${V1}/refunds`, body: { public_id: order.public_id } });
+      const r = await signedRequest(h, cred, {
+        method: 'POST',
+        path: `${V1}/refunds`,
+        body: { public_id: order.public_id },
+      });
       expectIdentifiedError(r, 'invalid_state');
       expect(r.body.message).toContain('TRANSFER_COMPLETED');
     });
@@ -456,9 +667,18 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
 
     it('missing_idempotency_key: POST /orders without the header, checked before the body', async () => {
       const d = await take(h, cred);
-      expectIdentifiedError(await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: orderBody(d) }), 'missing_idempotency_key');
-      expectIdentifiedError(await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: { nonsense: true } }), 'missing_idempotency_key');
-      expectIdentifiedError(await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: '{broken' }), 'missing_idempotency_key');
+      expectIdentifiedError(
+        await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: orderBody(d) }),
+        'missing_idempotency_key',
+      );
+      expectIdentifiedError(
+        await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: { nonsense: true } }),
+        'missing_idempotency_key',
+      );
+      expectIdentifiedError(
+        await signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body: '{broken' }),
+        'missing_idempotency_key',
+      );
       const list = await signedRequest(h, cred, { path: `${V1}/orders`, query: `domain=${d.domain}` });
       expect(list.body.data).toEqual([]);
     });
@@ -476,19 +696,48 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
       // Same filters, other limit: fine.
       const next = await signedRequest(h, partner, { path: `${V1}/orders`, query: `limit=2&cursor=${enc}` });
       expect(next.status, next.text).toBe(200);
-      for (const filters of ['status=EXTERNALLY_PAID', 'domain=bestcoffeebeans.com', 'from=2020-01-01', 'to=2999-01-01']) {
-        expectIdentifiedError(await signedRequest(h, partner, { path: `${V1}/orders`, query: `limit=1&${filters}&cursor=${enc}` }), 'invalid_cursor');
+      for (const filters of [
+        'status=EXTERNALLY_PAID',
+        'domain=bestcoffeebeans.com',
+        'from=2020-01-01',
+        'to=2999-01-01',
+      ]) {
+        expectIdentifiedError(
+          await signedRequest(h, partner, { path: `${V1}/orders`, query: `limit=1&${filters}&cursor=${enc}` }),
+          'invalid_cursor',
+        );
       }
       const flipped = cursor.slice(0, 5) + (cursor[5] === 'A' ? 'B' : 'A') + cursor.slice(6);
-      expectIdentifiedError(await signedRequest(h, partner, { path: `${V1}/orders`, query: `limit=1&cursor=${encodeURIComponent(flipped)}` }), 'invalid_cursor');
-      expectIdentifiedError(await signedRequest(h, partner, { path: `${V1}/orders`, query: `limit=1&cursor=${encodeURIComponent(`${cursor}x`)}` }), 'invalid_cursor');
-      expectIdentifiedError(await signedRequest(h, partner, { path: `${V1}/orders`, query: 'limit=1&cursor=garbage' }), 'invalid_cursor');
+      expectIdentifiedError(
+        await signedRequest(h, partner, {
+          path: `${V1}/orders`,
+          query: `limit=1&cursor=${encodeURIComponent(flipped)}`,
+        }),
+        'invalid_cursor',
+      );
+      expectIdentifiedError(
+        await signedRequest(h, partner, {
+          path: `${V1}/orders`,
+          query: `limit=1&cursor=${encodeURIComponent(`${cursor}x`)}`,
+        }),
+        'invalid_cursor',
+      );
+      expectIdentifiedError(
+        await signedRequest(h, partner, { path: `${V1}/orders`, query: 'limit=1&cursor=garbage' }),
+        'invalid_cursor',
+      );
       // Another partner's cursor is not valid for this partner's list.
-      expectIdentifiedError(await signedRequest(h, other, { path: `${V1}/orders`, query: `limit=1&cursor=${enc}` }), 'invalid_cursor');
+      expectIdentifiedError(
+        await signedRequest(h, other, { path: `${V1}/orders`, query: `limit=1&cursor=${enc}` }),
+        'invalid_cursor',
+      );
     });
 
     it('an unknown after_id on /events is 400 invalid_cursor', async () => {
-      expectIdentifiedError(await signedRequest(h, cred, { path: `${V1}/events`, query: 'after_id=evt_doesnotexist000' }), 'invalid_cursor');
+      expectIdentifiedError(
+        await signedRequest(h, cred, { path: `${V1}/events`, query: 'after_id=evt_doesnotexist000' }),
+        'invalid_cursor',
+      );
     });
   });
 
@@ -513,9 +762,16 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
       expect(Number(retryAfter)).toBeLessThanOrEqual(cls.windowSeconds);
 
       // Other classes are counted apart, with their default quotas.
-      const write = await signedRequest(h, limited, { method: 'POST', path: `${V1}/quotes`, body: { domain: 'unlisted-example.com' } });
+      const write = await signedRequest(h, limited, {
+        method: 'POST',
+        path: `${V1}/quotes`,
+        body: { domain: 'unlisted-example.com' },
+      });
       expectIdentifiedError(write, 'not_found');
-      expectRateLimitHeaders(write, { className: rateLimitOf('POST', `${V1}/quotes`).name, quota: rateLimitOf('POST', `${V1}/quotes`).quota });
+      expectRateLimitHeaders(write, {
+        className: rateLimitOf('POST', `${V1}/quotes`).name,
+        quota: rateLimitOf('POST', `${V1}/quotes`).quota,
+      });
 
       // Once the window has passed, requests are admitted again.
       h.clock.advance((cls.windowSeconds + 1) * 1000);
@@ -536,8 +792,18 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
 
     it('the default quotas of the contract apply without an override', async () => {
       const plain = await h.mint({});
-      for (const [method, path] of [['GET', `${V1}/events`], ['GET', `${V1}/domains/search`], ['POST', `${V1}/quotes`]] as const) {
-        const r = await signedRequest(h, plain, { method, path, ...(method === 'POST' ? { body: { domain: 'unlisted-example.com' } } : { query: path.endsWith('search') ? 'q=x' : '' }) });
+      for (const [method, path] of [
+        ['GET', `${V1}/events`],
+        ['GET', `${V1}/domains/search`],
+        ['POST', `${V1}/quotes`],
+      ] as const) {
+        const r = await signedRequest(h, plain, {
+          method,
+          path,
+          ...(method === 'POST'
+            ? { body: { domain: 'unlisted-example.com' } }
+            : { query: path.endsWith('search') ? 'q=x' : '' }),
+        });
         const cls = rateLimitOf(method, path);
         const state = expectRateLimitHeaders(r, { className: cls.name, quota: cls.quota });
         expect(state.remaining).toBe(cls.quota - 1);
@@ -579,7 +845,12 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
       const key = randomUUID();
       let failed: Reply;
       try {
-        failed = await signedRequest(h, partner, { method: 'POST', path: `${V1}/orders`, body: orderBody(d), idempotencyKey: key });
+        failed = await signedRequest(h, partner, {
+          method: 'POST',
+          path: `${V1}/orders`,
+          body: orderBody(d),
+          idempotencyKey: key,
+        });
       } finally {
         placement.place = original;
       }
@@ -591,10 +862,20 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
       const noEvents = await signedRequest(h, partner, { path: `${V1}/events` });
       expect(noEvents.body.events).toEqual([]);
 
-      const retry = await signedRequest(h, partner, { method: 'POST', path: `${V1}/orders`, body: orderBody(d), idempotencyKey: key });
+      const retry = await signedRequest(h, partner, {
+        method: 'POST',
+        path: `${V1}/orders`,
+        body: orderBody(d),
+        idempotencyKey: key,
+      });
       expect(retry.status, retry.text).toBe(201);
       expect(retry.headers.get('idempotent-replayed')).toBeNull();
-      const replay = await signedRequest(h, partner, { method: 'POST', path: `${V1}/orders`, body: orderBody(d), idempotencyKey: key });
+      const replay = await signedRequest(h, partner, {
+        method: 'POST',
+        path: `${V1}/orders`,
+        body: orderBody(d),
+        idempotencyKey: key,
+      });
       expect(replay.status).toBe(201);
       expect(replay.text).toBe(retry.text);
       const one = await signedRequest(h, partner, { path: `${V1}/orders` });

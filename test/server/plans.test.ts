@@ -32,11 +32,18 @@ const PARTNERS = 5_000;
 const HIGH = { search: 100_000, write: 100_000, reporting: 100_000 };
 
 const pg = postgresUrl();
-const legs: Array<{ name: Dialect; databaseUrl: string | undefined }> = [{ name: 'sqlite', databaseUrl: undefined }, ...(pg ? [{ name: 'postgres' as const, databaseUrl: pg }] : [])];
-if (!pg) console.warn('\n*** DATABASE_URL is not set: the PostgreSQL plan check (test/server/plans.test.ts) is SKIPPED; only SQLite plans are checked ***\n');
+const legs: Array<{ name: Dialect; databaseUrl: string | undefined }> = [
+  { name: 'sqlite', databaseUrl: undefined },
+  ...(pg ? [{ name: 'postgres' as const, databaseUrl: pg }] : []),
+];
+if (!pg)
+  console.warn(
+    '\n*** DATABASE_URL is not set: the PostgreSQL plan check (test/server/plans.test.ts) is SKIPPED; only SQLite plans are checked ***\n',
+  );
 
 /** Rows 1..n as a recursive CTE both dialects run, for filling tables in one statement each. */
-const numbers = (n: number) => sql.raw(`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${n})`);
+const numbers = (n: number) =>
+  sql.raw(`with recursive n(i) as (select 1 union all select i + 1 from n where i < ${n})`);
 
 /**
  * The tables that grow row by row, at a realistic size: many partners' orders (in several
@@ -51,28 +58,68 @@ async function fillOrganicTables(db: Kysely<Database>, dialect: Dialect, walker:
   const later = sql`cast(${Date.now() + 86_400_000} as bigint)`;
   const ith = sql`cast(${base} as bigint) + i * 1000`;
   const partner = sql`case when i % 4 = 0 then ${walker} else 'ptr_seed' || (i % ${sql.raw(String(PARTNERS))} + 1) end`;
-  const status = sql.raw(`case (i / 4) % 4 when 0 then 'EXTERNALLY_PAID' when 1 then 'TRANSFER_IN_PROGRESS' when 2 then 'TRANSFER_COMPLETED' else 'SETTLED' end`);
+  const status = sql.raw(
+    `case (i / 4) % 4 when 0 then 'EXTERNALLY_PAID' when 1 then 'TRANSFER_IN_PROGRESS' when 2 then 'TRANSFER_COMPLETED' else 'SETTLED' end`,
+  );
   const keyId = sql.raw(`'pk_test_seed' || (i % ${PARTNERS} + 1)`);
-  await sql`${numbers(PARTNERS)} insert into partners (id, environment, clock_offset_ms, created_at) select 'ptr_seed' || i, 'sandbox', 0, ${at} from n`.execute(db);
-  await sql`${numbers(PARTNERS)} insert into credentials (key_id, partner_id, environment, secret_enc, scopes, affiliate, approved, rate_limits, created_at) select 'pk_test_seed' || i, 'ptr_seed' || i, 'sandbox', 'x', '[]', 0, 1, '{}', ${at} from n`.execute(db);
-  await sql`${numbers(PARTNERS)} insert into webhook_endpoints (partner_id, url, secret_enc, active, created_at, updated_at) select 'ptr_seed' || i, 'https://example.org/hook', 'x', 1, ${at}, ${at} from n`.execute(db);
+  await sql`${numbers(PARTNERS)} insert into partners (id, environment, clock_offset_ms, created_at) select 'ptr_seed' || i, 'sandbox', 0, ${at} from n`.execute(
+    db,
+  );
+  await sql`${numbers(PARTNERS)} insert into credentials (key_id, partner_id, environment, secret_enc, scopes, affiliate, approved, rate_limits, created_at) select 'pk_test_seed' || i, 'ptr_seed' || i, 'sandbox', 'x', '[]', 0, 1, '{}', ${at} from n`.execute(
+    db,
+  );
+  await sql`${numbers(PARTNERS)} insert into webhook_endpoints (partner_id, url, secret_enc, active, created_at, updated_at) select 'ptr_seed' || i, 'https://example.org/hook', 'x', 1, ${at}, ${at} from n`.execute(
+    db,
+  );
   await sql`${numbers(ORGANIC)} insert into orders (public_id, partner_id, environment, domain, status, held_from, sale_price_cents, currency, payment_model, buyer_email, buyer_country, buyer_account, quote_id, external_payment_ref, checkout_session_id, created_at, updated_at, transfer_completed_at)
-    select 'ord_seed' || (100000 + i), ${partner}, 'sandbox', 'seed' || i || '.com', ${status}, null, 10000, 'USD', 'partner_collected', 'buyer@example.org', null, null, null, null, null, ${ith}, ${ith}, null from n`.execute(db);
-  await sql`${numbers(ORGANIC)} insert into order_timeline (public_id, idx, status, event_type, event_id, at, note) select 'ord_seed' || (100000 + i), 0, 'EXTERNALLY_PAID', 'order.recorded', 'evt_seed' || (100000 + i), ${ith}, null from n`.execute(db);
+    select 'ord_seed' || (100000 + i), ${partner}, 'sandbox', 'seed' || i || '.com', ${status}, null, 10000, 'USD', 'partner_collected', 'buyer@example.org', null, null, null, null, null, ${ith}, ${ith}, null from n`.execute(
+    db,
+  );
+  await sql`${numbers(ORGANIC)} insert into order_timeline (public_id, idx, status, event_type, event_id, at, note) select 'ord_seed' || (100000 + i), 0, 'EXTERNALLY_PAID', 'order.recorded', 'evt_seed' || (100000 + i), ${ith}, null from n`.execute(
+    db,
+  );
   // Envelopes as the server writes them: GET /events answers them, validated against the contract.
   const envelope = sql`'{"id":"evt_seed' || (100000 + i) || '","type":"order.recorded","created_at":"2026-01-01T00:00:00Z","partner_id":"' || ${partner} || '","data":{"order":{"public_id":"ord_seed' || (100000 + i) || '","domain":"seed' || i || '.com","status":"EXTERNALLY_PAID","sale_price_cents":10000,"currency":"USD"}}}'`;
-  await sql`${numbers(ORGANIC)} insert into events (id, partner_id, type, created_at, body) select 'evt_seed' || (100000 + i), ${partner}, 'order.recorded', ${ith}, ${envelope} from n`.execute(db);
-  await sql`${numbers(ORGANIC)} insert into outbox (event_id, partner_id, status, attempts, next_attempt_at, lease_until, last_error, delivered_at) select 'evt_seed' || (100000 + i), ${partner}, 'delivered', 1, ${ith}, null, null, ${ith} from n`.execute(db);
-  await sql`${numbers(ORGANIC)} insert into idempotency (key_id, idem_key, fingerprint, state, status_code, body, headers, created_at, expires_at) select ${keyId}, 'key-' || i, 'f', 'done', 201, '{}', '{}', ${at}, ${later} from n`.execute(db);
-  await sql`${numbers(ORGANIC)} insert into quotes (quote_id, partner_id, environment, domain, price_cents, expires_at, created_at) select 'qt_seed' || i, ${partner}, 'sandbox', 'seed' || i || '.com', 10000, ${at}, ${at} from n`.execute(db);
-  await sql`${numbers(PARTNERS)} insert into rate_counters (bucket, count, window_start, expires_at) select 'pk_test_seed' || i || ':search', 1, ${at}, ${later} from n`.execute(db);
-  await sql`${numbers(ORGANIC)} insert into referral_sales (public_id, partner_id, link_id, click_id, domain, buyer_email, buyer_country, amount_cents, commission_cents, currency, sold_at) select 'ord_seed' || (100000 + i), ${partner}, 'lnk_seed', 'clk_seed' || i, 'seed' || i || '.com', 'buyer@example.org', null, 10000, 1000, 'USD', ${ith} from n`.execute(db);
-  const nonces = dialect === 'postgres' ? sql.raw('nonces (key_id, nonce, expires_at)') : sql.raw('nonce_log (key_id, nonce, expires_at)');
+  await sql`${numbers(ORGANIC)} insert into events (id, partner_id, type, created_at, body) select 'evt_seed' || (100000 + i), ${partner}, 'order.recorded', ${ith}, ${envelope} from n`.execute(
+    db,
+  );
+  await sql`${numbers(ORGANIC)} insert into outbox (event_id, partner_id, status, attempts, next_attempt_at, lease_until, last_error, delivered_at) select 'evt_seed' || (100000 + i), ${partner}, 'delivered', 1, ${ith}, null, null, ${ith} from n`.execute(
+    db,
+  );
+  await sql`${numbers(ORGANIC)} insert into idempotency (key_id, idem_key, fingerprint, state, status_code, body, headers, created_at, expires_at) select ${keyId}, 'key-' || i, 'f', 'done', 201, '{}', '{}', ${at}, ${later} from n`.execute(
+    db,
+  );
+  await sql`${numbers(ORGANIC)} insert into quotes (quote_id, partner_id, environment, domain, price_cents, expires_at, created_at) select 'qt_seed' || i, ${partner}, 'sandbox', 'seed' || i || '.com', 10000, ${at}, ${at} from n`.execute(
+    db,
+  );
+  await sql`${numbers(PARTNERS)} insert into rate_counters (bucket, count, window_start, expires_at) select 'pk_test_seed' || i || ':search', 1, ${at}, ${later} from n`.execute(
+    db,
+  );
+  await sql`${numbers(ORGANIC)} insert into referral_sales (public_id, partner_id, link_id, click_id, domain, buyer_email, buyer_country, amount_cents, commission_cents, currency, sold_at) select 'ord_seed' || (100000 + i), ${partner}, 'lnk_seed', 'clk_seed' || i, 'seed' || i || '.com', 'buyer@example.org', null, 10000, 1000, 'USD', ${ith} from n`.execute(
+    db,
+  );
+  const nonces =
+    dialect === 'postgres'
+      ? sql.raw('nonces (key_id, nonce, expires_at)')
+      : sql.raw('nonce_log (key_id, nonce, expires_at)');
   await sql`${numbers(ORGANIC)} insert into ${nonces} select ${keyId}, 'nonce-' || i, ${later} from n`.execute(db);
 }
 
 /** The tables that grow row by row, filled by fillOrganicTables. */
-const GROWN = ['credentials', 'events', 'idempotency', 'nonces', 'order_timeline', 'orders', 'outbox', 'partners', 'quotes', 'rate_counters', 'referral_sales', 'webhook_endpoints'];
+const GROWN = [
+  'credentials',
+  'events',
+  'idempotency',
+  'nonces',
+  'order_timeline',
+  'orders',
+  'outbox',
+  'partners',
+  'quotes',
+  'rate_counters',
+  'referral_sales',
+  'webhook_endpoints',
+];
 
 describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect, databaseUrl }) => {
   let h: Harness;
@@ -95,7 +142,11 @@ describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect,
     // load left it.
     if (dialect === 'postgres') for (const table of GROWN) await sql`analyze ${sql.id(table)}`.execute(h.store.db);
     rx = await startReceiver();
-    const hook = await signedRequest(h, cred, { method: 'PUT', path: '/api/partner/webhooks', body: { url: rx.url, secret: `whsec_${randomUUID()}` } });
+    const hook = await signedRequest(h, cred, {
+      method: 'PUT',
+      path: '/api/partner/webhooks',
+      body: { url: rx.url, secret: `whsec_${randomUUID()}` },
+    });
     expect(hook.status, hook.text).toBe(200);
   }, 120_000);
 
@@ -118,9 +169,18 @@ describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect,
 
   async function check(moment: string): Promise<Verdict[]> {
     const verdicts = await judgeStatements(h.store.db, dialect, await hotStatements());
-    if (process.env.PLANS_DUMP) for (const v of verdicts) console.log(`${moment} ${v.ok ? 'ok ' : 'BAD'} [${v.intended ?? '?'}] ${v.statement}\n    ${v.plan.text.split('\n').join('\n    ')}\n    => ${v.problems.join('; ')}`);
+    if (process.env.PLANS_DUMP)
+      for (const v of verdicts)
+        console.log(
+          `${moment} ${v.ok ? 'ok ' : 'BAD'} [${v.intended ?? '?'}] ${v.statement}\n    ${v.plan.text.split('\n').join('\n    ')}\n    => ${v.problems.join('; ')}`,
+        );
     const bad = verdicts.filter((v) => !v.ok);
-    expect(bad.map((v) => `${v.intended ?? 'UNCLASSIFIED'}: ${v.statement}\n  ${v.problems.join('\n  ')}\n  plan: ${v.plan.text.slice(0, 1500)}`)).toEqual([]);
+    expect(
+      bad.map(
+        (v) =>
+          `${v.intended ?? 'UNCLASSIFIED'}: ${v.statement}\n  ${v.problems.join('\n  ')}\n  plan: ${v.plan.text.slice(0, 1500)}`,
+      ),
+    ).toEqual([]);
     return verdicts;
   }
 
@@ -128,13 +188,20 @@ describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect,
     const verdicts = await check('generated');
     // Every entry is still sent by the paths it describes: none is stale, and the walk missed none.
     const heardNames = new Set(verdicts.map((v) => v.intended));
-    expect(walkedEntries(dialect).map((i) => i.name).filter((name) => !heardNames.has(name))).toEqual([]);
+    expect(
+      walkedEntries(dialect)
+        .map((i) => i.name)
+        .filter((name) => !heardNames.has(name)),
+    ).toEqual([]);
   }, 120_000);
 
   it('after an import replaced the sandbox inventory', async () => {
     const file = join(mkdtempSync(join(tmpdir(), 'plans-import-')), 'inventory.csv');
     const rows = [...generateInventory({ size: SANDBOX, seed: 2 })];
-    writeFileSync(file, `domain,price_cents,floor_cents\n${rows.map((r) => `${r.domain},${r.price_cents},${r.floor_cents}`).join('\n')}\n`);
+    writeFileSync(
+      file,
+      `domain,price_cents,floor_cents\n${rows.map((r) => `${r.domain},${r.price_cents},${r.floor_cents}`).join('\n')}\n`,
+    );
     const outcome = await importInventoryFile(h.store.db, 'sandbox', file);
     expect(outcome.ok).toBe(true);
     await check('imported');
@@ -157,21 +224,40 @@ interface Listed {
 
 /** Three listed sandbox domains, read before anything is heard. */
 async function listedDomains(db: Kysely<Database>): Promise<[Listed, Listed, Listed]> {
-  const rows = await db.selectFrom('inventory').select(['domain', 'price_cents']).where('environment', '=', 'sandbox').where('status', '=', 'listed').orderBy('listed_at').orderBy('domain').limit(3).execute();
+  const rows = await db
+    .selectFrom('inventory')
+    .select(['domain', 'price_cents'])
+    .where('environment', '=', 'sandbox')
+    .where('status', '=', 'listed')
+    .orderBy('listed_at')
+    .orderBy('domain')
+    .limit(3)
+    .execute();
   const [a, b, c] = rows.map((r) => ({ domain: r.domain, price: Number(r.price_cents) }));
   if (!a || !b || !c) throw new Error('the sandbox inventory has fewer than three listed domains');
   return [a, b, c];
 }
 
 /** The hot paths of both surfaces, as partners and visitors drive them. */
-async function driveHotPaths(h: Harness, cred: Credential, rx: Receiver, [a, b, c]: [Listed, Listed, Listed]): Promise<void> {
+async function driveHotPaths(
+  h: Harness,
+  cred: Credential,
+  rx: Receiver,
+  [a, b, c]: [Listed, Listed, Listed],
+): Promise<void> {
   const ok = async (what: string, reply: Promise<{ status: number; text: string }>, status = 200) => {
     const r = await reply;
     expect(r.status, `${what}: ${r.text.slice(0, 300)}`).toBe(status);
     return r as Awaited<typeof reply> & { body: any };
   };
-  const orderBody = (d: Listed, price = d.price) => ({ domain: d.domain, expected_price: price, currency: 'USD', buyer: { email: 'buyer@example.org' } });
-  const post = (body: unknown, key = randomUUID()) => signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body, idempotencyKey: key });
+  const orderBody = (d: Listed, price = d.price) => ({
+    domain: d.domain,
+    expected_price: price,
+    currency: 'USD',
+    buyer: { email: 'buyer@example.org' },
+  });
+  const post = (body: unknown, key = randomUUID()) =>
+    signedRequest(h, cred, { method: 'POST', path: `${V1}/orders`, body, idempotencyKey: key });
 
   // Discovery: a signed read (admission, credential), the listing, another partner's quotes.
   await ok('availability', signedRequest(h, cred, { path: `${V1}/availability`, query: `domain=${c.domain}` }));
@@ -188,27 +274,54 @@ async function driveHotPaths(h: Harness, cred: Credential, rx: Receiver, [a, b, 
   await rx.waitFor((ds) => ds.length >= 2, 10_000, 'the orders’ deliveries');
   // Lists: first page, a deep page, filters; one order; events after a position.
   const page = await ok('orders', signedRequest(h, cred, { path: `${V1}/orders`, query: 'limit=1' }));
-  await ok('orders page 2', signedRequest(h, cred, { path: `${V1}/orders`, query: `limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}` }));
+  await ok(
+    'orders page 2',
+    signedRequest(h, cred, {
+      path: `${V1}/orders`,
+      query: `limit=1&cursor=${encodeURIComponent(page.body.next_cursor)}`,
+    }),
+  );
   await ok('orders by status', signedRequest(h, cred, { path: `${V1}/orders`, query: 'status=EXTERNALLY_PAID' }));
   await ok('orders by domain', signedRequest(h, cred, { path: `${V1}/orders`, query: `domain=${a.domain}` }));
   await ok('orders by time', signedRequest(h, cred, { path: `${V1}/orders`, query: 'from=2020-01-01&to=2100-01-01' }));
   await ok('one order', signedRequest(h, cred, { path: `${V1}/orders/${order.body.public_id}` }));
   const events = await ok('events', signedRequest(h, cred, { path: `${V1}/events`, query: 'limit=1' }));
-  await ok('events after', signedRequest(h, cred, { path: `${V1}/events`, query: `after_id=${events.body.events[0].id}` }));
+  await ok(
+    'events after',
+    signedRequest(h, cred, { path: `${V1}/events`, query: `after_id=${events.body.events[0].id}` }),
+  );
   // A move of the order: its status, event, delivery and timeline; the listing back on sale.
-  await ok('refund', signedRequest(h, cred, { method: 'POST', path: `${V1}/refunds`, body: { public_id: order.body.public_id } }));
+  await ok(
+    'refund',
+    signedRequest(h, cred, { method: 'POST', path: `${V1}/refunds`, body: { public_id: order.body.public_id } }),
+  );
   await rx.waitFor((ds) => ds.length >= 3, 10_000, 'the refund’s delivery');
   // Public: the marketplace listings in every order, filtered, and their next pages; domain search.
   for (const sort of ['domain', 'price_asc', 'price_desc', 'newest']) {
-    const first = await ok(`listings ${sort}`, fetch(`${h.baseUrl}/api/market/listings?sort=${sort}&limit=5`).then(textReply));
-    await ok(`listings ${sort} next`, fetch(`${h.baseUrl}/api/market/listings?sort=${sort}&limit=5&cursor=${encodeURIComponent(first.body.page.next_cursor)}`).then(textReply));
+    const first = await ok(
+      `listings ${sort}`,
+      fetch(`${h.baseUrl}/api/market/listings?sort=${sort}&limit=5`).then(textReply),
+    );
+    await ok(
+      `listings ${sort} next`,
+      fetch(
+        `${h.baseUrl}/api/market/listings?sort=${sort}&limit=5&cursor=${encodeURIComponent(first.body.page.next_cursor)}`,
+      ).then(textReply),
+    );
   }
-  await ok('listings filtered', fetch(`${h.baseUrl}/api/market/listings?tld=com&min_price=1000&max_price=100000000&sort=price_asc`).then(textReply));
+  await ok(
+    'listings filtered',
+    fetch(`${h.baseUrl}/api/market/listings?tld=com&min_price=1000&max_price=100000000&sort=price_asc`).then(textReply),
+  );
   await ok('listings by text', fetch(`${h.baseUrl}/api/market/listings?q=coffee`).then(textReply));
   await ok('listings by offset', fetch(`${h.baseUrl}/api/market/listings?offset=40&limit=5`).then(textReply));
   await ok(
     'public search',
-    fetch(`${h.baseUrl}/api/domain/search`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ q: 'coffee' }) }).then(textReply),
+    fetch(`${h.baseUrl}/api/domain/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ q: 'coffee' }),
+    }).then(textReply),
   );
 }
 

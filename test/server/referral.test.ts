@@ -8,7 +8,15 @@ import { commissionCents, COMMISSION_DEFAULTS_BPS } from '../../server/domain/mo
 import { markPending, recordPaidOut } from '../../server/partner/referral-ledger.ts';
 import { startHarness, type Harness } from './harness.ts';
 import { sessionBody } from './support/checkout.ts';
-import { databases, domainSource, expectError, INVENTORY_SIZE, signedRequest, toReply, type Credential } from './support/http.ts';
+import {
+  databases,
+  domainSource,
+  expectError,
+  INVENTORY_SIZE,
+  signedRequest,
+  toReply,
+  type Credential,
+} from './support/http.ts';
 
 const V1 = '/api/partner/v1';
 const HIGH = { search: 10_000, write: 10_000, reporting: 10_000 };
@@ -30,15 +38,22 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
 
   const affiliate = () => h.mint({ scopes: SCOPES, affiliate: true, rate_limits: HIGH });
   const get = (c: Credential, path: string, query = '') => signedRequest(h, c, { path: `${V1}${path}`, query });
-  const createLink = (c: Credential, body: unknown) => signedRequest(h, c, { method: 'POST', path: `${V1}/links`, body });
-  const advance = async (c: Credential, seconds: number) => expect((await h.admin(`/partners/${c.partner_id}/clock/advance`, { seconds })).status).toBe(200);
+  const createLink = (c: Credential, body: unknown) =>
+    signedRequest(h, c, { method: 'POST', path: `${V1}/links`, body });
+  const advance = async (c: Credential, seconds: number) =>
+    expect((await h.admin(`/partners/${c.partner_id}/clock/advance`, { seconds })).status).toBe(200);
   const codeOf = (link: { url: string }) => new URL(link.url).pathname.split('/').pop()!;
 
   /** Follows a tracked link as a browser would; returns the redirect and the attribution cookie. */
   const follow = async (code: string, query = '') => {
     const res = await fetch(`${h.baseUrl}/r/${code}${query}`, { redirect: 'manual' });
     const cookie = res.headers.get('set-cookie') ?? '';
-    return { status: res.status, location: res.headers.get('location'), cookie, click: /ds_ref=([^;]+)/.exec(cookie)?.[1] };
+    return {
+      status: res.status,
+      location: res.headers.get('location'),
+      cookie,
+      click: /ds_ref=([^;]+)/.exec(cookie)?.[1],
+    };
   };
 
   /** A hosted-checkout sale by a buyer who carries `click` in the ds_ref cookie (or none). */
@@ -62,7 +77,17 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
   const ledger = async (c: Credential, query = 'limit=200') => {
     const r = await get(c, '/me/commissions', query);
     expect(r.status, r.text).toBe(200);
-    return r.body as { data: Array<{ status: string; amount_cents: number; balance_cents: number; public_id: string; payout_id: string | null }>; balance_cents: number; next_cursor: string | null };
+    return r.body as {
+      data: Array<{
+        status: string;
+        amount_cents: number;
+        balance_cents: number;
+        public_id: string;
+        payout_id: string | null;
+      }>;
+      balance_cents: number;
+      next_cursor: string | null;
+    };
   };
 
   it('refuses every referral operation without an affiliate account (403 forbidden, saying so)', async () => {
@@ -106,7 +131,10 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     expectError(await createLink(c, { type: 'domain' }), 'validation_error');
 
     // Redirect targets: home page, the domain's page, the product page; query passed on.
-    expect(await follow(codeOf(generic.body), '?utm_source=news')).toMatchObject({ status: 302, location: `${h.baseUrl}/?utm_source=news` });
+    expect(await follow(codeOf(generic.body), '?utm_source=news')).toMatchObject({
+      status: 302,
+      location: `${h.baseUrl}/?utm_source=news`,
+    });
     expect((await follow(codeOf(domain.body))).location).toBe(`${h.baseUrl}/domains/${d.domain}`);
     const p = await follow(codeOf(product.body));
     expect(p.location).toBe(`${h.baseUrl}/products/brokerage`);
@@ -114,13 +142,27 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     const missing = await fetch(`${h.baseUrl}/r/NoSuchCode`, { redirect: 'manual' });
     expect(missing.status).toBe(404);
     expect(await missing.text()).toContain('<html lang="en">');
-    expectError(await toReply(await fetch(`${h.baseUrl}/r/NoSuchCode`, { headers: { accept: 'application/json' } })), 'not_found');
+    expectError(
+      await toReply(await fetch(`${h.baseUrl}/r/NoSuchCode`, { headers: { accept: 'application/json' } })),
+      'not_found',
+    );
 
     // Listing: newest first, with statistics; type filter; cursor pages.
     const all = await get(c, '/links');
     expect(all.status, all.text).toBe(200);
-    expect(all.body.data.map((l: { link_id: string }) => l.link_id)).toEqual([product.body.link_id, domain.body.link_id, generic.body.link_id]);
-    expect(all.body.data[0].stats).toEqual({ clicks: 1, checkouts_started: 0, sales: 0, gmv_cents: 0, commission_cents: 0, currency: 'USD' });
+    expect(all.body.data.map((l: { link_id: string }) => l.link_id)).toEqual([
+      product.body.link_id,
+      domain.body.link_id,
+      generic.body.link_id,
+    ]);
+    expect(all.body.data[0].stats).toEqual({
+      clicks: 1,
+      checkouts_started: 0,
+      sales: 0,
+      gmv_cents: 0,
+      commission_cents: 0,
+      currency: 'USD',
+    });
     const domainOnly = await get(c, '/links', 'type=domain');
     expect(domainOnly.body.data).toHaveLength(1);
     const first = await get(c, '/links', 'limit=2');
@@ -128,7 +170,10 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     const second = await get(c, '/links', `limit=2&cursor=${encodeURIComponent(first.body.next_cursor)}`);
     expect(second.body.data.map((l: { link_id: string }) => l.link_id)).toEqual([generic.body.link_id]);
     expect(second.body.next_cursor).toBeNull();
-    expectError(await get(c, '/links', `type=generic&cursor=${encodeURIComponent(first.body.next_cursor)}`), 'invalid_cursor');
+    expectError(
+      await get(c, '/links', `type=generic&cursor=${encodeURIComponent(first.body.next_cursor)}`),
+      'invalid_cursor',
+    );
   });
 
   it('attributes a hosted-checkout sale after a click: sales, ledger, link stats, clicks and analytics', async () => {
@@ -143,25 +188,62 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     const sales = await get(c, '/me/sales');
     expect(sales.status, sales.text).toBe(200);
     expect(sales.body.data).toEqual([
-      { public_id: publicId, link_id: link.link_id, domain: d.domain, buyer: { email: 'j•••@example.org', country: 'US' }, amount_cents: d.price, commission_cents: commission, commission_status: 'accrued', currency: 'USD', sold_at: expect.any(String) },
+      {
+        public_id: publicId,
+        link_id: link.link_id,
+        domain: d.domain,
+        buyer: { email: 'j•••@example.org', country: 'US' },
+        amount_cents: d.price,
+        commission_cents: commission,
+        commission_status: 'accrued',
+        currency: 'USD',
+        sold_at: expect.any(String),
+      },
     ]);
     const l = await ledger(c);
-    expect(l.data).toMatchObject([{ status: 'accrued', amount_cents: commission, balance_cents: commission, public_id: publicId, payout_id: null }]);
+    expect(l.data).toMatchObject([
+      { status: 'accrued', amount_cents: commission, balance_cents: commission, public_id: publicId, payout_id: null },
+    ]);
     expect(l.balance_cents).toBe(commission);
 
     const links = await get(c, '/links');
-    expect(links.body.data[0].stats).toEqual({ clicks: 2, checkouts_started: 1, sales: 1, gmv_cents: d.price, commission_cents: commission, currency: 'USD' });
+    expect(links.body.data[0].stats).toEqual({
+      clicks: 2,
+      checkouts_started: 1,
+      sales: 1,
+      gmv_cents: d.price,
+      commission_cents: commission,
+      currency: 'USD',
+    });
     const clicks = await get(c, '/me/clicks');
     expect(clicks.status, clicks.text).toBe(200);
-    expect(clicks.body).toMatchObject({ from: null, to: null, total_clicks: 2, by_link: [{ link_id: link.link_id, clicks: 2 }] });
+    expect(clicks.body).toMatchObject({
+      from: null,
+      to: null,
+      total_clicks: 2,
+      by_link: [{ link_id: link.link_id, clicks: 2 }],
+    });
     expect(clicks.body.by_day).toEqual([{ date: new Date(h.clock.now()).toISOString().slice(0, 10), clicks: 2 }]);
     const empty = await get(c, '/me/clicks', 'from=2000-01-01&to=2000-01-02');
-    expect(empty.body).toEqual({ from: '2000-01-01T00:00:00Z', to: '2000-01-02T00:00:00Z', total_clicks: 0, by_link: [], by_day: [] });
+    expect(empty.body).toEqual({
+      from: '2000-01-01T00:00:00Z',
+      to: '2000-01-02T00:00:00Z',
+      total_clicks: 0,
+      by_link: [],
+      by_day: [],
+    });
     // The default window ends now, exclusive: let the clock pass the sale.
     h.clock.advance(1000);
     const analytics = await get(c, '/analytics');
     expect(analytics.status, analytics.text).toBe(200);
-    expect(analytics.body).toMatchObject({ clicks: 2, checkouts_started: 1, sales: 1, gmv_cents: d.price, commission_cents: commission, currency: 'USD' });
+    expect(analytics.body).toMatchObject({
+      clicks: 2,
+      checkouts_started: 1,
+      sales: 1,
+      gmv_cents: d.price,
+      commission_cents: commission,
+      currency: 'USD',
+    });
     expect(Date.parse(analytics.body.to) - Date.parse(analytics.body.from)).toBe(30 * DAY * 1000);
 
     // A sale without a click, or with another partner's click, is not attributed.
@@ -197,8 +279,21 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     expect(refund.status, refund.text).toBe(200);
     const at = h.clock.now();
     await h.store.transaction((tx) => markPending(tx, c.partner_id, [a.publicId, b.publicId], at));
-    await h.store.db.insertInto('payouts').values({ payout_id: 'po_TESTPAYOUT1', partner_id: c.partner_id, kind: 'referral_commission', amount_cents: ca, currency: 'USD', paid_at: at, created_at: at }).execute();
-    const paid = await h.store.transaction((tx) => recordPaidOut(tx, c.partner_id, ca, { payoutId: 'po_TESTPAYOUT1', at }));
+    await h.store.db
+      .insertInto('payouts')
+      .values({
+        payout_id: 'po_TESTPAYOUT1',
+        partner_id: c.partner_id,
+        kind: 'referral_commission',
+        amount_cents: ca,
+        currency: 'USD',
+        paid_at: at,
+        created_at: at,
+      })
+      .execute();
+    const paid = await h.store.transaction((tx) =>
+      recordPaidOut(tx, c.partner_id, ca, { payoutId: 'po_TESTPAYOUT1', at }),
+    );
     expect(paid).toEqual({ paidCents: ca, orderIds: [a.publicId] });
 
     const l = await ledger(c);
@@ -218,12 +313,20 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     expect(page2.data.map((e) => e.status)).toEqual(['reversed', 'pending']);
 
     const sales = (await get(c, '/me/sales')).body.data as Array<{ public_id: string; commission_status: string }>;
-    expect(Object.fromEntries(sales.map((s) => [s.public_id, s.commission_status]))).toEqual({ [a.publicId]: 'paid_out', [b.publicId]: 'reversed' });
+    expect(Object.fromEntries(sales.map((s) => [s.public_id, s.commission_status]))).toEqual({
+      [a.publicId]: 'paid_out',
+      [b.publicId]: 'reversed',
+    });
     const stats = (await get(c, '/links')).body.data[0].stats;
     expect(stats).toMatchObject({ sales: 1, gmv_cents: a.d.price, commission_cents: ca });
     const payouts = await get(c, '/me/payouts');
     expect(payouts.status, payouts.text).toBe(200);
-    expect(payouts.body).toMatchObject({ data: [{ payout_id: 'po_TESTPAYOUT1', kind: 'referral_commission', amount_cents: ca, currency: 'USD' }], next_cursor: null, total_paid_cents: ca, currency: 'USD' });
+    expect(payouts.body).toMatchObject({
+      data: [{ payout_id: 'po_TESTPAYOUT1', kind: 'referral_commission', amount_cents: ca, currency: 'USD' }],
+      next_cursor: null,
+      total_paid_cents: ca,
+      currency: 'USD',
+    });
     h.clock.advance(1000);
     expect((await get(c, '/analytics')).body).toMatchObject({ sales: 1, gmv_cents: a.d.price, commission_cents: ca });
   });
@@ -233,12 +336,15 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     const { click } = await follow(codeOf((await createLink(c, { type: 'generic' })).body));
     const a = await sell(c, click);
     const ca = commissionCents(a.d.price, COMMISSION_DEFAULTS_BPS.referral);
-    for (const action of ['start-transfer', 'confirm-delivery']) expect((await h.admin(`/orders/${a.publicId}/${action}`)).status).toBe(200);
+    for (const action of ['start-transfer', 'confirm-delivery'])
+      expect((await h.admin(`/orders/${a.publicId}/${action}`)).status).toBe(200);
     h.clock.advance(1000);
     const run = await toReply(await h.admin('/settlements/run', {}));
     expect(run.status, run.text).toBe(200);
     expect((await ledger(c)).data.map((e) => e.status)).toEqual(['accrued', 'pending']);
-    const payout = await toReply(await h.admin('/payouts', { partner_id: c.partner_id, amount_cents: ca, kind: 'referral_commission' }));
+    const payout = await toReply(
+      await h.admin('/payouts', { partner_id: c.partner_id, amount_cents: ca, kind: 'referral_commission' }),
+    );
     expect(payout.status, payout.text).toBe(201);
     const l = await ledger(c);
     expect(l.data.map((e) => [e.status, e.balance_cents])).toEqual([
@@ -250,7 +356,11 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
   });
 
   it('every ledger row carries the running balance: the sum of the entries up to it (property)', async () => {
-    type Step = { kind: 'sale'; clicked: boolean } | { kind: 'refund'; pick: number } | { kind: 'settle'; pick: number } | { kind: 'payout'; fraction: number };
+    type Step =
+      | { kind: 'sale'; clicked: boolean }
+      | { kind: 'refund'; pick: number }
+      | { kind: 'settle'; pick: number }
+      | { kind: 'payout'; fraction: number };
     const step: fc.Arbitrary<Step> = fc.oneof(
       fc.record({ kind: fc.constant('sale' as const), clicked: fc.boolean() }),
       fc.record({ kind: fc.constant('refund' as const), pick: fc.nat() }),
@@ -264,12 +374,22 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
         const sold: string[] = [];
         let payouts = 0;
         for (const s of steps) {
-          if (s.kind === 'sale') sold.push((await sell(c, s.clicked ? (await follow(codeOf(link))).click : undefined)).publicId);
-          else if (s.kind === 'refund' && sold.length > 0) await h.admin(`/orders/${sold[s.pick % sold.length]}/refund`);
-          else if (s.kind === 'settle' && sold.length > 0) await h.store.transaction((tx) => markPending(tx, c.partner_id, [sold[s.pick % sold.length]!], h.clock.now()));
+          if (s.kind === 'sale')
+            sold.push((await sell(c, s.clicked ? (await follow(codeOf(link))).click : undefined)).publicId);
+          else if (s.kind === 'refund' && sold.length > 0)
+            await h.admin(`/orders/${sold[s.pick % sold.length]}/refund`);
+          else if (s.kind === 'settle' && sold.length > 0)
+            await h.store.transaction((tx) =>
+              markPending(tx, c.partner_id, [sold[s.pick % sold.length]!], h.clock.now()),
+            );
           else if (s.kind === 'payout') {
             const pending = (await ledger(c)).balance_cents;
-            await h.store.transaction((tx) => recordPaidOut(tx, c.partner_id, Math.floor(pending * s.fraction), { payoutId: `po_PROP${payouts++}x${c.partner_id.slice(-6)}`, at: h.clock.now() }));
+            await h.store.transaction((tx) =>
+              recordPaidOut(tx, c.partner_id, Math.floor(pending * s.fraction), {
+                payoutId: `po_PROP${payouts++}x${c.partner_id.slice(-6)}`,
+                at: h.clock.now(),
+              }),
+            );
           }
         }
         const l = await ledger(c);

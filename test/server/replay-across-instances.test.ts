@@ -59,9 +59,19 @@ describe.each(databases())('two instances on one database ($name)', ({ databaseU
     ] as const) {
       const nonce = randomUUID();
       const timestamp = String(nowSeconds(a));
-      const accepted = await signedRequest(first, cred, { path: `${V1}/pricing`, query: 'domain=bestcoffeebeans.com', nonce, timestamp });
+      const accepted = await signedRequest(first, cred, {
+        path: `${V1}/pricing`,
+        query: 'domain=bestcoffeebeans.com',
+        nonce,
+        timestamp,
+      });
       expect(accepted.status, accepted.text).toBe(200);
-      const replayed = await signedRequest(second, cred, { path: `${V1}/pricing`, query: 'domain=bestcoffeebeans.com', nonce, timestamp });
+      const replayed = await signedRequest(second, cred, {
+        path: `${V1}/pricing`,
+        query: 'domain=bestcoffeebeans.com',
+        nonce,
+        timestamp,
+      });
       expectError(replayed, 'replay_detected');
     }
   });
@@ -70,7 +80,14 @@ describe.each(databases())('two instances on one database ($name)', ({ databaseU
     const d = await take(a, cred);
     const nonce = randomUUID();
     const timestamp = String(nowSeconds(a));
-    const request = { method: 'POST', path: `${V1}/orders`, body: JSON.stringify(orderBody(d)), idempotencyKey: randomUUID(), nonce, timestamp };
+    const request = {
+      method: 'POST',
+      path: `${V1}/orders`,
+      body: JSON.stringify(orderBody(d)),
+      idempotencyKey: randomUUID(),
+      nonce,
+      timestamp,
+    };
     const accepted = await signedRequest(a, cred, request);
     expect(accepted.status, accepted.text).toBe(201);
     expectError(await signedRequest(b, cred, request), 'replay_detected');
@@ -83,7 +100,9 @@ describe.each(databases())('two instances on one database ($name)', ({ databaseU
       const nonce = randomUUID();
       const timestamp = String(nowSeconds(a));
       const replies = await Promise.all(
-        [a, b, a, b].map((h) => signedRequest(h, cred, { path: `${V1}/availability`, query: 'domain=bestcoffeebeans.com', nonce, timestamp })),
+        [a, b, a, b].map((h) =>
+          signedRequest(h, cred, { path: `${V1}/availability`, query: 'domain=bestcoffeebeans.com', nonce, timestamp }),
+        ),
       );
       expect(replies.filter((r) => r.status === 200)).toHaveLength(1);
       for (const r of replies) if (r.status !== 200) expectError(r, 'replay_detected');
@@ -110,7 +129,9 @@ describe.each(databases())('two instances on one database ($name)', ({ databaseU
   it('a burst split across instances admits exactly the quota', async () => {
     const limited = await a.mint({ rate_limits: { search: 10 } });
     const replies = await Promise.all(
-      Array.from({ length: 30 }, (_, i) => signedRequest(i % 2 ? a : b, limited, { path: `${V1}/domains/search`, query: 'q=tea' })),
+      Array.from({ length: 30 }, (_, i) =>
+        signedRequest(i % 2 ? a : b, limited, { path: `${V1}/domains/search`, query: 'q=tea' }),
+      ),
     );
     expect(replies.filter((r) => r.status === 200)).toHaveLength(10);
     for (const r of replies) if (r.status !== 200) expectError(r, 'rate_limited');
@@ -119,9 +140,19 @@ describe.each(databases())('two instances on one database ($name)', ({ databaseU
   it('an Idempotency-Key used on A replays on B', async () => {
     const d = await take(a, cred);
     const key = randomUUID();
-    const first = await signedRequest(a, cred, { method: 'POST', path: `${V1}/orders`, body: orderBody(d), idempotencyKey: key });
+    const first = await signedRequest(a, cred, {
+      method: 'POST',
+      path: `${V1}/orders`,
+      body: orderBody(d),
+      idempotencyKey: key,
+    });
     expect(first.status, first.text).toBe(201);
-    const replay = await signedRequest(b, cred, { method: 'POST', path: `${V1}/orders`, body: orderBody(d), idempotencyKey: key });
+    const replay = await signedRequest(b, cred, {
+      method: 'POST',
+      path: `${V1}/orders`,
+      body: orderBody(d),
+      idempotencyKey: key,
+    });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(first.text);

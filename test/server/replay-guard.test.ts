@@ -16,13 +16,27 @@ import { postgresUrl } from './harness.ts';
 
 const pg = postgresUrl();
 const dialects: Array<[string, () => Promise<Store>]> = [
-  ['sqlite in memory (through Kysely)', async () => createStore(await openDatabase({ filename: ':memory:' }), secretBox(randomBytes(32)))],
+  [
+    'sqlite in memory (through Kysely)',
+    async () => createStore(await openDatabase({ filename: ':memory:' }), secretBox(randomBytes(32))),
+  ],
   // A file: the hot path runs on the connection directly, and its commits are flushed later (store/direct.ts).
-  ['sqlite in a file (direct)', async () => createStore(await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'guard-')) }), secretBox(randomBytes(32)))],
+  [
+    'sqlite in a file (direct)',
+    async () =>
+      createStore(await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'guard-')) }), secretBox(randomBytes(32))),
+  ],
   ...(pg
-    ? ([['postgres', async () => createStore(await openDatabase({ databaseUrl: pg, schema: `t_${randomBytes(6).toString('hex')}` }), secretBox(randomBytes(32)))]] as Array<
-        [string, () => Promise<Store>]
-      >)
+    ? ([
+        [
+          'postgres',
+          async () =>
+            createStore(
+              await openDatabase({ databaseUrl: pg, schema: `t_${randomBytes(6).toString('hex')}` }),
+              secretBox(randomBytes(32)),
+            ),
+        ],
+      ] as Array<[string, () => Promise<Store>]>)
     : []),
 ];
 
@@ -36,7 +50,9 @@ describe.each(dialects)('replay guard on %s', (_name, open) => {
   it('of 50 concurrent requests with one nonce, exactly one is fresh; other nonces and other key ids are unaffected', async () => {
     store = await open();
     const now = Date.now();
-    const same = await Promise.all(Array.from({ length: 50 }, () => store!.replayGuard.recordNonce('pk_a', 'n-1', now + 360_000, now)));
+    const same = await Promise.all(
+      Array.from({ length: 50 }, () => store!.replayGuard.recordNonce('pk_a', 'n-1', now + 360_000, now)),
+    );
     expect(same.filter(Boolean)).toHaveLength(1);
     const mixed = await Promise.all([
       store.replayGuard.recordNonce('pk_a', 'n-2', now + 360_000, now),
@@ -58,11 +74,16 @@ describe.each(dialects)('replay guard on %s', (_name, open) => {
   it('concurrent hits on one bucket get the counts 1..n, each once, and share the window', async () => {
     store = await open();
     const now = 1_700_000_000_000;
-    const results = await Promise.all(Array.from({ length: 40 }, () => store!.replayGuard.hit('pk_a:search', now, 60_000)));
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => store!.replayGuard.hit('pk_a:search', now, 60_000)),
+    );
     expect(results.map((r) => r.count).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
     expect(new Set(results.map((r) => r.windowStart))).toEqual(new Set([now]));
     // Another bucket in the same batch counts on its own.
-    const [a, b] = await Promise.all([store.replayGuard.hit('pk_a:search', now + 10, 60_000), store.replayGuard.hit('pk_a:write', now + 10, 60_000)]);
+    const [a, b] = await Promise.all([
+      store.replayGuard.hit('pk_a:search', now + 10, 60_000),
+      store.replayGuard.hit('pk_a:write', now + 10, 60_000),
+    ]);
     expect(a).toEqual({ count: 41, windowStart: now });
     expect(b).toEqual({ count: 1, windowStart: now + 10 });
   });
@@ -76,7 +97,10 @@ describe.each(dialects)('replay guard on %s', (_name, open) => {
       store.replayGuard.hit('b', now + 5, 60_000),
     ]);
     expect([first?.count, second?.count, third?.count]).toEqual([1, 2, 3]);
-    const [late, later] = await Promise.all([store.replayGuard.hit('b', now + 60_000, 60_000), store.replayGuard.hit('b', now + 60_000, 60_000)]);
+    const [late, later] = await Promise.all([
+      store.replayGuard.hit('b', now + 60_000, 60_000),
+      store.replayGuard.hit('b', now + 60_000, 60_000),
+    ]);
     expect(late).toEqual({ count: 1, windowStart: now + 60_000 });
     expect(later).toEqual({ count: 2, windowStart: now + 60_000 });
   });
@@ -84,7 +108,13 @@ describe.each(dialects)('replay guard on %s', (_name, open) => {
   it('admit: a fresh nonce is counted in its bucket; a replay is refused and spends no quota', async () => {
     store = await open();
     const now = 1_700_000_000_000;
-    const request = (nonce: string, bucket = 'pk_a:search') => ({ keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket, windowMs: 60_000 });
+    const request = (nonce: string, bucket = 'pk_a:search') => ({
+      keyId: 'pk_a',
+      nonce,
+      expiresAt: now + 360_000,
+      bucket,
+      windowMs: 60_000,
+    });
     // One batch: two fresh requests, one replay of the first, one request of another class.
     const answers = await Promise.all([
       store.replayGuard.admit(request('n-1'), now),
@@ -100,7 +130,11 @@ describe.each(dialects)('replay guard on %s', (_name, open) => {
     ]);
     // A later replay (another batch) is refused too, and the next fresh request is the third counted.
     expect(await store.replayGuard.admit(request('n-2'), now + 10)).toEqual({ fresh: false });
-    expect(await store.replayGuard.admit(request('n-4'), now + 10)).toEqual({ fresh: true, count: 3, windowStart: now });
+    expect(await store.replayGuard.admit(request('n-4'), now + 10)).toEqual({
+      fresh: true,
+      count: 3,
+      windowStart: now,
+    });
     // Plain hits and admissions share the bucket's count.
     expect(await store.replayGuard.hit('pk_a:search', now + 20, 60_000)).toEqual({ count: 4, windowStart: now });
     // A nonce recorded by recordNonce is a replay for admit, and the other way round.
@@ -144,10 +178,11 @@ describe('replay guard on a SQLite file: commits are deferred, then flushed (sto
     const store = createStore(opened, secretBox(randomBytes(32)));
     const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
     // No flush is released before these answers: one that waited for the disk never comes.
-    const answered = <T>(p: Promise<T>) => Promise.race([p, wait(2_000).then(() => Promise.reject(new Error('the answer waited for the disk')))]);
+    const answered = <T>(p: Promise<T>) =>
+      Promise.race([p, wait(2_000).then(() => Promise.reject(new Error('the answer waited for the disk')))]);
     /** Waits (up to 2 s, timers may run late on a busy machine) for the n-th flush to start. */
     const flushStarted = async (n: number) => {
-      for (const deadline = Date.now() + 2_000; flushes.length < n && Date.now() < deadline; ) await wait(5);
+      for (const deadline = Date.now() + 2_000; flushes.length < n && Date.now() < deadline;) await wait(5);
       return flushes.length;
     };
     /** The flushes started once a deferred flush would surely have started. */
@@ -157,7 +192,11 @@ describe('replay guard on a SQLite file: commits are deferred, then flushed (sto
     };
     try {
       const now = Date.now();
-      const admit = (nonce: string) => store.replayGuard.admit({ keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000 }, now);
+      const admit = (nonce: string) =>
+        store.replayGuard.admit(
+          { keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000 },
+          now,
+        );
       expect((await answered(Promise.all(['a', 'b', 'c'].map(admit)))).map((a) => a.fresh)).toEqual([true, true, true]);
       expect(committed()).toEqual(['a', 'b', 'c']);
       expect(await answered(store.replayGuard.recordNonce('pk_a', 'a', now + 360_000, now))).toBe(false);
@@ -180,7 +219,9 @@ describe('replay guard on a SQLite file: commits are deferred, then flushed (sto
       flushes[2]?.release();
       expect(await flushesAfterDeadline()).toBe(3);
       // The connection is back to flushing every other commit itself (synchronous = FULL = 2).
-      expect(await opened.db.executeQuery(CompiledQuery.raw('PRAGMA synchronous')).then((r) => r.rows)).toEqual([{ synchronous: 2 }]);
+      expect(await opened.db.executeQuery(CompiledQuery.raw('PRAGMA synchronous')).then((r) => r.rows)).toEqual([
+        { synchronous: 2 },
+      ]);
     } finally {
       flushes.forEach((f) => f.release());
       await store.close();
@@ -191,7 +232,10 @@ describe('replay guard on a SQLite file: commits are deferred, then flushed (sto
 describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledger.ts)', () => {
   const openAt = async (dataDir: string) => createStore(await openDatabase({ dataDir }), secretBox(randomBytes(32)));
   const admit = (store: Store, nonce: string, now: number, retentionMs = 360_000) =>
-    store.replayGuard.admit({ keyId: 'pk_a', nonce, expiresAt: now + retentionMs, bucket: 'pk_a:search', windowMs: 60_000 }, now);
+    store.replayGuard.admit(
+      { keyId: 'pk_a', nonce, expiresAt: now + retentionMs, bucket: 'pk_a:search', windowMs: 60_000 },
+      now,
+    );
 
   it('a nonce used before a restart is still a replay after it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ledger-restart-'));
@@ -237,7 +281,9 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
     expect((await admit(store, 'logged', now)).fresh).toBe(true);
     const migrator = new Migrator({ db: opened.db, provider: { getMigrations: async () => migrations('sqlite') } });
     expect((await migrator.migrateTo('007_listing_index')).error).toBeUndefined();
-    await sql`insert into nonces (key_id, nonce, expires_at) values ('pk_a', 'from-old-table', ${now + 360_000})`.execute(opened.db);
+    await sql`insert into nonces (key_id, nonce, expires_at) values ('pk_a', 'from-old-table', ${now + 360_000})`.execute(
+      opened.db,
+    );
     await store.close();
     const upgraded = await openAt(dataDir);
     try {
@@ -258,9 +304,16 @@ describe.runIf(pg)('replay guard on PostgreSQL: two instances deciding the same 
       const now = Date.now();
       for (let round = 0; round < 10; round++) {
         const nonces = Array.from({ length: 50 }, (_, i) => `r${round}-n${String(i).padStart(2, '0')}`);
-        const admit = (store: Store, nonce: string) => store.replayGuard.admit({ keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000 }, now);
+        const admit = (store: Store, nonce: string) =>
+          store.replayGuard.admit(
+            { keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000 },
+            now,
+          );
         // One batch each (queued in one turn), holding the nonces in opposite orders.
-        const answers = await Promise.all([...nonces.map((n) => admit(a, n)), ...[...nonces].reverse().map((n) => admit(b, n))]);
+        const answers = await Promise.all([
+          ...nonces.map((n) => admit(a, n)),
+          ...[...nonces].reverse().map((n) => admit(b, n)),
+        ]);
         expect(answers.filter((x) => x.fresh)).toHaveLength(50);
       }
     } finally {

@@ -20,7 +20,9 @@ function fixture() {
   const file = join(mkdtempSync(join(tmpdir(), 'row-cache-')), 'db.sqlite');
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
-  sqlite.exec('create table things (id text primary key, v integer not null); create table others (id text primary key)');
+  sqlite.exec(
+    'create table things (id text primary key, v integer not null); create table others (id text primary key)',
+  );
   sqlite.prepare('insert into things values (?, ?)').run('a', 1);
   const select = sqlite.prepare('select id, v from things where id = ?');
   const cache = rowCache(sqlite, ['things', 'others']);
@@ -87,7 +89,13 @@ describe('row cache', () => {
     const f = fixture();
     const other = new BetterSqlite3(f.file);
     opened.push(f.sqlite, other);
-    const read = (since: number) => f.cache.read<Row>('things', 'a', () => f.sqlite.prepare('select id, v from things where id = ?').all('a') as Row[], since);
+    const read = (since: number) =>
+      f.cache.read<Row>(
+        'things',
+        'a',
+        () => f.sqlite.prepare('select id, v from things where id = ?').all('a') as Row[],
+        since,
+      );
     other.prepare('update things set v = 2 where id = ?').run('a');
     const arrived = f.cache.mark();
     // Committed before the request arrived: its first read checks and sees it.
@@ -139,7 +147,17 @@ describe('kept credentials and listings in the store', () => {
     opened.push(store);
     return store;
   };
-  const credential = (keyId: string, scopes: string[]) => ({ keyId, partnerId: 'p1', environment: 'sandbox' as const, secret: 'sk_test_secret', scopes, affiliate: false, approved: true, rateLimits: {}, createdAt: 1 });
+  const credential = (keyId: string, scopes: string[]) => ({
+    keyId,
+    partnerId: 'p1',
+    environment: 'sandbox' as const,
+    secret: 'sk_test_secret',
+    scopes,
+    affiliate: false,
+    approved: true,
+    rateLimits: {},
+    createdAt: 1,
+  });
 
   it('a second process’s change to a credential or a listing is seen by the first at once', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'row-cache-store-'));
@@ -149,15 +167,34 @@ describe('kept credentials and listings in the store', () => {
     await first.credentials.createPartner({ id: 'p1', environment: 'sandbox', clockOffsetMs: 0, createdAt: 1 });
     await first.credentials.createCredential(credential('pk_test_1', ['search']));
     expect((await first.credentials.findCredential('pk_test_1'))?.scopes).toEqual(['search']);
-    await second.db.updateTable('credentials').set({ scopes: JSON.stringify(['search', 'buy']) }).where('key_id', '=', 'pk_test_1').execute();
+    await second.db
+      .updateTable('credentials')
+      .set({ scopes: JSON.stringify(['search', 'buy']) })
+      .where('key_id', '=', 'pk_test_1')
+      .execute();
     expect((await first.credentials.findCredential('pk_test_1'))?.scopes).toEqual(['search', 'buy']);
     await second.db.deleteFrom('credentials').where('key_id', '=', 'pk_test_1').execute();
     expect(await first.credentials.findCredential('pk_test_1')).toBeUndefined();
 
-    const listed = { domain: 'kept.example', label: 'kept', tld: 'example', price_cents: 1000, floor_cents: 900, currency: 'USD', category: 'uncategorised', keywords: ['kept'], listed_at: 1 };
+    const listed = {
+      domain: 'kept.example',
+      label: 'kept',
+      tld: 'example',
+      price_cents: 1000,
+      floor_cents: 900,
+      currency: 'USD',
+      category: 'uncategorised',
+      keywords: ['kept'],
+      listed_at: 1,
+    };
     await first.inventory.replaceEnvironment('sandbox', [listed]);
     expect((await first.inventory.find('sandbox', listed.domain))?.status).toBe('listed');
-    await second.db.updateTable('inventory').set({ status: 'sold' }).where('environment', '=', 'sandbox').where('domain', '=', listed.domain).execute();
+    await second.db
+      .updateTable('inventory')
+      .set({ status: 'sold' })
+      .where('environment', '=', 'sandbox')
+      .where('domain', '=', listed.domain)
+      .execute();
     expect((await first.inventory.find('sandbox', listed.domain))?.status).toBe('sold');
     await first.inventory.replaceEnvironment('sandbox', [{ ...listed, price_cents: 2000 }]);
     expect((await first.inventory.find('sandbox', listed.domain))?.price_cents).toBe(2000);

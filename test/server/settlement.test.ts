@@ -16,12 +16,20 @@ const INVENTORY = 3000;
 const DAY = 86_400_000;
 
 /** Every page of a partner list, following next_cursor (small pages, to exercise the cursors). */
-async function readAll(h: Harness, cred: Credential, path: string, query = '', limit = 3): Promise<{ rows: any[]; pages: any[] }> {
+async function readAll(
+  h: Harness,
+  cred: Credential,
+  path: string,
+  query = '',
+  limit = 3,
+): Promise<{ rows: any[]; pages: any[] }> {
   const rows: any[] = [];
   const pages: any[] = [];
   let cursor: string | null = null;
   do {
-    const q: string = [query, `limit=${limit}`, cursor ? `cursor=${encodeURIComponent(cursor)}` : ''].filter(Boolean).join('&');
+    const q: string = [query, `limit=${limit}`, cursor ? `cursor=${encodeURIComponent(cursor)}` : '']
+      .filter(Boolean)
+      .join('&');
     const r = await signedRequest(h, cred, { path: `${V1}${path}`, query: q });
     expect(r.status, r.text).toBe(200);
     pages.push(r.body);
@@ -55,7 +63,11 @@ async function businessNow(h: Harness, partnerId: string): Promise<number> {
  * exactly one statement (and settled once), transaction totals equal their rows, and payouts
  * are listed exactly once each.
  */
-async function checkInvariants(h: Harness, cred: Credential, expected: { payouts: Map<string, number>; commissionOf?: Map<string, number> }) {
+async function checkInvariants(
+  h: Harness,
+  cred: Credential,
+  expected: { payouts: Map<string, number>; commissionOf?: Map<string, number> },
+) {
   const statements = (await readAll(h, cred, '/settlements')).rows;
   const { rows: transactions, pages } = await readAll(h, cred, '/transactions');
   const byId = new Map(transactions.map((t) => [t.public_id as string, t]));
@@ -65,7 +77,8 @@ async function checkInvariants(h: Harness, cred: Credential, expected: { payouts
   const partner = await h.store.credentials.findPartner(cred.partner_id);
   const chronological = [...statements].reverse();
   chronological.forEach((s, i) => {
-    const start = i === 0 ? new Date(partner!.createdAt).toISOString().replace('.000Z', 'Z') : chronological[i - 1].period_end;
+    const start =
+      i === 0 ? new Date(partner!.createdAt).toISOString().replace('.000Z', 'Z') : chronological[i - 1].period_end;
     expect(Date.parse(s.period_start)).toBe(Date.parse(start));
     expect(Date.parse(s.period_end)).toBeGreaterThan(Date.parse(s.period_start));
   });
@@ -104,7 +117,12 @@ async function checkInvariants(h: Harness, cred: Credential, expected: { payouts
 
   // Totals are over the whole filtered set, the same on every page, and equal the rows.
   const live = transactions.filter((t) => t.status !== 'REFUNDED' && t.status !== 'CANCELLED');
-  const totals = { count: transactions.length, gmv_cents: live.reduce((a, t) => a + t.sale_price_cents, 0), commission_cents: transactions.reduce((a, t) => a + t.commission_cents, 0), currency: 'USD' };
+  const totals = {
+    count: transactions.length,
+    gmv_cents: live.reduce((a, t) => a + t.sale_price_cents, 0),
+    commission_cents: transactions.reduce((a, t) => a + t.commission_cents, 0),
+    currency: 'USD',
+  };
   for (const page of pages) expect(page.totals).toEqual(totals);
 
   // Payouts: each recorded one listed once, with its amount; none invented.
@@ -116,9 +134,14 @@ async function checkInvariants(h: Harness, cred: Credential, expected: { payouts
   const settledEvents = new Map<string, number>();
   let after: string | null = null;
   for (;;) {
-    const r = await signedRequest(h, cred, { path: `${V1}/events`, query: `limit=1000${after ? `&after_id=${after}` : ''}` });
+    const r = await signedRequest(h, cred, {
+      path: `${V1}/events`,
+      query: `limit=1000${after ? `&after_id=${after}` : ''}`,
+    });
     expect(r.status, r.text).toBe(200);
-    for (const e of r.body.events) if (e.type === 'order.settled') settledEvents.set(e.data.order.public_id, (settledEvents.get(e.data.order.public_id) ?? 0) + 1);
+    for (const e of r.body.events)
+      if (e.type === 'order.settled')
+        settledEvents.set(e.data.order.public_id, (settledEvents.get(e.data.order.public_id) ?? 0) + 1);
     if (r.body.events.length === 0) break;
     after = r.body.next_cursor;
   }
@@ -157,7 +180,15 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
     expect(new Set(s.orders)).toEqual(new Set([oa.public_id, ob.public_id]));
     const rate = COMMISSION_DEFAULTS_BPS.partnerCollected;
     const commission = commissionCents(a.price, rate) + commissionCents(b.price, rate);
-    expect(s).toMatchObject({ gross_sold_cents: a.price + b.price, commission_retained_cents: commission, amount_owed_cents: a.price + b.price - commission, order_count: 2, service_collected_gross_cents: 0, commission_payable_cents: 0, currency: 'USD' });
+    expect(s).toMatchObject({
+      gross_sold_cents: a.price + b.price,
+      commission_retained_cents: commission,
+      amount_owed_cents: a.price + b.price - commission,
+      order_count: 2,
+      service_collected_gross_cents: 0,
+      commission_payable_cents: 0,
+      currency: 'USD',
+    });
     // run answers in partner_id order
     const ids = run.statements.map((x: any) => x.partner_id);
     expect(ids).toEqual([...ids].sort());
@@ -178,7 +209,10 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
     const refunded = await signedRequest(h, cred, { path: `${V1}/transactions`, query: 'status=REFUNDED' });
     expect(refunded.body.data.map((t: any) => t.public_id)).toEqual([od.public_id]);
     expect(refunded.body.totals).toEqual({ count: 1, gmv_cents: 0, commission_cents: 0, currency: 'USD' });
-    const partnerCollected = await signedRequest(h, cred, { path: `${V1}/transactions`, query: 'payment_model=partner_collected' });
+    const partnerCollected = await signedRequest(h, cred, {
+      path: `${V1}/transactions`,
+      query: 'payment_model=partner_collected',
+    });
     expect(partnerCollected.body.totals.count).toBe(4);
     expect(partnerCollected.body.totals.gmv_cents).toBe(a.price + b.price + c.price);
 
@@ -186,7 +220,11 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
     const p1 = await adminOk(h, '/payouts', { partner_id: cred.partner_id, amount_cents: 1234, kind: 'brokerage' });
     expect(p1).toMatchObject({ partner_id: cred.partner_id, amount_cents: 1234, kind: 'brokerage', currency: 'USD' });
     h.clock.advance(1000);
-    const p2 = await adminOk(h, '/payouts', { partner_id: cred.partner_id, amount_cents: 99, kind: 'service_collected_commission' });
+    const p2 = await adminOk(h, '/payouts', {
+      partner_id: cred.partner_id,
+      amount_cents: 99,
+      kind: 'service_collected_commission',
+    });
     const payouts = await signedRequest(h, cred, { path: `${V1}/payouts` });
     expect(payouts.body.data.map((p: any) => p.payout_id)).toEqual([p2.payout_id, p1.payout_id]);
     const brokerage = await signedRequest(h, cred, { path: `${V1}/payouts`, query: 'kind=brokerage' });
@@ -194,7 +232,12 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
     const unknown = await h.admin('/payouts', { partner_id: 'ptn_nobodyhere1234', amount_cents: 5, kind: 'brokerage' });
     expect(unknown.status).toBe(404);
 
-    await checkInvariants(h, cred, { payouts: new Map([[p1.payout_id, 1234], [p2.payout_id, 99]]) });
+    await checkInvariants(h, cred, {
+      payouts: new Map([
+        [p1.payout_id, 1234],
+        [p2.payout_id, 99],
+      ]),
+    });
   });
 
   it('never writes a period twice or settles an order twice under concurrent runs', async () => {
@@ -218,9 +261,15 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
     const first = await signedRequest(h, cred, { path: `${V1}/transactions`, query: 'limit=1' });
     expect(first.body.next_cursor).toEqual(expect.any(String));
     expect(first.body.totals.count).toBe(3);
-    const other = await signedRequest(h, cred, { path: `${V1}/transactions`, query: `limit=1&status=SETTLED&cursor=${encodeURIComponent(first.body.next_cursor)}` });
+    const other = await signedRequest(h, cred, {
+      path: `${V1}/transactions`,
+      query: `limit=1&status=SETTLED&cursor=${encodeURIComponent(first.body.next_cursor)}`,
+    });
     expectError(other, 'invalid_cursor');
-    const elsewhere = await signedRequest(h, cred, { path: `${V1}/payouts`, query: `cursor=${encodeURIComponent(first.body.next_cursor)}` });
+    const elsewhere = await signedRequest(h, cred, {
+      path: `${V1}/payouts`,
+      query: `cursor=${encodeURIComponent(first.body.next_cursor)}`,
+    });
     expectError(elsewhere, 'invalid_cursor');
 
     const buyOnly = await h.mint({ scopes: ['buy'], rate_limits: HIGH });
@@ -232,7 +281,12 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
   it('keeps every reconciliation invariant over random sales, moves, refunds, runs and payouts', async () => {
     type Action =
       | { kind: 'sale' }
-      | { kind: 'move'; order: number; action: 'start-transfer' | 'confirm-delivery' | 'hold' | 'clear-hold' | 'cancel' | 'refund' | 'partner-refund' }
+      | {
+          kind: 'move';
+          order: number;
+          action:
+            'start-transfer' | 'confirm-delivery' | 'hold' | 'clear-hold' | 'cancel' | 'refund' | 'partner-refund';
+        }
       | { kind: 'deliver'; order: number }
       | { kind: 'advance'; days: number }
       | { kind: 'run'; offsetDays: number | null }
@@ -245,24 +299,50 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
         arbitrary: fc.record({
           kind: fc.constant('move' as const),
           order: fc.nat(20),
-          action: fc.constantFrom<'start-transfer' | 'confirm-delivery' | 'hold' | 'clear-hold' | 'cancel' | 'refund' | 'partner-refund'>(
-            'start-transfer', 'start-transfer', 'confirm-delivery', 'confirm-delivery', 'hold', 'clear-hold', 'cancel', 'refund', 'partner-refund',
+          action: fc.constantFrom<
+            'start-transfer' | 'confirm-delivery' | 'hold' | 'clear-hold' | 'cancel' | 'refund' | 'partner-refund'
+          >(
+            'start-transfer',
+            'start-transfer',
+            'confirm-delivery',
+            'confirm-delivery',
+            'hold',
+            'clear-hold',
+            'cancel',
+            'refund',
+            'partner-refund',
           ),
         }),
       },
       // Most sales should get as far as settlement, so delivery is one action of its own.
       { weight: 5, arbitrary: fc.record({ kind: fc.constant('deliver' as const), order: fc.nat(20) }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant('advance' as const), days: fc.integer({ min: 1, max: 45 }) }) },
-      { weight: 2, arbitrary: fc.record({ kind: fc.constant('run' as const), offsetDays: fc.option(fc.integer({ min: -40, max: 20 }), { freq: 2 }) }) },
+      {
+        weight: 2,
+        arbitrary: fc.record({ kind: fc.constant('advance' as const), days: fc.integer({ min: 1, max: 45 }) }),
+      },
+      {
+        weight: 2,
+        arbitrary: fc.record({
+          kind: fc.constant('run' as const),
+          offsetDays: fc.option(fc.integer({ min: -40, max: 20 }), { freq: 2 }),
+        }),
+      },
       {
         weight: 1,
         arbitrary: fc.record({
           kind: fc.constant('payout' as const),
           amount: fc.integer({ min: 1, max: 1_000_000 }),
-          payout: fc.constantFrom<'service_collected_commission' | 'brokerage' | 'referral_commission'>('service_collected_commission', 'brokerage', 'referral_commission'),
+          payout: fc.constantFrom<'service_collected_commission' | 'brokerage' | 'referral_commission'>(
+            'service_collected_commission',
+            'brokerage',
+            'referral_commission',
+          ),
         }),
       },
-      { weight: 1, arbitrary: fc.record({ kind: fc.constant('rate' as const), bps: fc.integer({ min: 0, max: 10_000 }) }) },
+      {
+        weight: 1,
+        arbitrary: fc.record({ kind: fc.constant('rate' as const), bps: fc.integer({ min: 0, max: 10_000 }) }),
+      },
     );
 
     let settledTotal = 0;
@@ -286,7 +366,13 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
             if (!o) continue;
             const status =
               a.action === 'partner-refund'
-                ? (await signedRequest(h, cred, { method: 'POST', path: `${V1}/refunds`, body: { public_id: o.public_id } })).status
+                ? (
+                    await signedRequest(h, cred, {
+                      method: 'POST',
+                      path: `${V1}/refunds`,
+                      body: { public_id: o.public_id },
+                    })
+                  ).status
                 : await h.admin(`/orders/${o.public_id}/${a.action}`, {}).then(async (r) => (await r.text(), r.status));
             expect([200, 409]).toContain(status);
           } else if (a.kind === 'deliver') {
@@ -301,8 +387,13 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
             await adminOk(h, `/partners/${cred.partner_id}/clock/advance`, { seconds: (a.days * DAY) / 1000 });
           } else if (a.kind === 'run') {
             // Commission is fixed at settlement, at the rate in force then.
-            const due = (await h.store.settlements.ordersToSettle(cred.partner_id, Number.MAX_SAFE_INTEGER)).map((o) => o.public_id);
-            const body = a.offsetDays === null ? {} : { period_end: new Date((await businessNow(h, cred.partner_id)) + a.offsetDays * DAY).toISOString() };
+            const due = (await h.store.settlements.ordersToSettle(cred.partner_id, Number.MAX_SAFE_INTEGER)).map(
+              (o) => o.public_id,
+            );
+            const body =
+              a.offsetDays === null
+                ? {}
+                : { period_end: new Date((await businessNow(h, cred.partner_id)) + a.offsetDays * DAY).toISOString() };
             const run = await adminOk(h, '/settlements/run', body);
             const mine = run.statements.filter((s: any) => s.partner_id === cred.partner_id);
             expect(mine.length).toBeLessThanOrEqual(1);
@@ -316,12 +407,20 @@ describe.each(databases())('settlement ($name)', ({ databaseUrl }) => {
               expect(again.statements.filter((s: any) => s.partner_id === cred.partner_id)).toEqual([]);
             }
           } else if (a.kind === 'payout') {
-            const p = await adminOk(h, '/payouts', { partner_id: cred.partner_id, amount_cents: a.amount, kind: a.payout });
+            const p = await adminOk(h, '/payouts', {
+              partner_id: cred.partner_id,
+              amount_cents: a.amount,
+              kind: a.payout,
+            });
             expect(payouts.has(p.payout_id)).toBe(false);
             payouts.set(p.payout_id, a.amount);
           } else {
             bps = a.bps;
-            await h.store.settlements.setCommissionRates(cred.partner_id, { ...COMMISSION_DEFAULTS_BPS, partnerCollected: bps }, h.clock.now());
+            await h.store.settlements.setCommissionRates(
+              cred.partner_id,
+              { ...COMMISSION_DEFAULTS_BPS, partnerCollected: bps },
+              h.clock.now(),
+            );
           }
         }
         settledTotal += commissionOf.size;
@@ -352,33 +451,48 @@ describe.each(databases())('scheduled settlement ($name)', ({ databaseUrl }) => 
     const early = await createOrder(h, cred, await take(h, cred));
     await deliver(h, early.public_id);
     // Nothing has passed a month end yet.
-    expect((await runScheduledSettlement({ store: h.store, clock: h.clock })).filter((s) => s.partner_id === cred.partner_id)).toEqual([]);
+    expect(
+      (await runScheduledSettlement({ store: h.store, clock: h.clock })).filter(
+        (s) => s.partner_id === cred.partner_id,
+      ),
+    ).toEqual([]);
 
     h.clock.set(Date.parse('2026-12-10T12:00:00Z'));
     const december = await createOrder(h, cred, await take(h, cred));
     await deliver(h, december.public_id);
     h.clock.set(Date.parse('2027-02-03T00:00:00Z'));
-    const written = (await runScheduledSettlement({ store: h.store, clock: h.clock })).filter((s) => s.partner_id === cred.partner_id);
-    expect(written.map((s) => [new Date(s.period_start).toISOString(), new Date(s.period_end).toISOString(), s.orders])).toEqual([
+    const written = (await runScheduledSettlement({ store: h.store, clock: h.clock })).filter(
+      (s) => s.partner_id === cred.partner_id,
+    );
+    expect(
+      written.map((s) => [new Date(s.period_start).toISOString(), new Date(s.period_end).toISOString(), s.orders]),
+    ).toEqual([
       ['2026-11-22T09:30:00.000Z', '2026-12-01T00:00:00.000Z', [early.public_id]],
       ['2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z', [december.public_id]],
       ['2027-01-01T00:00:00.000Z', '2027-02-01T00:00:00.000Z', []],
     ]);
     // Run again at the same time: nothing new.
-    expect((await runScheduledSettlement({ store: h.store, clock: h.clock })).filter((s) => s.partner_id === cred.partner_id)).toEqual([]);
+    expect(
+      (await runScheduledSettlement({ store: h.store, clock: h.clock })).filter(
+        (s) => s.partner_id === cred.partner_id,
+      ),
+    ).toEqual([]);
 
     // A sandbox partner's test clock decides its month ends.
     await adminOk(h, `/partners/${cred.partner_id}/clock/advance`, { seconds: 30 * 86_400 });
-    const ahead = (await runScheduledSettlement({ store: h.store, clock: h.clock })).filter((s) => s.partner_id === cred.partner_id);
+    const ahead = (await runScheduledSettlement({ store: h.store, clock: h.clock })).filter(
+      (s) => s.partner_id === cred.partner_id,
+    );
     expect(ahead.map((s) => new Date(s.period_end).toISOString())).toEqual(['2027-03-01T00:00:00.000Z']);
     await checkInvariants(h, cred, { payouts: new Map() });
   });
 
   it('lists the month ends in (after, upTo]', () => {
     expect(monthEndsBetween(Date.parse('2026-12-01T00:00:00Z'), Date.parse('2026-12-01T00:00:00Z'))).toEqual([]);
-    expect(monthEndsBetween(Date.parse('2026-11-30T23:59:59Z'), Date.parse('2027-01-01T00:00:00Z')).map((t) => new Date(t).toISOString())).toEqual([
-      '2026-12-01T00:00:00.000Z',
-      '2027-01-01T00:00:00.000Z',
-    ]);
+    expect(
+      monthEndsBetween(Date.parse('2026-11-30T23:59:59Z'), Date.parse('2027-01-01T00:00:00Z')).map((t) =>
+        new Date(t).toISOString(),
+      ),
+    ).toEqual(['2026-12-01T00:00:00.000Z', '2027-01-01T00:00:00.000Z']);
   });
 });

@@ -24,21 +24,40 @@ describe.skipIf(!pg)('statistics refresh (PostgreSQL)', () => {
   const addPartners = (from: number, count: number) =>
     opened.db
       .insertInto('partners')
-      .values(Array.from({ length: count }, (_, i) => ({ id: `p${from + i}`, environment: 'sandbox' as const, clock_offset_ms: 0, created_at: 1 })))
+      .values(
+        Array.from({ length: count }, (_, i) => ({
+          id: `p${from + i}`,
+          environment: 'sandbox' as const,
+          clock_offset_ms: 0,
+          created_at: 1,
+        })),
+      )
       .execute();
 
   /** Changes reach pg_stat_user_tables a moment after their commit: waits until `n` are counted. */
   async function counted(n: number): Promise<void> {
     const until = Date.now() + 30_000;
     for (;;) {
-      const { rows } = await sql<{ n: number | string }>`select n_mod_since_analyze as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'partners'`.execute(opened.db);
+      const { rows } = await sql<{
+        n: number | string;
+      }>`select n_mod_since_analyze as n from pg_stat_user_tables where schemaname = current_schema() and relname = 'partners'`.execute(
+        opened.db,
+      );
       if (Number(rows[0]?.n) === n) return;
-      if (Date.now() > until) throw new Error(`pg_stat_user_tables never counted ${n} changes to partners (last: ${rows[0]?.n})`);
+      if (Date.now() > until)
+        throw new Error(`pg_stat_user_tables never counted ${n} changes to partners (last: ${rows[0]?.n})`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }
 
-  const reltuples = async () => Number((await sql<{ n: number }>`select reltuples as n from pg_class where oid = 'partners'::regclass`.execute(opened.db)).rows[0]?.n);
+  const reltuples = async () =>
+    Number(
+      (
+        await sql<{ n: number }>`select reltuples as n from pg_class where oid = 'partners'::regclass`.execute(
+          opened.db,
+        )
+      ).rows[0]?.n,
+    );
 
   it('analyses a table once its changes pass 50 plus a tenth of its rows, and not before', async () => {
     await addPartners(0, 50);

@@ -27,7 +27,8 @@ const HIGH = { search: 10_000, write: 10_000, reporting: 10_000 };
 const RFC3339_Z = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 const DELIVERY_HEADERS = (partnerDoc['x-webhook-delivery'] as unknown as { headers: string[] }).headers;
 
-const hmacHex = (secret: string, raw: Buffer) => createHmac('sha256', Buffer.from(secret, 'utf8')).update(raw).digest('hex');
+const hmacHex = (secret: string, raw: Buffer) =>
+  createHmac('sha256', Buffer.from(secret, 'utf8')).update(raw).digest('hex');
 
 /** Checks one delivery against the contract: POST, JSON, the four headers, the signature. */
 function expectSignedDelivery(d: Delivery, secret: string, attempt: number): void {
@@ -54,7 +55,8 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
   beforeAll(async () => {
     // Names under .nxdomain.test do not resolve; every other name is 127.0.0.1.
     const resolve = async (name: string) => {
-      if (name.endsWith('.nxdomain.test')) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+      if (name.endsWith('.nxdomain.test'))
+        throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
       return ['127.0.0.1'];
     };
     h = await startHarness({ databaseUrl, inventorySize: INVENTORY_SIZE, resolve });
@@ -74,7 +76,8 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
     return r;
   }
 
-  const register = (cred: Credential, body: unknown, target = h) => signedRequest(target, cred, { method: 'PUT', path: WEBHOOKS, body });
+  const register = (cred: Credential, body: unknown, target = h) =>
+    signedRequest(target, cred, { method: 'PUT', path: WEBHOOKS, body });
 
   /** A partner with a registered receiver. */
   async function partnerWithReceiver(target = h) {
@@ -110,7 +113,12 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
       const r = await register(cred, { url: rx.url, secret: 'a-secret-of-16ch' });
       expect(r.status, r.text).toBe(200);
       expectRateLimitHeaders(r);
-      expect(r.body).toEqual({ url: rx.url, active: true, created_at: expect.stringMatching(RFC3339_Z), updated_at: expect.stringMatching(RFC3339_Z) });
+      expect(r.body).toEqual({
+        url: rx.url,
+        active: true,
+        created_at: expect.stringMatching(RFC3339_Z),
+        updated_at: expect.stringMatching(RFC3339_Z),
+      });
       expect(r.text).not.toContain('a-secret-of-16ch');
       h.clock.advance(2000);
       const again = await register(cred, { url: `${rx.url}?v=2`, secret: 'another-secret-0123456789' });
@@ -188,11 +196,18 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
       const accepted = await register(cred, { url: 'http://hooks.nxdomain.test:9/in', secret: '0123456789abcdef' });
       expect(accepted.status, accepted.text).toBe(200);
       await createOrder(h, cred, await take(h, cred));
-      const delivery = await eventually(async () => {
-        const r = await signedRequest(h, cred, { path: WEBHOOKS });
-        return r.body.recent_deliveries?.[0]?.attempts >= 1 ? r.body.recent_deliveries[0] : undefined;
-      }, 5000, 'the first attempt');
-      expect(delivery).toMatchObject({ status: 'pending', last_error: 'hooks.nxdomain.test does not resolve (ENOTFOUND)' });
+      const delivery = await eventually(
+        async () => {
+          const r = await signedRequest(h, cred, { path: WEBHOOKS });
+          return r.body.recent_deliveries?.[0]?.attempts >= 1 ? r.body.recent_deliveries[0] : undefined;
+        },
+        5000,
+        'the first attempt',
+      );
+      expect(delivery).toMatchObject({
+        status: 'pending',
+        last_error: 'hooks.nxdomain.test does not resolve (ENOTFOUND)',
+      });
     });
   });
 
@@ -209,36 +224,75 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
       const registered = await signedRequest(h, cred, { path: WEBHOOKS });
       expect(registered.status, registered.text).toBe(200);
       expectRateLimitHeaders(registered);
-      expect(registered.body).toEqual({ url: rx.url, active: true, created_at: expect.stringMatching(RFC3339_Z), updated_at: expect.stringMatching(RFC3339_Z), recent_deliveries: [] });
+      expect(registered.body).toEqual({
+        url: rx.url,
+        active: true,
+        created_at: expect.stringMatching(RFC3339_Z),
+        updated_at: expect.stringMatching(RFC3339_Z),
+        recent_deliveries: [],
+      });
 
       rx.respond((_d, n) => (n === 0 ? 503 : 200));
       const order = await createOrder(h, cred, await take(h, cred));
       await rx.waitFor((all) => all.length >= 1);
       const [event] = await allEvents(cred);
-      const failing = await eventually(async () => {
-        const r = await signedRequest(h, cred, { path: WEBHOOKS });
-        return r.body.recent_deliveries[0]?.attempts === 1 ? r.body.recent_deliveries : undefined;
-      }, 5000, 'the failed attempt recorded');
+      const failing = await eventually(
+        async () => {
+          const r = await signedRequest(h, cred, { path: WEBHOOKS });
+          return r.body.recent_deliveries[0]?.attempts === 1 ? r.body.recent_deliveries : undefined;
+        },
+        5000,
+        'the failed attempt recorded',
+      );
       expect(failing).toEqual([
-        { event_id: event.id, event_type: 'order.recorded', status: 'pending', attempts: 1, last_error: 'the receiver answered HTTP 503', next_attempt_at: expect.stringMatching(RFC3339_Z), delivered_at: null },
+        {
+          event_id: event.id,
+          event_type: 'order.recorded',
+          status: 'pending',
+          attempts: 1,
+          last_error: 'the receiver answered HTTP 503',
+          next_attempt_at: expect.stringMatching(RFC3339_Z),
+          delivered_at: null,
+        },
       ]);
 
       keepTimeMoving();
       await rx.waitFor((all) => all.length >= 2);
-      const delivered = await eventually(async () => {
-        const r = await signedRequest(h, cred, { path: WEBHOOKS });
-        return r.body.recent_deliveries[0]?.status === 'delivered' ? r.body.recent_deliveries : undefined;
-      }, 5000, 'the delivery recorded');
-      expect(delivered).toEqual([{ event_id: event.id, event_type: 'order.recorded', status: 'delivered', attempts: 2, last_error: null, next_attempt_at: null, delivered_at: expect.stringMatching(RFC3339_Z) }]);
+      const delivered = await eventually(
+        async () => {
+          const r = await signedRequest(h, cred, { path: WEBHOOKS });
+          return r.body.recent_deliveries[0]?.status === 'delivered' ? r.body.recent_deliveries : undefined;
+        },
+        5000,
+        'the delivery recorded',
+      );
+      expect(delivered).toEqual([
+        {
+          event_id: event.id,
+          event_type: 'order.recorded',
+          status: 'delivered',
+          attempts: 2,
+          last_error: null,
+          next_attempt_at: null,
+          delivered_at: expect.stringMatching(RFC3339_Z),
+        },
+      ]);
       clearInterval(ticker);
 
       // Newest first.
       await admin(order.public_id, 'start-transfer');
-      const both = await eventually(async () => {
-        const r = await signedRequest(h, cred, { path: WEBHOOKS });
-        return r.body.recent_deliveries.length === 2 ? r.body.recent_deliveries : undefined;
-      }, 5000, 'two deliveries');
-      expect(both.map((d: { event_type: string }) => d.event_type)).toEqual(['order.transfer_started', 'order.recorded']);
+      const both = await eventually(
+        async () => {
+          const r = await signedRequest(h, cred, { path: WEBHOOKS });
+          return r.body.recent_deliveries.length === 2 ? r.body.recent_deliveries : undefined;
+        },
+        5000,
+        'two deliveries',
+      );
+      expect(both.map((d: { event_type: string }) => d.event_type)).toEqual([
+        'order.transfer_started',
+        'order.recorded',
+      ]);
     });
 
     it('shows another partner nothing of this one', async () => {
@@ -262,7 +316,9 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
       const r = await signedRequest(h, cred, { path: WEBHOOKS });
       expect(r.body.recent_deliveries).toHaveLength(20);
       const delivered = (await allEvents(cred)).filter((e) => DELIVERED_KINDS.includes(e.type)).map((e) => e.id);
-      expect(r.body.recent_deliveries.map((d: { event_id: string }) => d.event_id)).toEqual(delivered.slice(-20).reverse());
+      expect(r.body.recent_deliveries.map((d: { event_id: string }) => d.event_id)).toEqual(
+        delivered.slice(-20).reverse(),
+      );
     });
   });
 
@@ -295,7 +351,8 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
       const o1 = await createOrder(h, cred, await take(h, cred));
       const o2 = await createOrder(h, cred, await take(h, cred));
       const o3 = await createOrder(h, cred, await take(h, cred));
-      for (const action of ['hold', 'clear-hold', 'start-transfer', 'confirm-delivery']) await admin(o1.public_id, action);
+      for (const action of ['hold', 'clear-hold', 'start-transfer', 'confirm-delivery'])
+        await admin(o1.public_id, action);
       await admin(o2.public_id, 'cancel');
       await admin(o3.public_id, 'refund');
 
@@ -307,12 +364,24 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
         'order.recorded',
         'order.recorded',
         'order.recorded',
-        ...['hold', 'clear-hold', 'start-transfer', 'confirm-delivery', 'cancel', 'refund'].flatMap((a) => [ORDER_TRANSITIONS[a]!.event, ...ORDER_TRANSITIONS[a]!['also-writes'].map((w) => w.event)]),
+        ...['hold', 'clear-hold', 'start-transfer', 'confirm-delivery', 'cancel', 'refund'].flatMap((a) => [
+          ORDER_TRANSITIONS[a]!.event,
+          ...ORDER_TRANSITIONS[a]!['also-writes'].map((w) => w.event),
+        ]),
       ];
       expect(history.map((e) => e.type).sort()).toEqual(expectedTypes.sort());
-      expect(historyOnly.map((e) => e.type).sort()).toEqual(['order.cancelled', 'order.held', 'transfer.completed', 'transfer.started']);
+      expect(historyOnly.map((e) => e.type).sort()).toEqual([
+        'order.cancelled',
+        'order.held',
+        'transfer.completed',
+        'transfer.started',
+      ]);
 
-      await rx.waitFor((all) => new Set(all.map((d) => d.body.id)).size >= delivered.length, 5000, `${delivered.length} deliveries`);
+      await rx.waitFor(
+        (all) => new Set(all.map((d) => d.body.id)).size >= delivered.length,
+        5000,
+        `${delivered.length} deliveries`,
+      );
       await new Promise((r) => setTimeout(r, 100));
       const byId = new Map(rx.deliveries.map((d) => [d.body.id as string, d]));
       expect([...byId.keys()].sort()).toEqual(delivered.map((e) => e.id).sort());
@@ -322,7 +391,8 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
         expect(d.body).toEqual(event);
       }
       // Each event carries the order as it was at that moment.
-      const statusOf = (type: string, publicId: string) => history.find((e) => e.type === type && e.data.order.public_id === publicId)?.data.order.status;
+      const statusOf = (type: string, publicId: string) =>
+        history.find((e) => e.type === type && e.data.order.public_id === publicId)?.data.order.status;
       expect(statusOf('order.recorded', o1.public_id)).toBe('EXTERNALLY_PAID');
       expect(statusOf('order.held', o1.public_id)).toBe('MANUAL_REVIEW');
       expect(statusOf('order.manual_review_cleared', o1.public_id)).toBe('EXTERNALLY_PAID');
@@ -429,7 +499,10 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
       let after: string | undefined;
       const sizes: number[] = [];
       for (let i = 0; i < 5; i++) {
-        const r = await signedRequest(h, cred, { path: `${V1}/events`, query: `limit=2${after ? `&after_id=${after}` : ''}` });
+        const r = await signedRequest(h, cred, {
+          path: `${V1}/events`,
+          query: `limit=2${after ? `&after_id=${after}` : ''}`,
+        });
         expect(r.status, r.text).toBe(200);
         sizes.push(r.body.events.length);
         seen.push(...r.body.events.map((e: { id: string }) => e.id));
@@ -478,7 +551,10 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
       await createOrder(h, a, await take(h, a));
       const [event] = await allEvents(a);
       expectError(await signedRequest(h, b, { path: `${V1}/events`, query: `after_id=${event.id}` }), 'invalid_cursor');
-      expectError(await signedRequest(h, a, { path: `${V1}/events`, query: 'after_id=evt_unknown0000000000' }), 'invalid_cursor');
+      expectError(
+        await signedRequest(h, a, { path: `${V1}/events`, query: 'after_id=evt_unknown0000000000' }),
+        'invalid_cursor',
+      );
       const ok = await signedRequest(h, a, { path: `${V1}/events`, query: `after_id=${event.id}` });
       expect(ok.body).toEqual({ events: [], next_cursor: event.id });
     });
@@ -529,7 +605,11 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
       if (databaseUrl) first = await startHarness({ databaseUrl, inventorySize: INVENTORY_SIZE, dispatch: false });
       else {
         localDir = mkdtempSync(join(tmpdir(), 'webhooks-'));
-        first = await startHarness({ sqliteFile: join(localDir, 'service.sqlite'), inventorySize: INVENTORY_SIZE, dispatch: false });
+        first = await startHarness({
+          sqliteFile: join(localDir, 'service.sqlite'),
+          inventorySize: INVENTORY_SIZE,
+          dispatch: false,
+        });
       }
       let second: Harness | undefined;
       try {

@@ -69,7 +69,12 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
           ? {
               setupRequest: (req: autocannon.Request) => {
                 const built = build();
-                return { ...req, headers: { ...req.headers, ...built.headers }, ...(built.body !== undefined ? { body: built.body } : {}), ...(built.path ? { path: built.path } : {}) };
+                return {
+                  ...req,
+                  headers: { ...req.headers, ...built.headers },
+                  ...(built.body !== undefined ? { body: built.body } : {}),
+                  ...(built.path ? { path: built.path } : {}),
+                };
               },
             }
           : {}),
@@ -78,7 +83,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   });
   const cpu = cpuMicros(spec.pid) - cpuBefore;
   const statuses: Record<string, number> = {};
-  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) statuses[code] = (stat as { count: number }).count;
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {}))
+    statuses[code] = (stat as { count: number }).count;
   const answered = Object.values(statuses).reduce((a, b) => a + b, 0);
   return {
     requests: answered,

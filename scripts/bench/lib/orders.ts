@@ -1,7 +1,9 @@
 // A partner-collected order as the benchmarks seed or place it: the row POST /orders would write.
 import type { OrderRow } from '../../../server/store/orders.ts';
 
-export function benchOrder(o: Pick<OrderRow, 'public_id' | 'partner_id' | 'domain' | 'created_at'> & Partial<OrderRow>): OrderRow {
+export function benchOrder(
+  o: Pick<OrderRow, 'public_id' | 'partner_id' | 'domain' | 'created_at'> & Partial<OrderRow>,
+): OrderRow {
   return {
     environment: 'sandbox',
     status: 'EXTERNALLY_PAID',

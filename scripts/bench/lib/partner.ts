@@ -29,7 +29,13 @@ export async function mint(baseUrl: string, body: Record<string, unknown> = {}):
 }
 
 /** The signature headers of one request (`target` is the path with its raw query). */
-export function signFor(credential: Credential, method: string, target: string, body: string | Uint8Array = '', idempotencyKey?: string): Record<string, string> {
+export function signFor(
+  credential: Credential,
+  method: string,
+  target: string,
+  body: string | Uint8Array = '',
+  idempotencyKey?: string,
+): Record<string, string> {
   const { path, query } = splitRequestTarget(target);
   return signedHeaders({
     keyId: credential.keyId,
@@ -52,12 +58,26 @@ export interface Answer {
 }
 
 /** One signed request with fetch; the body is sent exactly as signed. */
-export async function signedRequest(baseUrl: string, credential: Credential, method: string, target: string, body?: unknown, extraHeaders: Record<string, string> = {}): Promise<Answer> {
+export async function signedRequest(
+  baseUrl: string,
+  credential: Credential,
+  method: string,
+  target: string,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<Answer> {
   const raw = body === undefined ? '' : typeof body === 'string' ? body : JSON.stringify(body);
-  const idempotencyKey = method === 'POST' && /\/orders$/.test(target.split('?')[0] ?? '') && !extraHeaders['Idempotency-Key'] ? randomUUID() : undefined;
+  const idempotencyKey =
+    method === 'POST' && /\/orders$/.test(target.split('?')[0] ?? '') && !extraHeaders['Idempotency-Key']
+      ? randomUUID()
+      : undefined;
   const res = await fetch(baseUrl + target, {
     method,
-    headers: { ...(raw ? { 'content-type': 'application/json' } : {}), ...signFor(credential, method, target, raw, idempotencyKey), ...extraHeaders },
+    headers: {
+      ...(raw ? { 'content-type': 'application/json' } : {}),
+      ...signFor(credential, method, target, raw, idempotencyKey),
+      ...extraHeaders,
+    },
     ...(raw ? { body: raw } : {}),
   });
   const text = await res.text();
@@ -65,13 +85,27 @@ export async function signedRequest(baseUrl: string, credential: Credential, met
 }
 
 /** Listed sandbox domains with their prices, read through GET /domains/search. */
-export async function listedDomains(baseUrl: string, credential: Credential, queries: string[]): Promise<Array<{ domain: string; price_cents: number; currency: string }>> {
+export async function listedDomains(
+  baseUrl: string,
+  credential: Credential,
+  queries: string[],
+): Promise<Array<{ domain: string; price_cents: number; currency: string }>> {
   const seen = new Map<string, { domain: string; price_cents: number; currency: string }>();
   for (const q of queries) {
-    const res = await signedRequest(baseUrl, credential, 'GET', `/api/partner/v1/domains/search?q=${encodeURIComponent(q)}`);
+    const res = await signedRequest(
+      baseUrl,
+      credential,
+      'GET',
+      `/api/partner/v1/domains/search?q=${encodeURIComponent(q)}`,
+    );
     if (res.status !== 200) throw new Error(`search failed: ${res.status} ${res.text}`);
-    for (const hit of (res.json() as { results: Array<{ domain: string; price_cents: number | null; currency: string | null; available: boolean }> }).results) {
-      if (hit.available && hit.price_cents !== null && hit.currency) seen.set(hit.domain, { domain: hit.domain, price_cents: hit.price_cents, currency: hit.currency });
+    for (const hit of (
+      res.json() as {
+        results: Array<{ domain: string; price_cents: number | null; currency: string | null; available: boolean }>;
+      }
+    ).results) {
+      if (hit.available && hit.price_cents !== null && hit.currency)
+        seen.set(hit.domain, { domain: hit.domain, price_cents: hit.price_cents, currency: hit.currency });
     }
   }
   return [...seen.values()];

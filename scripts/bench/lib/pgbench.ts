@@ -25,7 +25,9 @@ function run(args: string[]): Promise<string> {
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`pgbench ${args.join(' ')} exited ${code}:\n${out.slice(-2000)}`))));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`pgbench ${args.join(' ')} exited ${code}:\n${out.slice(-2000)}`)),
+    );
   });
 }
 

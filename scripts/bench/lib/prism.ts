@@ -8,10 +8,14 @@ import { ROOT, type Child } from './processes.ts';
 
 export async function startQuietPrism(timeoutMs = 60_000): Promise<Child> {
   const port = await freePort();
-  const child = spawn(join(ROOT, 'node_modules', '.bin', 'prism'), ['mock', mockDocument('partner', false), '-v', 'error', '--port', String(port), '--host', '127.0.0.1'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    join(ROOT, 'node_modules', '.bin', 'prism'),
+    ['mock', mockDocument('partner', false), '-v', 'error', '--port', String(port), '--host', '127.0.0.1'],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const keep = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);

@@ -58,10 +58,18 @@ export function spawnReady(script: string, env: Record<string, string>, nodeArgs
       const m = /READY (\S+)/.exec(stdout);
       if (m) {
         stdout = '';
-        resolve({ url: m[1] as string, child, output: () => stderr, stop: () => signal('SIGTERM'), kill: () => signal('SIGKILL') });
+        resolve({
+          url: m[1] as string,
+          child,
+          output: () => stderr,
+          stop: () => signal('SIGTERM'),
+          kill: () => signal('SIGKILL'),
+        });
       }
     });
-    child.once('exit', (code, sig) => reject(new Error(`${script} exited (${code ?? sig}) before it was ready:\n${stderr.slice(-3000)}`)));
+    child.once('exit', (code, sig) =>
+      reject(new Error(`${script} exited (${code ?? sig}) before it was ready:\n${stderr.slice(-3000)}`)),
+    );
   });
 }
 

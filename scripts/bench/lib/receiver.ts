@@ -41,7 +41,10 @@ export async function startReceiver(secret = 'whsec_bench_0123456789abcdef'): Pr
     waitFor(count, timeoutMs) {
       if (self.received.size >= count) return Promise.resolve();
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`only ${self.received.size} of ${count} events arrived within ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`only ${self.received.size} of ${count} events arrived within ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({
           count,
           resolve: () => {
@@ -51,13 +54,19 @@ export async function startReceiver(secret = 'whsec_bench_0123456789abcdef'): Pr
         });
       });
     },
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
   const server: Server = createServer((req, res) => {
-    self.attempts.push({ eventId: String(req.headers[HEADER_EVENT_ID.toLowerCase()] ?? ''), attempt: Number(req.headers['x-service-delivery-attempt'] ?? 0), at: Date.now(), mode: self.mode });
+    self.attempts.push({
+      eventId: String(req.headers[HEADER_EVENT_ID.toLowerCase()] ?? ''),
+      attempt: Number(req.headers['x-service-delivery-attempt'] ?? 0),
+      at: Date.now(),
+      mode: self.mode,
+    });
     if (self.mode === 'down') {
       req.socket.destroy();
       return;
@@ -77,7 +86,13 @@ export async function startReceiver(secret = 'whsec_bench_0123456789abcdef'): Pr
         return;
       }
       const eventId = String(req.headers[HEADER_EVENT_ID.toLowerCase()] ?? '');
-      self.deliveries.push({ eventId, type: String(req.headers['x-service-event-type'] ?? ''), attempt: Number(req.headers['x-service-delivery-attempt'] ?? 0), at: Date.now(), body });
+      self.deliveries.push({
+        eventId,
+        type: String(req.headers['x-service-event-type'] ?? ''),
+        attempt: Number(req.headers['x-service-delivery-attempt'] ?? 0),
+        at: Date.now(),
+        body,
+      });
       self.received.add(eventId);
       res.writeHead(200).end();
       for (const w of [...waiters]) {

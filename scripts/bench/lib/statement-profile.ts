@@ -23,7 +23,12 @@ export interface StatementProfileResult {
 }
 
 /** Sums `stats` over `units` (orders), the most total time first. */
-export function profileOf(source: StatementProfileResult['source'], stats: readonly StatementStats[], units: number, top = 10): StatementProfileResult {
+export function profileOf(
+  source: StatementProfileResult['source'],
+  stats: readonly StatementStats[],
+  units: number,
+  top = 10,
+): StatementProfileResult {
   const total = stats.reduce((n, s) => n + s.totalMs, 0);
   const calls = stats.reduce((n, s) => n + s.calls, 0);
   return {
@@ -32,7 +37,13 @@ export function profileOf(source: StatementProfileResult['source'], stats: reado
     lines: [...stats]
       .sort((a, b) => b.totalMs - a.totalMs)
       .slice(0, top)
-      .map((s) => ({ statement: s.statement, calls: s.calls, perUnit: units > 0 ? s.calls / units : NaN, meanMs: s.meanMs, share: total > 0 ? s.totalMs / total : NaN })),
+      .map((s) => ({
+        statement: s.statement,
+        calls: s.calls,
+        perUnit: units > 0 ? s.calls / units : NaN,
+        meanMs: s.meanMs,
+        share: total > 0 ? s.totalMs / total : NaN,
+      })),
   };
 }
 
@@ -71,7 +82,14 @@ export async function pgStatStatements(url: string): Promise<PgStatStatements> {
       const rows = await query<{ query: string; calls: string; total: number; mean: number; max: number }>(
         `select query, calls, total_exec_time as total, mean_exec_time as mean, max_exec_time as max from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())`,
       );
-      return rows.map((r) => ({ statement: statementShape(r.query), calls: Number(r.calls), totalMs: Number(r.total), meanMs: Number(r.mean), maxMs: Number(r.max), failed: 0 }));
+      return rows.map((r) => ({
+        statement: statementShape(r.query),
+        calls: Number(r.calls),
+        totalMs: Number(r.total),
+        meanMs: Number(r.mean),
+        maxMs: Number(r.max),
+        failed: 0,
+      }));
     },
   };
 }

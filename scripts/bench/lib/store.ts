@@ -11,12 +11,17 @@ export interface StoreLocation {
 }
 
 export async function openServerStore(at: StoreLocation): Promise<Store> {
-  const opened = await openDatabase(at.databaseUrl ? { databaseUrl: at.databaseUrl, poolSize: 4 } : { dataDir: at.dataDir });
+  const opened = await openDatabase(
+    at.databaseUrl ? { databaseUrl: at.databaseUrl, poolSize: 4 } : { dataDir: at.dataDir },
+  );
   return createStore(opened, secretBox(Buffer.from(at.masterKey, 'hex')));
 }
 
 /** Listed, unsold sandbox domains with their prices (each order consumes one). */
-export async function listedInventory(store: Store, limit: number): Promise<Array<{ domain: string; price_cents: number; currency: string }>> {
+export async function listedInventory(
+  store: Store,
+  limit: number,
+): Promise<Array<{ domain: string; price_cents: number; currency: string }>> {
   return store.db
     .selectFrom('inventory')
     .select(['domain', 'price_cents', 'currency'])

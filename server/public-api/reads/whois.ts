@@ -7,10 +7,15 @@ import { toAscii } from './domain-input.ts';
 
 type Schemas = components['schemas'];
 
-export async function whoisLookup(sources: readonly RegistrationSource[], input: Schemas['WhoisRequest']): Promise<Schemas['WhoisResult']> {
+export async function whoisLookup(
+  sources: readonly RegistrationSource[],
+  input: Schemas['WhoisRequest'],
+): Promise<Schemas['WhoisResult']> {
   const domain = toAscii(input.domain);
   if (domain === undefined || !domain.includes('.')) {
-    throw new ApiError('validation_error', `"${input.domain}" is not a domain name`, [{ path: '/body/domain', message: 'must be a domain name such as bestcoffeebeans.com' }]);
+    throw new ApiError('validation_error', `"${input.domain}" is not a domain name`, [
+      { path: '/body/domain', message: 'must be a domain name such as bestcoffeebeans.com' },
+    ]);
   }
   for (const source of sources) {
     let found;

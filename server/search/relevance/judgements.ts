@@ -52,7 +52,14 @@ export function judgedInventory(set: JudgementSet): JudgedName[] {
   if (set.inventory) {
     // The generator knows which words it put into each name; that is the judge's reading.
     return [...generateInventory(set.inventory)].map((row) => ({
-      listing: { domain: row.domain, label: row.label, tld: row.tld, category: row.category, price_cents: row.price_cents, currency: row.currency },
+      listing: {
+        domain: row.domain,
+        label: row.label,
+        tld: row.tld,
+        category: row.category,
+        price_cents: row.price_cents,
+        currency: row.currency,
+      },
       words: new Set(row.keywords),
     }));
   }
@@ -61,14 +68,24 @@ export function judgedInventory(set: JudgementSet): JudgedName[] {
     const label = domain.slice(0, dot);
     // Categories as an import would assign them: from the sandbox word list only.
     return {
-      listing: { domain, label, tld: domain.slice(dot + 1), category: segmentLabel(label).category, price_cents: 100_000, currency: 'USD' },
+      listing: {
+        domain,
+        label,
+        tld: domain.slice(dot + 1),
+        category: segmentLabel(label).category,
+        price_cents: 100_000,
+        currency: 'USD',
+      },
       words: new Set(words.split(' ').filter((w) => w.length > 0)),
     };
   });
 }
 
 const categoryWords = new Map<string, ReadonlySet<string>>(
-  Object.entries(CATEGORIES).map(([category, { nouns, adjectives }]) => [category, new Set<string>([...nouns, ...adjectives])]),
+  Object.entries(CATEGORIES).map(([category, { nouns, adjectives }]) => [
+    category,
+    new Set<string>([...nouns, ...adjectives]),
+  ]),
 );
 
 export function isCategory(name: string): name is Category {
@@ -113,7 +130,8 @@ const gain = (g: Grade) => 2 ** g - 1;
 
 /** nDCG@k with exponential gain; the ideal ranking is drawn from every judged name. */
 export function ndcgAt(k: number, ranked: readonly Grade[], all: readonly Grade[]): number {
-  const dcg = (grades: readonly Grade[]) => grades.slice(0, k).reduce<number>((sum, g, i) => sum + gain(g) / Math.log2(i + 2), 0);
+  const dcg = (grades: readonly Grade[]) =>
+    grades.slice(0, k).reduce<number>((sum, g, i) => sum + gain(g) / Math.log2(i + 2), 0);
   const ideal = dcg([...all].sort((a, b) => b - a));
   return ideal === 0 ? 0 : dcg(ranked) / ideal;
 }

@@ -25,7 +25,11 @@ export function settlement(dialect: Dialect): Migration {
         // this makes the second one's insert fail, so a period is never written twice.
         .addUniqueConstraint('statements_partner_start', ['partner_id', 'period_start'])
         .execute();
-      await db.schema.createIndex('statements_partner_end').on('statements').columns(['partner_id', 'period_end', 'statement_id']).execute();
+      await db.schema
+        .createIndex('statements_partner_end')
+        .on('statements')
+        .columns(['partner_id', 'period_end', 'statement_id'])
+        .execute();
       await db.schema
         .createTable('statement_orders')
         // One row per order, ever: an order is settled by exactly one statement.
@@ -37,7 +41,11 @@ export function settlement(dialect: Dialect): Migration {
         .addColumn('commission_cents', big, (c) => c.notNull())
         .addColumn('settled_at', big, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('statement_orders_statement').on('statement_orders').columns(['statement_id', 'public_id']).execute();
+      await db.schema
+        .createIndex('statement_orders_statement')
+        .on('statement_orders')
+        .columns(['statement_id', 'public_id'])
+        .execute();
       await db.schema
         .createTable('payouts')
         .addColumn('payout_id', 'text', (c) => c.primaryKey())
@@ -48,7 +56,11 @@ export function settlement(dialect: Dialect): Migration {
         .addColumn('paid_at', big, (c) => c.notNull())
         .addColumn('created_at', big, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('payouts_partner_paid').on('payouts').columns(['partner_id', 'paid_at', 'payout_id']).execute();
+      await db.schema
+        .createIndex('payouts_partner_paid')
+        .on('payouts')
+        .columns(['partner_id', 'paid_at', 'payout_id'])
+        .execute();
       await db.schema
         .createTable('partner_commission_rates')
         .addColumn('partner_id', 'text', (c) => c.primaryKey())

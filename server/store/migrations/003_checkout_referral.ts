@@ -29,7 +29,11 @@ export function checkoutReferral(dialect: Dialect): Migration {
         .addColumn('created_at', big, (c) => c.notNull())
         .addColumn('expires_at', big, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('checkout_sessions_link').on('checkout_sessions').columns(['partner_id', 'link_id', 'referred_at']).execute();
+      await db.schema
+        .createIndex('checkout_sessions_link')
+        .on('checkout_sessions')
+        .columns(['partner_id', 'link_id', 'referred_at'])
+        .execute();
       await db.schema
         .createTable('referral_links')
         .addColumn('link_id', 'text', (c) => c.primaryKey())
@@ -41,7 +45,11 @@ export function checkoutReferral(dialect: Dialect): Migration {
         .addColumn('product', 'text')
         .addColumn('created_at', big, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('referral_links_partner').on('referral_links').columns(['partner_id', 'created_at', 'link_id']).execute();
+      await db.schema
+        .createIndex('referral_links_partner')
+        .on('referral_links')
+        .columns(['partner_id', 'created_at', 'link_id'])
+        .execute();
       await db.schema
         .createTable('referral_clicks')
         .addColumn('click_id', 'text', (c) => c.primaryKey())
@@ -49,7 +57,11 @@ export function checkoutReferral(dialect: Dialect): Migration {
         .addColumn('partner_id', 'text', (c) => c.notNull())
         .addColumn('created_at', big, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('referral_clicks_partner').on('referral_clicks').columns(['partner_id', 'created_at']).execute();
+      await db.schema
+        .createIndex('referral_clicks_partner')
+        .on('referral_clicks')
+        .columns(['partner_id', 'created_at'])
+        .execute();
       await db.schema
         .createTable('referral_sales')
         .addColumn('public_id', 'text', (c) => c.primaryKey())
@@ -64,7 +76,11 @@ export function checkoutReferral(dialect: Dialect): Migration {
         .addColumn('currency', 'text', (c) => c.notNull())
         .addColumn('sold_at', big, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('referral_sales_partner').on('referral_sales').columns(['partner_id', 'sold_at', 'public_id']).execute();
+      await db.schema
+        .createIndex('referral_sales_partner')
+        .on('referral_sales')
+        .columns(['partner_id', 'sold_at', 'public_id'])
+        .execute();
       await db.schema
         .createTable('commission_ledger')
         .addColumn('seq', serial.type, serial.column)
@@ -77,10 +93,20 @@ export function checkoutReferral(dialect: Dialect): Migration {
         .addColumn('payout_id', 'text')
         .addColumn('created_at', big, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('commission_ledger_partner').on('commission_ledger').columns(['partner_id', 'seq']).execute();
+      await db.schema
+        .createIndex('commission_ledger_partner')
+        .on('commission_ledger')
+        .columns(['partner_id', 'seq'])
+        .execute();
     },
     async down(db: Kysely<unknown>) {
-      for (const table of ['commission_ledger', 'referral_sales', 'referral_clicks', 'referral_links', 'checkout_sessions']) {
+      for (const table of [
+        'commission_ledger',
+        'referral_sales',
+        'referral_clicks',
+        'referral_links',
+        'checkout_sessions',
+      ]) {
         await db.schema.dropTable(table).ifExists().execute();
       }
     },

@@ -25,8 +25,17 @@ export function brokerage(dialect: Dialect): Migration {
         .addColumn('created_at', big, (c) => c.notNull())
         .addColumn('updated_at', big, (c) => c.notNull())
         .execute();
-      await db.schema.createIndex('brokerage_cases_open_domain').unique().on('brokerage_cases').columns(['environment', 'open_domain']).execute();
-      await db.schema.createIndex('brokerage_cases_partner_created').on('brokerage_cases').columns(['partner_id', 'created_at', 'case_id']).execute();
+      await db.schema
+        .createIndex('brokerage_cases_open_domain')
+        .unique()
+        .on('brokerage_cases')
+        .columns(['environment', 'open_domain'])
+        .execute();
+      await db.schema
+        .createIndex('brokerage_cases_partner_created')
+        .on('brokerage_cases')
+        .columns(['partner_id', 'created_at', 'case_id'])
+        .execute();
       await db.schema
         .createTable('brokerage_timeline')
         .addColumn('case_id', 'text', (c) => c.notNull())

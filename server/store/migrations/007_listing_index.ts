@@ -9,12 +9,17 @@ export function listingIndex(dialect: Dialect): Migration {
   const domain = dialect === 'postgres' ? sql.raw('domain collate "C"') : sql.raw('domain');
   return {
     async up(db: Kysely<unknown>) {
-      await sql`create index inventory_listing_price on inventory (environment, status, price_cents, ${domain})`.execute(db);
-      await sql`create index inventory_listing_listed_at on inventory (environment, status, listed_at, ${domain})`.execute(db);
+      await sql`create index inventory_listing_price on inventory (environment, status, price_cents, ${domain})`.execute(
+        db,
+      );
+      await sql`create index inventory_listing_listed_at on inventory (environment, status, listed_at, ${domain})`.execute(
+        db,
+      );
       await sql`create index inventory_listing_domain on inventory (environment, status, ${domain})`.execute(db);
     },
     async down(db: Kysely<unknown>) {
-      for (const name of ['inventory_listing_price', 'inventory_listing_listed_at', 'inventory_listing_domain']) await db.schema.dropIndex(name).ifExists().execute();
+      for (const name of ['inventory_listing_price', 'inventory_listing_listed_at', 'inventory_listing_domain'])
+        await db.schema.dropIndex(name).ifExists().execute();
     },
   };
 }

@@ -26,8 +26,16 @@ export function planIndexes(dialect: Dialect): Migration {
         // statistics, which are taken again below.
         await sql`alter table inventory alter column domain type text collate "C"`.execute(db);
       }
-      await db.schema.createIndex('orders_domain').on('orders').columns(['domain', 'partner_id', 'created_at', 'public_id']).execute();
-      await db.schema.createIndex('orders_partner_status').on('orders').columns(['partner_id', 'status', 'created_at', 'public_id']).execute();
+      await db.schema
+        .createIndex('orders_domain')
+        .on('orders')
+        .columns(['domain', 'partner_id', 'created_at', 'public_id'])
+        .execute();
+      await db.schema
+        .createIndex('orders_partner_status')
+        .on('orders')
+        .columns(['partner_id', 'status', 'created_at', 'public_id'])
+        .execute();
       // Due deliveries are taken in the order they fell due: the index gives that order, so no
       // plan walks the whole outbox by id looking for pending rows among the delivered ones.
       await db.schema.dropIndex('outbox_due').execute();
@@ -43,12 +51,23 @@ export function planIndexes(dialect: Dialect): Migration {
         await sql`alter table events add constraint events_pkey primary key (partner_id, seq)`.execute(db);
       }
       await db.schema.dropIndex('inventory_listing_listed_at').execute();
-      await sql`create index inventory_listing_newest on inventory (environment, status, listed_at desc, domain)`.execute(db);
-      await sql`create index inventory_listing_price_desc on inventory (environment, status, price_cents desc, domain)`.execute(db);
+      await sql`create index inventory_listing_newest on inventory (environment, status, listed_at desc, domain)`.execute(
+        db,
+      );
+      await sql`create index inventory_listing_price_desc on inventory (environment, status, price_cents desc, domain)`.execute(
+        db,
+      );
       if (dialect === 'postgres') await sql`analyze inventory`.execute(db);
     },
     async down(db: Kysely<unknown>) {
-      for (const name of ['inventory_listing_price_desc', 'inventory_listing_newest', 'orders_partner_status', 'orders_domain', 'outbox_due']) await db.schema.dropIndex(name).ifExists().execute();
+      for (const name of [
+        'inventory_listing_price_desc',
+        'inventory_listing_newest',
+        'orders_partner_status',
+        'orders_domain',
+        'outbox_due',
+      ])
+        await db.schema.dropIndex(name).ifExists().execute();
       await db.schema.createIndex('outbox_due').on('outbox').columns(['status', 'next_attempt_at']).execute();
       if (dialect === 'postgres') {
         await sql`alter table events drop constraint events_pkey`.execute(db);
@@ -56,8 +75,11 @@ export function planIndexes(dialect: Dialect): Migration {
         await db.schema.createIndex('events_partner_seq').on('events').columns(['partner_id', 'seq']).execute();
       }
       const domain = dialect === 'postgres' ? sql.raw('domain collate "C"') : sql.raw('domain');
-      await sql`create index inventory_listing_listed_at on inventory (environment, status, listed_at, ${domain})`.execute(db);
-      if (dialect === 'postgres') await sql`alter table inventory alter column domain type text collate "default"`.execute(db);
+      await sql`create index inventory_listing_listed_at on inventory (environment, status, listed_at, ${domain})`.execute(
+        db,
+      );
+      if (dialect === 'postgres')
+        await sql`alter table inventory alter column domain type text collate "default"`.execute(db);
     },
   };
 }

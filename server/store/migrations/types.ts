@@ -10,7 +10,8 @@ export function columnTypes(dialect: Dialect) {
     /** An auto-incrementing primary key. */
     serial: {
       type: dialect === 'postgres' ? ('bigserial' as const) : ('integer' as const),
-      column: (c: ColumnDefinitionBuilder) => (dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement()),
+      column: (c: ColumnDefinitionBuilder) =>
+        dialect === 'postgres' ? c.primaryKey() : c.primaryKey().autoIncrement(),
     },
   };
 }

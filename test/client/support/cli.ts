@@ -25,7 +25,11 @@ export function startCli(args: string[], env: Record<string, string | undefined>
 }
 
 /** Runs the CLI to its end, with `stdin` as its standard input. */
-export function runCli(args: string[], env: Record<string, string | undefined> = {}, stdin?: string | Buffer): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  stdin?: string | Buffer,
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = startCli(args, env);
     let stdout = '';

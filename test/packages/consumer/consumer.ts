@@ -5,7 +5,13 @@
 //   node consumer.js BASE_URL ADMIN_TOKEN  → one JSON line: what each step saw
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPartnerClient, createPublicClient, verifyWebhook, webhookHandler, type WebhookEvent } from '@domain-sales/client';
+import {
+  createPartnerClient,
+  createPublicClient,
+  verifyWebhook,
+  webhookHandler,
+  type WebhookEvent,
+} from '@domain-sales/client';
 import { webhookSignature } from '@domain-sales/client/protocol';
 import type { components } from '@domain-sales/contract/partner';
 import partnerDocument from '@domain-sales/contract/partner.openapi.json' with { type: 'json' };
@@ -37,22 +43,35 @@ const registered = await partner.PUT('/api/partner/webhooks', { body: { url: rec
 
 const search = await partner.GET('/api/partner/v1/domains/search', { params: { query: { q: 'coffee' } } });
 const hit = search.data?.results.find((r) => r.available);
-if (!hit) throw new Error(`no available domain in the search: ${search.response.status} ${JSON.stringify(search.error)}`);
+if (!hit)
+  throw new Error(`no available domain in the search: ${search.response.status} ${JSON.stringify(search.error)}`);
 const availability = await partner.GET('/api/partner/v1/availability', { params: { query: { domain: hit.domain } } });
 const quote = await partner.POST('/api/partner/v1/quotes', { body: { domain: hit.domain } });
 if (!quote.data) throw new Error(`quote failed: ${quote.response.status} ${JSON.stringify(quote.error)}`);
 const placed = await partner.POST('/api/partner/v1/orders', {
-  body: { domain: hit.domain, expected_price: quote.data.price_cents, currency: quote.data.currency, quote_id: quote.data.quote_id, buyer: { email: 'jane.doe@example.org' } },
+  body: {
+    domain: hit.domain,
+    expected_price: quote.data.price_cents,
+    currency: quote.data.currency,
+    quote_id: quote.data.quote_id,
+    buyer: { email: 'jane.doe@example.org' },
+  },
 });
 const order: Order | undefined = placed.data;
 
 // The delivery of the order's event, verified by webhookHandler (it answers 401 otherwise).
 const deadline = Date.now() + 20_000;
-while (!received.some((e) => JSON.stringify(e).includes(hit.domain)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+while (!received.some((e) => JSON.stringify(e).includes(hit.domain)) && Date.now() < deadline)
+  await new Promise((r) => setTimeout(r, 100));
 receiver.close();
 
 // verifyWebhook by hand: a signature made with the secret verifies; a changed body does not.
-const body = JSON.stringify({ id: 'evt_outside', type: 'order.created', created_at: new Date().toISOString(), data: {} });
+const body = JSON.stringify({
+  id: 'evt_outside',
+  type: 'order.created',
+  created_at: new Date().toISOString(),
+  data: {},
+});
 const header = webhookSignature(webhookSecret, body);
 
 const pub = createPublicClient({ baseUrl });

@@ -6,7 +6,14 @@
 // (Teredo). Every expected class below is read from those documents, not from the code.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkResolvedAddress, checkWebhookUrl, classifyAddress, describeAddress, isAllowedAddress, type AddressClass } from '../../../server/domain/webhook-url.ts';
+import {
+  checkResolvedAddress,
+  checkWebhookUrl,
+  classifyAddress,
+  describeAddress,
+  isAllowedAddress,
+  type AddressClass,
+} from '../../../server/domain/webhook-url.ts';
 
 describe('IPv4, block by block (IANA IPv4 Special-Purpose Address Registry)', () => {
   it.each<[string, AddressClass]>([
@@ -115,9 +122,12 @@ describe('IPv6, block by block (IANA IPv6 Special-Purpose Address Registry, IPv6
     expect(classifyAddress(ip)).toBe(cls);
   });
 
-  it.each(['example.com', '1.2.3', '01.2.3.4', '1.2.3.256', '', '::ffff:1.2.3.256', 'fe80::1::2', '[::1', '12345::'])('%j is invalid', (ip) => {
-    expect(classifyAddress(ip)).toBe('invalid');
-  });
+  it.each(['example.com', '1.2.3', '01.2.3.4', '1.2.3.256', '', '::ffff:1.2.3.256', 'fe80::1::2', '[::1', '12345::'])(
+    '%j is invalid',
+    (ip) => {
+      expect(classifyAddress(ip)).toBe('invalid');
+    },
+  );
 });
 
 describe('IPv4 embedded in IPv6: every form, normalised first', () => {
@@ -206,7 +216,7 @@ function ipv4Oracle(a: number, b: number, c: number, d: number): AddressClass {
   for (const [w, x, y, z, bits, cls] of IPV4_ORACLE) {
     const net = ((w << 24) | (x << 16) | (y << 8) | z) >>> 0;
     const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-    if (((n & mask) >>> 0) === ((net & mask) >>> 0)) return cls;
+    if ((n & mask) >>> 0 === (net & mask) >>> 0) return cls;
   }
   return 'public';
 }
@@ -234,12 +244,22 @@ describe('every IPv4 address, in every form', () => {
         const lo = hex16(c, d);
         const inv = (x: number) => x ^ 0xff;
         // The forms that are the IPv4 address, or reach it when it is public.
-        for (const ip of [`::ffff:${a}.${b}.${c}.${d}`, `::ffff:${hi}:${lo}`, `64:ff9b::${a}.${b}.${c}.${d}`, `64:ff9b::${hi}:${lo}`, `2002:${hi}:${lo}::1`]) {
+        for (const ip of [
+          `::ffff:${a}.${b}.${c}.${d}`,
+          `::ffff:${hi}:${lo}`,
+          `64:ff9b::${a}.${b}.${c}.${d}`,
+          `64:ff9b::${hi}:${lo}`,
+          `2002:${hi}:${lo}::1`,
+        ]) {
           expect(classifyAddress(ip), ip).toBe(inner);
         }
         // The deprecated, local and tunnelled forms: never public.
         const refused = inner === 'public' ? 'reserved' : inner;
-        const forms = [`::ffff:0:${hi}:${lo}`, `64:ff9b:1::${hi}:${lo}`, `2001:0:4136:e378:8000:63bf:${hex16(inv(a), inv(b))}:${hex16(inv(c), inv(d))}`];
+        const forms = [
+          `::ffff:0:${hi}:${lo}`,
+          `64:ff9b:1::${hi}:${lo}`,
+          `2001:0:4136:e378:8000:63bf:${hex16(inv(a), inv(b))}:${hex16(inv(c), inv(d))}`,
+        ];
         // ::0.0.0.0 and ::0.0.0.1 are the unspecified and loopback addresses themselves.
         if (a + b + c !== 0 || d > 1) forms.push(`::${hi}:${lo}`);
         for (const ip of forms) expect(classifyAddress(ip), ip).toBe(refused);
@@ -254,10 +274,22 @@ describe('every IPv4 address, in every form', () => {
         if (ipv4Oracle(a, b, c, d) === 'public') return;
         const hi = hex16(a, b);
         const lo = hex16(c, d);
-        for (const ip of [`${a}.${b}.${c}.${d}`, `::ffff:${hi}:${lo}`, `::ffff:0:${hi}:${lo}`, `64:ff9b::${hi}:${lo}`, `64:ff9b:1::${hi}:${lo}`, `2002:${hi}:${lo}::`]) {
+        for (const ip of [
+          `${a}.${b}.${c}.${d}`,
+          `::ffff:${hi}:${lo}`,
+          `::ffff:0:${hi}:${lo}`,
+          `64:ff9b::${hi}:${lo}`,
+          `64:ff9b:1::${hi}:${lo}`,
+          `2002:${hi}:${lo}::`,
+        ]) {
           expect(isAllowedAddress(describeAddress(ip), 'live'), ip).toBe(false);
         }
-        for (const ip of [`::ffff:0:${hi}:${lo}`, `64:ff9b::${hi}:${lo}`, `64:ff9b:1::${hi}:${lo}`, `2002:${hi}:${lo}::`]) {
+        for (const ip of [
+          `::ffff:0:${hi}:${lo}`,
+          `64:ff9b::${hi}:${lo}`,
+          `64:ff9b:1::${hi}:${lo}`,
+          `2002:${hi}:${lo}::`,
+        ]) {
           expect(isAllowedAddress(describeAddress(ip), 'sandbox'), ip).toBe(false);
         }
       }),
@@ -268,7 +300,17 @@ describe('every IPv4 address, in every form', () => {
 
 describe('the rule of each environment', () => {
   // Issue 19, finding 2: live registration accepted every one of these.
-  const ISSUE_19 = ['[::a9fe:a9fe]', '[::7f00:1]', '[::a00:1]', '[2002:7f00:1::1]', '[64:ff9b:1::7f00:1]', '[::ffff:0:7f00:1]', '[fec0::1]', '192.0.0.1', '198.18.0.1'];
+  const ISSUE_19 = [
+    '[::a9fe:a9fe]',
+    '[::7f00:1]',
+    '[::a00:1]',
+    '[2002:7f00:1::1]',
+    '[64:ff9b:1::7f00:1]',
+    '[::ffff:0:7f00:1]',
+    '[fec0::1]',
+    '192.0.0.1',
+    '198.18.0.1',
+  ];
 
   it.each(ISSUE_19)('refuses https://%s/ for live and for sandbox', (host) => {
     for (const env of ['live', 'sandbox'] as const) {
@@ -279,14 +321,28 @@ describe('the rule of each environment', () => {
   });
 
   it('sandbox takes loopback itself, and IPv4-mapped loopback, but not loopback behind a translator or tunnel', () => {
-    for (const ip of ['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1']) expect(isAllowedAddress(describeAddress(ip), 'sandbox'), ip).toBe(true);
-    for (const ip of ['::7f00:1', '::ffff:0:7f00:1', '64:ff9b::7f00:1', '64:ff9b:1::7f00:1', '2002:7f00:1::1', '2001:0:4136:e378:8000:63bf:80ff:fffe']) {
+    for (const ip of ['127.0.0.1', '127.9.9.9', '::1', '::ffff:127.0.0.1'])
+      expect(isAllowedAddress(describeAddress(ip), 'sandbox'), ip).toBe(true);
+    for (const ip of [
+      '::7f00:1',
+      '::ffff:0:7f00:1',
+      '64:ff9b::7f00:1',
+      '64:ff9b:1::7f00:1',
+      '2002:7f00:1::1',
+      '2001:0:4136:e378:8000:63bf:80ff:fffe',
+    ]) {
       expect(isAllowedAddress(describeAddress(ip), 'sandbox'), ip).toBe(false);
     }
   });
 
   it('live takes public addresses in each family, IPv4-mapped, NAT64 and 6to4 of a public one', () => {
-    for (const ip of ['93.184.216.34', '2606:2800:21f:cb07:6820:80da:af6b:8b2c', '::ffff:93.184.216.34', '64:ff9b::5db8:d822', '2002:5db8:d822::1']) {
+    for (const ip of [
+      '93.184.216.34',
+      '2606:2800:21f:cb07:6820:80da:af6b:8b2c',
+      '::ffff:93.184.216.34',
+      '64:ff9b::5db8:d822',
+      '2002:5db8:d822::1',
+    ]) {
       expect(checkResolvedAddress('partner.example.net', ip, 'live'), ip).toEqual({ ok: true });
     }
   });
@@ -302,6 +358,8 @@ describe('the rule of each environment', () => {
       expect(result.message).toContain('live webhooks must reach a public address');
     }
     const literal = checkWebhookUrl('https://198.18.0.1/hook', 'live');
-    expect(literal.ok ? '' : literal.message).toMatch(/198\.18\.0\.1 is a benchmarking address \(198\.18\.0\.0\/15: benchmarking, RFC 2544\)/);
+    expect(literal.ok ? '' : literal.message).toMatch(
+      /198\.18\.0\.1 is a benchmarking address \(198\.18\.0\.0\/15: benchmarking, RFC 2544\)/,
+    );
   });
 });

@@ -31,11 +31,21 @@ describe('brokerage case state machine', () => {
   it('has the partner contract’s statuses, final states and status graph', () => {
     expect([...BROKERAGE_STATUSES]).toEqual(statusSchema.enum);
     expect([...FINAL_STATUSES].sort()).toEqual([...statusSchema['x-final-states']].sort());
-    expect([...OPEN_STATUSES].sort()).toEqual(BROKERAGE_STATUSES.filter((s) => !statusSchema['x-final-states'].includes(s)).sort());
-    const graph = Object.fromEntries(
-      BROKERAGE_STATUSES.map((s) => [s, Object.values(BROKERAGE_TRANSITIONS).filter((t) => t.from.includes(s)).map((t) => t.to).sort()]),
+    expect([...OPEN_STATUSES].sort()).toEqual(
+      BROKERAGE_STATUSES.filter((s) => !statusSchema['x-final-states'].includes(s)).sort(),
     );
-    const expected = Object.fromEntries(Object.entries(statusSchema['x-transitions']).map(([s, to]) => [s, [...to].sort()]));
+    const graph = Object.fromEntries(
+      BROKERAGE_STATUSES.map((s) => [
+        s,
+        Object.values(BROKERAGE_TRANSITIONS)
+          .filter((t) => t.from.includes(s))
+          .map((t) => t.to)
+          .sort(),
+      ]),
+    );
+    const expected = Object.fromEntries(
+      Object.entries(statusSchema['x-transitions']).map(([s, to]) => [s, [...to].sort()]),
+    );
     expect(graph).toEqual(expected);
   });
 
@@ -47,7 +57,11 @@ describe('brokerage case state machine', () => {
         fc.integer({ min: 1, max: 1e9 }),
         (status: BrokerageStatus, action, price) => {
           const t = BROKERAGE_TRANSITIONS[action];
-          const result = moveCase({ case_id: 'brk_TEST01', status, final_price_cents: null }, action, action === 'close-deal' ? price : undefined);
+          const result = moveCase(
+            { case_id: 'brk_TEST01', status, final_price_cents: null },
+            action,
+            action === 'close-deal' ? price : undefined,
+          );
           expect(result.ok).toBe(t.from.includes(status));
           if (result.ok) {
             expect(result.status).toBe(t.to);
@@ -73,17 +87,34 @@ describe('brokerage case state machine', () => {
 
 describe('brokerage eligibility', () => {
   it('names active_site first, then open_case', () => {
-    expect(eligibility('dailygrind.com', true)).toEqual({ domain: 'dailygrind.com', eligible: false, reason: 'active_site' });
+    expect(eligibility('dailygrind.com', true)).toEqual({
+      domain: 'dailygrind.com',
+      eligible: false,
+      reason: 'active_site',
+    });
     expect(eligibility('dailygrind.com', false).reason).toBe('active_site');
-    expect(eligibility('coffeeroasters.io', true)).toEqual({ domain: 'coffeeroasters.io', eligible: false, reason: 'open_case' });
-    expect(eligibility('darkroastcoffee.com', false)).toEqual({ domain: 'darkroastcoffee.com', eligible: true, reason: null });
+    expect(eligibility('coffeeroasters.io', true)).toEqual({
+      domain: 'coffeeroasters.io',
+      eligible: false,
+      reason: 'open_case',
+    });
+    expect(eligibility('darkroastcoffee.com', false)).toEqual({
+      domain: 'darkroastcoffee.com',
+      eligible: true,
+      reason: null,
+    });
   });
 
   it('agrees with the contract’s eligibility examples', () => {
-    const examples = at(loadYaml('spec/partner/paths/brokerage_eligibility.yaml'), 'get', 'responses', '200', 'content', 'application/json', 'examples') as Record<
-      string,
-      { value: { domain: string; reason: string | null } }
-    >;
+    const examples = at(
+      loadYaml('spec/partner/paths/brokerage_eligibility.yaml'),
+      'get',
+      'responses',
+      '200',
+      'content',
+      'application/json',
+      'examples',
+    ) as Record<string, { value: { domain: string; reason: string | null } }>;
     expect(ACTIVE_SITE_DOMAINS.has(examples.active_site!.value.domain)).toBe(true);
     expect(ACTIVE_SITE_DOMAINS.has(examples.eligible!.value.domain)).toBe(false);
     expect(ACTIVE_SITE_DOMAINS.has(examples.open_case!.value.domain)).toBe(false);

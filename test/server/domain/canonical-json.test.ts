@@ -12,7 +12,11 @@ const sha256 = (text: string | Uint8Array): string => createHash('sha256').updat
 function reverseKeys(value: JsonValue): JsonValue {
   if (Array.isArray(value)) return value.map(reverseKeys);
   if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).reverse().map((k) => [k, reverseKeys(value[k] as JsonValue)]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .reverse()
+        .map((k) => [k, reverseKeys(value[k] as JsonValue)]),
+    );
   }
   return value;
 }

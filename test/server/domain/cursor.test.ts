@@ -4,18 +4,38 @@ import { decodeCursor, encodeCursor, isCursorError, type CursorPosition } from '
 import { at, loadYaml } from './spec.ts';
 
 const KEY = Buffer.from('cursor-test-key-0123456789abcdef');
-const cursorParam = at(loadYaml('spec/partner/components/parameters.yaml'), 'components', 'parameters', 'Cursor', 'schema') as {
+const cursorParam = at(
+  loadYaml('spec/partner/components/parameters.yaml'),
+  'components',
+  'parameters',
+  'Cursor',
+  'schema',
+) as {
   minLength: number;
   maxLength: number;
 };
 
 // -0 travels as 0 in JSON; both are the same sort key, so the generator leaves it out.
 const position = fc.array(
-  fc.oneof(fc.string({ unit: 'grapheme' }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n))),
+  fc.oneof(
+    fc.string({ unit: 'grapheme' }),
+    fc.integer(),
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => (Object.is(n, -0) ? 0 : n)),
+  ),
   { maxLength: 4 },
 );
-const binding = fc.dictionary(fc.string({ maxLength: 10 }), fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.constant(null)), { maxKeys: 5 });
-const ordersBinding = { status: 'EXTERNALLY_PAID', domain: null, from: '2026-11-01T00:00:00Z', to: null, sort: 'created_at' };
+const binding = fc.dictionary(
+  fc.string({ maxLength: 10 }),
+  fc.oneof(fc.string({ maxLength: 20 }), fc.integer(), fc.constant(null)),
+  { maxKeys: 5 },
+);
+const ordersBinding = {
+  status: 'EXTERNALLY_PAID',
+  domain: null,
+  from: '2026-11-01T00:00:00Z',
+  to: null,
+  sort: 'created_at',
+};
 const ordersPosition: CursorPosition = ['2026-11-22T09:31:12Z', 'ord_7QK2M9XB4T'];
 
 describe('cursors (the "Lists" paragraph)', () => {
@@ -66,25 +86,47 @@ describe('cursors (the "Lists" paragraph)', () => {
   it('refuse any single-character change', () => {
     const cursor = encodeCursor(KEY, { scope: 'orders', binding: ordersBinding, position: ordersPosition });
     fc.assert(
-      fc.property(fc.nat(cursor.length - 1), fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/'.split('')), (i, c) => {
-        const changed = cursor.slice(0, i) + c + cursor.slice(i + 1);
-        fc.pre(changed !== cursor);
-        expect(isCursorError(decodeCursor(KEY, changed, 'orders', ordersBinding))).toBe(true);
-      }),
+      fc.property(
+        fc.nat(cursor.length - 1),
+        fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.=+/'.split('')),
+        (i, c) => {
+          const changed = cursor.slice(0, i) + c + cursor.slice(i + 1);
+          fc.pre(changed !== cursor);
+          expect(isCursorError(decodeCursor(KEY, changed, 'orders', ordersBinding))).toBe(true);
+        },
+      ),
       { numRuns: 1000 },
     );
   });
 
   it('refuse malformed text, a cursor of another key, and a forged position', () => {
-    for (const bad of ['', '.', 'abc', 'a.b', '0', '50', 'eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ']) {
+    for (const bad of [
+      '',
+      '.',
+      'abc',
+      'a.b',
+      '0',
+      '50',
+      'eyJrIjpbIjIwMjYtMTEtMjJUMDk6MzE6MTJaIiwib3JkXzdRSzJNOVhCNFQiXX0.Hc7pT2wQ',
+    ]) {
       expect(decodeCursor(KEY, bad, 'orders', ordersBinding), bad).toMatchObject({ error: 'invalid_cursor' });
     }
-    const foreign = encodeCursor(Buffer.from('another key'), { scope: 'orders', binding: ordersBinding, position: ordersPosition });
+    const foreign = encodeCursor(Buffer.from('another key'), {
+      scope: 'orders',
+      binding: ordersBinding,
+      position: ordersPosition,
+    });
     expect(decodeCursor(KEY, foreign, 'orders', ordersBinding)).toMatchObject({ error: 'invalid_cursor' });
-    const [payload = '', tag = ''] = encodeCursor(KEY, { scope: 'orders', binding: ordersBinding, position: ordersPosition }).split('.');
+    const [payload = '', tag = ''] = encodeCursor(KEY, {
+      scope: 'orders',
+      binding: ordersBinding,
+      position: ordersPosition,
+    }).split('.');
     const forged = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { k: unknown[] };
     forged.k = ['1970-01-01T00:00:00Z', 'ord_0'];
-    expect(decodeCursor(KEY, `${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${tag}`, 'orders', ordersBinding)).toMatchObject({
+    expect(
+      decodeCursor(KEY, `${Buffer.from(JSON.stringify(forged)).toString('base64url')}.${tag}`, 'orders', ordersBinding),
+    ).toMatchObject({
       error: 'invalid_cursor',
     });
   });
@@ -104,6 +146,8 @@ describe('cursors (the "Lists" paragraph)', () => {
 
   it('refuse to encode a position JSON cannot carry', () => {
     expect(() => encodeCursor(KEY, { scope: 'orders', binding: {}, position: [Number.NaN] })).toThrow(TypeError);
-    expect(() => encodeCursor(KEY, { scope: 'orders', binding: {}, position: [Number.POSITIVE_INFINITY] })).toThrow(TypeError);
+    expect(() => encodeCursor(KEY, { scope: 'orders', binding: {}, position: [Number.POSITIVE_INFINITY] })).toThrow(
+      TypeError,
+    );
   });
 });

@@ -63,7 +63,9 @@ describe('decideIdempotency (x-idempotency)', () => {
   it('forgets a record once it expires, and not before', () => {
     expect(decideIdempotency(completed, fp('b'), SPEC_KEY, completed.expiresAt).action).toBe('execute');
     expect(decideIdempotency(inFlight, fp('a'), SPEC_KEY, inFlight.expiresAt).action).toBe('execute');
-    expect(decideIdempotency(completed, fp('b'), SPEC_KEY, completed.expiresAt - 1).action).toBe('conflict-different-body');
+    expect(decideIdempotency(completed, fp('b'), SPEC_KEY, completed.expiresAt - 1).action).toBe(
+      'conflict-different-body',
+    );
   });
 
   it('never executes twice under one live record', () => {
@@ -90,20 +92,36 @@ describe('decideIdempotency (x-idempotency)', () => {
 });
 
 describe('decideForExistingKey: a key the store would not let this request claim (both surfaces)', () => {
-  const done = { fingerprint: fp('a'), state: 'done', expires_at: NOW + 1, status_code: 201, body: '{"ok":true}' } as const;
+  const done = {
+    fingerprint: fp('a'),
+    state: 'done',
+    expires_at: NOW + 1,
+    status_code: 201,
+    body: '{"ok":true}',
+  } as const;
   const executing = { ...done, state: 'executing', status_code: null, body: null } as const;
 
   it('replays the stored answer for the same fingerprint', () => {
-    expect(decideForExistingKey(done, fp('a'), SPEC_KEY, NOW)).toEqual({ action: 'replay', statusCode: 201, body: '{"ok":true}' });
+    expect(decideForExistingKey(done, fp('a'), SPEC_KEY, NOW)).toEqual({
+      action: 'replay',
+      statusCode: 201,
+      body: '{"ok":true}',
+    });
   });
 
   it('refuses another fingerprint without Retry-After', () => {
-    expect(decideForExistingKey(done, fp('b'), SPEC_KEY, NOW)).toMatchObject({ action: 'conflict-different-body', message: conflictExamples.conflict?.value.message });
+    expect(decideForExistingKey(done, fp('b'), SPEC_KEY, NOW)).toMatchObject({
+      action: 'conflict-different-body',
+      message: conflictExamples.conflict?.value.message,
+    });
     expect(decideForExistingKey(executing, fp('b'), SPEC_KEY, NOW).action).toBe('conflict-different-body');
   });
 
   it('is in flight (409 with Retry-After) while executing, when done without its answer, and when expired but not taken over', () => {
-    expect(decideForExistingKey(executing, fp('a'), SPEC_KEY, NOW)).toMatchObject({ action: 'conflict-in-flight', retryAfterSeconds: 1 });
+    expect(decideForExistingKey(executing, fp('a'), SPEC_KEY, NOW)).toMatchObject({
+      action: 'conflict-in-flight',
+      retryAfterSeconds: 1,
+    });
     expect(decideForExistingKey({ ...done, body: null }, fp('a'), SPEC_KEY, NOW).action).toBe('conflict-in-flight');
     expect(decideForExistingKey(done, fp('b'), SPEC_KEY, done.expires_at).action).toBe('conflict-in-flight');
   });
@@ -119,8 +137,12 @@ describe('which answers are stored (x-idempotency stored / not-stored)', () => {
 
   it('stores none of the not-stored answers', () => {
     const codeOf: Record<string, string> = {
-      '400': 'validation_error', '401': 'invalid_signature', '403': 'forbidden', '413': 'payload_too_large',
-      '415': 'unsupported_media_type', '429': 'rate_limited',
+      '400': 'validation_error',
+      '401': 'invalid_signature',
+      '403': 'forbidden',
+      '413': 'payload_too_large',
+      '415': 'unsupported_media_type',
+      '429': 'rate_limited',
     };
     for (const entry of at(xIdempotency, 'not-stored') as string[]) {
       if (entry === '5xx') {

@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BPS_SCALE, COMMISSION_DEFAULTS_BPS, commissionCents, isCents, sumCents } from '../../../server/domain/money.ts';
+import {
+  BPS_SCALE,
+  COMMISSION_DEFAULTS_BPS,
+  commissionCents,
+  isCents,
+  sumCents,
+} from '../../../server/domain/money.ts';
 import { PARTNER_ROOT, at, loadYaml } from './spec.ts';
 
 const defaults = at(loadYaml(PARTNER_ROOT), 'x-commission-defaults') as Record<string, unknown>;
@@ -75,7 +81,13 @@ describe('commissionCents: (price * bps + 5000) / 10000, truncated', () => {
   });
 
   it('refuses amounts that are not cents', () => {
-    for (const [p, b] of [[-1, 1000], [1.5, 1000], [100, -1], [100, 0.5], [Number.NaN, 1]] as const) {
+    for (const [p, b] of [
+      [-1, 1000],
+      [1.5, 1000],
+      [100, -1],
+      [100, 0.5],
+      [Number.NaN, 1],
+    ] as const) {
       expect(() => commissionCents(p, b)).toThrow(RangeError);
     }
   });

@@ -19,10 +19,15 @@ describe('nonce retention (partner x-signing nonce)', () => {
 
   it('still remembers the nonce whenever a replay would pass the timestamp check', () => {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: 9_999_999_999 }), fc.integer({ min: -400, max: 400 }), fc.nat(999), (t, offset, ms) => {
-        const now = t + offset + ms / 1000;
-        if (checkTimestamp(String(t), now) === 'ok') expect(isNonceExpired(nonceExpiresAt(t), now)).toBe(false);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: 9_999_999_999 }),
+        fc.integer({ min: -400, max: 400 }),
+        fc.nat(999),
+        (t, offset, ms) => {
+          const now = t + offset + ms / 1000;
+          if (checkTimestamp(String(t), now) === 'ok') expect(isNonceExpired(nonceExpiresAt(t), now)).toBe(false);
+        },
+      ),
     );
   });
 

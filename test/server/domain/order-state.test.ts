@@ -29,19 +29,32 @@ interface SpecRule {
 
 const adminOp = at(loadYaml(ADMIN_ORDER_ACTION), 'post');
 const specTransitions = at(adminOp, 'x-transitions') as Record<string, SpecRule>;
-const orderStatus = partnerSchema('OrderStatus') as { enum: string[]; 'x-transitions': Record<string, string[]>; 'x-final-states': string[] };
+const orderStatus = partnerSchema('OrderStatus') as {
+  enum: string[];
+  'x-transitions': Record<string, string[]>;
+  'x-final-states': string[];
+};
 const eventType = partnerSchema('EventType') as { 'x-delivered': string[]; 'x-history-only': string[] };
 const refundDescription = at(loadYaml('spec/partner/paths/refunds.yaml'), 'post', 'description') as string;
 
 // "(from `EXTERNALLY_PAID`, `MANUAL_REVIEW` or `TRANSFER_IN_PROGRESS`)" in POST /refunds.
-const partnerRefundFrom = [...(/\(from ([^)]*)\)/.exec(refundDescription)?.[1] ?? '').matchAll(/`([A-Z_]+)`/g)].map((m) => m[1]);
+const partnerRefundFrom = [...(/\(from ([^)]*)\)/.exec(refundDescription)?.[1] ?? '').matchAll(/`([A-Z_]+)`/g)].map(
+  (m) => m[1],
+);
 
 /** What the spec says a move does, independently of the code under test. */
-function specOutcome(move: OrderMove, status: OrderStatus, model: PaymentModel): { to: string; events: Array<{ type: string; delivered: boolean }> } | undefined {
+function specOutcome(
+  move: OrderMove,
+  status: OrderStatus,
+  model: PaymentModel,
+): { to: string; events: Array<{ type: string; delivered: boolean }> } | undefined {
   if (move === 'settle') {
     // The only move out of TRANSFER_COMPLETED is the settlement run; its event is order.settled.
     return orderStatus['x-transitions'][status]?.includes('SETTLED')
-      ? { to: 'SETTLED', events: [{ type: 'order.settled', delivered: eventType['x-delivered'].includes('order.settled') }] }
+      ? {
+          to: 'SETTLED',
+          events: [{ type: 'order.settled', delivered: eventType['x-delivered'].includes('order.settled') }],
+        }
       : undefined;
   }
   if (move === 'partner-refund') {
@@ -53,7 +66,10 @@ function specOutcome(move: OrderMove, status: OrderStatus, model: PaymentModel):
   if (!rule.from.includes(status)) return undefined;
   return {
     to: typeof rule.to === 'string' ? rule.to : (rule.to[model] as string),
-    events: [{ type: rule.event, delivered: rule.webhook }, ...rule['also-writes'].map((w) => ({ type: w.event, delivered: w.webhook }))],
+    events: [
+      { type: rule.event, delivered: rule.webhook },
+      ...rule['also-writes'].map((w) => ({ type: w.event, delivered: w.webhook })),
+    ],
   };
 }
 
@@ -67,7 +83,14 @@ describe('the table is the spec', () => {
   it('has the statuses, payment models and actions of the spec', () => {
     expect([...ORDER_STATUSES]).toEqual(orderStatus.enum);
     expect([...PAYMENT_MODELS]).toEqual((partnerSchema('PaymentModel') as { enum: string[] }).enum);
-    const actionParam = at(loadYaml('spec/admin/components/parameters.yaml'), 'components', 'parameters', 'OrderActionPath', 'schema', 'enum');
+    const actionParam = at(
+      loadYaml('spec/admin/components/parameters.yaml'),
+      'components',
+      'parameters',
+      'OrderActionPath',
+      'schema',
+      'enum',
+    );
     expect([...OPERATOR_ACTIONS]).toEqual(actionParam);
     expect(sorted(FINAL_STATUSES)).toEqual(sorted(orderStatus['x-final-states']));
   });
@@ -81,7 +104,12 @@ describe('the table is the spec', () => {
 
   it('marks as delivered exactly the x-delivered events', () => {
     for (const move of ORDER_MOVES) {
-      const rule = move === 'partner-refund' ? PARTNER_REFUND_TRANSITION : move === 'settle' ? SETTLE_TRANSITION : OPERATOR_TRANSITIONS[move];
+      const rule =
+        move === 'partner-refund'
+          ? PARTNER_REFUND_TRANSITION
+          : move === 'settle'
+            ? SETTLE_TRANSITION
+            : OPERATOR_TRANSITIONS[move];
       for (const w of [{ event: rule.event, webhook: rule.webhook }, ...rule['also-writes']]) {
         expect(eventType['x-delivered'].includes(w.event), `${move}: ${w.event}`).toBe(w.webhook);
         expect(eventType['x-history-only'].includes(w.event), `${move}: ${w.event}`).toBe(!w.webhook);
@@ -118,11 +146,16 @@ describe('transition', () => {
 
   it('accepts nothing in a final state, whatever the move', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...FINAL_STATUSES), fc.constantFrom(...PAYMENT_MODELS), fc.constantFrom(...ORDER_MOVES), (status, model, move) => {
-        const result = transition({ status, payment_model: model }, move);
-        expect(result.ok).toBe(false);
-        if (!result.ok) expect(result.message).toContain(status);
-      }),
+      fc.property(
+        fc.constantFrom(...FINAL_STATUSES),
+        fc.constantFrom(...PAYMENT_MODELS),
+        fc.constantFrom(...ORDER_MOVES),
+        (status, model, move) => {
+          const result = transition({ status, payment_model: model }, move);
+          expect(result.ok).toBe(false);
+          if (!result.ok) expect(result.message).toContain(status);
+        },
+      ),
     );
   });
 
@@ -132,28 +165,52 @@ describe('transition', () => {
         for (const status of ORDER_STATUSES) {
           const first = transition({ status, payment_model: model }, move);
           if (!first.ok || first.status === status) continue;
-          expect(transition({ status: first.status, payment_model: model }, move).ok, `${status} ${move} twice`).toBe(false);
+          expect(transition({ status: first.status, payment_model: model }, move).ok, `${status} ${move} twice`).toBe(
+            false,
+          );
         }
       }
     }
   });
 
   it('words refusals as the spec examples do', () => {
-    const admin = at(loadYaml('spec/admin/components/responses.yaml'), 'components', 'responses', 'Conflict', 'content', 'application/json', 'examples');
-    const partner = at(loadYaml('spec/partner/components/responses.yaml'), 'components', 'responses', 'InvalidState', 'content', 'application/json', 'examples');
+    const admin = at(
+      loadYaml('spec/admin/components/responses.yaml'),
+      'components',
+      'responses',
+      'Conflict',
+      'content',
+      'application/json',
+      'examples',
+    );
+    const partner = at(
+      loadYaml('spec/partner/components/responses.yaml'),
+      'components',
+      'responses',
+      'InvalidState',
+      'content',
+      'application/json',
+      'examples',
+    );
     const message = (o: OrderState, m: OrderMove): string => {
       const r = transition(o, m);
       return r.ok ? '' : r.message;
     };
-    expect(message({ public_id: 'ord_7QK2M9XB4T', status: 'TRANSFER_COMPLETED', payment_model: 'partner_collected' }, 'refund')).toBe(
-      at(admin, 'order_invalid_state', 'value', 'message'),
-    );
-    expect(message({ public_id: 'ord_7QK2M9XB4T', status: 'TRANSFER_COMPLETED', payment_model: 'partner_collected' }, 'partner-refund')).toBe(
-      at(partner, 'too_late', 'value', 'message'),
-    );
-    expect(message({ public_id: 'ord_3HV8N2RC6L', status: 'PAID', payment_model: 'service_collected' }, 'partner-refund')).toBe(
-      at(partner, 'service_collected', 'value', 'message'),
-    );
+    expect(
+      message(
+        { public_id: 'ord_7QK2M9XB4T', status: 'TRANSFER_COMPLETED', payment_model: 'partner_collected' },
+        'refund',
+      ),
+    ).toBe(at(admin, 'order_invalid_state', 'value', 'message'));
+    expect(
+      message(
+        { public_id: 'ord_7QK2M9XB4T', status: 'TRANSFER_COMPLETED', payment_model: 'partner_collected' },
+        'partner-refund',
+      ),
+    ).toBe(at(partner, 'too_late', 'value', 'message'));
+    expect(
+      message({ public_id: 'ord_3HV8N2RC6L', status: 'PAID', payment_model: 'service_collected' }, 'partner-refund'),
+    ).toBe(at(partner, 'service_collected', 'value', 'message'));
   });
 
   it('walks the life of a held partner-collected order', () => {
@@ -179,7 +236,9 @@ describe('transition', () => {
   it('returns a cleared service-collected order to PAID', () => {
     const held = transition({ status: 'PAID', payment_model: 'service_collected' }, 'hold');
     expect(held).toMatchObject({ ok: true, status: 'MANUAL_REVIEW', held_from: 'PAID' });
-    expect(transition({ status: 'MANUAL_REVIEW', payment_model: 'service_collected', held_from: 'PAID' }, 'clear-hold')).toMatchObject({
+    expect(
+      transition({ status: 'MANUAL_REVIEW', payment_model: 'service_collected', held_from: 'PAID' }, 'clear-hold'),
+    ).toMatchObject({
       ok: true,
       status: 'PAID',
       held_from: null,
@@ -197,7 +256,9 @@ describe('initialState', () => {
 
   it('starts a service-collected order as PAID with no event (TimelineEntry: null event_type)', () => {
     const timelineEntry = partnerSchema('TimelineEntry') as { properties: { event_type: { description: string } } };
-    expect(timelineEntry.properties.event_type.description).toContain('creates a service-collected order, which writes no event');
+    expect(timelineEntry.properties.event_type.description).toContain(
+      'creates a service-collected order, which writes no event',
+    );
     expect(initialState('service_collected')).toEqual({ status: 'PAID', events: [] });
   });
 });

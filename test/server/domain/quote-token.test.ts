@@ -42,21 +42,28 @@ describe('issueQuote / readQuote', () => {
 
   it('produces ids that satisfy the QuoteId schema and carry the qt_ prefix', () => {
     fc.assert(
-      fc.property(fc.domain(), fc.nat(), fc.string({ unit: 'grapheme', maxLength: 40 }), (domain, priceCents, partnerId) => {
-        const { quoteId } = issueQuote({ ...base, domain, priceCents, partnerId });
-        expect(quoteId.startsWith('qt_')).toBe(true);
-        expect(quoteId).toMatch(new RegExp(quoteIdSchema.pattern));
-        expect(quoteId.length).toBeGreaterThanOrEqual(quoteIdSchema.minLength);
-        expect(quoteId.length).toBeLessThanOrEqual(quoteIdSchema.maxLength);
-        expect(readQuote(KEY, quoteId, { ...ctx, partnerId }).ok).toBe(true);
-      }),
+      fc.property(
+        fc.domain(),
+        fc.nat(),
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        (domain, priceCents, partnerId) => {
+          const { quoteId } = issueQuote({ ...base, domain, priceCents, partnerId });
+          expect(quoteId.startsWith('qt_')).toBe(true);
+          expect(quoteId).toMatch(new RegExp(quoteIdSchema.pattern));
+          expect(quoteId.length).toBeGreaterThanOrEqual(quoteIdSchema.minLength);
+          expect(quoteId.length).toBeLessThanOrEqual(quoteIdSchema.maxLength);
+          expect(readQuote(KEY, quoteId, { ...ctx, partnerId }).ok).toBe(true);
+        },
+      ),
     );
   });
 
   it('fits the longest domain name (253 characters) in the schema maxLength', () => {
     const domain = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(57)}.com`;
     expect(domain.length).toBe(253);
-    expect(issueQuote({ ...base, domain, partnerId: 'ptn_'.padEnd(64, 'x') }).quoteId.length).toBeLessThanOrEqual(quoteIdSchema.maxLength);
+    expect(issueQuote({ ...base, domain, partnerId: 'ptn_'.padEnd(64, 'x') }).quoteId.length).toBeLessThanOrEqual(
+      quoteIdSchema.maxLength,
+    );
   });
 
   it('is valid for 10 minutes: up to the last millisecond before expires_at, not at it', () => {
@@ -82,9 +89,15 @@ describe('issueQuote / readQuote', () => {
 
   it('checks the signature before ownership and expiry, and ownership before expiry', () => {
     const forged = issueQuote({ ...base, key: OTHER_KEY }).quoteId;
-    expect(readQuote(KEY, forged, { ...ctx, partnerId: 'x', now: ISSUED + 10 ** 9 })).toEqual({ ok: false, reason: 'tampered' });
+    expect(readQuote(KEY, forged, { ...ctx, partnerId: 'x', now: ISSUED + 10 ** 9 })).toEqual({
+      ok: false,
+      reason: 'tampered',
+    });
     const genuine = issueQuote(base).quoteId;
-    expect(readQuote(KEY, genuine, { ...ctx, partnerId: 'x', now: ISSUED + 10 ** 9 })).toEqual({ ok: false, reason: 'foreign' });
+    expect(readQuote(KEY, genuine, { ...ctx, partnerId: 'x', now: ISSUED + 10 ** 9 })).toEqual({
+      ok: false,
+      reason: 'foreign',
+    });
   });
 
   it('refuses a body of another quote under a genuine signature', () => {
@@ -97,16 +110,25 @@ describe('issueQuote / readQuote', () => {
 
   it('rejects every single-character change, deletion and insertion', () => {
     const { quoteId } = issueQuote(base);
-    const alphabet = fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~=+/ %'.split(''));
+    const alphabet = fc.constantFrom(
+      ...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~=+/ %'.split(''),
+    );
     fc.assert(
-      fc.property(fc.nat(quoteId.length - 1), alphabet, fc.constantFrom('replace', 'delete', 'insert'), (i, c, kind) => {
-        const changed =
-          kind === 'replace' ? quoteId.slice(0, i) + c + quoteId.slice(i + 1)
-          : kind === 'delete' ? quoteId.slice(0, i) + quoteId.slice(i + 1)
-          : quoteId.slice(0, i) + c + quoteId.slice(i);
-        fc.pre(changed !== quoteId);
-        expect(readQuote(KEY, changed, ctx).ok).toBe(false);
-      }),
+      fc.property(
+        fc.nat(quoteId.length - 1),
+        alphabet,
+        fc.constantFrom('replace', 'delete', 'insert'),
+        (i, c, kind) => {
+          const changed =
+            kind === 'replace'
+              ? quoteId.slice(0, i) + c + quoteId.slice(i + 1)
+              : kind === 'delete'
+                ? quoteId.slice(0, i) + quoteId.slice(i + 1)
+                : quoteId.slice(0, i) + c + quoteId.slice(i);
+          fc.pre(changed !== quoteId);
+          expect(readQuote(KEY, changed, ctx).ok).toBe(false);
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -126,7 +148,16 @@ describe('issueQuote / readQuote', () => {
 
   it('calls structurally broken ids malformed', () => {
     const { quoteId } = issueQuote(base);
-    for (const bad of ['', 'qt_', 'qt_.', 'qt_abc', quoteId.replace('qt_', 'qx_'), quoteId.slice(3), `${quoteId}.x`, quoteId.replace('.', '')]) {
+    for (const bad of [
+      '',
+      'qt_',
+      'qt_.',
+      'qt_abc',
+      quoteId.replace('qt_', 'qx_'),
+      quoteId.slice(3),
+      `${quoteId}.x`,
+      quoteId.replace('.', ''),
+    ]) {
       expect(readQuote(KEY, bad, ctx), bad).toEqual({ ok: false, reason: 'malformed' });
     }
   });
@@ -157,7 +188,8 @@ describe('quoteError (x-status-of-code)', () => {
 
   it('maps tampered, foreign and malformed to 400 validation_error with the same message', () => {
     const errors = (['tampered', 'foreign', 'malformed'] as const).map((reason) => quoteError({ ok: false, reason }));
-    for (const e of errors) expect(e).toMatchObject({ status: 400, code: 'validation_error', details: [{ path: '/body/quote_id' }] });
+    for (const e of errors)
+      expect(e).toMatchObject({ status: 400, code: 'validation_error', details: [{ path: '/body/quote_id' }] });
     expect(new Set(errors.map((e) => e.message)).size).toBe(1);
   });
 });

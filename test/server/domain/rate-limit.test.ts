@@ -4,7 +4,10 @@ import { decideRateLimit, rateLimitClasses, rateLimitHeaders } from '../../../se
 import { PARTNER_ROOT, at, loadYaml } from './spec.ts';
 
 const partner = loadYaml(PARTNER_ROOT);
-const headerSpecs = at(loadYaml('spec/shared/headers.yaml'), 'components', 'headers') as Record<string, { schema: { pattern?: string } }>;
+const headerSpecs = at(loadYaml('spec/shared/headers.yaml'), 'components', 'headers') as Record<
+  string,
+  { schema: { pattern?: string } }
+>;
 const T0 = 1_795_833_600_000;
 
 describe('rateLimitClasses', () => {
@@ -19,8 +22,12 @@ describe('rateLimitClasses', () => {
   it('refuses a document without usable classes', () => {
     expect(() => rateLimitClasses({})).toThrow(TypeError);
     expect(() => rateLimitClasses(null)).toThrow(TypeError);
-    expect(() => rateLimitClasses({ 'x-rate-limit-classes': { search: { quota: '60', 'window-seconds': 60 } } })).toThrow(TypeError);
-    expect(() => rateLimitClasses({ 'x-rate-limit-classes': { 'Search!': { quota: 60, 'window-seconds': 60 } } })).toThrow(TypeError);
+    expect(() =>
+      rateLimitClasses({ 'x-rate-limit-classes': { search: { quota: '60', 'window-seconds': 60 } } }),
+    ).toThrow(TypeError);
+    expect(() =>
+      rateLimitClasses({ 'x-rate-limit-classes': { 'Search!': { quota: 60, 'window-seconds': 60 } } }),
+    ).toThrow(TypeError);
   });
 });
 
@@ -57,8 +64,17 @@ describe('decideRateLimit', () => {
 
   it('opens a new window once the old one ends, not a millisecond before', () => {
     const full = { limit: 1, windowSeconds: 60, count: 1, windowStart: T0 };
-    expect(decideRateLimit({ ...full, now: T0 + 59_999 })).toMatchObject({ allowed: false, retryAfterSeconds: 1, resetSeconds: 1 });
-    expect(decideRateLimit({ ...full, now: T0 + 60_000 })).toMatchObject({ allowed: true, windowStart: T0 + 60_000, remaining: 0, resetSeconds: 60 });
+    expect(decideRateLimit({ ...full, now: T0 + 59_999 })).toMatchObject({
+      allowed: false,
+      retryAfterSeconds: 1,
+      resetSeconds: 1,
+    });
+    expect(decideRateLimit({ ...full, now: T0 + 60_000 })).toMatchObject({
+      allowed: true,
+      windowStart: T0 + 60_000,
+      remaining: 0,
+      resetSeconds: 60,
+    });
   });
 
   it('keeps every number within its bounds', () => {
@@ -93,22 +109,29 @@ describe('decideRateLimit', () => {
 
   it('formats headers that match the patterns of the spec', () => {
     fc.assert(
-      fc.property(fc.constantFrom('search', 'write', 'reporting', 'public_api'), fc.nat(500), fc.integer({ min: 1, max: 3600 }), fc.nat(10_000), (name, limit, windowSeconds, t) => {
-        const d = decideRateLimit({ limit, windowSeconds, now: T0 + t, count: limit, windowStart: T0 });
-        const h = rateLimitHeaders(name, { limit, windowSeconds }, d);
-        for (const header of ['RateLimit-Policy', 'RateLimit']) {
-          expect(h[header]).toMatch(new RegExp(headerSpecs[header]?.schema.pattern as string));
-        }
-        for (const header of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']) {
-          if (h[header] !== undefined) expect(h[header]).toMatch(/^\d+$/);
-        }
-        if (h['Retry-After'] !== undefined) expect(Number(h['Retry-After'])).toBeGreaterThanOrEqual(1);
-      }),
+      fc.property(
+        fc.constantFrom('search', 'write', 'reporting', 'public_api'),
+        fc.nat(500),
+        fc.integer({ min: 1, max: 3600 }),
+        fc.nat(10_000),
+        (name, limit, windowSeconds, t) => {
+          const d = decideRateLimit({ limit, windowSeconds, now: T0 + t, count: limit, windowStart: T0 });
+          const h = rateLimitHeaders(name, { limit, windowSeconds }, d);
+          for (const header of ['RateLimit-Policy', 'RateLimit']) {
+            expect(h[header]).toMatch(new RegExp(headerSpecs[header]?.schema.pattern as string));
+          }
+          for (const header of ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']) {
+            if (h[header] !== undefined) expect(h[header]).toMatch(/^\d+$/);
+          }
+          if (h['Retry-After'] !== undefined) expect(Number(h['Retry-After'])).toBeGreaterThanOrEqual(1);
+        },
+      ),
     );
   });
 
   it('refuses class names the header pattern cannot carry', () => {
     const d = decideRateLimit({ limit: 1, windowSeconds: 1, now: T0, count: 0, windowStart: undefined });
-    for (const bad of ['Search', 'se"arch', 'a;b', '']) expect(() => rateLimitHeaders(bad, { limit: 1, windowSeconds: 1 }, d)).toThrow(RangeError);
+    for (const bad of ['Search', 'se"arch', 'a;b', ''])
+      expect(() => rateLimitHeaders(bad, { limit: 1, windowSeconds: 1 }, d)).toThrow(RangeError);
   });
 });

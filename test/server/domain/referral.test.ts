@@ -2,8 +2,22 @@
 // destinations, test cards and the checkout token.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { issueCheckoutToken, readCheckoutToken, returnUrlWithOrder, sandboxCardOutcome, sessionState } from '../../../server/domain/checkout.ts';
-import { analyticsWindow, ATTRIBUTION_WINDOW_MS, canMoveCommission, isWithinAttributionWindow, linkDestination, maskEmail, runningBalances } from '../../../server/domain/referral.ts';
+import {
+  issueCheckoutToken,
+  readCheckoutToken,
+  returnUrlWithOrder,
+  sandboxCardOutcome,
+  sessionState,
+} from '../../../server/domain/checkout.ts';
+import {
+  analyticsWindow,
+  ATTRIBUTION_WINDOW_MS,
+  canMoveCommission,
+  isWithinAttributionWindow,
+  linkDestination,
+  maskEmail,
+  runningBalances,
+} from '../../../server/domain/referral.ts';
 
 const KEY = Buffer.alloc(32, 7);
 
@@ -18,21 +32,25 @@ describe('referral rules', () => {
   it('the running balance is the prefix sum of the entries and never negative for legal sequences (property)', () => {
     const statuses = fc.constantFrom('accrued', 'pending', 'paid_out', 'reversed' as const);
     fc.assert(
-      fc.property(fc.array(fc.record({ next: statuses, amount: fc.integer({ min: 0, max: 1e9 }) }), { maxLength: 30 }), (moves) => {
-        // Replays moves on one commission each, keeping only the legal ones.
-        const entries: Array<{ status: 'accrued' | 'pending' | 'paid_out' | 'reversed'; amountCents: number }> = [];
-        for (const m of moves) {
-          entries.push({ status: 'accrued', amountCents: m.amount });
-          if (m.next !== 'accrued' && canMoveCommission('accrued', m.next)) entries.push({ status: m.next, amountCents: m.amount });
-        }
-        const balances = runningBalances(entries);
-        let sum = 0;
-        entries.forEach((e, i) => {
-          sum += { accrued: 1, pending: 0, paid_out: -1, reversed: -1 }[e.status] * e.amountCents;
-          expect(balances[i]).toBe(sum);
-          expect(sum).toBeGreaterThanOrEqual(0);
-        });
-      }),
+      fc.property(
+        fc.array(fc.record({ next: statuses, amount: fc.integer({ min: 0, max: 1e9 }) }), { maxLength: 30 }),
+        (moves) => {
+          // Replays moves on one commission each, keeping only the legal ones.
+          const entries: Array<{ status: 'accrued' | 'pending' | 'paid_out' | 'reversed'; amountCents: number }> = [];
+          for (const m of moves) {
+            entries.push({ status: 'accrued', amountCents: m.amount });
+            if (m.next !== 'accrued' && canMoveCommission('accrued', m.next))
+              entries.push({ status: m.next, amountCents: m.amount });
+          }
+          const balances = runningBalances(entries);
+          let sum = 0;
+          entries.forEach((e, i) => {
+            sum += { accrued: 1, pending: 0, paid_out: -1, reversed: -1 }[e.status] * e.amountCents;
+            expect(balances[i]).toBe(sum);
+            expect(sum).toBeGreaterThanOrEqual(0);
+          });
+        },
+      ),
     );
   });
 
@@ -46,9 +64,16 @@ describe('referral rules', () => {
 
   it('masks buyers, sends links to the public site and bounds the analytics window', () => {
     expect(maskEmail('jane.doe@example.org')).toBe('j•••@example.org');
-    expect(linkDestination('https://x.test', { type: 'domain', domain: 'a.com', product: null }, 'utm_source=n')).toBe('https://x.test/domains/a.com?utm_source=n');
-    expect(linkDestination('https://x.test', { type: 'generic', domain: null, product: null }, '')).toBe('https://x.test/');
-    expect(analyticsWindow(undefined, undefined, 100 * ATTRIBUTION_WINDOW_MS)).toEqual({ from: 99 * ATTRIBUTION_WINDOW_MS, to: 100 * ATTRIBUTION_WINDOW_MS });
+    expect(linkDestination('https://x.test', { type: 'domain', domain: 'a.com', product: null }, 'utm_source=n')).toBe(
+      'https://x.test/domains/a.com?utm_source=n',
+    );
+    expect(linkDestination('https://x.test', { type: 'generic', domain: null, product: null }, '')).toBe(
+      'https://x.test/',
+    );
+    expect(analyticsWindow(undefined, undefined, 100 * ATTRIBUTION_WINDOW_MS)).toEqual({
+      from: 99 * ATTRIBUTION_WINDOW_MS,
+      to: 100 * ATTRIBUTION_WINDOW_MS,
+    });
     expect(analyticsWindow(0, undefined, 5)).toEqual({ from: 0, to: 5 });
   });
 });
@@ -56,7 +81,10 @@ describe('referral rules', () => {
 describe('checkout rules', () => {
   it('reads back its own token and nothing altered', () => {
     const pt = issueCheckoutToken(KEY, { sessionId: 'cs_abcdef', partnerId: 'ptn_1', expiresAt: 42 });
-    expect(readCheckoutToken(KEY, pt)).toEqual({ ok: true, payload: { sessionId: 'cs_abcdef', partnerId: 'ptn_1', expiresAt: 42 } });
+    expect(readCheckoutToken(KEY, pt)).toEqual({
+      ok: true,
+      payload: { sessionId: 'cs_abcdef', partnerId: 'ptn_1', expiresAt: 42 },
+    });
     expect(readCheckoutToken(Buffer.alloc(32, 8), pt).ok).toBe(false);
     expect(readCheckoutToken(KEY, pt.replace('pt_', 'qt_')).ok).toBe(false);
   });

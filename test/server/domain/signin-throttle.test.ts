@@ -1,10 +1,19 @@
 // The sign-in throttle's rule, against the numbers the contract states (x-signin-throttle of the
 // sign-in form), and the address a throttle counts.
 import { describe, expect, it } from 'vitest';
-import { countingFailures, nextAttemptAt, SIGNIN_THROTTLE, throttledAddress, waitAfter } from '../../../server/domain/signin-throttle.ts';
+import {
+  countingFailures,
+  nextAttemptAt,
+  SIGNIN_THROTTLE,
+  throttledAddress,
+  waitAfter,
+} from '../../../server/domain/signin-throttle.ts';
 import { at, loadYaml } from './spec.ts';
 
-const THROTTLE = at(loadYaml('spec/public/paths/oauth-authorize.yaml'), 'post', 'x-signin-throttle') as Record<string, unknown>;
+const THROTTLE = at(loadYaml('spec/public/paths/oauth-authorize.yaml'), 'post', 'x-signin-throttle') as Record<
+  string,
+  unknown
+>;
 const MINUTE = 60_000;
 
 describe('the sign-in throttle rule', () => {

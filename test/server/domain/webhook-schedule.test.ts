@@ -51,7 +51,9 @@ describe('webhook retry schedule (x-webhook-delivery)', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: maxAttempts - 1 }), fc.integer({ min: 1, max: 1000 }), (attempt, k) => {
         const scale = k / 1000;
-        expect(nextAttemptDelayMs(attempt, scale)).toBe(Math.round((specSchedule[attempt - 1] as number) * 1000 * scale));
+        expect(nextAttemptDelayMs(attempt, scale)).toBe(
+          Math.round((specSchedule[attempt - 1] as number) * 1000 * scale),
+        );
       }),
     );
   });
@@ -64,7 +66,8 @@ describe('webhook retry schedule (x-webhook-delivery)', () => {
 
   it('refuses nonsense attempt numbers and scales', () => {
     for (const n of [0, -1, 1.5, Number.NaN]) expect(() => nextAttemptDelayMs(n)).toThrow(RangeError);
-    for (const s of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(() => nextAttemptDelayMs(1, s)).toThrow(RangeError);
+    for (const s of [0, -1, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(() => nextAttemptDelayMs(1, s)).toThrow(RangeError);
   });
 
   it('times out after timeout-seconds and counts any 2xx as success', () => {

@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { checkResolvedAddress, checkWebhookUrl } from '../../../server/domain/webhook-url.ts';
 import { at, loadYaml, partnerSchema } from './spec.ts';
 
-const urlSchema = at(partnerSchema('WebhookRegistrationRequest'), 'properties', 'url') as { maxLength: number; pattern: string };
+const urlSchema = at(partnerSchema('WebhookRegistrationRequest'), 'properties', 'url') as {
+  maxLength: number;
+  pattern: string;
+};
 const registration = loadYaml('spec/partner/paths/webhooks.yaml');
 
 const ok = (url: string, env: 'sandbox' | 'live'): boolean => checkWebhookUrl(url, env).ok;
@@ -11,7 +14,12 @@ describe('checkWebhookUrl: syntax and scheme', () => {
   it('accepts a public https URL in both environments', () => {
     const example = at(partnerSchema('WebhookRegistrationRequest'), 'properties', 'url', 'examples') as string[];
     for (const url of example) {
-      expect(checkWebhookUrl(url, 'live')).toEqual({ ok: true, href: url, hostname: 'partner.example.net', literalIp: false });
+      expect(checkWebhookUrl(url, 'live')).toEqual({
+        ok: true,
+        href: url,
+        hostname: 'partner.example.net',
+        literalIp: false,
+      });
       expect(ok(url, 'sandbox')).toBe(true);
     }
   });
@@ -22,7 +30,13 @@ describe('checkWebhookUrl: syntax and scheme', () => {
     expect(ok('http://partner.example.net/hooks', 'live')).toBe(false);
     expect(ok('http://partner.example.net/hooks', 'sandbox')).toBe(true);
     for (const env of ['live', 'sandbox'] as const) {
-      for (const url of ['ftp://partner.example.net/', 'ws://partner.example.net/', 'javascript:alert(1)', 'partner.example.net/hooks', '//partner.example.net/']) {
+      for (const url of [
+        'ftp://partner.example.net/',
+        'ws://partner.example.net/',
+        'javascript:alert(1)',
+        'partner.example.net/hooks',
+        '//partner.example.net/',
+      ]) {
         expect(ok(url, env), `${env} ${url}`).toBe(false);
       }
     }
@@ -37,7 +51,16 @@ describe('checkWebhookUrl: syntax and scheme', () => {
   });
 
   it('refuses what is not a URL, and spaces or controls the parser would strip', () => {
-    for (const url of ['', 'https://', 'https://exa mple.com/', ' https://example.com/', 'https://example.com/\n', 'https://ex\tample.com/', 'https://[::1/', 'https://exa%zzmple.com/']) {
+    for (const url of [
+      '',
+      'https://',
+      'https://exa mple.com/',
+      ' https://example.com/',
+      'https://example.com/\n',
+      'https://ex\tample.com/',
+      'https://[::1/',
+      'https://exa%zzmple.com/',
+    ]) {
       expect(ok(url, 'sandbox'), JSON.stringify(url)).toBe(false);
     }
   });
@@ -54,7 +77,12 @@ describe('checkWebhookUrl: syntax and scheme', () => {
   });
 
   it('refuses credentials, even an empty user', () => {
-    for (const url of ['https://user:pass@partner.example.net/', 'https://user@partner.example.net/', 'https://:pass@partner.example.net/', 'https://@partner.example.net/']) {
+    for (const url of [
+      'https://user:pass@partner.example.net/',
+      'https://user@partner.example.net/',
+      'https://:pass@partner.example.net/',
+      'https://@partner.example.net/',
+    ]) {
       expect(ok(url, 'sandbox'), url).toBe(false);
     }
     expect(ok('https://partner.example.net/a@b', 'live')).toBe(true);
@@ -71,9 +99,24 @@ describe('checkWebhookUrl: literal addresses', () => {
   });
 
   const refusedEverywhere = [
-    '10.1.2.3', '172.16.0.1', '172.31.255.254', '192.168.0.1', '[fc00::1]', '[fdff:ffff::1]',
-    '169.254.0.1', '[fe80::1]', '[febf::1]', '169.254.169.254', '[fd00:ec2::254]', '0.0.0.0', '[::]',
-    '100.64.0.1', '100.127.255.254', '[::ffff:10.0.0.1]', '[::ffff:169.254.169.254]', '[::ffff:192.168.1.1]',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.254',
+    '192.168.0.1',
+    '[fc00::1]',
+    '[fdff:ffff::1]',
+    '169.254.0.1',
+    '[fe80::1]',
+    '[febf::1]',
+    '169.254.169.254',
+    '[fd00:ec2::254]',
+    '0.0.0.0',
+    '[::]',
+    '100.64.0.1',
+    '100.127.255.254',
+    '[::ffff:10.0.0.1]',
+    '[::ffff:169.254.169.254]',
+    '[::ffff:192.168.1.1]',
   ];
 
   it.each(refusedEverywhere)('refuses %s in live and sandbox', (host) => {
@@ -81,7 +124,16 @@ describe('checkWebhookUrl: literal addresses', () => {
     expect(ok(`https://${host}/`, 'sandbox')).toBe(false);
   });
 
-  const loopback = ['127.0.0.1', '127.255.0.9', '[::1]', '[::ffff:127.0.0.1]', 'localhost', 'LOCALHOST', 'api.localhost', 'localhost.'];
+  const loopback = [
+    '127.0.0.1',
+    '127.255.0.9',
+    '[::1]',
+    '[::ffff:127.0.0.1]',
+    'localhost',
+    'LOCALHOST',
+    'api.localhost',
+    'localhost.',
+  ];
 
   it.each(loopback)('refuses loopback %s for live and allows it in sandbox, over http too', (host) => {
     expect(ok(`https://${host}:8443/`, 'live')).toBe(false);
@@ -95,7 +147,17 @@ describe('checkWebhookUrl: literal addresses', () => {
   });
 
   it('accepts public addresses, including those just outside the refused ranges', () => {
-    for (const host of ['8.8.8.8', '172.15.255.255', '172.32.0.1', '192.167.255.255', '100.63.255.255', '100.128.0.0', '169.253.255.255', '[2606:4700::1111]', '[::ffff:8.8.8.8]']) {
+    for (const host of [
+      '8.8.8.8',
+      '172.15.255.255',
+      '172.32.0.1',
+      '192.167.255.255',
+      '100.63.255.255',
+      '100.128.0.0',
+      '169.253.255.255',
+      '[2606:4700::1111]',
+      '[::ffff:8.8.8.8]',
+    ]) {
       expect(checkWebhookUrl(`https://${host}/`, 'live'), host).toMatchObject({ ok: true, literalIp: true });
     }
   });
@@ -105,8 +167,14 @@ describe('checkWebhookUrl: literal addresses', () => {
 describe('checkResolvedAddress', () => {
   it('allows loopback only in sandbox and public everywhere', () => {
     expect(checkResolvedAddress('h.example', '127.0.0.1', 'sandbox')).toEqual({ ok: true });
-    expect(checkResolvedAddress('h.example', '127.0.0.1', 'live')).toMatchObject({ ok: false, code: 'validation_error' });
-    expect(checkResolvedAddress('h.example', '169.254.169.254', 'sandbox')).toMatchObject({ ok: false, code: 'validation_error' });
+    expect(checkResolvedAddress('h.example', '127.0.0.1', 'live')).toMatchObject({
+      ok: false,
+      code: 'validation_error',
+    });
+    expect(checkResolvedAddress('h.example', '169.254.169.254', 'sandbox')).toMatchObject({
+      ok: false,
+      code: 'validation_error',
+    });
     expect(checkResolvedAddress('h.example', '93.184.215.14', 'live')).toEqual({ ok: true });
     expect(checkResolvedAddress('h.example', '2606:2800:21f:cb07:6820:80da:af6b:8b2c', 'live')).toEqual({ ok: true });
   });

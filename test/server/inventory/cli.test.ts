@@ -24,7 +24,11 @@ function cli(...args: string[]): Promise<Run> {
   const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir };
   delete env.DATABASE_URL;
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', ['tsx', 'scripts/inventory.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['tsx', 'scripts/inventory.ts', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -67,17 +71,27 @@ describe('npm run inventory', () => {
   });
 
   it('imports a live CSV file and prints how many rows it imported', async () => {
-    const path = file('live.csv', 'price_cents,domain,floor_cents\n250000,bestcoffeebeans.com,200000\n5000,zzqxv.io,2500\n900,shop.co.uk,450\n');
+    const path = file(
+      'live.csv',
+      'price_cents,domain,floor_cents\n250000,bestcoffeebeans.com,200000\n5000,zzqxv.io,2500\n900,shop.co.uk,450\n',
+    );
     const run = await cli('import', '--environment', 'live', path);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Imported 3 domain\(s\) into the live inventory/);
     expect(await count('live')).toBe(3);
     expect(await count('sandbox')).toBe(500);
-    expect(await inspect((repo) => repo.find('live', 'shop.co.uk'))).toMatchObject({ label: 'shop', tld: 'co.uk', price_cents: 900 });
+    expect(await inspect((repo) => repo.find('live', 'shop.co.uk'))).toMatchObject({
+      label: 'shop',
+      tld: 'co.uk',
+      price_cents: 900,
+    });
   });
 
   it('refuses a bad file with every problem and its line, exit 1, writing nothing', async () => {
-    const path = file('bad.json', '[\n{"domain": "ok.com", "price_cents": 10, "floor_cents": 5},\n{"domain": "Bad.com", "price_cents": 10, "floor_cents": 5},\n{"domain": "x.com", "price_cents": 1, "floor_cents": 5}\n]\n');
+    const path = file(
+      'bad.json',
+      '[\n{"domain": "ok.com", "price_cents": 10, "floor_cents": 5},\n{"domain": "Bad.com", "price_cents": 10, "floor_cents": 5},\n{"domain": "x.com", "price_cents": 1, "floor_cents": 5}\n]\n',
+    );
     const run = await cli('import', '--environment', 'live', path);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(`${path}:3: domain "Bad.com" must be lowercase`);
@@ -87,7 +101,10 @@ describe('npm run inventory', () => {
   });
 
   it('replaces the generated sandbox inventory with an imported one (JSON)', async () => {
-    const path = file('sandbox.json', JSON.stringify([{ domain: 'brewhouse.io', price_cents: 72_000, floor_cents: 54_000 }]));
+    const path = file(
+      'sandbox.json',
+      JSON.stringify([{ domain: 'brewhouse.io', price_cents: 72_000, floor_cents: 54_000 }]),
+    );
     const run = await cli('import', '--environment', 'sandbox', path);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/Imported 1 domain\(s\) into the sandbox inventory .*\(json\)/);

@@ -46,7 +46,8 @@ describe('generateInventory', () => {
   });
 
   it('gives different rows for a different seed', () => {
-    const generated = (seed: number) => take(1000, generateInventory({ size: 1000, seed })).slice(WELL_KNOWN_NAMES.length);
+    const generated = (seed: number) =>
+      take(1000, generateInventory({ size: 1000, seed })).slice(WELL_KNOWN_NAMES.length);
     const a = generated(1);
     const b = generated(2);
     const domainsA = new Set(a.map((r) => r.domain));
@@ -113,7 +114,8 @@ describe('generateInventory', () => {
       keywords: ['coffee', 'beans', 'best'],
       listed_at: Date.parse('2026-06-02T08:00:00Z'),
     });
-    for (const domain of ['brewhouse.io', 'baristabar.com', 'quantumledger.io', 'greenleafgarden.com']) expect(byDomain.has(domain)).toBe(true);
+    for (const domain of ['brewhouse.io', 'baristabar.com', 'quantumledger.io', 'greenleafgarden.com'])
+      expect(byDomain.has(domain)).toBe(true);
     expect(byDomain.get('brewhouse.io')?.keywords).toEqual(['brew', 'house']);
     expect(byDomain.get('quantumledger.io')?.category).toBe('finance');
   });
@@ -140,7 +142,24 @@ describe('generateInventory', () => {
     const ranked = [...tlds].sort((a, b) => b[1] - a[1]);
     expect(ranked[0]?.[0]).toBe('com');
     expect(tlds.get('com')).toBeGreaterThan(rows.length * 0.3);
-    for (const tld of ['net', 'org', 'io', 'co', 'ai', 'app', 'dev', 'shop', 'store', 'xyz', 'me', 'us', 'info', 'biz', 'tech', 'online']) {
+    for (const tld of [
+      'net',
+      'org',
+      'io',
+      'co',
+      'ai',
+      'app',
+      'dev',
+      'shop',
+      'store',
+      'xyz',
+      'me',
+      'us',
+      'info',
+      'biz',
+      'tech',
+      'online',
+    ]) {
       expect(tlds.get(tld) ?? 0).toBeGreaterThan(0);
     }
     expect(rows.some((r) => /\d/.test(r.label))).toBe(true);
@@ -153,7 +172,9 @@ describe('generateInventory', () => {
     const rows = [...generateInventory({ size: 20_000, seed: 13 })].slice(WELL_KNOWN_NAMES.length);
     const prices = (pick: (r: InventoryRow) => boolean) => rows.filter(pick).map((r) => r.price_cents);
     expect(median(prices((r) => r.tld === 'com'))).toBeGreaterThan(2 * median(prices((r) => r.tld === 'xyz')));
-    expect(median(prices((r) => r.tld === 'com' && r.label.length <= 6))).toBeGreaterThan(5 * median(prices((r) => r.tld === 'com' && r.label.length >= 14)));
+    expect(median(prices((r) => r.tld === 'com' && r.label.length <= 6))).toBeGreaterThan(
+      5 * median(prices((r) => r.tld === 'com' && r.label.length >= 14)),
+    );
     expect(median(prices((r) => r.label.includes('-')))).toBeLessThan(median(prices((r) => !r.label.includes('-'))));
     expect(median(prices((r) => LEXICON.has(r.label)))).toBeGreaterThan(median(prices((r) => r.keywords.length >= 2)));
   });
@@ -180,13 +201,17 @@ describe('prices', () => {
 
   it('floorCents keeps any whole-dollar price between 50 % and 85 %', () => {
     fc.assert(
-      fc.property(fc.integer({ min: MIN_PRICE_CENTS / 100, max: MAX_PRICE_CENTS / 100 }), fc.integer(), (dollars, seed) => {
-        const price = dollars * 100;
-        const floor = floorCents(mulberry32(seed), price);
-        expect(floor % 100).toBe(0);
-        expect(floor * 100).toBeGreaterThanOrEqual(price * 50);
-        expect(floor * 100).toBeLessThanOrEqual(price * 85);
-      }),
+      fc.property(
+        fc.integer({ min: MIN_PRICE_CENTS / 100, max: MAX_PRICE_CENTS / 100 }),
+        fc.integer(),
+        (dollars, seed) => {
+          const price = dollars * 100;
+          const floor = floorCents(mulberry32(seed), price);
+          expect(floor % 100).toBe(0);
+          expect(floor * 100).toBeGreaterThanOrEqual(price * 50);
+          expect(floor * 100).toBeLessThanOrEqual(price * 85);
+        },
+      ),
     );
   });
 });

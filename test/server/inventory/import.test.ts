@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { detectFormat, domainSyntaxError, entryToRow, importInventoryFile, parseInventoryText, type ImportProblem, type ParseResult } from '../../../server/inventory/import.ts';
+import {
+  detectFormat,
+  domainSyntaxError,
+  entryToRow,
+  importInventoryFile,
+  parseInventoryText,
+  type ImportProblem,
+  type ParseResult,
+} from '../../../server/inventory/import.ts';
 import type { OpenedDatabase } from '../../../server/store/database.ts';
 import { inventoryRepository, type InventoryRepository } from '../../../server/store/inventory.ts';
 import { testDatabases } from './databases.ts';
@@ -12,7 +20,15 @@ const problemsOf = (result: ParseResult): ImportProblem[] => (result.ok ? [] : r
 const entriesOf = (result: ParseResult) => (result.ok ? result.entries : []);
 
 describe('domainSyntaxError', () => {
-  it.each(['bestcoffeebeans.com', 'a.io', 'shop.co.uk', 'my-shop24.store', 'xn--caf-dma.com', 'a--b.com', `${'a'.repeat(63)}.com`])('accepts %s', (domain) => {
+  it.each([
+    'bestcoffeebeans.com',
+    'a.io',
+    'shop.co.uk',
+    'my-shop24.store',
+    'xn--caf-dma.com',
+    'a--b.com',
+    `${'a'.repeat(63)}.com`,
+  ])('accepts %s', (domain) => {
     expect(domainSyntaxError(domain)).toBeUndefined();
   });
 
@@ -51,7 +67,8 @@ describe('domainSyntaxError', () => {
 
 describe('parseInventoryText: CSV', () => {
   it('accepts the columns in any order, quoted fields, CRLF, a BOM and blank lines', () => {
-    const text = '\ufefffloor_cents, domain ,price_cents\r\n200000,bestcoffeebeans.com,250000\r\n\r\n"900","shop.co.uk", "1000"\r\n';
+    const text =
+      '\ufefffloor_cents, domain ,price_cents\r\n200000,bestcoffeebeans.com,250000\r\n\r\n"900","shop.co.uk", "1000"\r\n';
     expect(parseInventoryText(text, 'csv')).toEqual({
       ok: true,
       entries: [
@@ -63,9 +80,14 @@ describe('parseInventoryText: CSV', () => {
 
   it('refuses extra, missing and repeated columns with a clear message', () => {
     expect(problemsOf(parseInventoryText('domain,price_cents,floor_cents,currency\nx.com,1,1\n', 'csv'))).toEqual([
-      { line: 1, message: expect.stringMatching(/unexpected column "currency".*exactly domain, price_cents, floor_cents/) },
+      {
+        line: 1,
+        message: expect.stringMatching(/unexpected column "currency".*exactly domain, price_cents, floor_cents/),
+      },
     ]);
-    expect(problemsOf(parseInventoryText('domain,price_cents\nx.com,1\n', 'csv'))).toEqual([{ line: 1, message: expect.stringMatching(/missing column "floor_cents"/) }]);
+    expect(problemsOf(parseInventoryText('domain,price_cents\nx.com,1\n', 'csv'))).toEqual([
+      { line: 1, message: expect.stringMatching(/missing column "floor_cents"/) },
+    ]);
     expect(problemsOf(parseInventoryText('domain,price_cents,domain,floor_cents\n', 'csv'))).toEqual([
       { line: 1, message: expect.stringMatching(/column "domain" appears 2 times/) },
     ]);
@@ -112,15 +134,26 @@ describe('parseInventoryText: CSV', () => {
   });
 
   it('reports an unclosed quote, an empty file and a header without rows', () => {
-    expect(problemsOf(parseInventoryText('domain,price_cents,floor_cents\nx.com,"1,1\n', 'csv'))).toEqual([{ line: 2, message: expect.stringMatching(/never closed/) }]);
+    expect(problemsOf(parseInventoryText('domain,price_cents,floor_cents\nx.com,"1,1\n', 'csv'))).toEqual([
+      { line: 2, message: expect.stringMatching(/never closed/) },
+    ]);
     expect(problemsOf(parseInventoryText('', 'csv'))).toEqual([{ line: 1, message: expect.stringMatching(/empty/) }]);
-    expect(problemsOf(parseInventoryText('domain,price_cents,floor_cents\n', 'csv'))).toEqual([{ line: 1, message: expect.stringMatching(/no rows/) }]);
+    expect(problemsOf(parseInventoryText('domain,price_cents,floor_cents\n', 'csv'))).toEqual([
+      { line: 1, message: expect.stringMatching(/no rows/) },
+    ]);
   });
 });
 
 describe('parseInventoryText: JSON', () => {
   it('accepts an array of objects', () => {
-    const text = JSON.stringify([{ domain: 'bestcoffeebeans.com', price_cents: 250_000, floor_cents: 200_000 }, { floor_cents: 1, price_cents: 2, domain: 'x.io' }], null, 2);
+    const text = JSON.stringify(
+      [
+        { domain: 'bestcoffeebeans.com', price_cents: 250_000, floor_cents: 200_000 },
+        { floor_cents: 1, price_cents: 2, domain: 'x.io' },
+      ],
+      null,
+      2,
+    );
     expect(entriesOf(parseInventoryText(text, 'json'))).toEqual([
       { line: 2, domain: 'bestcoffeebeans.com', price_cents: 250_000, floor_cents: 200_000 },
       { line: 7, domain: 'x.io', price_cents: 2, floor_cents: 1 },
@@ -153,16 +186,25 @@ describe('parseInventoryText: JSON', () => {
     expect(at(7)).toEqual([expect.stringMatching(/domain must be a string/)]);
     expect(at(8)).toEqual([expect.stringMatching(/item 7 is not an object/)]);
     expect(at(9)).toEqual([expect.stringMatching(/lowercase/)]);
-    expect(at(12)).toEqual([expect.stringMatching(/duplicate domain "ok.com" \(first on line 2\)/), expect.stringMatching(/item 10 is not an object/)]);
+    expect(at(12)).toEqual([
+      expect.stringMatching(/duplicate domain "ok.com" \(first on line 2\)/),
+      expect.stringMatching(/item 10 is not an object/),
+    ]);
     expect(at(13)).toEqual([expect.stringMatching(/floor_cents 2 is above/)]);
     expect(at(2)).toEqual([]);
   });
 
   it('reports invalid JSON at its line, and refuses anything but a non-empty array', () => {
-    const broken = problemsOf(parseInventoryText('[\n  {"domain": "a.com",\n  "price_cents": 1 "floor_cents": 1}\n]', 'json'));
+    const broken = problemsOf(
+      parseInventoryText('[\n  {"domain": "a.com",\n  "price_cents": 1 "floor_cents": 1}\n]', 'json'),
+    );
     expect(broken).toEqual([{ line: 3, message: expect.stringMatching(/not valid JSON/) }]);
-    expect(problemsOf(parseInventoryText('{"domain": "a.com"}', 'json'))).toEqual([{ line: 1, message: expect.stringMatching(/expected a JSON array/) }]);
-    expect(problemsOf(parseInventoryText('[]', 'json'))).toEqual([{ line: 1, message: expect.stringMatching(/no rows/) }]);
+    expect(problemsOf(parseInventoryText('{"domain": "a.com"}', 'json'))).toEqual([
+      { line: 1, message: expect.stringMatching(/expected a JSON array/) },
+    ]);
+    expect(problemsOf(parseInventoryText('[]', 'json'))).toEqual([
+      { line: 1, message: expect.stringMatching(/no rows/) },
+    ]);
   });
 });
 
@@ -186,8 +228,16 @@ describe('detectFormat and entryToRow', () => {
       keywords: ['coffee', 'beans', 'best'],
       listed_at: 5,
     });
-    expect(entryToRow({ domain: 'zzqxv.co.uk', price_cents: 2, floor_cents: 1 }, 5)).toMatchObject({ label: 'zzqxv', tld: 'co.uk', category: 'uncategorised', keywords: [] });
-    expect(entryToRow({ domain: 'green-leaf.garden', price_cents: 2, floor_cents: 1 }, 5)).toMatchObject({ keywords: ['green', 'leaf'], category: 'home-and-garden' });
+    expect(entryToRow({ domain: 'zzqxv.co.uk', price_cents: 2, floor_cents: 1 }, 5)).toMatchObject({
+      label: 'zzqxv',
+      tld: 'co.uk',
+      category: 'uncategorised',
+      keywords: [],
+    });
+    expect(entryToRow({ domain: 'green-leaf.garden', price_cents: 2, floor_cents: 1 }, 5)).toMatchObject({
+      keywords: ['green', 'leaf'],
+      category: 'home-and-garden',
+    });
   });
 });
 
@@ -213,22 +263,45 @@ for (const database of testDatabases()) {
     });
     beforeEach(async () => {
       await opened.db.deleteFrom('inventory').execute();
-      await repo.replaceEnvironment('live', [entryToRow({ domain: 'previous.com', price_cents: 100, floor_cents: 50 }, 1)]);
-      await repo.replaceEnvironment('sandbox', [entryToRow({ domain: 'sandbox.com', price_cents: 100, floor_cents: 50 }, 1)]);
+      await repo.replaceEnvironment('live', [
+        entryToRow({ domain: 'previous.com', price_cents: 100, floor_cents: 50 }, 1),
+      ]);
+      await repo.replaceEnvironment('sandbox', [
+        entryToRow({ domain: 'sandbox.com', price_cents: 100, floor_cents: 50 }, 1),
+      ]);
     });
 
     it('imports a CSV file into one environment only', async () => {
-      const path = file('live.csv', 'domain,price_cents,floor_cents\nbestcoffeebeans.com,250000,200000\nzzqxv.io,5000,2500\n');
-      expect(await importInventoryFile(opened.db, 'live', path, { now: 1234 })).toEqual({ ok: true, format: 'csv', imported: 2, keptSold: 0 });
+      const path = file(
+        'live.csv',
+        'domain,price_cents,floor_cents\nbestcoffeebeans.com,250000,200000\nzzqxv.io,5000,2500\n',
+      );
+      expect(await importInventoryFile(opened.db, 'live', path, { now: 1234 })).toEqual({
+        ok: true,
+        format: 'csv',
+        imported: 2,
+        keptSold: 0,
+      });
       expect(await repo.count('live')).toBe(2);
       expect(await repo.find('live', 'previous.com')).toBeUndefined();
-      expect(await repo.find('live', 'zzqxv.io')).toMatchObject({ category: 'uncategorised', listed_at: 1234, status: 'listed' });
+      expect(await repo.find('live', 'zzqxv.io')).toMatchObject({
+        category: 'uncategorised',
+        listed_at: 1234,
+        status: 'listed',
+      });
       expect(await repo.count('sandbox')).toBe(1);
     });
 
     it('imports a JSON file, detected by content', async () => {
-      const path = file('sandbox-data', JSON.stringify([{ domain: 'brewhouse.io', price_cents: 72_000, floor_cents: 54_000 }]));
-      expect(await importInventoryFile(opened.db, 'sandbox', path)).toMatchObject({ ok: true, format: 'json', imported: 1 });
+      const path = file(
+        'sandbox-data',
+        JSON.stringify([{ domain: 'brewhouse.io', price_cents: 72_000, floor_cents: 54_000 }]),
+      );
+      expect(await importInventoryFile(opened.db, 'sandbox', path)).toMatchObject({
+        ok: true,
+        format: 'json',
+        imported: 1,
+      });
       expect(await repo.find('sandbox', 'brewhouse.io')).toMatchObject({ keywords: ['brew', 'house'] });
       expect(await repo.find('sandbox', 'sandbox.com')).toBeUndefined();
       expect(await repo.count('live')).toBe(1);
@@ -239,7 +312,11 @@ for (const database of testDatabases()) {
       rows[1500] = 'name1500.com,100,500';
       const path = file('bad.csv', `domain,price_cents,floor_cents\n${rows.join('\n')}\n`);
       const outcome = await importInventoryFile(opened.db, 'live', path, { batchSize: 100 });
-      expect(outcome).toEqual({ ok: false, format: 'csv', problems: [{ line: 1502, message: 'floor_cents 500 is above price_cents 100' }] });
+      expect(outcome).toEqual({
+        ok: false,
+        format: 'csv',
+        problems: [{ line: 1502, message: 'floor_cents 500 is above price_cents 100' }],
+      });
       expect(await repo.count('live')).toBe(1);
       expect(await repo.find('live', 'previous.com')).toBeDefined();
     });
@@ -247,7 +324,11 @@ for (const database of testDatabases()) {
     it('keeps listed_at and the sold status of domains imported again', async () => {
       await repo.markSold('live', 'previous.com');
       const path = file('again.json', JSON.stringify([{ domain: 'previous.com', price_cents: 900, floor_cents: 500 }]));
-      expect(await importInventoryFile(opened.db, 'live', path, { now: 99 })).toMatchObject({ ok: true, imported: 1, keptSold: 1 });
+      expect(await importInventoryFile(opened.db, 'live', path, { now: 99 })).toMatchObject({
+        ok: true,
+        imported: 1,
+        keptSold: 1,
+      });
       expect(await repo.find('live', 'previous.com')).toMatchObject({ status: 'sold', listed_at: 1, price_cents: 900 });
     });
   });

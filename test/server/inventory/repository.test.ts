@@ -38,7 +38,9 @@ for (const database of testDatabases()) {
 
     it('writes, counts and reads back rows', async () => {
       expect(await repo.isEmpty('sandbox')).toBe(true);
-      const result = await repo.replaceEnvironment('sandbox', generateInventory({ size: 1200, seed: 4 }), { batchSize: 250 });
+      const result = await repo.replaceEnvironment('sandbox', generateInventory({ size: 1200, seed: 4 }), {
+        batchSize: 250,
+      });
       expect(result).toEqual({ written: 1200, keptSold: 0 });
       expect(await repo.count('sandbox')).toBe(1200);
       expect(await repo.isEmpty('sandbox')).toBe(false);
@@ -60,7 +62,11 @@ for (const database of testDatabases()) {
 
     it('accepts async sources and any batch size', async () => {
       for (const batchSize of [1, 7, MAX_BATCH_SIZE * 10]) {
-        const { written } = await repo.replaceEnvironment('sandbox', slowly(generateInventory({ size: 333, seed: 8 })), { batchSize });
+        const { written } = await repo.replaceEnvironment(
+          'sandbox',
+          slowly(generateInventory({ size: 333, seed: 8 })),
+          { batchSize },
+        );
         expect(written).toBe(333);
         expect(await repo.count('sandbox')).toBe(333);
       }
@@ -75,7 +81,9 @@ for (const database of testDatabases()) {
       expect(await repo.find('live', 'sandboxonly.com')).toBeUndefined();
       expect((await repo.keywordSearch('sandbox', 'liveonly', 5)).map((h) => h.domain)).toEqual([]);
       expect((await repo.keywordSearch('live', 'liveonly', 5)).map((h) => h.domain)).toEqual(['liveonly.com']);
-      expect((await repo.keywordSearch('sandbox', 'shared', 5)).map((h) => [h.environment, h.price_cents])).toEqual([['sandbox', 100_000]]);
+      expect((await repo.keywordSearch('sandbox', 'shared', 5)).map((h) => [h.environment, h.price_cents])).toEqual([
+        ['sandbox', 100_000],
+      ]);
 
       // Replacing one environment leaves the other alone.
       await repo.replaceEnvironment('sandbox', [row('fresh.com')]);
@@ -118,7 +126,11 @@ for (const database of testDatabases()) {
       });
 
       it('keeps the previous inventory when the source fails half way', async () => {
-        await expect(repo.replaceEnvironment('sandbox', slowly(generateInventory({ size: 500, seed: 2 }), 260), { batchSize: 100 })).rejects.toThrow('the source broke');
+        await expect(
+          repo.replaceEnvironment('sandbox', slowly(generateInventory({ size: 500, seed: 2 }), 260), {
+            batchSize: 100,
+          }),
+        ).rejects.toThrow('the source broke');
         await assertOriginal();
       });
     });
@@ -127,10 +139,20 @@ for (const database of testDatabases()) {
       await repo.replaceEnvironment('live', [row('sold.com'), row('listed.com'), row('dropped.com')]);
       await repo.markSold('live', 'sold.com');
       const later = LISTED_AT + 86_400_000;
-      const next = ['sold.com', 'listed.com', 'new.com'].map((d) => entryToRow({ domain: d, price_cents: 20_000, floor_cents: 10_000 }, later));
+      const next = ['sold.com', 'listed.com', 'new.com'].map((d) =>
+        entryToRow({ domain: d, price_cents: 20_000, floor_cents: 10_000 }, later),
+      );
       expect(await repo.replaceEnvironment('live', next, { preserve: true })).toEqual({ written: 3, keptSold: 1 });
-      expect(await repo.find('live', 'sold.com')).toMatchObject({ status: 'sold', listed_at: LISTED_AT, price_cents: 20_000 });
-      expect(await repo.find('live', 'listed.com')).toMatchObject({ status: 'listed', listed_at: LISTED_AT, price_cents: 20_000 });
+      expect(await repo.find('live', 'sold.com')).toMatchObject({
+        status: 'sold',
+        listed_at: LISTED_AT,
+        price_cents: 20_000,
+      });
+      expect(await repo.find('live', 'listed.com')).toMatchObject({
+        status: 'listed',
+        listed_at: LISTED_AT,
+        price_cents: 20_000,
+      });
       expect(await repo.find('live', 'new.com')).toMatchObject({ status: 'listed', listed_at: later });
       expect(await repo.find('live', 'dropped.com')).toBeUndefined();
       // Without preserve, the rows are written as given.
@@ -167,7 +189,8 @@ for (const database of testDatabases()) {
       it('then finds labels containing the query words, best covered first, with scores from 0 to 1 descending', async () => {
         const hits = await repo.keywordSearch('sandbox', 'coffee beans', 5);
         expect(hits.length).toBe(5);
-        for (const h of hits) expect(h.label.includes('coffee') || h.label.includes('beans') || h.keywords.includes('coffee')).toBe(true);
+        for (const h of hits)
+          expect(h.label.includes('coffee') || h.label.includes('beans') || h.keywords.includes('coffee')).toBe(true);
         const scores = hits.map((h) => h.score);
         expect([...scores].sort((a, b) => b - a)).toEqual(scores);
         for (const s of scores) {
@@ -186,7 +209,10 @@ for (const database of testDatabases()) {
           const prev = a[i - 1];
           const cur = a[i];
           if (!prev || !cur || prev.score !== cur.score) continue;
-          expect(prev.label.length < cur.label.length || (prev.label.length === cur.label.length && prev.domain < cur.domain)).toBe(true);
+          expect(
+            prev.label.length < cur.label.length ||
+              (prev.label.length === cur.label.length && prev.domain < cur.domain),
+          ).toBe(true);
         }
         expect(await repo.keywordSearch('sandbox', 'coffee', 3)).toHaveLength(3);
         expect(await repo.keywordSearch('sandbox', 'coffee', 0)).toEqual([]);
@@ -194,7 +220,9 @@ for (const database of testDatabases()) {
 
       it('returns listed rows only, and nothing for no match or no words', async () => {
         await repo.markSold('sandbox', 'brewhouse.io');
-        expect((await repo.keywordSearch('sandbox', 'brewhouse', 5)).map((h) => h.domain)).not.toContain('brewhouse.io');
+        expect((await repo.keywordSearch('sandbox', 'brewhouse', 5)).map((h) => h.domain)).not.toContain(
+          'brewhouse.io',
+        );
         expect(await repo.keywordSearch('sandbox', 'zzqxv', 5)).toEqual([]);
         expect(await repo.keywordSearch('sandbox', '  %_ !! ', 5)).toEqual([]);
       });

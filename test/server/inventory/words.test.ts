@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { segmentLabel } from '../../../server/inventory/segment.ts';
-import { CATEGORIES, CATEGORY_NAMES, LEXICON, MODIFIERS, SUFFIXES, UNCATEGORISED } from '../../../server/inventory/words.ts';
+import {
+  CATEGORIES,
+  CATEGORY_NAMES,
+  LEXICON,
+  MODIFIERS,
+  SUFFIXES,
+  UNCATEGORISED,
+} from '../../../server/inventory/words.ts';
 
 describe('the word list', () => {
   const groups: [string, readonly string[]][] = [

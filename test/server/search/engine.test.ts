@@ -4,11 +4,25 @@ import { generateInventory } from '../../../server/inventory/generate.ts';
 import { createDomainIndex, type DomainIndex, type SearchListing } from '../../../server/search/index.ts';
 
 const listingsOf = (size: number, seed: number): SearchListing[] =>
-  [...generateInventory({ size, seed })].map(({ domain, label, tld, category, price_cents, currency }) => ({ domain, label, tld, category, price_cents, currency }));
+  [...generateInventory({ size, seed })].map(({ domain, label, tld, category, price_cents, currency }) => ({
+    domain,
+    label,
+    tld,
+    category,
+    price_cents,
+    currency,
+  }));
 
 const listing = (domain: string, category = 'uncategorised'): SearchListing => {
   const dot = domain.indexOf('.');
-  return { domain, label: domain.slice(0, dot), tld: domain.slice(dot + 1), category, price_cents: 100_000, currency: 'USD' };
+  return {
+    domain,
+    label: domain.slice(0, dot),
+    tld: domain.slice(dot + 1),
+    category,
+    price_cents: 100_000,
+    currency: 'USD',
+  };
 };
 
 const domains = (index: DomainIndex, q: string) => index.search(q).map((h) => h.listing.domain);
@@ -44,7 +58,9 @@ describe('the domain index', () => {
 
   it('finds by meaning what no keyword matches', () => {
     // None of these names contains "espresso"; the semantic side knows baristas and brewing.
-    const byMeaning = createDomainIndex(['baristabar.com', 'brewhouse.io', 'greenleafgarden.com', 'quantumledger.io'].map((d) => listing(d)));
+    const byMeaning = createDomainIndex(
+      ['baristabar.com', 'brewhouse.io', 'greenleafgarden.com', 'quantumledger.io'].map((d) => listing(d)),
+    );
     expect(domains(byMeaning, 'espresso').slice(0, 2).sort()).toEqual(['baristabar.com', 'brewhouse.io']);
     expect(domains(byMeaning, 'espresso')).not.toContain('quantumledger.io');
   });
@@ -69,7 +85,9 @@ describe('the domain index', () => {
   });
 
   it('answers a 1,000-character query quickly', () => {
-    const long = Array.from({ length: 200 }, (_, i) => ['coffee', 'zzq', 'espresso', 'x'.repeat(30), 'tea'][i % 5]).join(' ').slice(0, 1000);
+    const long = Array.from({ length: 200 }, (_, i) => ['coffee', 'zzq', 'espresso', 'x'.repeat(30), 'tea'][i % 5])
+      .join(' ')
+      .slice(0, 1000);
     expect(long).toHaveLength(1000);
     const started = performance.now();
     index.search(long);

@@ -7,7 +7,8 @@ import { expectError, signedRequest, type Credential } from '../support/http.ts'
 
 const V1 = '/api/partner/v1';
 const HIGH = { search: 10_000, write: 10_000, reporting: 10_000 };
-const search = (h: Harness, cred: Credential, q: string) => signedRequest(h, cred, { path: `${V1}/domains/search`, query: `q=${encodeURIComponent(q)}` });
+const search = (h: Harness, cred: Credential, q: string) =>
+  signedRequest(h, cred, { path: `${V1}/domains/search`, query: `q=${encodeURIComponent(q)}` });
 
 describe('GET /domains/search', () => {
   let h: Harness;
@@ -42,7 +43,9 @@ describe('GET /domains/search', () => {
     ] as const) {
       const domains = ((await search(h, cred, q)).body.results as { domain: string }[]).map((x) => x.domain);
       expect(domains.length, q).toBeGreaterThan(0);
-      expect(domains.filter((d) => related.test(d)).length, `${q}: ${domains.join(' ')}`).toBeGreaterThanOrEqual(Math.min(3, domains.length));
+      expect(domains.filter((d) => related.test(d)).length, `${q}: ${domains.join(' ')}`).toBeGreaterThanOrEqual(
+        Math.min(3, domains.length),
+      );
     }
   });
 
@@ -60,13 +63,21 @@ describe('GET /domains/search', () => {
   });
 
   it('drops a name once it is sold and marks one another partner quoted as unavailable', async () => {
-    const quoted = await signedRequest(h, other, { method: 'POST', path: `${V1}/quotes`, body: { domain: 'baristabar.com' } });
+    const quoted = await signedRequest(h, other, {
+      method: 'POST',
+      path: `${V1}/quotes`,
+      body: { domain: 'baristabar.com' },
+    });
     expect(quoted.status, quoted.text).toBe(200);
     const held = (await search(h, cred, 'baristabar')).body.results as { domain: string; available: boolean }[];
     expect(held.find((x) => x.domain === 'baristabar.com')?.available).toBe(false);
-    expect((await search(h, other, 'baristabar')).body.results.find((x: { domain: string }) => x.domain === 'baristabar.com')?.available).toBe(true);
+    expect(
+      (await search(h, other, 'baristabar')).body.results.find((x: { domain: string }) => x.domain === 'baristabar.com')
+        ?.available,
+    ).toBe(true);
 
-    const price = (await signedRequest(h, cred, { path: `${V1}/pricing`, query: 'domain=brewhouse.io' })).body.price_cents as number;
+    const price = (await signedRequest(h, cred, { path: `${V1}/pricing`, query: 'domain=brewhouse.io' })).body
+      .price_cents as number;
     const order = await signedRequest(h, cred, {
       method: 'POST',
       path: `${V1}/orders`,
@@ -74,6 +85,8 @@ describe('GET /domains/search', () => {
       body: { domain: 'brewhouse.io', expected_price: price, currency: 'USD', buyer: { email: 'a@example.com' } },
     });
     expect(order.status, order.text).toBe(201);
-    expect((await search(h, cred, 'brewhouse')).body.results.map((x: { domain: string }) => x.domain)).not.toContain('brewhouse.io');
+    expect((await search(h, cred, 'brewhouse')).body.results.map((x: { domain: string }) => x.domain)).not.toContain(
+      'brewhouse.io',
+    );
   });
 });

@@ -23,9 +23,19 @@ const FLOOR = {
 type Modes = Record<'keyword' | 'semantic' | 'hybrid', Evaluation>;
 
 function evaluateAll(prepared: PreparedSet): Modes {
-  const modes: Modes = { keyword: evaluate(prepared, 'keyword'), semantic: evaluate(prepared, 'semantic'), hybrid: evaluate(prepared, 'hybrid') };
-  const line = (name: string, e: Evaluation) => `  ${name.padEnd(9)} nDCG@5 ${e.ndcg.toFixed(3)}  recall@5 ${e.recall.toFixed(3)}`;
-  console.info([`${prepared.set.name} (${prepared.set.queries.length} queries)`, ...Object.entries(modes).map(([n, e]) => line(n, e))].join('\n'));
+  const modes: Modes = {
+    keyword: evaluate(prepared, 'keyword'),
+    semantic: evaluate(prepared, 'semantic'),
+    hybrid: evaluate(prepared, 'hybrid'),
+  };
+  const line = (name: string, e: Evaluation) =>
+    `  ${name.padEnd(9)} nDCG@5 ${e.ndcg.toFixed(3)}  recall@5 ${e.recall.toFixed(3)}`;
+  console.info(
+    [
+      `${prepared.set.name} (${prepared.set.queries.length} queries)`,
+      ...Object.entries(modes).map(([n, e]) => line(n, e)),
+    ].join('\n'),
+  );
   return modes;
 }
 
@@ -83,9 +93,17 @@ describe('search relevance', () => {
     const curatedTerms = new Set([...LEXICON.keys()].map((w) => lexicon.termOf(w)));
     for (const file of ['concepts.json', 'concepts-held-out.json']) {
       const set = loadJudgementSet(file);
-      expect(clauseWords(set).filter((w) => (w.startsWith('@') ? !isCategory(w.slice(1)) : !LEXICON.has(w)))).toEqual([]);
-      expect(set.queries.map((q) => q.q).filter((q) => LEXICON.has(q) || curatedTerms.has(lexicon.termOf(q)))).toEqual([]);
-      expect(set.queries.filter((q) => (q.grades['1'] ?? []).join('|') !== (q.topics ?? []).map((t) => `@${t}`).join('|')).map((q) => q.q)).toEqual([]);
+      expect(clauseWords(set).filter((w) => (w.startsWith('@') ? !isCategory(w.slice(1)) : !LEXICON.has(w)))).toEqual(
+        [],
+      );
+      expect(set.queries.map((q) => q.q).filter((q) => LEXICON.has(q) || curatedTerms.has(lexicon.termOf(q)))).toEqual(
+        [],
+      );
+      expect(
+        set.queries
+          .filter((q) => (q.grades['1'] ?? []).join('|') !== (q.topics ?? []).map((t) => `@${t}`).join('|'))
+          .map((q) => q.q),
+      ).toEqual([]);
     }
     const handBuiltSet = loadJudgementSet('hand-built.json');
     const seen = new Set((handBuiltSet.names ?? []).flatMap(([, words]) => words.split(' ')));

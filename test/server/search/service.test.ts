@@ -4,21 +4,36 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateInventory } from '../../../server/inventory/generate.ts';
 import type { InventoryRow } from '../../../server/inventory/types.ts';
-import { createDomainSearchService, storeListingSource, type DomainSearchService } from '../../../server/search/index.ts';
+import {
+  createDomainSearchService,
+  storeListingSource,
+  type DomainSearchService,
+} from '../../../server/search/index.ts';
 import { secretBox } from '../../../server/security/secret-box.ts';
 import { createStore, type Store } from '../../../server/store/index.ts';
 import { testDatabases } from '../inventory/databases.ts';
 
 const row = (domain: string, price_cents = 100_000): InventoryRow => {
   const dot = domain.indexOf('.');
-  return { domain, label: domain.slice(0, dot), tld: domain.slice(dot + 1), price_cents, floor_cents: price_cents / 2, currency: 'USD', category: 'food-and-drink', keywords: [], listed_at: 1_700_000_000_000 };
+  return {
+    domain,
+    label: domain.slice(0, dot),
+    tld: domain.slice(dot + 1),
+    price_cents,
+    floor_cents: price_cents / 2,
+    currency: 'USD',
+    category: 'food-and-drink',
+    keywords: [],
+    listed_at: 1_700_000_000_000,
+  };
 };
 
 for (const database of testDatabases()) {
   describe.skipIf(!database.available)(`the search service on ${database.name}`, () => {
     let store: Store;
     let service: DomainSearchService;
-    const found = async (q: string, environment = 'sandbox') => (await service.search(environment, q)).map((r) => r.domain);
+    const found = async (q: string, environment = 'sandbox') =>
+      (await service.search(environment, q)).map((r) => r.domain);
 
     beforeAll(async () => {
       store = createStore(await database.open(), secretBox(randomBytes(32)));
@@ -33,7 +48,14 @@ for (const database of testDatabases()) {
 
     it('builds each environment from its own listed inventory', async () => {
       const sandbox = await service.search('sandbox', 'bestcoffeebeans.com');
-      expect(sandbox[0]).toMatchObject({ domain: 'bestcoffeebeans.com', available: true, price_cents: 250_000, currency: 'USD', score: 1, category: 'food-and-drink' });
+      expect(sandbox[0]).toMatchObject({
+        domain: 'bestcoffeebeans.com',
+        available: true,
+        price_cents: 250_000,
+        currency: 'USD',
+        score: 1,
+        category: 'food-and-drink',
+      });
       expect(await found('espresso', 'live')).toEqual(['espressoworks.com']);
       expect(await found('kettle', 'live')).toEqual(['teakettle.com']);
       expect(await found('espressoworks')).not.toContain('espressoworks.com');
@@ -58,9 +80,19 @@ for (const database of testDatabases()) {
 
     it('never answers a name the store no longer lists, even when the index was not told', async () => {
       // Another instance (or a hand edit) sold it: no notice reaches this one.
-      await store.db.updateTable('inventory').set({ status: 'sold' }).where('environment', '=', 'sandbox').where('domain', '=', 'baristabar.com').execute();
+      await store.db
+        .updateTable('inventory')
+        .set({ status: 'sold' })
+        .where('environment', '=', 'sandbox')
+        .where('domain', '=', 'baristabar.com')
+        .execute();
       expect(await found('baristabar')).not.toContain('baristabar.com');
-      await store.db.updateTable('inventory').set({ status: 'listed' }).where('environment', '=', 'sandbox').where('domain', '=', 'baristabar.com').execute();
+      await store.db
+        .updateTable('inventory')
+        .set({ status: 'listed' })
+        .where('environment', '=', 'sandbox')
+        .where('domain', '=', 'baristabar.com')
+        .execute();
     });
 
     it('starts over when the environment is replaced', async () => {

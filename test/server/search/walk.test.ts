@@ -43,11 +43,23 @@ describe('WordNet walk', () => {
 describe('concept queries over a sandbox inventory', () => {
   let index: DomainIndex;
   beforeAll(() => {
-    index = createDomainIndex([...generateInventory({ seed: 1, size: 10_000 })].map(({ domain, label, tld, category, price_cents, currency }) => ({ domain, label, tld, category, price_cents, currency })));
+    index = createDomainIndex(
+      [...generateInventory({ seed: 1, size: 10_000 })].map(
+        ({ domain, label, tld, category, price_cents, currency }) => ({
+          domain,
+          label,
+          tld,
+          category,
+          price_cents,
+          currency,
+        }),
+      ),
+    );
   });
 
   it('never answers a meaningful word with nothing, and ranks its topic first', () => {
-    const musicWords = /music|song|concert|melod|harmon|opera|choir|band|jazz|tune|rhythm|chord|sound|audio|beat|drum|guitar|piano|violin|bass/;
+    const musicWords =
+      /music|song|concert|melod|harmon|opera|choir|band|jazz|tune|rhythm|chord|sound|audio|beat|drum|guitar|piano|violin|bass/;
     for (const [q, topic] of [
       ['symphony', musicWords],
       ['sightseeing', /tour|trip|travel|journey|vacation|holiday|scenic|getaway|destination/],

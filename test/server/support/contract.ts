@@ -60,7 +60,9 @@ export interface Transition {
 }
 
 /** The admin spec's `x-transitions` of POST /orders/{public_id}/{action}. */
-export const ORDER_TRANSITIONS = adminDoc.paths['/api/admin/v1/orders/{public_id}/{action}']?.post?.['x-transitions'] as Record<string, Transition>;
+export const ORDER_TRANSITIONS = adminDoc.paths['/api/admin/v1/orders/{public_id}/{action}']?.post?.[
+  'x-transitions'
+] as Record<string, Transition>;
 
 /** Every order status (the OrderStatus enum). */
 export const ORDER_STATUSES = partnerDoc.components.schemas.OrderStatus?.enum as string[];

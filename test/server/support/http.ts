@@ -74,7 +74,15 @@ export async function signedRequest(h: Harness, cred: Credential, req: RawReques
     [HEADERS.nonce]: nonce,
     [HEADERS.signature]:
       req.signature ??
-      sign({ secret: req.signWith ?? cred.secret, method, path: req.path, query, timestamp, nonce, body: Buffer.from(req.signBody ?? body, 'utf8') }),
+      sign({
+        secret: req.signWith ?? cred.secret,
+        method,
+        path: req.path,
+        query,
+        timestamp,
+        nonce,
+        body: Buffer.from(req.signBody ?? body, 'utf8'),
+      }),
   };
   if (body !== '') headers['content-type'] = 'application/json';
   if (req.idempotencyKey !== undefined) headers[HEADERS.idempotencyKey] = req.idempotencyKey;
@@ -91,7 +99,11 @@ export async function signedRequest(h: Harness, cred: Credential, req: RawReques
 }
 
 /** The typed partner client on the harness's clock (a fresh nonce per attempt). */
-export function partnerClient(h: Harness, cred: Credential, options: { retry?: false | { maxAttempts?: number; baseDelayMs?: number } } = {}): PartnerClient {
+export function partnerClient(
+  h: Harness,
+  cred: Credential,
+  options: { retry?: false | { maxAttempts?: number; baseDelayMs?: number } } = {},
+): PartnerClient {
   return createPartnerClient({
     baseUrl: h.baseUrl,
     keyId: cred.key_id,
@@ -105,7 +117,11 @@ export function partnerClient(h: Harness, cred: Credential, options: { retry?: f
 export function expectError(reply: Reply, code: string): void {
   const status = STATUS_OF_CODE[code];
   if (status === undefined) throw new Error(`the contract has no error code ${code}`);
-  expect({ status: reply.status, code: reply.body?.code, text: reply.status === status ? undefined : reply.text }).toEqual({ status, code, text: undefined });
+  expect({
+    status: reply.status,
+    code: reply.body?.code,
+    text: reply.status === status ? undefined : reply.text,
+  }).toEqual({ status, code, text: undefined });
   expect(reply.headers.get('content-type') ?? '').toMatch(/^application\/json/);
   expect(typeof reply.body.message).toBe('string');
   expect(reply.body.message.length).toBeGreaterThan(0);
@@ -131,14 +147,23 @@ export interface RateLimitState {
 }
 
 /** The five rate-limit headers of spec/shared/headers.yaml, consistent with each other; returns what they say. */
-export function expectRateLimitHeaders(reply: Reply, expected?: { className?: string; quota?: number }): RateLimitState {
+export function expectRateLimitHeaders(
+  reply: Reply,
+  expected?: { className?: string; quota?: number },
+): RateLimitState {
   const policy = reply.headers.get('ratelimit-policy');
   const current = reply.headers.get('ratelimit');
   const p = /^"([a-z_]+)";q=(\d+);w=(\d+)$/.exec(policy ?? '');
   const c = /^"([a-z_]+)";r=(\d+);t=(\d+)$/.exec(current ?? '');
   expect(p, `RateLimit-Policy: ${policy}`).not.toBeNull();
   expect(c, `RateLimit: ${current}`).not.toBeNull();
-  const state: RateLimitState = { className: p![1]!, quota: Number(p![2]), window: Number(p![3]), remaining: Number(c![2]), reset: Number(c![3]) };
+  const state: RateLimitState = {
+    className: p![1]!,
+    quota: Number(p![2]),
+    window: Number(p![3]),
+    remaining: Number(c![2]),
+    reset: Number(c![3]),
+  };
   expect(c![1]).toBe(state.className);
   expect(reply.headers.get('ratelimit-limit')).toBe(String(state.quota));
   expect(reply.headers.get('ratelimit-remaining')).toBe(String(state.remaining));
@@ -190,14 +215,28 @@ export const orderBody = (d: Listing, extra: Record<string, unknown> = {}) => ({
 });
 
 /** POST /orders with a fresh Idempotency-Key; expects 201 and returns the order. */
-export async function createOrder(h: Harness, cred: Credential, d: Listing, extra: Record<string, unknown> = {}): Promise<any> {
-  const r = await signedRequest(h, cred, { method: 'POST', path: '/api/partner/v1/orders', body: orderBody(d, extra), idempotencyKey: randomUUID() });
+export async function createOrder(
+  h: Harness,
+  cred: Credential,
+  d: Listing,
+  extra: Record<string, unknown> = {},
+): Promise<any> {
+  const r = await signedRequest(h, cred, {
+    method: 'POST',
+    path: '/api/partner/v1/orders',
+    body: orderBody(d, extra),
+    idempotencyKey: randomUUID(),
+  });
   expect(r.status, r.text).toBe(201);
   return r.body;
 }
 
 /** Polls until `check` returns a value (not undefined), or fails after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000, what = 'condition'): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 5000,
+  what = 'condition',
+): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

@@ -63,7 +63,11 @@ export async function startReceiver(path = '/hooks/domain-sales'): Promise<Recei
         };
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`timed out waiting for ${what}; got ${deliveries.length}: ${deliveries.map((d) => `${d.headers['x-service-event-type']}#${d.headers['x-service-delivery-attempt']}`).join(', ')}`));
+          reject(
+            new Error(
+              `timed out waiting for ${what}; got ${deliveries.length}: ${deliveries.map((d) => `${d.headers['x-service-event-type']}#${d.headers['x-service-delivery-attempt']}`).join(', ')}`,
+            ),
+          );
         }, timeoutMs);
         const cleanup = () => {
           clearTimeout(timer);

@@ -13,7 +13,8 @@ afterAll(async () => {
   await Promise.all(closers.map((c) => c()));
 });
 
-const close = (server: { close(cb: () => void): unknown }) => () => new Promise<void>((resolve) => server.close(() => resolve()));
+const close = (server: { close(cb: () => void): unknown }) => () =>
+  new Promise<void>((resolve) => server.close(() => resolve()));
 
 async function countingListener(): Promise<TcpListener> {
   const l = await tcpListener();
@@ -22,7 +23,10 @@ async function countingListener(): Promise<TcpListener> {
 }
 
 /** An HTTP receiver on loopback answering `status` (and `headers`), recording what arrives. */
-async function httpReceiver(status = 200, headers: Record<string, string> = {}): Promise<{ port: number; requests: Array<{ headers: IncomingHttpHeaders; body: string; socket: unknown }> }> {
+async function httpReceiver(
+  status = 200,
+  headers: Record<string, string> = {},
+): Promise<{ port: number; requests: Array<{ headers: IncomingHttpHeaders; body: string; socket: unknown }> }> {
   const requests: Array<{ headers: IncomingHttpHeaders; body: string; socket: unknown }> = [];
   const server: Server = createHttpServer((req, res) => {
     let body = '';
@@ -63,7 +67,9 @@ describe('postEvent', () => {
   it('connects to the address the resolver gives at this attempt, keeping the name in Host', async () => {
     const rx = await httpReceiver(204);
     const resolve = table({ 'hooks.partner.test': ['127.0.0.1'] });
-    const outcome = await postEvent(attempt({ url: `http://hooks.partner.test:${rx.port}/in`, environment: 'sandbox', resolve }));
+    const outcome = await postEvent(
+      attempt({ url: `http://hooks.partner.test:${rx.port}/in`, environment: 'sandbox', resolve }),
+    );
     expect(outcome).toEqual({ status: 204 });
     expect(rx.requests).toHaveLength(1);
     expect(rx.requests[0]!.headers.host).toBe(`hooks.partner.test:${rx.port}`);
@@ -76,7 +82,9 @@ describe('postEvent', () => {
     const sockets = new Set<unknown>();
     const resolve = table({ 'again.partner.test': ['127.0.0.1'] });
     for (let i = 0; i < 3; i++) {
-      expect(await postEvent(attempt({ url: `http://again.partner.test:${rx.port}/`, environment: 'sandbox', resolve }))).toEqual({ status: 200 });
+      expect(
+        await postEvent(attempt({ url: `http://again.partner.test:${rx.port}/`, environment: 'sandbox', resolve })),
+      ).toEqual({ status: 200 });
     }
     for (const r of rx.requests) sockets.add(r.socket);
     expect(resolve.asked).toEqual(['again.partner.test', 'again.partner.test', 'again.partner.test']);
@@ -87,8 +95,14 @@ describe('postEvent', () => {
     const listener = await countingListener();
     const resolve = table({ 'rebind.partner.test': ['127.0.0.1'] });
     for (const scheme of ['http', 'https']) {
-      const outcome = await postEvent(attempt({ url: `${scheme}://rebind.partner.test:${listener.port}/hook`, environment: 'live', resolve }));
-      expect(outcome).toEqual({ reason: expect.stringContaining('refused before connecting: rebind.partner.test resolves to 127.0.0.1, a loopback address') });
+      const outcome = await postEvent(
+        attempt({ url: `${scheme}://rebind.partner.test:${listener.port}/hook`, environment: 'live', resolve }),
+      );
+      expect(outcome).toEqual({
+        reason: expect.stringContaining(
+          'refused before connecting: rebind.partner.test resolves to 127.0.0.1, a loopback address',
+        ),
+      });
       expect(outcome).toEqual({ reason: expect.stringContaining('live webhooks must reach a public address') });
     }
     expect(listener.connections()).toBe(0);
@@ -97,9 +111,17 @@ describe('postEvent', () => {
   it('a name with one forbidden address among public ones is refused whole', async () => {
     const listener = await countingListener();
     const resolve = table({ 'mixed.partner.test': ['93.184.216.34', '::ffff:7f00:1', '127.0.0.1'] });
-    const outcome = await postEvent(attempt({ url: `http://mixed.partner.test:${listener.port}/`, environment: 'sandbox', resolve: table({ 'mixed.partner.test': ['127.0.0.1', '10.0.0.8'] }) }));
+    const outcome = await postEvent(
+      attempt({
+        url: `http://mixed.partner.test:${listener.port}/`,
+        environment: 'sandbox',
+        resolve: table({ 'mixed.partner.test': ['127.0.0.1', '10.0.0.8'] }),
+      }),
+    );
     expect(outcome).toEqual({ reason: expect.stringContaining('10.0.0.8, a private address') });
-    const live = await postEvent(attempt({ url: `https://mixed.partner.test:${listener.port}/`, environment: 'live', resolve }));
+    const live = await postEvent(
+      attempt({ url: `https://mixed.partner.test:${listener.port}/`, environment: 'live', resolve }),
+    );
     expect(live).toEqual({ reason: expect.stringContaining('::ffff:7f00:1, a loopback address') });
     expect(listener.connections()).toBe(0);
   });
@@ -107,34 +129,50 @@ describe('postEvent', () => {
   it('a literal address is judged without a lookup: live loopback is refused, sandbox loopback delivered', async () => {
     const listener = await countingListener();
     const resolve = table({});
-    expect(await postEvent(attempt({ url: `https://127.0.0.1:${listener.port}/`, environment: 'live', resolve }))).toEqual({
+    expect(
+      await postEvent(attempt({ url: `https://127.0.0.1:${listener.port}/`, environment: 'live', resolve })),
+    ).toEqual({
       reason: expect.stringContaining('refused before connecting: 127.0.0.1 is a loopback address'),
     });
-    expect(await postEvent(attempt({ url: `http://[::ffff:7f00:1]:${listener.port}/`, environment: 'live', resolve }))).toEqual({ reason: expect.stringContaining('loopback') });
+    expect(
+      await postEvent(attempt({ url: `http://[::ffff:7f00:1]:${listener.port}/`, environment: 'live', resolve })),
+    ).toEqual({ reason: expect.stringContaining('loopback') });
     expect(listener.connections()).toBe(0);
     const rx = await httpReceiver(200);
-    expect(await postEvent(attempt({ url: `http://127.0.0.1:${rx.port}/`, environment: 'sandbox', resolve }))).toEqual({ status: 200 });
+    expect(await postEvent(attempt({ url: `http://127.0.0.1:${rx.port}/`, environment: 'sandbox', resolve }))).toEqual({
+      status: 200,
+    });
     expect(resolve.asked).toEqual([]);
   });
 
   it('sandbox: a metadata or private answer is refused too', async () => {
     const listener = await countingListener();
     for (const address of ['169.254.169.254', '10.1.2.3', '::ffff:a9fe:a9fe', '64:ff9b::7f00:1']) {
-      const outcome = await postEvent(attempt({ url: `http://inward.partner.test:${listener.port}/`, environment: 'sandbox', resolve: table({ 'inward.partner.test': [address] }) }));
+      const outcome = await postEvent(
+        attempt({
+          url: `http://inward.partner.test:${listener.port}/`,
+          environment: 'sandbox',
+          resolve: table({ 'inward.partner.test': [address] }),
+        }),
+      );
       expect(outcome, address).toEqual({ reason: expect.stringContaining(`resolves to ${address}`) });
     }
     expect(listener.connections()).toBe(0);
   });
 
   it('a name that does not resolve is a failed attempt that says so', async () => {
-    const outcome = await postEvent(attempt({ url: 'https://gone.partner.test/hook', environment: 'live', resolve: table({}) }));
+    const outcome = await postEvent(
+      attempt({ url: 'https://gone.partner.test/hook', environment: 'live', resolve: table({}) }),
+    );
     expect(outcome).toEqual({ reason: 'gone.partner.test does not resolve (ENOTFOUND)' });
   });
 
   it('does not follow a redirect: the 3xx is the outcome, the Location is never asked', async () => {
     const target = await httpReceiver(200);
     const rx = await httpReceiver(302, { location: `http://127.0.0.1:${target.port}/elsewhere` });
-    const outcome = await postEvent(attempt({ url: `http://127.0.0.1:${rx.port}/hook`, environment: 'sandbox', resolve: table({}) }));
+    const outcome = await postEvent(
+      attempt({ url: `http://127.0.0.1:${rx.port}/hook`, environment: 'sandbox', resolve: table({}) }),
+    );
     expect(outcome).toEqual({ reason: 'the receiver answered HTTP 302; redirects are not followed' });
     expect(rx.requests).toHaveLength(1);
     expect(target.requests).toHaveLength(0);
@@ -149,7 +187,9 @@ describe('postEvent', () => {
     });
     const port = (server.address() as AddressInfo).port;
     const started = Date.now();
-    const outcome = await postEvent(attempt({ url: `http://127.0.0.1:${port}/`, environment: 'sandbox', resolve: table({}), timeoutMs: 300 }));
+    const outcome = await postEvent(
+      attempt({ url: `http://127.0.0.1:${port}/`, environment: 'sandbox', resolve: table({}), timeoutMs: 300 }),
+    );
     expect(outcome).toEqual({ reason: 'no answer within 0.3 s' });
     expect(Date.now() - started).toBeLessThan(2000);
   });
@@ -158,7 +198,9 @@ describe('postEvent', () => {
     const closed = await tcpListener();
     const port = closed.port;
     await closed.close();
-    const outcome = await postEvent(attempt({ url: `http://127.0.0.1:${port}/`, environment: 'sandbox', resolve: table({}) }));
+    const outcome = await postEvent(
+      attempt({ url: `http://127.0.0.1:${port}/`, environment: 'sandbox', resolve: table({}) }),
+    );
     expect(outcome).toEqual({ reason: expect.stringMatching(/^could not deliver: .*ECONNREFUSED/) });
   });
 });
