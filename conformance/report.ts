@@ -96,9 +96,9 @@ const indent = (text: string) =>
 
 // Control characters are not allowed in XML 1.0, so they are dropped.
 const xml = (text: string) =>
-  // eslint-disable-next-line no-control-regex
   text
     .replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c] ?? c)
+    // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
 export function junitReport(results: CheckResult[]): string {
