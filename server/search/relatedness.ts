@@ -47,7 +47,7 @@ const POS_WEIGHT: Record<Pos, number> = { n: 1, v: 0.5, a: 0.8, r: 0.3 };
 const PROFILE_CACHE = 200_000;
 
 /** Words too common in definitions to say anything about the word defined. */
-const STOPWORDS = new Set(
+export const STOPWORDS: ReadonlySet<string> = new Set(
   (
     'the and for that with from this which who whom whose what when where while are was were been being have has had ' +
     'not but its their them they there than then into onto upon over under out off about above below such some any ' +

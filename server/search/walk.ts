@@ -9,6 +9,7 @@
 import { LEXICON, type Category } from '../inventory/words.ts';
 import { BoundedCache } from './bounded.ts';
 import type { Lexicon } from './lexicon.ts';
+import { STOPWORDS as GLOSS_STOPWORDS } from './relatedness.ts';
 import type { Pos, Synset, WordNet } from './wordnet.ts';
 
 export interface Walk {
@@ -70,20 +71,15 @@ const SENSE_DECAY = 0.65;
 const POS_WEIGHT: Record<Pos, number> = { n: 1, v: 0.5, a: 0.8, r: 0.3 };
 const WALK_CACHE = 20_000;
 
-const STOPWORDS = new Set(
-  (
-    'the and for that with from this which who whom whose what when where while are was were been being have has had ' +
-    'not but its their them they there than then into onto upon over under out off about above below such some any ' +
-    'each every other another more most less least many much very can could may might must shall should will would ' +
-    'also often usually especially esp etc one two three used use using make made makes something someone somebody ' +
-    'thing things kind kinds type types form forms way ways part parts act acts relating related characteristic ' +
-    'consisting consists having small large various certain given person people typically general generally ' +
-    'particular particularly sometimes either neither both same own just only like found called known give gives ' +
-    'take takes taken become becomes usual within without whether place places activity process state quality ' +
-    'condition practice manner group member set act relation deal deals dealing see body property system list ' +
-    'field area matter kind sort branch range number series amount unit piece item object means purpose'
+/** The definition words relatedness.ts skips, and the words of kinds too broad to place a word by. */
+const STOPWORDS = new Set([
+  ...GLOSS_STOPWORDS,
+  ...(
+    'place places activity process state quality condition practice manner group member set relation deal deals ' +
+    'dealing see body property system list field area matter sort branch range number series amount unit piece item ' +
+    'object means purpose'
   ).split(' '),
-);
+]);
 
 /**
  * How telling a definition word is: the rarer in WordNet's tagged corpus, the more (beer says more
