@@ -8,9 +8,8 @@
 //     webhook delivery verified by webhookHandler, verifyWebhook, the public client;
 //   - `npx domain-sales-conformance --base-url …` passes against that sandbox, nothing skipped;
 //   - the sandbox prints its operator token once and keeps it across a restart;
-//   - `domain-sales listen` (the partner CLI, branch i21b) forwards an order event to a receiver
-//     verifying it with the installed verifyWebhook: a marked placeholder (skipped, loudly) until
-//     the CLI is in the tree, then it runs.
+//   - `domain-sales listen` (the partner CLI, the client package's bin) forwards an order event
+//     to a receiver verifying it with the installed verifyWebhook.
 // It prints each tarball's size and dependency counts and the time of every step. The install
 // compiles better-sqlite3 from source when no prebuilt binary can be fetched (minutes).
 // An unreachable registry FAILS the test, loudly; set DOMAIN_SALES_OFFLINE=1 to skip it (also
@@ -390,21 +389,13 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
     2 * MINUTE,
   );
 
-  // The partner CLI (`client/cli/`, bin `domain-sales`) comes from branch i21b. Without it this
-  // step is a loud PLACEHOLDER (skipped); once the CLI is in the tree the step runs by itself.
-  // Written against i21b's `listen` (--forward-to, --secret, --base-url, --cursor-file,
-  // --interval; SERVICE_KEY_ID/SERVICE_SECRET) as of its commit 76d3370.
+  // The partner CLI (`client/cli/`), installed as the client package's bin `domain-sales`.
   it(
-    '`domain-sales listen` forwards an order event to a local receiver that verifies it with verifyWebhook (PLACEHOLDER until the CLI of branch i21b is merged)',
-    async (ctx) => {
+    '`domain-sales listen` forwards an order event to a local receiver that verifies it with verifyWebhook',
+    async () => {
       const cli = join(project, 'node_modules', '.bin', 'domain-sales');
-      if (!existsSync(cli)) {
-        console.warn(
-          '\n*** PLACEHOLDER: `domain-sales listen` is not in this tree (branch i21b); this step runs once the CLI is merged ***\n',
-        );
-        ctx.skip();
-        return;
-      }
+      // The client package must install its bin; a missing one is a failure, not a skip.
+      expect(existsSync(cli), `${cli} (the client package's bin)`).toBe(true);
       if (!sandbox) throw new Error('the sandbox did not start (see the tests above)');
       const baseUrl = sandbox.url;
       // The installed package's own code, not this repository's sources.
