@@ -8,7 +8,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['generated/**', 'node_modules/**', 'docs-build/**', 'dist/**', 'data/**', 'coverage/**', '.tmp/**'],
+    ignores: ['generated/**', 'node_modules/**', 'docs-build/**', '**/dist/**', 'data/**', 'coverage/**', '.tmp/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,
