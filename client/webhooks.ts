@@ -56,6 +56,12 @@ export interface WebhookHandlerOptions {
   onEvent: (event: WebhookEvent) => unknown;
   /** Called when onEvent throws; the event id is forgotten so a redelivery is processed again. */
   onError?: (error: unknown, event: WebhookEvent) => void;
+  /**
+   * Called when a delivery could not be received: the body could not be read (the sender went
+   * away) or the seen-events store failed. The sender was answered 400 or 503 where it could still
+   * hear it, so it delivers the event again later; nothing is handed to onEvent.
+   */
+  onReceiveError?: (error: unknown) => void;
   seen?: SeenEvents;
   /** Largest body accepted, in bytes. Default 1 MiB. */
   maxBodyBytes?: number;
@@ -63,30 +69,74 @@ export interface WebhookHandlerOptions {
 
 type BodyCarrier = IncomingMessage & { body?: unknown };
 
+/** A failure while receiving, with the status the sender gets (it retries on anything but 2xx). */
+class ReceiveError extends Error {
+  constructor(
+    readonly status: 400 | 503,
+    readonly answer: string,
+    options: { cause: unknown },
+  ) {
+    super(answer, options);
+  }
+}
+
 /**
  * A Node/Express request handler for the webhook endpoint. Mount it without a JSON body parser
  * in front (or with `express.raw({ type: 'application/json' })`): the signature covers the raw bytes.
  * Answers 401 to a bad signature, 200 to a duplicate without calling onEvent, and 200 at once
- * to a new event, then calls onEvent.
+ * to a new event, then calls onEvent. It never throws nor returns a rejected promise, so it can be
+ * given to `http.createServer` as it is: a failure to receive is answered (400 unreadable body,
+ * 503 seen-events store down) and reported to onReceiveError.
  */
-export function webhookHandler(options: WebhookHandlerOptions) {
+export function webhookHandler(options: WebhookHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
   const seen = options.seen ?? memorySeenEvents();
   const limit = options.maxBodyBytes ?? 1024 * 1024;
-  return async (req: BodyCarrier, res: ServerResponse): Promise<void> => {
-    const raw = Buffer.isBuffer(req.body) ? req.body : await readBody(req, limit);
-    if (raw === 'too-large' || raw.length > limit) return answer(res, 413, { error: 'body too large' });
+  const receive = async (req: BodyCarrier, res: ServerResponse): Promise<WebhookEvent | undefined> => {
+    const raw = Buffer.isBuffer(req.body)
+      ? req.body
+      : await readBody(req, limit).catch((cause: unknown) => {
+          throw new ReceiveError(400, 'body could not be read', { cause });
+        });
+    if (raw === 'too-large' || raw.length > limit) return void answer(res, 413, { error: 'body too large' });
     const header = req.headers['x-service-signature'];
     const event = verifyWebhook(raw, Array.isArray(header) ? header[0] : header, options.secret);
-    if (!event) return answer(res, 401, { error: 'invalid signature' });
-    if (await seen.has(event.id)) return answer(res, 200, { received: true, duplicate: true });
-    await seen.add(event.id);
+    if (!event) return void answer(res, 401, { error: 'invalid signature' });
+    try {
+      if (await seen.has(event.id)) return void answer(res, 200, { received: true, duplicate: true });
+      await seen.add(event.id);
+    } catch (cause) {
+      throw new ReceiveError(503, 'seen-events store unavailable', { cause });
+    }
     answer(res, 200, { received: true });
+    return event;
+  };
+  const hand = async (event: WebhookEvent): Promise<void> => {
     try {
       await options.onEvent(event);
     } catch (err) {
-      await seen.delete(event.id);
-      options.onError?.(err, event);
+      // Forget it so the redelivery is processed; if the store fails here too, say both.
+      await Promise.resolve()
+        .then(() => seen.delete(event.id))
+        .catch((cause: unknown) => options.onReceiveError?.(cause));
+      try {
+        options.onError?.(err, event);
+      } catch {
+        // The application's reporter failed: nothing is left to tell.
+      }
     }
+  };
+  return (req, res) => {
+    receive(req, res)
+      .then((event) => (event ? hand(event) : undefined))
+      .catch((err: unknown) => {
+        const failure = err instanceof ReceiveError ? err : new ReceiveError(503, 'receiving failed', { cause: err });
+        if (!res.headersSent && res.writable) answer(res, failure.status, { error: failure.answer });
+        try {
+          options.onReceiveError?.(failure.cause);
+        } catch {
+          // The application's reporter failed: nothing is left to tell.
+        }
+      });
   };
 }
 

@@ -2,9 +2,9 @@
 // (not with the module under test).
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { verifyWebhook, webhookHandler, type WebhookEvent } from '../../client/webhooks.ts';
+import { verifyWebhook, webhookHandler, type WebhookEvent, type WebhookHandlerOptions } from '../../client/webhooks.ts';
 
 const SECRET = 'whsec_0123456789abcdef';
 const sig = (body: string, secret = SECRET) => createHmac('sha256', secret).update(body, 'utf8').digest('hex');
@@ -27,9 +27,8 @@ const event = (id: string): WebhookEvent => ({
 let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
-async function receiver(onEvent: (e: WebhookEvent) => unknown) {
-  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- a test server; vitest reports an unhandled rejection
-  server = createServer(webhookHandler({ secret: SECRET, onEvent }));
+async function receiver(onEvent: (e: WebhookEvent) => unknown, extra: Partial<WebhookHandlerOptions> = {}) {
+  server = createServer(webhookHandler({ secret: SECRET, onEvent, ...extra }));
   await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return (body: string, signature: string) =>
@@ -96,5 +95,48 @@ describe('webhookHandler', () => {
     const again = await send(body, sig(body));
     expect(await again.json()).toEqual({ received: true });
     expect(calls).toBe(2);
+  });
+
+  it('answers 503 when the seen-events store fails, reports it, hands nothing over, and leaves no unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const received: string[] = [];
+      const reported: unknown[] = [];
+      const down = new Error('redis down');
+      const send = await receiver((e) => received.push(e.id), {
+        seen: { has: () => Promise.reject(down), add: () => {}, delete: () => {} },
+        onReceiveError: (error) => reported.push(error),
+      });
+      const body = JSON.stringify(event('evt_6'));
+      const response = await send(body, sig(body));
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual({ error: 'seen-events store unavailable' });
+      await new Promise((r) => setTimeout(r, 20));
+      expect(reported).toEqual([down]);
+      expect(received).toEqual([]);
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
+  it('survives a sender that goes away mid-body, and reports it', async () => {
+    const reported: unknown[] = [];
+    const send = await receiver(() => {}, { onReceiveError: (error) => reported.push(error) });
+    const { port } = server?.address() as AddressInfo;
+    const socket = connect(port, '127.0.0.1');
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    socket.write(
+      'POST /hooks HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"id":',
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    socket.destroy();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(reported).toHaveLength(1);
+    // The server still answers the next delivery.
+    const body = JSON.stringify(event('evt_7'));
+    expect((await send(body, sig(body))).status).toBe(200);
   });
 });
