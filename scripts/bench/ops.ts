@@ -1,10 +1,19 @@
 // The cost of operability (issue 25): the signed partner GET /availability on two production-
 // profile servers, one writing a JSON log line per request (pino, buffered as in production, to a file) and
-// counting every metric, the other logging and counting nothing (BENCH_OPS, serve.ts). Rounds
-// alternate the order; each round's on/off ratio is taken within the round, and the medians of
-// throughput, latency and server CPU per answer are compared. Target: under 10 % more server CPU
-// per answer (throughput is printed too, but on a shared machine it swings by ±30 % between two
-// identical servers: BENCH_OPS_ON=off runs that A/A comparison).
+// counting every metric, the other logging and counting nothing (BENCH_OPS, serve.ts).
+//
+// How the two are compared, and why: each round loads BOTH servers at the same time, at the same
+// fixed request rate (a share of the capacity the warm-up measured), and compares their server
+// CPU per answer within the round; the target is on the median of those per-round ratios.
+// - At the same moment, whatever else the shared machine does falls on both servers alike.
+// - At a fixed rate, both do the same work per event-loop turn. At full speed a server that
+//   happens to get less of the machine answers fewer requests per turn and pays the turn's fixed
+//   costs over fewer answers, so its CPU per answer rises for reasons that are not its own.
+// Measured with BENCH_OPS_ON=off (an A/A run: two identical servers) at load average 3 to 5:
+// one server after the other at full speed, per-round ratios -0.36 to +0.56 and medians of 0.13
+// and -0.05 in two runs; both at once at full speed, -0.13 to +0.11; both at once at a fixed
+// rate, -0.04 to +0.02 (median -0.01). BENCH_OPS_RATE=<req/s per server> sets the rate.
+import { join } from 'node:path';
 import { runLoad, type LoadResult } from './lib/load.ts';
 import { mint, signFor, signedRequest, type Credential } from './lib/partner.ts';
 import { newMasterKey, spawnServer, tempDir, type Child } from './lib/processes.ts';
@@ -16,6 +25,8 @@ export interface OpsOptions {
   rounds: number;
   connections: number;
   log: (line: string) => void;
+  /** Run both servers under `node --cpu-prof`, writing their profiles here (folders `ops-on`, `ops-off`: one file per thread). */
+  profileDir?: string | undefined;
 }
 
 interface Side {
@@ -29,14 +40,24 @@ interface Side {
 export interface OpsResult {
   on: Side;
   off: Side;
-  /** Per round: 1 - rps(on) / rps(off), and its median (the throughput cost). */
-  throughputCost: { rounds: number[]; median: number };
+  /** Requests per second each server was offered in every round (both at once). */
+  rate: number;
+  /** What one server alone answered per second at full speed in the warm-up (logs and metrics off). */
+  capacity: number;
   /** Per round: cpu(on) / cpu(off) - 1 per answer, and its median. */
   cpuCost: { rounds: number[]; median: number };
+  /** Per round: cpu(on) - cpu(off) per answer, µs, and its median (the same cost, not relative to the rate's). */
+  cpuAdded: { rounds: number[]; median: number };
   unexpected: number;
 }
 
 export const OPS_TARGET = 0.1;
+
+/**
+ * The rate each server is offered, as a share of one server's capacity: two servers and the
+ * load generator share the machine, so each must stay well below what it answers alone.
+ */
+const RATE_SHARE = 0.4;
 
 const PATH = '/api/partner/v1/availability';
 
@@ -46,15 +67,20 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
     o.log('ops: starting two production-profile servers (logs and metrics on / off)');
     const onDir = tempDir('bench-ops-on');
     const onKey = newMasterKey();
+    const profile = (name: string) =>
+      o.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, `ops-${name}`)}`] : [];
     const [on, off] = await Promise.all([
       // BENCH_OPS_ON=logs|metrics measures one of the two alone.
-      spawnServer({
-        dataDir: onDir,
-        masterKey: onKey,
-        validateResponses: false,
-        extra: { BENCH_OPS: process.env.BENCH_OPS_ON || 'on' },
-      }),
-      spawnServer({ validateResponses: false, extra: { BENCH_OPS: 'off' } }),
+      spawnServer(
+        {
+          dataDir: onDir,
+          masterKey: onKey,
+          validateResponses: false,
+          extra: { BENCH_OPS: process.env.BENCH_OPS_ON || 'on' },
+        },
+        profile('on'),
+      ),
+      spawnServer({ validateResponses: false, extra: { BENCH_OPS: 'off' } }, profile('off')),
     ]);
     children.push(on, off);
     const [onCredential, offCredential] = await Promise.all([mint(on.url), mint(off.url)]);
@@ -72,7 +98,8 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
       if (answer.status !== 200) throw new Error(`GET ${target}: ${answer.status} ${answer.text}`);
     }
     const sides = { on: { child: on, credential: onCredential }, off: { child: off, credential: offCredential } };
-    const run = (key: 'on' | 'off', duration: number) =>
+    /** One load; rate 0: as fast as the server answers. */
+    const run = (key: 'on' | 'off', duration: number, rate: number) =>
       runLoad({
         url: sides[key].child.url,
         connections: o.connections,
@@ -80,20 +107,25 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
         path: target,
         pid: sides[key].child.child.pid,
         build: () => ({ headers: signFor(sides[key].credential, 'GET', target) }),
+        ...(rate > 0 ? { overallRate: rate } : {}),
       });
-    o.log('ops: warming up');
-    await run('on', Math.min(3, o.duration));
-    await run('off', Math.min(3, o.duration));
+    const roundLine = (round: number, key: 'on' | 'off', r: LoadResult) =>
+      `  round ${round + 1}/${o.rounds}  ${key.padEnd(4)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${Math.round(r.cpuMicrosPerRequest)} µs CPU/req  ${JSON.stringify(r.statuses)}`;
+    o.log('ops: warming up (each server alone, at full speed)');
+    const warmUp = Math.min(3, o.duration);
+    await run('on', warmUp, 0);
+    await run('off', warmUp, 0);
+    // Measured once both are warm (the first seconds of a fresh server compile its code).
+    const capacity = (await run('off', warmUp, 0)).rps;
+    const rate = Number(process.env.BENCH_OPS_RATE) || Math.max(50, Math.round(capacity * RATE_SHARE));
+    o.log(`ops: capacity ${Math.round(capacity)} req/s alone; each round offers both servers ${rate} req/s at once`);
     const runs: Record<'on' | 'off', LoadResult[]> = { on: [], off: [] };
     for (let round = 0; round < o.rounds; round++) {
-      const order: Array<'on' | 'off'> = round % 2 === 0 ? ['on', 'off'] : ['off', 'on'];
-      for (const key of order) {
-        const r = await run(key, o.duration);
-        runs[key].push(r);
-        o.log(
-          `  round ${round + 1}/${o.rounds}  ${key.padEnd(4)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${Math.round(r.cpuMicrosPerRequest)} µs CPU/req  ${JSON.stringify(r.statuses)}`,
-        );
-      }
+      const [onRun, offRun] = await Promise.all([run('on', o.duration, rate), run('off', o.duration, rate)]);
+      runs.on.push(onRun);
+      runs.off.push(offRun);
+      o.log(roundLine(round, 'on', onRun));
+      o.log(roundLine(round, 'off', offRun));
     }
     const side = (rs: LoadResult[]): Side => ({
       rps: median(rs.map((r) => r.rps)),
@@ -102,8 +134,8 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
       cpuMicrosPerRequest: median(rs.map((r) => r.cpuMicrosPerRequest)),
       runs: rs,
     });
-    const throughput = runs.on.map((r, i) => 1 - r.rps / (runs.off[i]?.rps ?? NaN));
     const cpu = runs.on.map((r, i) => r.cpuMicrosPerRequest / (runs.off[i]?.cpuMicrosPerRequest ?? NaN) - 1);
+    const added = runs.on.map((r, i) => r.cpuMicrosPerRequest - (runs.off[i]?.cpuMicrosPerRequest ?? NaN));
     const unexpected = [...runs.on, ...runs.off].reduce(
       (n, r) =>
         n +
@@ -115,8 +147,10 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
     return {
       on: side(runs.on),
       off: side(runs.off),
-      throughputCost: { rounds: throughput, median: median(throughput) },
+      rate,
+      capacity,
       cpuCost: { rounds: cpu, median: median(cpu) },
+      cpuAdded: { rounds: added, median: median(added) },
       unexpected,
     };
   } finally {

@@ -3,6 +3,7 @@
 // starts it (startServer), with its log lines captured.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
@@ -183,6 +184,24 @@ describe('health probes and request logs', () => {
       route: '/brokerage/progress/{token}',
     });
     expect(records.some((r) => r.operation === 'getHealth' || r.operation === 'getReadiness')).toBe(false);
+  });
+
+  it('logs a request whose client went away before the answer as aborted, status 499', async () => {
+    const before = lines.length;
+    const { hostname, port } = new URL(running.url);
+    const socket = connect(Number(port), hostname);
+    await new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+    // A body announced at 1,000 bytes, 10 sent: the server is still reading it when the client leaves.
+    socket.write(
+      `POST /api/partner/v1/quotes HTTP/1.1\r\nHost: ${hostname}:${port}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"domain":`,
+    );
+    await new Promise((r) => setTimeout(r, 50));
+    socket.destroy();
+    const deadline = Date.now() + 2000;
+    while (Date.now() < deadline && !lines.slice(before).some((l) => l.includes('"aborted":true')))
+      await new Promise((r) => setTimeout(r, 20));
+    const records = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records).toEqual([expect.objectContaining({ method: 'POST', status: 499, aborted: true })]);
   });
 
   it('drains: /readyz 503 (draining) first, then the listener closes and the store with it', async () => {
