@@ -58,6 +58,9 @@ export const PACKAGES: Record<string, () => void> = {
       ...GUIDES.map((g) => g.file),
       'server/rdap/bootstrap-dns.json',
       ...files('server/search/relevance', /\.json$/),
+      // Read at start by server/search/neighbours.ts, beside the compiled module.
+      'server/search/word-neighbours.txt',
+      'server/search/word-neighbours.LICENSE.md',
     ]);
     chmodSync(join(ROOT, 'server', 'dist', 'server', 'sandbox.js'), 0o755);
   },

@@ -64,6 +64,7 @@ export function createDomainIndex(listings: Iterable<SearchListing> = [], lang: 
   const concepts = {
     relatedness: lang.relatedness,
     walker: lang.walker,
+    neighbours: lang.neighbours,
     isCurated: (term: string) =>
       lang.walker.categoryOf(term) !== undefined || lang.lexicon.lookup(term)?.curated !== undefined,
   };

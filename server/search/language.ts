@@ -3,6 +3,7 @@
 // and read-only afterwards, so any number of indexes and environments can use them.
 import { buildLexicon, type Lexicon } from './lexicon.ts';
 import { createRelatedness, type Relatedness } from './relatedness.ts';
+import { loadNeighbours, type WordNeighbours } from './neighbours.ts';
 import { createSegmenter, type Segmenter } from './segment.ts';
 import { createWalker, type Walker } from './walk.ts';
 import { wordNet, type WordNet } from './wordnet.ts';
@@ -13,6 +14,8 @@ export interface Language {
   segmenter: Segmenter;
   relatedness: Relatedness;
   walker: Walker;
+  /** Nearest sandbox words of words outside the vocabulary, from static word embeddings. */
+  neighbours: WordNeighbours;
 }
 
 let shared: Language | undefined;
@@ -27,6 +30,7 @@ export function language(): Language {
       segmenter: createSegmenter(lexicon, wordnet),
       relatedness: createRelatedness(wordnet, lexicon),
       walker: createWalker(wordnet, lexicon),
+      neighbours: loadNeighbours(),
     };
   }
   return shared;

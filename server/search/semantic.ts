@@ -6,7 +6,8 @@ import type { Collection } from './collection.ts';
 import type { ParsedQuery } from './query.ts';
 import type { Profile, Relatedness } from './relatedness.ts';
 import type { ScoreBoard } from './scores.ts';
-import type { Walker } from './walk.ts';
+import type { Neighbour, WordNeighbours } from './neighbours.ts';
+import type { Walk, Walker } from './walk.ts';
 
 /** Below this cosine two words share only a stray definition word. */
 const MIN_SIMILARITY = 0.03;
@@ -38,6 +39,22 @@ const OFF_TOPIC = 0.1;
 const ASKED = 0.5;
 /** The category given to generic sandbox words (best, shop, online): a topic no query walk reaches. */
 export const GENERIC = 'generic';
+/**
+ * A word outside the vocabulary also brings its nearest sandbox words in static word embeddings
+ * (GloVe, via neighbours.ts): the nearest counts this much, the others by (cosine ÷ nearest)^4,
+ * so in practice only the one or two nearest do. Like the walk's words they are tempered by the
+ * walk's topics: raw embedding neighbours are noisy (confectionery's include cosmetics).
+ */
+const NEIGHBOUR_WEIGHT = 0.5;
+const NEIGHBOUR_CURVE = 4;
+/**
+ * Neighbours below this cosine are not used: in 100 dimensions 0.4–0.5 is mostly shared context
+ * (grooming: wardrobe, puppy, fitness at 0.42–0.44), which cost the committed set's pet grooming.
+ */
+const NEIGHBOUR_MIN = 0.55;
+/** Neighbours at least this close also vote on the word's topics, with this share of the weight. */
+const NEIGHBOUR_TOPIC_MIN = 0.65;
+const NEIGHBOUR_TOPICS = 0.25;
 /** When nothing else relates, every listed word of the query's leading topic counts this much. */
 const TOPIC_FLOOR = 0.3;
 
@@ -129,8 +146,43 @@ export class SemanticVocabulary {
 export interface ConceptContext {
   relatedness: Relatedness;
   walker: Walker;
+  /** Nearest sandbox words in a static embedding space, for words outside the vocabulary. */
+  neighbours?: WordNeighbours;
   /** Whether a term is a word of the sandbox vocabulary (its meaning is then its own). */
   isCurated: (term: string) => boolean;
+}
+
+/** A word's embedding neighbours close enough to count, less the query's own words. */
+function neighboursOf(term: string, context: ConceptContext, own: ReadonlySet<string>): readonly Neighbour[] {
+  return (context.neighbours?.of(term) ?? []).filter((n) => n.cosine >= NEIGHBOUR_MIN && !own.has(n.word));
+}
+
+/**
+ * A walked word's topics: the walk's shares, and, when some embedding neighbours are very close,
+ * NEIGHBOUR_TOPICS of the weight spread over their categories (one vote each). WordNet's senses
+ * can miss the sandbox's sense entirely (its database is a "list", its motel a motorist's place);
+ * a very close neighbour (data 0.72, hotel 0.71) is then the better witness.
+ */
+function topicsOf(
+  walk: Walk | undefined,
+  near: readonly Neighbour[],
+  categoryOf: (term: string) => string | undefined,
+): Map<string, number> {
+  const votes = new Map<string, number>();
+  let total = 0;
+  if (walk) {
+    for (const n of near) {
+      const category = categoryOf(n.word);
+      if (category === undefined || n.cosine < NEIGHBOUR_TOPIC_MIN) continue;
+      votes.set(category, (votes.get(category) ?? 0) + 1);
+      total++;
+    }
+  }
+  const walkShare = walk && walk.categories.size > 0 ? (total > 0 ? 1 - NEIGHBOUR_TOPICS : 1) : 0;
+  const topics = new Map<string, number>();
+  for (const [category, share] of walk?.categories ?? []) topics.set(category, walkShare * share);
+  for (const [category, v] of votes) topics.set(category, (topics.get(category) ?? 0) + ((1 - walkShare) * v) / total);
+  return topics;
 }
 
 export function expandConcepts(
@@ -149,6 +201,9 @@ export function expandConcepts(
     }
   }
   const askedTotal = [...asked.values()].reduce((a, b) => a + b, 0);
+  // The query's own words: a neighbour that is one of them (trading → stock in "stock trading")
+  // would count that word twice and crowd out the names that have both.
+  const own = new Set(query.concepts.flatMap((c) => c.alternatives.map((alt) => alt.term)));
   return query.concepts.map((c) => {
     const expansion = new Map<number, number>();
     const offer = (term: number, value: number) => {
@@ -159,7 +214,8 @@ export function expandConcepts(
       // A word outside the sandbox vocabulary is placed by where WordNet leads from it: its
       // topics (categories of the curated words reached) temper every related word's closeness.
       const walk = context.isCurated(alt.term) ? undefined : context.walker.walk(alt.term);
-      const topics = new Map<string, number>(walk?.categories ?? []);
+      const near = walk ? neighboursOf(alt.term, context, own) : [];
+      const topics = topicsOf(walk, near, (term) => context.walker.categoryOf(term));
       if (walk && askedTotal > 0)
         for (const [category, weight] of asked)
           topics.set(category, (topics.get(category) ?? 0) + (ASKED * weight) / askedTotal);
@@ -177,6 +233,12 @@ export function expandConcepts(
       for (const [word, credit] of walk.terms) {
         const term = collection.termIds.get(word);
         if (term !== undefined) offer(term, alt.weight * WALK_WEIGHT * Math.sqrt(credit) * fit(term));
+      }
+      const nearest = near[0]?.cosine ?? 1;
+      for (const n of near) {
+        const term = collection.termIds.get(n.word);
+        if (term !== undefined)
+          offer(term, alt.weight * NEIGHBOUR_WEIGHT * (n.cosine / nearest) ** NEIGHBOUR_CURVE * fit(term));
       }
       for (const [word, kin] of walk.relatives) {
         const term = collection.termIds.get(word);
