@@ -12,7 +12,9 @@
 // Measured with BENCH_OPS_ON=off (an A/A run: two identical servers) at load average 3 to 5:
 // one server after the other at full speed, per-round ratios -0.36 to +0.56 and medians of 0.13
 // and -0.05 in two runs; both at once at full speed, -0.13 to +0.11; both at once at a fixed
-// rate, -0.04 to +0.02 (median -0.01). BENCH_OPS_RATE=<req/s per server> sets the rate.
+// rate, -0.04 to +0.02 (median -0.01), though a quiet run later still had one round of +0.19.
+// BENCH_OPS_RATE=<req/s per server> sets the rate. Pinning both servers to one CPU (taskset) was
+// tried and dropped: it made no A/A run tighter, and at this rate it nearly fills that CPU.
 import { join } from 'node:path';
 import { runLoad, type LoadResult } from './lib/load.ts';
 import { mint, signFor, signedRequest, type Credential } from './lib/partner.ts';
@@ -110,18 +112,24 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
         ...(rate > 0 ? { overallRate: rate } : {}),
       });
     const roundLine = (round: number, key: 'on' | 'off', r: LoadResult) =>
-      `  round ${round + 1}/${o.rounds}  ${key.padEnd(4)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${Math.round(r.cpuMicrosPerRequest)} µs CPU/req  ${JSON.stringify(r.statuses)}`;
+      `  round ${round + 1}/${rounds}  ${key.padEnd(4)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${Math.round(r.cpuMicrosPerRequest)} µs CPU/req (${Math.round(r.systemMicrosPerRequest)} system)  ${JSON.stringify(r.statuses)}`;
+    // Twice the rounds at half the length (at least 3 s): the same time under load, and a median
+    // over more pairs (one round in five or so is off by 0.1 to 0.2 on this machine, A/A included).
+    const rounds = o.rounds * 2;
+    const duration = Math.max(3, o.duration / 2);
     o.log('ops: warming up (each server alone, at full speed)');
     const warmUp = Math.min(3, o.duration);
     await run('on', warmUp, 0);
     await run('off', warmUp, 0);
-    // Measured once both are warm (the first seconds of a fresh server compile its code).
-    const capacity = (await run('off', warmUp, 0)).rps;
+    // Measured once both are warm (the first seconds of a fresh server compile its code), on both,
+    // so both have had the same warm-up: with one more for the off server, A/A runs' first rounds
+    // read +0.1 to +0.35.
+    const capacity = Math.min((await run('on', warmUp, 0)).rps, (await run('off', warmUp, 0)).rps);
     const rate = Number(process.env.BENCH_OPS_RATE) || Math.max(50, Math.round(capacity * RATE_SHARE));
     o.log(`ops: capacity ${Math.round(capacity)} req/s alone; each round offers both servers ${rate} req/s at once`);
     const runs: Record<'on' | 'off', LoadResult[]> = { on: [], off: [] };
-    for (let round = 0; round < o.rounds; round++) {
-      const [onRun, offRun] = await Promise.all([run('on', o.duration, rate), run('off', o.duration, rate)]);
+    for (let round = 0; round < rounds; round++) {
+      const [onRun, offRun] = await Promise.all([run('on', duration, rate), run('off', duration, rate)]);
       runs.on.push(onRun);
       runs.off.push(offRun);
       o.log(roundLine(round, 'on', onRun));

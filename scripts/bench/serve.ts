@@ -5,7 +5,9 @@
 // starts the profile afresh (after the warm-up), and it is written to the file on SIGTERM.
 // BENCH_OPS (the ops leg, scripts/bench/ops.ts): `on` writes every request's log line at info to
 // DATA_DIR/server.log, buffered as the server writes stdout in production, with metrics counted;
-// `off` logs nothing and counts nothing; `logs` and `metrics` only one of the two (to tell their costs apart). Unset: quiet (SERVE_QUIET=1) or stderr logs, metrics on.
+// `off` logs nothing and counts nothing; `logs` and `metrics` only one of the two, and `observer`
+// neither but with the request observer mounted and its logger at fatal (to tell the costs
+// apart). Unset: quiet (SERVE_QUIET=1) or stderr logs, metrics on.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFromEnv } from '../../server/config.ts';
@@ -25,9 +27,20 @@ const running = await startServer({
         logger: createLogger({ level: 'info', destination: bufferedDestination(join(config.dataDir, 'server.log')) }),
         ...(ops === 'logs' ? { metrics: null } : {}),
       }
-    : ops === 'off' || ops === 'metrics'
-      ? { logger: silentLogger, ...(ops === 'off' ? { metrics: null } : {}) }
-      : { log: quiet ? () => {} : (line: string) => console.error(line), ...(quiet ? { logger: silentLogger } : {}) }),
+    : ops === 'observer'
+      ? {
+          logger: createLogger({
+            level: 'fatal',
+            destination: bufferedDestination(join(config.dataDir, 'server.log')),
+          }),
+          metrics: null,
+        }
+      : ops === 'off' || ops === 'metrics'
+        ? { logger: silentLogger, ...(ops === 'off' ? { metrics: null } : {}) }
+        : {
+            log: quiet ? () => {} : (line: string) => console.error(line),
+            ...(quiet ? { logger: silentLogger } : {}),
+          }),
   ...(profile ? { onStatement: profile.listener } : {}),
 });
 process.stdout.write(`READY ${running.url}\n`);

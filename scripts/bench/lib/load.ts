@@ -35,25 +35,34 @@ export interface LoadResult {
   non2xx: number;
   /** CPU time the server process spent per answer, µs (user + system); NaN without a pid. */
   cpuMicrosPerRequest: number;
+  /** The kernel's part of it (system time), µs. */
+  systemMicrosPerRequest: number;
 }
 
 const TICKS_PER_SECOND = 100;
 
-/** User + system CPU time of a process so far, µs (fields 14 and 15 of /proc/<pid>/stat). */
-export function cpuMicros(pid: number | undefined): number {
-  if (pid === undefined) return NaN;
+/** User and system CPU time of a process so far, µs (fields 14 and 15 of /proc/<pid>/stat). */
+export function cpuTimes(pid: number | undefined): { user: number; system: number } {
+  if (pid === undefined) return { user: NaN, system: NaN };
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1_000_000) / TICKS_PER_SECOND;
+    const micros = (ticks: string | undefined) => (Number(ticks) * 1_000_000) / TICKS_PER_SECOND;
+    return { user: micros(fields[11]), system: micros(fields[12]) };
   } catch {
-    return NaN;
+    return { user: NaN, system: NaN };
   }
+}
+
+/** User + system CPU time of a process so far, µs. */
+export function cpuMicros(pid: number | undefined): number {
+  const { user, system } = cpuTimes(pid);
+  return user + system;
 }
 
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
   const build = spec.build;
-  const cpuBefore = cpuMicros(spec.pid);
+  const cpuBefore = cpuTimes(spec.pid);
   const result = await autocannon({
     url: spec.url,
     connections: spec.connections,
@@ -81,7 +90,9 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       },
     ],
   });
-  const cpu = cpuMicros(spec.pid) - cpuBefore;
+  const cpuAfter = cpuTimes(spec.pid);
+  const user = cpuAfter.user - cpuBefore.user;
+  const system = cpuAfter.system - cpuBefore.system;
   const statuses: Record<string, number> = {};
   for (const [code, stat] of Object.entries(result.statusCodeStats ?? {}))
     statuses[code] = (stat as { count: number }).count;
@@ -96,6 +107,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     timeouts: result.timeouts,
     statuses,
     non2xx: result.non2xx,
-    cpuMicrosPerRequest: answered > 0 ? cpu / answered : NaN,
+    cpuMicrosPerRequest: answered > 0 ? (user + system) / answered : NaN,
+    systemMicrosPerRequest: answered > 0 ? system / answered : NaN,
   };
 }
