@@ -44,7 +44,7 @@ export interface OpsResult {
   off: Side;
   /** Requests per second each server was offered in every round (both at once). */
   rate: number;
-  /** What one server alone answered per second at full speed in the warm-up (logs and metrics off). */
+  /** What the slower server answered per second alone, at full speed, once warm. */
   capacity: number;
   /** Per round: cpu(on) / cpu(off) - 1 per answer, and its median. */
   cpuCost: { rounds: number[]; median: number };
