@@ -52,9 +52,17 @@ const NEIGHBOUR_CURVE = 4;
  * (grooming: wardrobe, puppy, fitness at 0.42–0.44), which cost the committed set's pet grooming.
  */
 const NEIGHBOUR_MIN = 0.55;
-/** Neighbours at least this close also vote on the word's topics, with this share of the weight. */
-const NEIGHBOUR_TOPIC_MIN = 0.65;
-const NEIGHBOUR_TOPICS = 0.25;
+/**
+ * The neighbours also vote on the word's topics, with this share of the weight, but only for a
+ * topic they agree on: at least NEIGHBOUR_BLOC of them in its category (every neighbour counted
+ * is at least NEIGHBOUR_MIN close), or one at least NEIGHBOUR_WITNESS close. A lone neighbour at
+ * 0.55–0.7 is as often a word used alike as a thing alike (casino: hotel 0.65; chiropractor:
+ * realtor 0.56), while three of one category (dealership: auto, car, dealer, garage, truck) or one
+ * very close (motel: hotel 0.71; database: data 0.72) rarely mislead.
+ */
+const NEIGHBOUR_TOPICS = 0.3;
+const NEIGHBOUR_BLOC = 3;
+const NEIGHBOUR_WITNESS = 0.7;
 /** When nothing else relates, every listed word of the query's leading topic counts this much. */
 const TOPIC_FLOOR = 0.3;
 
@@ -158,10 +166,10 @@ function neighboursOf(term: string, context: ConceptContext, own: ReadonlySet<st
 }
 
 /**
- * A walked word's topics: the walk's shares, and, when some embedding neighbours are very close,
- * NEIGHBOUR_TOPICS of the weight spread over their categories (one vote each). WordNet's senses
- * can miss the sandbox's sense entirely (its database is a "list", its motel a motorist's place);
- * a very close neighbour (data 0.72, hotel 0.71) is then the better witness.
+ * A walked word's topics: the walk's shares, and, when the embedding neighbours agree on some
+ * topics, NEIGHBOUR_TOPICS of the weight spread over those (one vote per neighbour). WordNet's
+ * senses can miss the sandbox's sense entirely (its database is a "list", its dealership a
+ * business); neighbours that agree are then the better witness.
  */
 function topicsOf(
   walk: Walk | undefined,
@@ -169,14 +177,19 @@ function topicsOf(
   categoryOf: (term: string) => string | undefined,
 ): Map<string, number> {
   const votes = new Map<string, number>();
-  let total = 0;
+  const strongest = new Map<string, number>();
   if (walk) {
     for (const n of near) {
       const category = categoryOf(n.word);
-      if (category === undefined || n.cosine < NEIGHBOUR_TOPIC_MIN) continue;
+      if (category === undefined) continue;
       votes.set(category, (votes.get(category) ?? 0) + 1);
-      total++;
+      strongest.set(category, Math.max(strongest.get(category) ?? 0, n.cosine));
     }
+  }
+  let total = 0;
+  for (const [category, v] of votes) {
+    if (v >= NEIGHBOUR_BLOC || (strongest.get(category) ?? 0) >= NEIGHBOUR_WITNESS) total += v;
+    else votes.delete(category);
   }
   const walkShare = walk && walk.categories.size > 0 ? (total > 0 ? 1 - NEIGHBOUR_TOPICS : 1) : 0;
   const topics = new Map<string, number>();

@@ -9,14 +9,15 @@ import { clauseWords, isCategory, loadJudgementSet } from '../../../server/searc
 import { language } from '../../../server/search/language.ts';
 
 /**
- * Concept set floor: the figure reached on 2026-11-26 with the embedding neighbours (0.860; 0.797
- * before them) less a small margin (see relevance/README.md).
+ * Concept set floor: the figure reached on 2026-11-26 when the embedding neighbours' topic votes
+ * asked for agreement (0.884; 0.860 before, 0.797 before the neighbours) less a small margin (see
+ * relevance/README.md).
  */
-const CONCEPTS_FLOOR = 0.84;
+const CONCEPTS_FLOOR = 0.87;
 
 /** Reached on 2026-11-22, raised on 2026-11-26; raise them when the search gets better, never lower them to pass. */
 const FLOOR = {
-  committed: { ndcg: 0.94, recall: 0.97, marginOverKeyword: 0.15 },
+  committed: { ndcg: 0.95, recall: 0.98, marginOverKeyword: 0.15 },
   heldOut: { ndcg: 0.85, recall: 0.95 },
   handBuilt: { ndcg: 0.59, recall: 0.48 },
   /** Words outside the sandbox vocabulary (issue 24): meaning alone ranks, and no answer is empty. */

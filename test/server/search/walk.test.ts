@@ -85,6 +85,20 @@ describe('concept queries over a sandbox inventory', () => {
     }
   });
 
+  it('lets the embedding neighbours move the topic only when they agree', () => {
+    // Dealership: the walk leads to business (WordNet's dealership is a business); auto, car,
+    // dealer, garage and truck agree on automotive. Casino: one neighbour, hotel at 0.65, had
+    // moved it to travel; alone and not very close, it no longer votes (issue 24, round 2).
+    for (const [q, topic] of [
+      ['dealership', /dealer|auto|car|garage|truck|motor|vehicle/],
+      ['casino', /card|dice|game|play|token|chip|bet/],
+    ] as const) {
+      const labels = index.search(q).map((h) => h.listing.label);
+      expect(labels.length, q).toBeGreaterThan(0);
+      for (const label of labels.slice(0, 3)) expect(label, q).toMatch(topic);
+    }
+  });
+
   it('answers cuisine with food names, not art names', () => {
     const labels = index.search('cuisine').map((h) => h.listing.label);
     expect(labels.length).toBeGreaterThan(0);
