@@ -2,8 +2,8 @@
 // from what the answer says (status, the error code the error senders note in res.locals,
 // rate-limit policy, Idempotent-Replayed), so the request pipeline itself needs no other hooks.
 // Mounted first, right after the request id. It patches nothing on the response: replacing
-// res.send per request made every request measurably slower (the bench's ops leg); it keeps what
-// listens once, to 'close'.
+// res.send per request made every request measurably slower (the bench's ops leg); it only
+// listens, once, to 'close'.
 //
 // A line carries: req_id, method, operation (operationId), route (the spec's path template,
 // never the request's own path: paths can hold capability tokens, /brokerage/progress/{token}),

@@ -36,7 +36,7 @@ const FLUSH_EVERY_MS = 1000;
  * synchronous, on the event loop: handing each one to libuv's thread pool (sonic-boom's
  * asynchronous mode) cost more than the write itself, 8.4 to 10.8 µs a line against 3.5 to 6.2
  * µs (200,000 request lines into a file, three runs each), and +15 % server CPU per answer
- * against +3 % in the bench's ops leg. `flushSync()` before the process exits (main.ts) so the
+ * against +3 % in one pair of the bench's ops-leg runs (bench/README.md has the rest). `flushSync()` before the process exits (main.ts) so the
  * last lines are not lost.
  */
 export function bufferedDestination(dest: number | string = 1): DestinationStream & { flushSync(): void } {
