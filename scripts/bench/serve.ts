@@ -16,31 +16,35 @@ import { bufferedDestination, createLogger, flushLogger, silentLogger } from '..
 import { statementProfile } from '../../server/store/statements.ts';
 
 const quiet = process.env.SERVE_QUIET === '1';
-const ops = process.env.BENCH_OPS;
 const profileFile = process.env.STATEMENT_PROFILE || undefined;
 const profile = profileFile ? statementProfile() : undefined;
 const config = configFromEnv();
+
+/** What each BENCH_OPS mode logs (the request lines' level, or nothing) and whether it counts metrics. */
+const OPS_MODES: Record<string, { log: 'info' | 'fatal' | null; metrics: boolean }> = {
+  on: { log: 'info', metrics: true },
+  logs: { log: 'info', metrics: false },
+  metrics: { log: null, metrics: true },
+  observer: { log: 'fatal', metrics: false },
+  off: { log: null, metrics: false },
+};
+const opsMode = process.env.BENCH_OPS ? OPS_MODES[process.env.BENCH_OPS] : undefined;
+if (process.env.BENCH_OPS && !opsMode)
+  throw new Error(`BENCH_OPS must be one of ${Object.keys(OPS_MODES).join(', ')}, got "${process.env.BENCH_OPS}"`);
+
 const running = await startServer({
   config,
-  ...(ops === 'on' || ops === 'logs'
+  ...(opsMode
     ? {
-        logger: createLogger({ level: 'info', destination: bufferedDestination(join(config.dataDir, 'server.log')) }),
-        ...(ops === 'logs' ? { metrics: null } : {}),
+        logger: opsMode.log
+          ? createLogger({ level: opsMode.log, destination: bufferedDestination(join(config.dataDir, 'server.log')) })
+          : silentLogger,
+        ...(opsMode.metrics ? {} : { metrics: null }),
       }
-    : ops === 'observer'
-      ? {
-          logger: createLogger({
-            level: 'fatal',
-            destination: bufferedDestination(join(config.dataDir, 'server.log')),
-          }),
-          metrics: null,
-        }
-      : ops === 'off' || ops === 'metrics'
-        ? { logger: silentLogger, ...(ops === 'off' ? { metrics: null } : {}) }
-        : {
-            log: quiet ? () => {} : (line: string) => console.error(line),
-            ...(quiet ? { logger: silentLogger } : {}),
-          }),
+    : {
+        log: quiet ? () => {} : (line: string) => console.error(line),
+        ...(quiet ? { logger: silentLogger } : {}),
+      }),
   ...(profile ? { onStatement: profile.listener } : {}),
 });
 process.stdout.write(`READY ${running.url}\n`);

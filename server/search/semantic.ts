@@ -173,18 +173,17 @@ function neighboursOf(term: string, context: ConceptContext, own: ReadonlySet<st
  */
 function topicsOf(
   walk: Walk | undefined,
+  /** Empty for a word that is not walked (a sandbox word: its meaning is its own). */
   near: readonly Neighbour[],
   categoryOf: (term: string) => string | undefined,
 ): Map<string, number> {
   const votes = new Map<string, number>();
   const strongest = new Map<string, number>();
-  if (walk) {
-    for (const n of near) {
-      const category = categoryOf(n.word);
-      if (category === undefined) continue;
-      votes.set(category, (votes.get(category) ?? 0) + 1);
-      strongest.set(category, Math.max(strongest.get(category) ?? 0, n.cosine));
-    }
+  for (const n of near) {
+    const category = categoryOf(n.word);
+    if (category === undefined) continue;
+    votes.set(category, (votes.get(category) ?? 0) + 1);
+    strongest.set(category, Math.max(strongest.get(category) ?? 0, n.cosine));
   }
   let total = 0;
   for (const [category, v] of votes) {
