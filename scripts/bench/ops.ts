@@ -15,6 +15,13 @@
 // rate, -0.04 to +0.02 (median -0.01), though a quiet run later still had one round of +0.19.
 // BENCH_OPS_RATE=<req/s per server> sets the rate. Pinning both servers to one CPU (taskset) was
 // tried and dropped: it made no A/A run tighter, and at this rate it nearly fills that CPU.
+// - Within one run, the rounds agreed with each other far better than runs did (one run's six
+//   rounds all read +0.10 to +0.25 where the next run's read +0.01 to +0.09): where each server
+//   happened to run, and what shared its CPU, biased a whole run. So each server is pinned to a
+//   CPU of its own (taskset), and the two swap CPUs every round; a pair of rounds, one each way,
+//   gives the cost as the geometric mean of its two ratios, which cancels a CPU's own factor.
+import { execFileSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { runLoad, type LoadResult } from './lib/load.ts';
 import { mint, signFor, signedRequest, type Credential } from './lib/partner.ts';
@@ -46,10 +53,12 @@ export interface OpsResult {
   rate: number;
   /** What the slower server answered per second alone, at full speed, once warm. */
   capacity: number;
-  /** Per round: cpu(on) / cpu(off) - 1 per answer, and its median. */
-  cpuCost: { rounds: number[]; median: number };
-  /** Per round: cpu(on) - cpu(off) per answer, µs, and its median (the same cost, not relative to the rate's). */
-  cpuAdded: { rounds: number[]; median: number };
+  /** Per pair of rounds (the servers swap CPUs between the two): √(ratio × ratio) - 1 of cpu(on) / cpu(off) per answer, and its median. */
+  cpuCost: { pairs: number[]; median: number };
+  /** Per pair of rounds: the mean of cpu(on) - cpu(off) per answer, µs, and its median (the same cost, not relative to the rate's). */
+  cpuAdded: { pairs: number[]; median: number };
+  /** Whether the servers were pinned to CPUs of their own, swapped every round (taskset; else not pinned). */
+  pinned: boolean;
   unexpected: number;
 }
 
@@ -62,6 +71,17 @@ export const OPS_TARGET = 0.1;
 const RATE_SHARE = 0.4;
 
 const PATH = '/api/partner/v1/availability';
+
+/** Pins every thread of `pid` to one CPU; false where that cannot be done (one CPU, no taskset). */
+function pin(pid: number | undefined, cpu: number): boolean {
+  if (pid === undefined || availableParallelism() < 2) return false;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export async function benchOps(o: OpsOptions): Promise<OpsResult> {
   const children: Child[] = [];
@@ -113,8 +133,8 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
       });
     const roundLine = (round: number, key: 'on' | 'off', r: LoadResult) =>
       `  round ${round + 1}/${rounds}  ${key.padEnd(4)} ${Math.round(r.rps).toString().padStart(7)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  ${Math.round(r.cpuMicrosPerRequest)} µs CPU/req (${Math.round(r.systemMicrosPerRequest)} system)  ${JSON.stringify(r.statuses)}`;
-    // Twice the rounds at half the length (at least 3 s): the same time under load, and a median
-    // over more pairs (one round in five or so is off by 0.1 to 0.2 on this machine, A/A included).
+    // Twice the rounds at half the length (at least 3 s): the same time under load, and as many
+    // pairs (one each way round the CPUs) as the rounds asked for.
     const rounds = o.rounds * 2;
     const duration = Math.max(3, o.duration / 2);
     o.log('ops: warming up (each server alone, at full speed)');
@@ -128,12 +148,15 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
     const rate = Number(process.env.BENCH_OPS_RATE) || Math.max(50, Math.round(capacity * RATE_SHARE));
     o.log(`ops: capacity ${Math.round(capacity)} req/s alone; each round offers both servers ${rate} req/s at once`);
     const runs: Record<'on' | 'off', LoadResult[]> = { on: [], off: [] };
+    let pinned = true;
     for (let round = 0; round < rounds; round++) {
+      pinned = pin(on.child.pid, round % 2) && pin(off.child.pid, (round + 1) % 2) && pinned;
       const [onRun, offRun] = await Promise.all([run('on', duration, rate), run('off', duration, rate)]);
       runs.on.push(onRun);
       runs.off.push(offRun);
-      o.log(roundLine(round, 'on', onRun));
-      o.log(roundLine(round, 'off', offRun));
+      const where = (cpu: number) => (pinned ? `  (CPU ${cpu})` : '');
+      o.log(roundLine(round, 'on', onRun) + where(round % 2));
+      o.log(roundLine(round, 'off', offRun) + where((round + 1) % 2));
     }
     const side = (rs: LoadResult[]): Side => ({
       rps: median(rs.map((r) => r.rps)),
@@ -142,8 +165,11 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
       cpuMicrosPerRequest: median(rs.map((r) => r.cpuMicrosPerRequest)),
       runs: rs,
     });
-    const cpu = runs.on.map((r, i) => r.cpuMicrosPerRequest / (runs.off[i]?.cpuMicrosPerRequest ?? NaN) - 1);
+    const ratio = runs.on.map((r, i) => r.cpuMicrosPerRequest / (runs.off[i]?.cpuMicrosPerRequest ?? NaN));
     const added = runs.on.map((r, i) => r.cpuMicrosPerRequest - (runs.off[i]?.cpuMicrosPerRequest ?? NaN));
+    const pairs = Array.from({ length: rounds / 2 }, (_, k) => 2 * k);
+    const cpu = pairs.map((i) => Math.sqrt((ratio[i] ?? NaN) * (ratio[i + 1] ?? NaN)) - 1);
+    const addedPairs = pairs.map((i) => ((added[i] ?? NaN) + (added[i + 1] ?? NaN)) / 2);
     const unexpected = [...runs.on, ...runs.off].reduce(
       (n, r) =>
         n +
@@ -157,8 +183,9 @@ export async function benchOps(o: OpsOptions): Promise<OpsResult> {
       off: side(runs.off),
       rate,
       capacity,
-      cpuCost: { rounds: cpu, median: median(cpu) },
-      cpuAdded: { rounds: added, median: median(added) },
+      cpuCost: { pairs: cpu, median: median(cpu) },
+      cpuAdded: { pairs: addedPairs, median: median(addedPairs) },
+      pinned,
       unexpected,
     };
   } finally {

@@ -29,18 +29,51 @@ export interface LoggerOptions {
 
 /** How long a buffered line may wait before it is written, at the latest. */
 const FLUSH_EVERY_MS = 1000;
+/** Characters gathered before they are written: one write(2) per dozen request lines instead of one each. */
+const BATCH_CHARS = 4096;
+
+export type BufferedDestination = DestinationStream & { flushSync(): void; flush(cb?: (err?: Error) => void): void };
 
 /**
- * Lines to a file descriptor (or file) through a 4 KiB buffer, written when it fills and at least
- * every second: one write(2) per dozen request lines instead of one each. The write is
- * synchronous, on the event loop: handing each one to libuv's thread pool (sonic-boom's
- * asynchronous mode) cost more than the write itself, 8.4 to 10.8 µs a line against 3.5 to 6.2
- * µs (200,000 request lines into a file, three runs each), and +15 % server CPU per answer
- * against +3 % in one pair of the bench's ops-leg runs (bench/README.md has the rest). `flushSync()` before the process exits (main.ts) so the
- * last lines are not lost.
+ * Lines to a file descriptor (or file), gathered and written when 4 KiB wait and at least every
+ * second. The writing is sonic-boom's (pino.destination: partial writes, EAGAIN on a full pipe,
+ * EPIPE), synchronous, on the event loop: handing each write to libuv's thread pool (its
+ * asynchronous mode) cost more than the write itself, 8.4 to 10.8 µs a line against 3.5 to 6.2 µs
+ * (200,000 request lines into a file, three runs each). The gathering is ours: sonic-boom's own
+ * (minLength) measures the whole waiting text's UTF-8 length again at every line, up to 4 KiB
+ * each time, which the ops leg's profile showed as 1.2 µs a request line (bench/README.md); here
+ * the lines wait in an array and are joined once. `flushSync()` before the process exits
+ * (main.ts) so the last lines are not lost.
  */
-export function bufferedDestination(dest: number | string = 1): DestinationStream & { flushSync(): void } {
-  return pino.destination({ dest, sync: true, minLength: 4096, periodicFlush: FLUSH_EVERY_MS });
+export function bufferedDestination(dest: number | string = 1): BufferedDestination {
+  const boom = pino.destination({ dest, sync: true });
+  let waiting: string[] = [];
+  let chars = 0;
+  const drain = () => {
+    if (chars === 0) return;
+    const text = waiting.length === 1 ? (waiting[0] as string) : waiting.join('');
+    waiting = [];
+    chars = 0;
+    boom.write(text);
+  };
+  const timer = setInterval(drain, FLUSH_EVERY_MS);
+  timer.unref();
+  boom.on('close', () => clearInterval(timer));
+  return {
+    write(line: string) {
+      waiting.push(line);
+      chars += line.length;
+      if (chars >= BATCH_CHARS) drain();
+    },
+    flushSync() {
+      drain();
+      boom.flushSync();
+    },
+    flush(cb) {
+      drain();
+      boom.flush(cb);
+    },
+  };
 }
 
 /**

@@ -2,7 +2,8 @@
 // servers in one process — tests, the benchmark — keep their counts apart). Counters are bumped
 // by the request observer (access-log.ts), the webhook dispatcher and the store's statement
 // listener; the outbox gauges are read from the store when Prometheus scrapes.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { BucketHistogram, type HistogramSeries } from './bucket-histogram.ts';
 
 export type DeliveryOutcome = 'delivered' | 'retry' | 'failed' | 'error';
 
@@ -41,18 +42,23 @@ export const statusClass = (status: number): string => `${Math.floor(status / 10
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
   const registry = new Registry();
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
-  const requests = new Counter({
-    name: 'http_requests_total',
-    help: 'Answered requests, by operationId (unmatched: no operation) and status class.',
-    labelNames: ['operation', 'status_class'],
-    registers: [registry],
-  });
-  const duration = new Histogram({
+  // Latency per request and per statement: observed on every answer, so kept in arrays
+  // (bucket-histogram.ts); the request count is each series' own count, read when Prometheus scrapes.
+  const duration = new BucketHistogram({
     name: 'http_request_duration_seconds',
     help: 'Time from the request arriving to the answer being written, by operationId and status class.',
     labelNames: ['operation', 'status_class'],
     buckets: REQUEST_BUCKETS,
+  }).registerIn(registry);
+  new Counter({
+    name: 'http_requests_total',
+    help: 'Answered requests, by operationId (unmatched: no operation) and status class.',
+    labelNames: ['operation', 'status_class'],
     registers: [registry],
+    collect() {
+      this.reset();
+      for (const series of duration.all()) this.inc(series.labels, series.count);
+    },
   });
   const rateLimited = new Counter({
     name: 'rate_limit_refusals_total',
@@ -81,13 +87,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     labelNames: ['outcome'],
     registers: [registry],
   });
-  const queries = new Histogram({
+  const queries = new BucketHistogram({
     name: 'store_query_duration_seconds',
     help: 'Statements the store ran, as the client timed them (pool queue and network included), by result.',
     labelNames: ['result'],
     buckets: QUERY_BUCKETS,
-    registers: [registry],
-  });
+  }).registerIn(registry);
   let outbox: OutboxProbe | undefined;
   new Gauge({
     name: 'webhook_outbox_depth',
@@ -109,23 +114,19 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       if (outbox) this.set(await outbox.oldestPendingAgeSeconds());
     },
   });
-  // The labelled children, looked up once per operation and status class: prom-client hashes a
-  // label object on every call otherwise, a cost paid on every request (the bench's ops leg).
-  const perRequest = new Map<string, { count: Counter.Internal; latency: Histogram.Internal<string> }>();
-  const queryOk = queries.labels('ok');
-  const queryFailed = queries.labels('error');
+  // Each operation's series by status class (index 1 to 5), found without building a key string.
+  const perRequest = new Map<string, HistogramSeries[]>();
+  const queryOk = queries.series('ok');
+  const queryFailed = queries.series('error');
   return {
     registry,
     request({ operationId, status, seconds }) {
-      const cls = statusClass(status);
-      const key = `${operationId} ${cls}`;
-      let children = perRequest.get(key);
-      if (!children) {
-        children = { count: requests.labels(operationId, cls), latency: duration.labels(operationId, cls) };
-        perRequest.set(key, children);
-      }
-      children.count.inc();
-      children.latency.observe(seconds);
+      let byClass = perRequest.get(operationId);
+      if (!byClass) perRequest.set(operationId, (byClass = []));
+      const cls = Math.floor(status / 100);
+      let series = byClass[cls];
+      if (!series) series = byClass[cls] = duration.series(operationId, statusClass(status));
+      series.observe(seconds);
     },
     rateLimited: (className) => rateLimited.inc({ class: className }),
     replayRefused: () => replays.inc(),
