@@ -44,6 +44,11 @@ export interface WordNet {
   synset(pos: Pos, offset: number): Synset;
   /** The lemmas `word` can be an inflection of, itself included when it is one; most likely first. */
   baseForms(word: string): string[];
+  /**
+   * Synsets whose definition has a word beginning with `prefix` (moisturizing for "moisturiz"),
+   * nouns first, at most `limit`: what WordNet says about a word it uses but does not list.
+   */
+  definedWith(prefix: string, limit: number): Synset[];
 }
 
 function defaultDictDir(): string {
@@ -224,6 +229,27 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
         synsets.set(key, synset);
       }
       return synset;
+    },
+    definedWith(prefix, limit) {
+      const found: Synset[] = [];
+      const needle = Buffer.from(prefix, 'latin1');
+      for (const pos of POS_LIST) {
+        const buffer = dataFile(pos);
+        let at = buffer.indexOf(needle);
+        while (at >= 0 && found.length < limit) {
+          const lineStart = buffer.lastIndexOf(10, at) + 1;
+          let lineEnd = buffer.indexOf(10, at);
+          if (lineEnd < 0) lineEnd = buffer.length;
+          const bar = buffer.indexOf(' | ', lineStart);
+          const before = buffer[at - 1] ?? 32;
+          // In the definition, at the start of a word (not "premoisturized", not a lemma field).
+          const wordStart = !((before >= 97 && before <= 122) || (before >= 65 && before <= 90) || before === 95);
+          if (bar >= 0 && bar < at && wordStart && buffer[lineStart] !== 32)
+            found.push(this.synset(pos, parseInt(buffer.toString('latin1', lineStart, lineStart + 8), 10)));
+          at = buffer.indexOf(needle, wordStart && bar >= 0 && bar < at ? lineEnd : at + 1);
+        }
+      }
+      return found;
     },
     baseForms(word) {
       const forms: string[] = [];

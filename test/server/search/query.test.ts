@@ -25,6 +25,10 @@ describe('query reading', () => {
     for (const part of parts) expect(part.weight).toBeLessThan(0.5);
   });
 
+  it('keeps a word the lexicon lacks beside the one word it reads as, both unsure', () => {
+    expect(read('moisturizer').map((c) => c.terms)).toEqual([['moisturize', 'moisturizer']]);
+  });
+
   it('keeps the form typed beside the lemma', () => {
     const [concept] = parseQuery('fireworks', language(), new FuzzyVocabulary(), () => false).concepts;
     expect(concept?.alternatives).toEqual([{ term: 'firework', weight: 1, surface: 'fireworks' }]);

@@ -21,6 +21,17 @@ describe('WordNet walk', () => {
     expect(leading('canine')).toBe('pets');
   });
 
+  it('reads a word WordNet only uses in definitions by the synsets that use it', () => {
+    // Moisturizer is no WordNet lemma; its base form's verb (make humid) led to liquid and device
+    // names. Cream is "... a soothing and moisturizing effect when applied to the skin".
+    const { wordnet } = language();
+    expect(wordnet.definedWith('moisturiz', 8).map((s) => s.words[0])).toEqual(['cream', 'hand_cream']);
+    // Only at the start of a word of a definition: not inside a word, not in a synset's lemmas.
+    expect(wordnet.definedWith('oisturiz', 8)).toEqual([]);
+    expect(wordnet.definedWith('hand_cream', 8)).toEqual([]);
+    expect(leading('moisturizer')).toBe('beauty');
+  });
+
   it('has nothing to say about a word WordNet does not know', () => {
     const walk = language().walker.walk('qzxv');
     expect(walk.terms.size).toBe(0);
@@ -123,6 +134,13 @@ describe('concept queries over a sandbox inventory', () => {
       .map((h) => h.listing.label)
       .slice(0, 3))
       expect(label).toMatch(/math/);
+  });
+
+  it('answers a word the lexicon lacks by what WordNet says with it', () => {
+    // Moisturizer read as moisturize + r answered device, wash and liquid names (issue 24).
+    const labels = index.search('moisturizer').map((h) => h.listing.label);
+    expect(labels.length).toBeGreaterThan(0);
+    for (const label of labels.slice(0, 3)) expect(label).toMatch(/skin|lotion|serum|cosmetic|makeup|soap/);
   });
 
   it('answers cuisine with food names, not art names', () => {
