@@ -45,8 +45,8 @@ export interface WordNet {
   /** The lemmas `word` can be an inflection of, itself included when it is one; most likely first. */
   baseForms(word: string): string[];
   /**
-   * Synsets whose definition has a word beginning with `prefix` (moisturizing for "moisturiz"),
-   * nouns first, at most `limit`: what WordNet says about a word it uses but does not list.
+   * Synsets whose definition (or an example) has a word beginning with `prefix` (moisturizing
+   * for "moisturiz"), nouns first, at most `limit`: what WordNet says with a word it does not list.
    */
   definedWith(prefix: string, limit: number): Synset[];
 }
@@ -211,6 +211,16 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
     return counts;
   };
 
+  const synset = (pos: Pos, offset: number): Synset => {
+    const key = `${pos}${offset}`;
+    let found = synsets.get(key);
+    if (!found) {
+      found = parseSynset(pos, offset, lineAt(dataFile(pos), offset));
+      synsets.set(key, found);
+    }
+    return found;
+  };
+
   return {
     lemmas,
     tagCount(lemma) {
@@ -221,19 +231,12 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
       tagCounts ??= loadTagCounts();
       return senseCounts.get(`${lemma}|${pos}${offset}`) ?? 0;
     },
-    synset(pos, offset) {
-      const key = `${pos}${offset}`;
-      let synset = synsets.get(key);
-      if (!synset) {
-        synset = parseSynset(pos, offset, lineAt(dataFile(pos), offset));
-        synsets.set(key, synset);
-      }
-      return synset;
-    },
+    synset,
     definedWith(prefix, limit) {
       const found: Synset[] = [];
       const needle = Buffer.from(prefix, 'latin1');
       for (const pos of POS_LIST) {
+        if (found.length >= limit) break;
         const buffer = dataFile(pos);
         let at = buffer.indexOf(needle);
         while (at >= 0 && found.length < limit) {
@@ -242,10 +245,11 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
           if (lineEnd < 0) lineEnd = buffer.length;
           const bar = buffer.indexOf(' | ', lineStart);
           const before = buffer[at - 1] ?? 32;
-          // In the definition, at the start of a word (not "premoisturized", not a lemma field).
+          // After the bar (the definition and its examples), at the start of a word: not inside
+          // one (premoisturized), not in the synset's own lemmas (hand_cream).
           const wordStart = !((before >= 97 && before <= 122) || (before >= 65 && before <= 90) || before === 95);
           if (bar >= 0 && bar < at && wordStart && buffer[lineStart] !== 32)
-            found.push(this.synset(pos, parseInt(buffer.toString('latin1', lineStart, lineStart + 8), 10)));
+            found.push(synset(pos, parseInt(buffer.toString('latin1', lineStart, lineStart + 8), 10)));
           at = buffer.indexOf(needle, wordStart && bar >= 0 && bar < at ? lineEnd : at + 1);
         }
       }
