@@ -146,21 +146,14 @@ function readWord(word: string, { language, vocabulary, known, filler }: Context
     };
   }
   // Nothing listed is spelt like it: keep whatever words it reads as, less surely. A word read as
-  // one known word and a few stray letters may be a word of its own that the lexicon lacks
-  // (moisturizer: moisturize + r); it is kept beside that reading, as unsure, for meaning to place.
+  // one known word and stray letters may be a word of its own that the lexicon lacks (moisturizer:
+  // moisturize + r); it is kept beside that reading, as unsure, for meaning to place.
   const words = reading.tokens.filter((t) => t.kind === 'word' && t.text.length >= 3);
-  const only = words.length === 1 ? words[0] : undefined;
-  if (only && only.term !== word) {
-    const alternatives = [
-      { term: only.term, weight: UNSURE_READING },
-      { term: word, weight: UNSURE_READING },
-    ];
-    return { concepts: [{ alternatives, weight: 1 }] };
-  }
+  const whole = words.length === 1 && words[0]?.term !== word ? [{ term: word, weight: UNSURE_READING }] : [];
   return {
     concepts: reading.tokens.flatMap((t) =>
       t.kind === 'word' && t.text.length >= 3
-        ? [single(t.term, UNSURE_READING, 1)]
+        ? [{ alternatives: [{ term: t.term, weight: UNSURE_READING }, ...whole], weight: 1 }]
         : t.kind === 'unknown'
           ? [single(t.term, STRAY_LETTERS, 0.5)]
           : [],

@@ -277,10 +277,11 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
     });
     // A word WordNet uses in definitions without listing it is also what those synsets are
     // (moisturizer: cream, "... a soothing and moisturizing effect when applied to the skin"),
-    // as much as what its base form is.
+    // as much as what its base form is. Only words of its stem count: selfie is not selfish.
     if (!wordnet.lemmas.has(word)) {
       const prefix = stem(word);
-      const mentions = prefix.length >= 5 ? wordnet.definedWith(prefix, MAX_MENTIONS) : [];
+      const mentions =
+        prefix.length >= 5 ? wordnet.definedWith(prefix, MAX_MENTIONS, (used) => stem(used) === prefix) : [];
       for (const synset of mentions) push(frontier, synset, MENTIONS / mentions.length);
     }
     const seen = new Set<string>();

@@ -47,8 +47,14 @@ export interface WordNet {
   /**
    * Synsets whose definition (or an example) has a word beginning with `prefix` (moisturizing
    * for "moisturiz"), nouns first, at most `limit`: what WordNet says with a word it does not list.
+   * `accept`, when given, is asked about each such word first (lowercase letters only).
    */
-  definedWith(prefix: string, limit: number): Synset[];
+  definedWith(prefix: string, limit: number, accept?: (word: string) => boolean): Synset[];
+}
+
+/** An ASCII letter, either case. */
+function isLetter(byte: number): boolean {
+  return (byte >= 97 && byte <= 122) || (byte >= 65 && byte <= 90);
 }
 
 function defaultDictDir(): string {
@@ -232,7 +238,7 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
       return senseCounts.get(`${lemma}|${pos}${offset}`) ?? 0;
     },
     synset,
-    definedWith(prefix, limit) {
+    definedWith(prefix, limit, accept) {
       const found: Synset[] = [];
       const needle = Buffer.from(prefix, 'latin1');
       for (const pos of POS_LIST) {
@@ -247,10 +253,13 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
           const before = buffer[at - 1] ?? 32;
           // After the bar (the definition and its examples), at the start of a word: not inside
           // one (premoisturized), not in the synset's own lemmas (hand_cream).
-          const wordStart = !((before >= 97 && before <= 122) || (before >= 65 && before <= 90) || before === 95);
-          if (bar >= 0 && bar < at && wordStart && buffer[lineStart] !== 32)
-            found.push(synset(pos, parseInt(buffer.toString('latin1', lineStart, lineStart + 8), 10)));
-          at = buffer.indexOf(needle, wordStart && bar >= 0 && bar < at ? lineEnd : at + 1);
+          const wordStart = !isLetter(before) && before !== 95;
+          let wordEnd = at + needle.length;
+          while (wordEnd < lineEnd && isLetter(buffer[wordEnd] ?? 32)) wordEnd++;
+          const inDefinition = bar >= 0 && bar < at && wordStart && buffer[lineStart] !== 32;
+          const accepted = inDefinition && (!accept || accept(buffer.toString('latin1', at, wordEnd).toLowerCase()));
+          if (accepted) found.push(synset(pos, parseInt(buffer.toString('latin1', lineStart, lineStart + 8), 10)));
+          at = buffer.indexOf(needle, accepted ? lineEnd : at + 1);
         }
       }
       return found;

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { generateInventory } from '../../../server/inventory/generate.ts';
 import { createDomainIndex, type DomainIndex } from '../../../server/search/engine.ts';
 import { language } from '../../../server/search/language.ts';
-import { kinship } from '../../../server/search/walk.ts';
+import { kinship, stem } from '../../../server/search/walk.ts';
 
 const leading = (word: string): string | undefined => {
   const { categories } = language().walker.walk(word);
@@ -30,6 +30,10 @@ describe('WordNet walk', () => {
     expect(wordnet.definedWith('oisturiz', 8)).toEqual([]);
     expect(wordnet.definedWith('hand_cream', 8)).toEqual([]);
     expect(leading('moisturizer')).toBe('beauty');
+    // Only words of the word's own stem: selfie (stem selfi) is not selfish.
+    expect(wordnet.definedWith('selfi', 8).length).toBeGreaterThan(0);
+    expect(wordnet.definedWith('selfi', 8, (used) => stem(used) === 'selfi')).toEqual([]);
+    expect(language().walker.walk('selfie').terms.size).toBe(0);
   });
 
   it('has nothing to say about a word WordNet does not know', () => {
