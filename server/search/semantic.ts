@@ -64,8 +64,9 @@ const NEIGHBOUR_TOPICS = 0.3;
 const NEIGHBOUR_BLOC = 3;
 const NEIGHBOUR_WITNESS = 0.7;
 /**
- * A weaker bloc: MAJORITY neighbours in one category (most of the 8 a form has), each at least
- * MAJORITY_MIN close, when none of them is in the walk's leading topic (see topicsOf).
+ * A weaker bloc: MAJORITY neighbours in one category (most of the 8 the file lists for a form; an
+ * inflection also brings its lemma's), each at least MAJORITY_MIN close, when none of them is in
+ * the walk's leading topic (see topicsOf).
  */
 const MAJORITY = 5;
 const MAJORITY_MIN = 0.45;
