@@ -10,6 +10,8 @@ export interface Alternative {
   term: string;
   /** How sure the reading is, 0 to 1. */
   weight: number;
+  /** The word as typed, when it is an inflection of `term` (fireworks for firework). */
+  surface?: string;
 }
 
 export interface Concept {
@@ -36,6 +38,8 @@ const GENERIC_TYPO = 0.7;
 const UNSURE_READING = 0.7;
 const STRAY_LETTERS = 0.5;
 const COLLOCATION = 0.5;
+/** The parts of a whole word (smart and phone in smartphone) count this much beside it. */
+const PART = 0.3;
 const FILLER = 0.3;
 const GENERIC = 0.5;
 const DESCRIBING = 0.7;
@@ -95,7 +99,11 @@ function readWord(word: string, { language, vocabulary, known, filler }: Context
   const fillerWeight = FILLERS.has(word) ? filler : 1;
   if (/^\d+$/.test(word)) return { concepts: [single(word, 1, 0.5)] };
   const form = lexicon.lookup(word);
-  if (form) return { concepts: [single(form.term, 1, fillerWeight * roleWeight(form.curated))], head: form.term };
+  if (form) {
+    const concept = single(form.term, 1, fillerWeight * roleWeight(form.curated));
+    if (form.term !== word) for (const alt of concept.alternatives) alt.surface = word;
+    return { concepts: [concept], head: form.term };
+  }
 
   const reading = segmenter.segment(word);
   const confident =
@@ -104,6 +112,16 @@ function readWord(word: string, { language, vocabulary, known, filler }: Context
     reading.tokens.every((t) => t.kind !== 'word' || t.curated !== undefined || t.text.length >= 4);
   // A listed brandable spelt in full (zorbexa) is its own term.
   const asSpelt: Alternative[] = known(word) ? [{ term: word, weight: 1 }] : [];
+  if (confident && reading.tokens.length > 1 && isWholeWord(word, language)) {
+    // An English word in its own right that happens to split into words (smartphone is not
+    // smart + phone): one concept, read by meaning; its parts stay as weak alternatives.
+    return {
+      concepts: [
+        { alternatives: [{ term: word, weight: 1 }], weight: fillerWeight },
+        ...reading.tokens.map((t) => single(t.term, 1, PART * roleWeight(t.curated))),
+      ],
+    };
+  }
   if (confident && reading.tokens.length > 1) {
     // Words run together (coffeeshop, dogtreats): each is a concept of its own.
     return {
@@ -127,11 +145,15 @@ function readWord(word: string, { language, vocabulary, known, filler }: Context
       ...(token ? { head: token.term } : {}),
     };
   }
-  // Nothing listed is spelt like it: keep whatever words it reads as, less surely.
+  // Nothing listed is spelt like it: keep whatever words it reads as, less surely. A word read as
+  // one known word and stray letters may be a word of its own that the lexicon lacks (moisturizer:
+  // moisturize + r); it is kept beside that reading, as unsure, for meaning to place.
+  const words = reading.tokens.filter((t) => t.kind === 'word' && t.text.length >= 3);
+  const whole = words.length === 1 && words[0]?.term !== word ? [{ term: word, weight: UNSURE_READING }] : [];
   return {
     concepts: reading.tokens.flatMap((t) =>
       t.kind === 'word' && t.text.length >= 3
-        ? [single(t.term, UNSURE_READING, 1)]
+        ? [{ alternatives: [{ term: t.term, weight: UNSURE_READING }, ...whole], weight: 1 }]
         : t.kind === 'unknown'
           ? [single(t.term, STRAY_LETTERS, 0.5)]
           : [],
@@ -162,6 +184,15 @@ export function parseQuery(
   }
   const exactLabels = [...new Set([labelText, words.join('')])].filter((l) => /^[a-z0-9]+(-[a-z0-9]+)*$/.test(l));
   return { exactDomain: domainLike ? text : undefined, exactLabels, concepts };
+}
+
+/**
+ * Whether a word the lexicon lacks is still an English word as a whole: the embeddings list it
+ * (words of WordNet and the commonest words of their corpus, less sandbox words), so its meaning
+ * is its own rather than its parts' (smartphone, not smart + phone; coffeeshop is not listed).
+ */
+function isWholeWord(word: string, language: Language): boolean {
+  return language.neighbours.of(word).length > 0;
 }
 
 /**

@@ -3,7 +3,7 @@
 // are looked up in the postings like keywords, each counting by how close it is. A name scores
 // on a concept by its closest word, and on the query by the concepts it covers.
 import type { Collection } from './collection.ts';
-import type { ParsedQuery } from './query.ts';
+import type { Alternative, ParsedQuery } from './query.ts';
 import type { Profile, Relatedness } from './relatedness.ts';
 import type { ScoreBoard } from './scores.ts';
 import type { Neighbour, WordNeighbours } from './neighbours.ts';
@@ -63,6 +63,13 @@ const NEIGHBOUR_MIN = 0.55;
 const NEIGHBOUR_TOPICS = 0.3;
 const NEIGHBOUR_BLOC = 3;
 const NEIGHBOUR_WITNESS = 0.7;
+/**
+ * A weaker bloc: MAJORITY neighbours in one category (most of the 8 the file lists for a form; an
+ * inflection also brings its lemma's), each at least MAJORITY_MIN close, when none of them is in
+ * the walk's leading topic (see topicsOf).
+ */
+const MAJORITY = 5;
+const MAJORITY_MIN = 0.45;
 /** When nothing else relates, every listed word of the query's leading topic counts this much. */
 const TOPIC_FLOOR = 0.3;
 
@@ -160,9 +167,23 @@ export interface ConceptContext {
   isCurated: (term: string) => boolean;
 }
 
-/** A word's embedding neighbours close enough to count, less the query's own words. */
-function neighboursOf(term: string, context: ConceptContext, own: ReadonlySet<string>): readonly Neighbour[] {
-  return (context.neighbours?.of(term) ?? []).filter((n) => n.cosine >= NEIGHBOUR_MIN && !own.has(n.word));
+/**
+ * A word's embedding neighbours as the file lists them (8 a form, nearest first), less the query's
+ * own words; the expansion uses those at NEIGHBOUR_MIN or closer. The word as typed is looked up
+ * as well as its lemma, each neighbour at its closer cosine: an inflection can be the common form
+ * and so the better placed vector (fireworks: celebration, festive, confetti; firework, rare in
+ * the corpus: gadget at 0.37).
+ */
+function neighboursOf(alt: Alternative, context: ConceptContext, own: ReadonlySet<string>): readonly Neighbour[] {
+  const forms = alt.surface !== undefined ? [alt.term, alt.surface] : [alt.term];
+  const best = new Map<string, number>();
+  for (const form of forms)
+    for (const n of context.neighbours?.of(form) ?? [])
+      if (n.cosine > (best.get(n.word) ?? 0)) best.set(n.word, n.cosine);
+  return [...best]
+    .map(([word, cosine]) => ({ word, cosine }))
+    .filter((n) => !own.has(n.word))
+    .sort((a, b) => b.cosine - a.cosine || (a.word < b.word ? -1 : 1));
 }
 
 /**
@@ -173,15 +194,18 @@ function neighboursOf(term: string, context: ConceptContext, own: ReadonlySet<st
  */
 function topicsOf(
   walk: Walk | undefined,
-  /** Empty for a word that is not walked (a sandbox word: its meaning is its own). */
-  near: readonly Neighbour[],
+  /** Nearest first, down to the file's own floor; empty for a word that is not walked. */
+  listed: readonly Neighbour[],
   categoryOf: (term: string) => string | undefined,
 ): Map<string, number> {
   const votes = new Map<string, number>();
   const strongest = new Map<string, number>();
-  for (const n of near) {
+  const majority = new Map<string, number>();
+  for (const n of listed) {
     const category = categoryOf(n.word);
     if (category === undefined) continue;
+    if (n.cosine >= MAJORITY_MIN) majority.set(category, (majority.get(category) ?? 0) + 1);
+    if (n.cosine < NEIGHBOUR_MIN) continue;
     votes.set(category, (votes.get(category) ?? 0) + 1);
     strongest.set(category, Math.max(strongest.get(category) ?? 0, n.cosine));
   }
@@ -189,6 +213,18 @@ function topicsOf(
   for (const [category, v] of votes) {
     if (v >= NEIGHBOUR_BLOC || (strongest.get(category) ?? 0) >= NEIGHBOUR_WITNESS) total += v;
     else votes.delete(category);
+  }
+  // Most of the neighbours in one category outvote a walk none of them backs (fireworks: WordNet
+  // leads to light and energy, while celebration, confetti, festive, ceremony and gala agree);
+  // one neighbour in the walk's leading topic keeps the walk's reading (arithmetic: math beside
+  // six technology words).
+  const leading = [...(walk?.categories ?? [])].sort((a, b) => b[1] - a[1])[0]?.[0];
+  if (leading !== undefined && (majority.get(leading) ?? 0) === 0) {
+    for (const [category, v] of majority) {
+      if (v < MAJORITY || votes.has(category)) continue;
+      votes.set(category, v);
+      total += v;
+    }
   }
   const walkShare = walk && walk.categories.size > 0 ? (total > 0 ? 1 - NEIGHBOUR_TOPICS : 1) : 0;
   const topics = new Map<string, number>();
@@ -226,8 +262,9 @@ export function expandConcepts(
       // A word outside the sandbox vocabulary is placed by where WordNet leads from it: its
       // topics (categories of the curated words reached) temper every related word's closeness.
       const walk = context.isCurated(alt.term) ? undefined : context.walker.walk(alt.term);
-      const near = walk ? neighboursOf(alt.term, context, own) : [];
-      const topics = topicsOf(walk, near, (term) => context.walker.categoryOf(term));
+      const listed = walk ? neighboursOf(alt, context, own) : [];
+      const near = listed.filter((n) => n.cosine >= NEIGHBOUR_MIN);
+      const topics = topicsOf(walk, listed, (term) => context.walker.categoryOf(term));
       if (walk && askedTotal > 0)
         for (const [category, weight] of asked)
           topics.set(category, (topics.get(category) ?? 0) + (ASKED * weight) / askedTotal);

@@ -70,6 +70,9 @@ const MIN_MASS = 0.01;
 const SENSE_DECAY = 0.65;
 const POS_WEIGHT: Record<Pos, number> = { n: 1, v: 0.5, a: 0.8, r: 0.3 };
 const WALK_CACHE = 20_000;
+/** What the synsets whose definitions use a word WordNet lacks share, and how many are followed. */
+const MENTIONS = 1;
+const MAX_MENTIONS = 8;
 
 /** The definition words relatedness.ts skips, and the words of kinds too broad to place a word by. */
 const STOPWORDS = new Set([
@@ -272,6 +275,15 @@ export function createWalker(wordnet: WordNet, lexicon: Lexicon): Walker {
       if (lemma !== word) give([lemma], i === 0 ? 1 : 0.3);
       for (const { synset, weight } of senses(lemma, 6)) push(frontier, synset, weight * (i === 0 ? 1 : 0.3));
     });
+    // A word WordNet uses in definitions without listing it is also what those synsets are
+    // (moisturizer: cream, "... a soothing and moisturizing effect when applied to the skin"),
+    // as much as what its base form is. Only words of its stem count: selfie is not selfish.
+    if (!wordnet.lemmas.has(word)) {
+      const prefix = stem(word);
+      const mentions =
+        prefix.length >= 5 ? wordnet.definedWith(prefix, MAX_MENTIONS, (used) => stem(used) === prefix) : [];
+      for (const synset of mentions) push(frontier, synset, MENTIONS / mentions.length);
+    }
     const seen = new Set<string>();
     let expanded = 0;
     for (let depth = 0; depth <= DEPTH && frontier.size > 0; depth++) {

@@ -44,6 +44,17 @@ export interface WordNet {
   synset(pos: Pos, offset: number): Synset;
   /** The lemmas `word` can be an inflection of, itself included when it is one; most likely first. */
   baseForms(word: string): string[];
+  /**
+   * Synsets whose definition (or an example) has a word beginning with `prefix` (moisturizing
+   * for "moisturiz"), nouns first, at most `limit`: what WordNet says with a word it does not list.
+   * `accept`, when given, is asked about each such word first (lowercase letters only).
+   */
+  definedWith(prefix: string, limit: number, accept?: (word: string) => boolean): Synset[];
+}
+
+/** An ASCII letter, either case. */
+function isLetter(byte: number): boolean {
+  return (byte >= 97 && byte <= 122) || (byte >= 65 && byte <= 90);
 }
 
 function defaultDictDir(): string {
@@ -206,6 +217,16 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
     return counts;
   };
 
+  const synset = (pos: Pos, offset: number): Synset => {
+    const key = `${pos}${offset}`;
+    let found = synsets.get(key);
+    if (!found) {
+      found = parseSynset(pos, offset, lineAt(dataFile(pos), offset));
+      synsets.set(key, found);
+    }
+    return found;
+  };
+
   return {
     lemmas,
     tagCount(lemma) {
@@ -216,14 +237,32 @@ export function loadWordNet(dictDir: string = defaultDictDir()): WordNet {
       tagCounts ??= loadTagCounts();
       return senseCounts.get(`${lemma}|${pos}${offset}`) ?? 0;
     },
-    synset(pos, offset) {
-      const key = `${pos}${offset}`;
-      let synset = synsets.get(key);
-      if (!synset) {
-        synset = parseSynset(pos, offset, lineAt(dataFile(pos), offset));
-        synsets.set(key, synset);
+    synset,
+    definedWith(prefix, limit, accept) {
+      const found: Synset[] = [];
+      const needle = Buffer.from(prefix, 'latin1');
+      for (const pos of POS_LIST) {
+        if (found.length >= limit) break;
+        const buffer = dataFile(pos);
+        let at = buffer.indexOf(needle);
+        while (at >= 0 && found.length < limit) {
+          const lineStart = buffer.lastIndexOf(10, at) + 1;
+          let lineEnd = buffer.indexOf(10, at);
+          if (lineEnd < 0) lineEnd = buffer.length;
+          const bar = buffer.indexOf(' | ', lineStart);
+          const before = buffer[at - 1] ?? 32;
+          // After the bar (the definition and its examples), at the start of a word: not inside
+          // one (premoisturized), not in the synset's own lemmas (hand_cream).
+          const wordStart = !isLetter(before) && before !== 95;
+          let wordEnd = at + needle.length;
+          while (wordEnd < lineEnd && isLetter(buffer[wordEnd] ?? 32)) wordEnd++;
+          const inDefinition = bar >= 0 && bar < at && wordStart && buffer[lineStart] !== 32;
+          const accepted = inDefinition && (!accept || accept(buffer.toString('latin1', at, wordEnd).toLowerCase()));
+          if (accepted) found.push(synset(pos, parseInt(buffer.toString('latin1', lineStart, lineStart + 8), 10)));
+          at = buffer.indexOf(needle, accepted ? lineEnd : at + 1);
+        }
       }
-      return synset;
+      return found;
     },
     baseForms(word) {
       const forms: string[] = [];

@@ -9,11 +9,12 @@ import { clauseWords, isCategory, loadJudgementSet } from '../../../server/searc
 import { language } from '../../../server/search/language.ts';
 
 /**
- * Concept set floor: the figure reached on 2026-11-26 when the embedding neighbours' topic votes
- * asked for agreement (0.884; 0.860 before, 0.797 before the neighbours) less a small margin (see
- * relevance/README.md).
+ * Concept set floor: the figure reached on 2026-11-26 in round 3 (a whole word is not split,
+ * smartphone; a plural's own neighbours can outvote a walk none of them backs, fireworks; a word
+ * WordNet only uses in definitions is read by them, moisturizer): 0.912 (0.884 before, 0.860
+ * before round 2, 0.797 before the neighbours), less a small margin (see relevance/README.md).
  */
-const CONCEPTS_FLOOR = 0.87;
+const CONCEPTS_FLOOR = 0.9;
 
 /** Reached on 2026-11-22, raised on 2026-11-26; raise them when the search gets better, never lower them to pass. */
 const FLOOR = {
