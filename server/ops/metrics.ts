@@ -1,7 +1,8 @@
 // The server's metrics, in prom-client's own Registry (never the global default, so several
 // servers in one process — tests, the benchmark — keep their counts apart). Counters are bumped
 // by the request observer (access-log.ts), the webhook dispatcher and the store's statement
-// listener; the outbox gauges are read from the store when Prometheus scrapes.
+// listener; the two latencies observed on every answer are array-backed (bucket-histogram.ts);
+// the request count and the outbox gauges are read when Prometheus scrapes.
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import { BucketHistogram, type HistogramSeries } from './bucket-histogram.ts';
 
