@@ -11,9 +11,13 @@ const HEADER = (api: ApiName) =>
 
 async function outputsOf(api: ApiName): Promise<Array<[path: string, text: string]>> {
   const doc = await bundle(api);
-  const ast = await openapiTS(doc as unknown as OpenAPI3, { alphabetize: false });
+  // The published document is the bundle exactly as written. openapi-typescript edits the
+  // document it is given (a discriminated `const` becomes an `enum` with its own description),
+  // so it gets a copy and the text is taken from the untouched original.
+  const published = serialise(doc);
+  const ast = await openapiTS(structuredClone(doc) as unknown as OpenAPI3, { alphabetize: false });
   return [
-    [bundlePath(api), serialise(doc)],
+    [bundlePath(api), published],
     [typesPath(api), HEADER(api) + astToString(ast)],
   ];
 }
