@@ -23,9 +23,10 @@ import { execFile } from 'node:child_process';
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs, promisify } from 'node:util';
+import { isDeepStrictEqual, parseArgs, promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { APIS, ROOT, bundle, type ApiName } from './contract.ts';
+import { extensionChanges } from './contract-diff-extensions.ts';
 
 const run = promisify(execFile);
 const REDOCLY = join(ROOT, 'node_modules', '.bin', 'redocly');
@@ -117,11 +118,55 @@ function enumNarrowing(c: RedoclyChange): string[] {
   return before.filter((v) => !kept.has(JSON.stringify(v))).map((v) => JSON.stringify(v));
 }
 
+/**
+ * Changes redocly rates compatible that a conforming client can still trip on (each named after
+ * the oasdiff rule that calls it an error):
+ *  - a request parameter's or request body's `default` changed, added or removed: a client that
+ *    omits the value silently gets other results (`request-parameter-default-value-changed`);
+ *  - a response header that was required is no longer (`response-header-became-optional`);
+ *  - anything removed from a webhook's request: the service is the client there, and the
+ *    partner's receiver is what breaks (a header it deduplicates on, a body member it reads).
+ */
+function ownRule(c: RedoclyChange): { rule: string; message: string } | undefined {
+  const inRequest = /\/(parameters|requestBody)(\/|$)/.test(c.path);
+  if (c.property === 'default' && inRequest && !c.path.startsWith('#/webhooks/'))
+    return {
+      rule: 'request-parameter-default-value-changed',
+      message: `Default of \`${detail(c.path)}\` changed: ${JSON.stringify(c.base?.value)} → ${JSON.stringify(c.revision?.value)} (a client that omits it gets other results).`,
+    };
+  if (c.property === 'required' && /\/responses\/[^/]+\/headers\/[^/]+$/.test(c.path) && c.base?.value === true)
+    return {
+      rule: 'response-header-became-optional',
+      message: `Response header \`${c.path.split('/').pop()}\` is no longer required.`,
+    };
+  if (c.path.startsWith('#/webhooks/') && (c.kind === 'removed' || (c.property === 'required' && c.kind !== 'added')))
+    return {
+      rule: 'webhook-request-member-removed',
+      message: `Webhook delivery lost \`${detail(c.path) || c.path}\`${c.property ? ` (${c.property})` : ''}: receivers may rely on it.`,
+    };
+  return undefined;
+}
+
 /** Turns redocly's JSON report into our changes, with the gate's own enum classifier applied. */
 export function classify(report: { changes?: RedoclyChange[] }): Change[] {
   const out: Change[] = [];
   for (const c of report.changes ?? []) {
+    // Changes inside `x-` values are rated by contract-diff-extensions.ts, once.
+    if (/\/x-[^/]*/.test(c.path)) continue;
     const where = describeLocation(c.path);
+    const own = c.impact === 'major' ? undefined : ownRule(c);
+    if (own) {
+      out.push({
+        where,
+        kind: c.kind,
+        impact: 'major',
+        breaking: true,
+        message: own.message,
+        rule: own.rule,
+        pointer: c.revision?.pointer ?? c.base?.pointer ?? c.path,
+      });
+      continue;
+    }
     const lost = enumNarrowing(c);
     const verdicts = c.verdicts ?? [];
     if (c.impact === 'major' && verdicts.length > 0) {
@@ -226,11 +271,36 @@ const versionOf = (doc: Json): string | undefined => {
   return typeof info?.version === 'string' ? info.version : undefined;
 };
 
+/** A copy of a document without its `x-` members, at any depth. */
+function withoutExtensions(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(withoutExtensions);
+  if (!node || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => !k.startsWith('x-'))
+      .map(([k, v]) => [k, withoutExtensions(v)]),
+  );
+}
+
 /** The gate's core: compares one API's base and revision documents. */
 export async function diffApi(api: ApiName, base: Json | undefined, revision: Json): Promise<ApiDiff> {
   const gated = GATE[api].gated;
   if (!base) return { api, gated, newApi: true, changes: [], breaking: [], accepted: [] };
-  const changes = classify(await redoclyDiff(base, revision)).map((c) => {
+  const own = extensionChanges(base, revision).map((x): Change => ({
+    where: describeLocation(x.pointer),
+    kind: 'modified',
+    impact: x.verdict === 'breaking' ? 'major' : x.verdict === 'compatible' ? 'minor' : 'patch',
+    breaking: x.verdict === 'breaking',
+    message: x.message,
+    rule: `x-extension ${x.extension}`,
+    // The extension's own pointer: an acceptance names the extension as its keyword.
+    pointer: x.pointer,
+  }));
+  // redocly does not read `x-` values, so when nothing else changed it has nothing to say.
+  const rated = isDeepStrictEqual(withoutExtensions(base), withoutExtensions(revision))
+    ? []
+    : classify(await redoclyDiff(base, revision));
+  const changes = [...rated, ...own].map((c) => {
     const reason = c.breaking ? acceptedReason(revision, c.pointer, versionOf(base)) : undefined;
     return reason ? { ...c, accepted: reason } : c;
   });
