@@ -2856,7 +2856,7 @@ export interface components {
          * @description The top-level domain, lowercase, without the leading dot (IDN TLDs in their `xn--` form).
          * @example com
          */
-        Tld: components["schemas"]["Tld"];
+        TldQuery: components["schemas"]["Tld"];
         /**
          * @description The top-level domain, lowercase, without the leading dot (IDN TLDs in their `xn--` form).
          * @example io
@@ -3057,7 +3057,7 @@ export interface operations {
                  * @description The top-level domain, lowercase, without the leading dot (IDN TLDs in their `xn--` form).
                  * @example com
                  */
-                tld: components["parameters"]["Tld"];
+                tld: components["parameters"]["TldQuery"];
                 /**
                  * @description The one price wanted; all four when absent.
                  * @example renew

@@ -272,6 +272,23 @@ export const CASES: GateCase[] = [
   {
     anchor: 'x-scopes',
     api: 'partner',
+    what: 'an operation no longer needs a scope',
+    edit: (d) => {
+      delete op(d, `${P}/orders`)['x-scopes'];
+    },
+    breaking: false,
+  },
+  {
+    anchor: 'x-idempotency',
+    api: 'partner',
+    what: 'an Idempotency-Key rule stated on an operation that had none',
+    edit: (d) =>
+      (op(d, `${P}/quotes`, 'post')['x-idempotency'] = structuredClone(op(d, `${P}/orders`, 'post')['x-idempotency'])),
+    breaking: true,
+  },
+  {
+    anchor: 'x-scopes',
+    api: 'partner',
     what: 'a scope replaced',
     edit: (d) => (op(d, `${P}/orders`)['x-scopes'] = ['report']),
     breaking: true,
@@ -647,6 +664,13 @@ export const CASES: GateCase[] = [
     what: 'a larger nesting limit',
     edit: (d) => (d['x-body-limits'].json['max-depth'] = 64),
     breaking: false,
+  },
+  {
+    anchor: 'x-unknown-query-parameters',
+    api: 'partner',
+    what: 'unknown query parameters refused with another status',
+    edit: (d) => (d['x-unknown-query-parameters'].refusal.status = 422),
+    breaking: true,
   },
   {
     anchor: 'x-trusted-hosts',

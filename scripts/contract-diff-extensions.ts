@@ -57,6 +57,12 @@ interface Rule {
   ) => Array<{ verdict: Verdict; message: string }>;
   /** Lists of objects are matched by this member (e.g. `name`) instead of as whole values. */
   key?: string;
+  /**
+   * The extension newly stated where its holder already was (default `review`: a rule written
+   * down can be new or can describe what was always done; only a reviewer can tell). Breaking
+   * for the extensions whose every statement restricts what a client may send.
+   */
+  added?: Verdict;
 }
 
 const ordered: Rule = { lists: 'ordered' };
@@ -78,7 +84,7 @@ const CORS_RANK: Record<string, number> = { 'allowed-origins': 1, 'any-origin': 
 /** Every extension of the three documents, with its rule. */
 export const EXTENSION_RULES: Record<string, Rule> = {
   // Per operation
-  'x-scopes': { lists: 'addition-breaks' }, // every listed scope is required
+  'x-scopes': { lists: 'addition-breaks', added: 'breaking' }, // every listed scope is required
   'x-rate-limit': {
     custom: (before, after, { base, revision }) => {
       const was = rateOf(base, before);
@@ -98,6 +104,7 @@ export const EXTENSION_RULES: Record<string, Rule> = {
     },
   },
   'x-idempotency': {
+    added: 'breaking',
     members: {
       'key-length': { lists: 'ordered' }, // [min, max]: read by the range rule below
       stored: ordered,
@@ -132,7 +139,7 @@ export const EXTENSION_RULES: Record<string, Rule> = {
   'x-form-action': offered,
   'x-oauth-errors': offered,
   'x-openid-provider': exact,
-  'x-pkce': offered,
+  'x-pkce': { added: 'breaking' },
   'x-redirect-uri-matching': offered,
   'x-signin-throttle': offered,
   'x-token-lifetimes': offered,
@@ -151,6 +158,7 @@ export const EXTENSION_RULES: Record<string, Rule> = {
   'x-prefix-by-environment': exact,
   // Per document
   'x-signing': {
+    added: 'breaking',
     members: {
       'canonical-string': ordered,
       'check-order': ordered,
@@ -170,6 +178,7 @@ export const EXTENSION_RULES: Record<string, Rule> = {
     },
   },
   'x-body-limits': offered,
+  'x-unknown-query-parameters': exact,
   'x-trusted-hosts': offered,
   'x-security-headers': notAPromise, // headers the server adds for browsers; no client request fails
   'x-check-order': ordered,
@@ -331,6 +340,11 @@ export function extensionChanges(base: Doc, revision: Doc): ExtensionChange[] {
     if (!a && !holderExists(revision, pointer)) continue;
     const extension = (b ?? a)!.name;
     const rule = EXTENSION_RULES[extension];
+    if (rule && !b && !rule.custom) {
+      const verdict = rule.added ?? 'review';
+      out.push({ pointer, extension, inner: '', verdict, message: `\`${extension}\` newly stated: ${show(a?.value)}` });
+      continue;
+    }
     if (!rule) {
       if (!isDeepStrictEqual(b?.value, a?.value))
         out.push({
