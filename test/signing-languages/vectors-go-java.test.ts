@@ -65,6 +65,7 @@ async function toolchain(binary: string, versionArgs: string[]): Promise<string>
   } catch (err) {
     throw new Error(
       `*** ${binary} is not usable (${(err as Error).message.split('\n')[0]}): install it (Debian: golang-go, default-jdk-headless; .ci/run does) ***`,
+      { cause: err },
     );
   }
 }
