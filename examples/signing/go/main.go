@@ -41,6 +41,9 @@ func main() {
 		check(err)
 		if VerifyWebhook(args[0], raw, args[1]) {
 			fmt.Println("valid")
+			if id, err := EventID(raw); err == nil {
+				fmt.Fprintf(os.Stderr, "event id %s: deduplicate on it\n", id)
+			}
 			return
 		}
 		fmt.Println("invalid")

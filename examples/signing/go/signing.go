@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -178,4 +179,17 @@ func WebhookSignature(secret string, rawBody []byte) string {
 // constant time. Then deduplicate on the event id (X-Service-Event-Id, the body's "id").
 func VerifyWebhook(secret string, rawBody []byte, header string) bool {
 	return secret != "" && hmac.Equal([]byte(WebhookSignature(secret, rawBody)), []byte(header))
+}
+
+// EventID is the delivery's "id" (the same as its X-Service-Event-Id header): delivery is at
+// least once, so remember the ids you have processed and skip a repeat. Parse only a body that
+// VerifyWebhook accepted.
+func EventID(rawBody []byte) (string, error) {
+	var event struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(rawBody, &event); err != nil {
+		return "", err
+	}
+	return event.ID, nil
 }

@@ -174,6 +174,16 @@ public final class DomainSalesSigning {
         webhookSignature(secret, rawBody).getBytes(StandardCharsets.UTF_8), header.getBytes(StandardCharsets.UTF_8));
   }
 
+  /**
+   * The delivery's "id" (the same as its X-Service-Event-Id header): delivery is at least once, so
+   * remember the ids you have processed and skip a repeat. Parse only a body verifyWebhook accepted
+   * (with your JSON library; the small reader below serves this file).
+   */
+  public static String eventId(byte[] rawBody) {
+    Object event = new Json(new String(rawBody, StandardCharsets.UTF_8)).parse();
+    return event instanceof Map<?, ?> map && map.get("id") instanceof String id ? id : null;
+  }
+
   // ---- The command line --------------------------------------------------------------------
 
   public static void main(String[] args) throws Exception {
@@ -183,8 +193,16 @@ public final class DomainSalesSigning {
     } else if (command.equals("request") && (args.length == 3 || args.length == 4)) {
       request(args[1], args[2], args.length == 4 ? args[3] : null);
     } else if (command.equals("verify-webhook") && args.length == 3) {
-      boolean valid = verifyWebhook(args[1], System.in.readAllBytes(), args[2]);
+      byte[] body = System.in.readAllBytes();
+      boolean valid = verifyWebhook(args[1], body, args[2]);
       System.out.println(valid ? "valid" : "invalid");
+      if (valid) {
+        try {
+          System.err.println("event id " + eventId(body) + ": deduplicate on it");
+        } catch (IllegalArgumentException notJson) {
+          System.err.println("the body is not JSON");
+        }
+      }
       System.exit(valid ? 0 : 1);
     } else {
       System.err.println("usage: vectors signing.json | request METHOD TARGET [BODY] | verify-webhook SECRET SIGNATURE < body");
