@@ -19,7 +19,7 @@ const HELP = `Usage: domain-sales <command> [options]
 The Domain Sales partner CLI.
 
 Commands:
-  request METHOD PATH        sign and send one partner API request (or print it as curl)
+  request METHOD PATH        sign and send one partner API request (or print it as curl, or --explain it)
   listen --forward-to URL    forward the event history to a local webhook receiver
   verify-webhook --secret S  check a webhook signature (body on stdin)
 

@@ -3,13 +3,15 @@
 import { randomUUID } from 'node:crypto';
 import { createSignedFetch, needsIdempotencyKey } from '../partner.ts';
 import { signedCurl } from './curl.ts';
+import { timestampFromMillis } from '../protocol/index.ts';
 import { readDeploymentContract } from './deployment-contract.ts';
 import { baseUrlFrom, credentialFrom, DEFAULT_BASE_URL } from './environment.ts';
+import { explainRequest } from './explain.ts';
 import type { Io } from './io.ts';
-import { requestBody, requestMethod, requestUrl } from './request-input.ts';
+import { PARTNER_PREFIX, requestBody, requestMethod, requestUrl } from './request-input.ts';
 import { CommandError, parse, UsageError } from './usage.ts';
 
-export const REQUEST_HELP = `Usage: domain-sales request METHOD PATH [--data JSON] [--base-url URL] [--curl]
+export const REQUEST_HELP = `Usage: domain-sales request METHOD PATH [--data JSON] [--base-url URL] [--curl | --explain]
 
 Signs one request with SERVICE_KEY_ID and SERVICE_SECRET and prints the answer's status,
 headers and body (JSON pretty-printed; --raw prints the bytes as received).
@@ -24,6 +26,11 @@ headers and body (JSON pretty-printed; --raw prints the bytes as received).
                       for the signing window (x-signing timestamp-skew-seconds, 300 s) and, its
                       nonce being single-use, for one run
   --raw               print the body exactly as received
+  --explain           send nothing; print what would be sent, the decoded and sorted query
+                      pairs, the string that is signed (each of its 6 lines numbered, then as
+                      one JSON string) and the signature, to diff against your own signer's
+  --timestamp T       with --explain: use this X-Service-Timestamp instead of the clock
+  --nonce N           with --explain: use this X-Service-Nonce instead of a fresh UUID
 
 Exit code: 0 for a 1xx-3xx answer, 1 for 4xx/5xx or a network failure, 2 for a usage error.`;
 
@@ -33,6 +40,9 @@ const OPTIONS = {
   'base-url': { type: 'string' },
   curl: { type: 'boolean' },
   raw: { type: 'boolean' },
+  explain: { type: 'boolean' },
+  timestamp: { type: 'string' },
+  nonce: { type: 'string' },
 } as const;
 
 export async function requestCommand(args: string[], io: Io): Promise<number> {
@@ -50,6 +60,25 @@ export async function requestCommand(args: string[], io: Io): Promise<number> {
   const body = await requestBody(values.data, method, async () => (await io.readStdin()).toString('utf8'));
   const idempotencyKey =
     values['idempotency-key'] ?? (needsIdempotencyKey(method, url.pathname) ? randomUUID() : undefined);
+
+  if ((values.timestamp !== undefined || values.nonce !== undefined) && !values.explain)
+    throw new UsageError('request: --timestamp and --nonce only go with --explain (a sent request takes fresh ones)');
+  if (values.explain) {
+    if (values.curl) throw new UsageError('request: give --explain or --curl, not both');
+    io.out(
+      explainRequest({
+        ...credential,
+        method,
+        url,
+        typedTarget: positionals[1]!.startsWith('/api/') ? positionals[1] : PARTNER_PREFIX + positionals[1]!,
+        body,
+        timestamp: values.timestamp ?? timestampFromMillis(Date.now()),
+        nonce: values.nonce ?? randomUUID(),
+        idempotencyKey,
+      }),
+    );
+    return 0;
+  }
 
   if (values.curl) {
     const contract = await readDeploymentContract(baseUrl);

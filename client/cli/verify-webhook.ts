@@ -3,12 +3,13 @@
 // request (its X-Service-Signature and X-Service-Event-Id headers are read).
 import { HEADERS } from '../protocol/index.ts';
 import { webhookSecretFrom } from './environment.ts';
+import { explainWebhook } from './explain.ts';
 import { parseHttpMessage } from './http-message.ts';
 import type { Io } from './io.ts';
 import { parse, UsageError } from './usage.ts';
 import { diagnoseWebhook } from './webhook-diagnosis.ts';
 
-export const VERIFY_HELP = `Usage: domain-sales verify-webhook --secret S [--signature HDR] [--event-id ID] < body
+export const VERIFY_HELP = `Usage: domain-sales verify-webhook --secret S [--signature HDR] [--event-id ID] [--explain] < body
 
 Checks a webhook delivery's X-Service-Signature: the lowercase hex HMAC-SHA256 of the raw body,
 keyed with the webhook secret you registered (no v1= prefix). Prints "valid" or "invalid" and why.
@@ -18,6 +19,8 @@ keyed with the webhook secret you registered (no v1= prefix). Prints "valid" or 
   --secret S          the registered webhook secret (default: WEBHOOK_SECRET)
   --signature HDR     the X-Service-Signature value (overrides the one in a raw request)
   --event-id ID       the X-Service-Event-Id value, checked against the body's id
+  --explain           also print the body's length, SHA-256 and first and last bytes, and the
+                      expected signature beside the given one (the secret is never printed)
   --timestamp T       accepted for habit's sake and only commented on: webhook signatures
                       carry no timestamp, so a delivery's age never makes it invalid
 
@@ -28,6 +31,7 @@ const OPTIONS = {
   signature: { type: 'string' },
   'event-id': { type: 'string' },
   timestamp: { type: 'string' },
+  explain: { type: 'boolean' },
 } as const;
 
 export async function verifyWebhookCommand(args: string[], io: Io): Promise<number> {
@@ -64,5 +68,6 @@ export async function verifyWebhookCommand(args: string[], io: Io): Promise<numb
         ' deduplicate on X-Service-Event-Id instead\n',
     );
   }
+  if (values.explain) io.out(`\n${explainWebhook({ body, secret, signature })}`);
   return valid ? 0 : 1;
 }

@@ -11,6 +11,7 @@ import type { HandlerMap, PublicDeps } from '../public-api/context.ts';
 import { escapeHtml } from '../public/html.ts';
 import { GUIDES, type ApiName } from './catalog.ts';
 import { aiCatalog, apiIndex } from './discovery.ts';
+import { loadSigners, type SignerSource } from './signers.ts';
 import { docsHtml, buildSite, type DocsSite } from './site.ts';
 
 /** The repository root (documents in generated/, guides in docs/guides/ and spec/docs/). */
@@ -23,6 +24,7 @@ const PAGE_MAX_LENGTH = 100;
 export interface DocumentSources {
   documents: Record<ApiName, Record<string, unknown>>;
   guides: ReadonlyMap<string, string>;
+  signers: readonly SignerSource[];
 }
 
 export function loadDocumentSources(root: string = REPO_ROOT): DocumentSources {
@@ -31,6 +33,7 @@ export function loadDocumentSources(root: string = REPO_ROOT): DocumentSources {
   return {
     documents: { public: read('public'), partner: read('partner'), admin: read('admin') },
     guides: new Map(GUIDES.map((g) => [g.slug, readFileSync(join(root, g.file), 'utf8')])),
+    signers: loadSigners(root),
   };
 }
 

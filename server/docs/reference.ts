@@ -6,7 +6,7 @@
 import type { ApiContract } from '../contract/index.ts';
 import { headingId } from './markdown.ts';
 
-type Json = Record<string, unknown>;
+export type Json = Record<string, unknown>;
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'] as const;
 
@@ -20,6 +20,8 @@ export interface ReferenceOptions {
   documentPath?: string;
   /** One sentence on how this surface authenticates, shown when an operation says nothing. */
   defaultAuthentication: string;
+  /** Code samples of one operation (its parameters and request body resolved), shown last in its section. */
+  codeSamples?: (method: string, path: string, parameters: Json[], requestBody: Json | undefined) => string[];
 }
 
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -215,6 +217,12 @@ function operationSection(
     ...responsesSection(op, r),
     ...extensionsSection(op),
   );
+  if (options.codeSamples) {
+    const parameters = [...asArray(pathItem.parameters), ...asArray(op.parameters)].map((p) => r.resolve(p));
+    lines.push(
+      ...options.codeSamples(method, path, parameters, op.requestBody ? r.resolve(op.requestBody) : undefined),
+    );
+  }
   return lines;
 }
 

@@ -7,6 +7,14 @@ import { CATALOG, type ApiName, type CatalogEntry } from './catalog.ts';
 import { renderMarkdown } from './markdown.ts';
 import { ApiContract } from '../contract/index.ts';
 import { referenceMarkdown } from './reference.ts';
+import {
+  sampleCall,
+  samplesMarkdown,
+  signerLabel,
+  signerPageMarkdown,
+  signerSlug,
+  type SignerSource,
+} from './signers.ts';
 
 export const SITE_NAME = 'Domain Sales API';
 export const SITE_SUMMARY =
@@ -36,6 +44,8 @@ export interface SiteInput {
   documents: Record<ApiName, Record<string, unknown>>;
   /** Guide slug → its Markdown source. */
   guides: ReadonlyMap<string, string>;
+  /** The reference signers found in examples/signing/ (none is fine: no samples, no pages). */
+  signers?: readonly SignerSource[];
 }
 
 /** Where a page lives: `/docs` or `/docs/<slug>`, plus `.md` for its twin. */
@@ -128,12 +138,26 @@ function entrySource(entry: CatalogEntry, input: SiteInput): { title: string; ma
         title: entry.title,
         defaultAuthentication: entry.defaultAuthentication,
         ...(entry.documentPath ? { documentPath: entry.documentPath } : {}),
+        ...(entry.api === 'partner'
+          ? {
+              codeSamples: (method, path, parameters, body) =>
+                samplesMarkdown(sampleCall(method, path, parameters, body), input.signers ?? []),
+            }
+          : {}),
       }),
     };
   }
   const source = input.guides.get(entry.slug);
   if (source === undefined) throw new Error(`docs guide "${entry.slug}" has no source (${entry.file})`);
-  return { title: guideTitle(source, entry.slug), markdown: stripRelativeLinks(source) };
+  return { title: guideTitle(source, entry.slug), markdown: stripRelativeLinks(signerLinks(source, input)) };
+}
+
+/** A guide's link into examples/signing/<language>/ points at that signer's docs page, when there is one. */
+function signerLinks(markdown: string, input: SiteInput): string {
+  const present = new Set((input.signers ?? []).map((s) => s.language));
+  return markdown.replace(/\]\((?:\.\.\/)*examples\/signing\/([a-z0-9]+)(?:\/[^)]*)?\)/g, (link, language: string) =>
+    present.has(language) ? `](/docs/${signerSlug(language)})` : link,
+  );
 }
 
 function page(slug: string, title: string, summary: string, kind: DocsPage['kind'], source: string): DocsPage {
@@ -166,6 +190,12 @@ export function buildSite(input: SiteInput): DocsSite {
   for (const entry of CATALOG) {
     const { title, markdown } = entrySource(entry, input);
     pages.set(entry.slug, page(entry.slug, title, entry.summary, entry.kind, markdown));
+  }
+  for (const signer of input.signers ?? []) {
+    const source = signerPageMarkdown(signer);
+    const slug = signerSlug(signer.language);
+    const summary = `The ${signerLabel(signer.language)} reference signer and webhook verifier (standard library only), proven against the signing vectors.`;
+    pages.set(slug, page(slug, guideTitle(source, slug), summary, 'guide', stripRelativeLinks(source)));
   }
   const index = page(
     '',

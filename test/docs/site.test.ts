@@ -1,5 +1,8 @@
 // The pure parts of the docs: Markdown rendering (raw HTML never passes through), the link
 // rewriting between HTML pages and their Markdown twins, the page shell, and llms.txt.
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { CATALOG } from '../../server/docs/catalog.ts';
 import { loadDocumentSources } from '../../server/docs/index.ts';
@@ -7,6 +10,21 @@ import { renderMarkdown } from '../../server/docs/markdown.ts';
 import { absoluteLinks, buildSite, docsHtml, stripRelativeLinks, twinLinks } from '../../server/docs/site.ts';
 
 const site = buildSite(loadDocumentSources());
+
+// The reference signers' pages come after the catalog's: one per folder of examples/signing/ that
+// has a README.md and a snippet template (which languages exist is read, not assumed).
+const SIGNING_DIR = fileURLToPath(new URL('../../examples/signing/', import.meta.url));
+const SIGNER_SLUGS = [...site.pages.keys()].slice(CATALOG.length);
+const SIGNER_DIRS = existsSync(SIGNING_DIR)
+  ? readdirSync(SIGNING_DIR).filter(
+      (d) =>
+        existsSync(join(SIGNING_DIR, d, 'README.md')) &&
+        readdirSync(join(SIGNING_DIR, d)).some((f) => /^snippet\.[a-z0-9]+\.tmpl$/.test(f)),
+    )
+  : [];
+it('has a page for each reference signer with a template', () => {
+  expect([...SIGNER_SLUGS].sort()).toEqual(SIGNER_DIRS.map((d) => `signing-${d}`).sort());
+});
 
 describe('renderMarkdown', () => {
   it('shows raw HTML as text instead of passing it through', () => {
@@ -59,8 +77,8 @@ describe('the page shell', () => {
 });
 
 describe('the site', () => {
-  it('has one page per catalog entry, each with Markdown and HTML of the same title', () => {
-    expect([...site.pages.keys()]).toEqual(CATALOG.map((e) => e.slug));
+  it('has one page per catalog entry and per reference signer, each with Markdown and HTML of the same title', () => {
+    expect([...site.pages.keys()]).toEqual([...CATALOG.map((e) => e.slug), ...SIGNER_SLUGS]);
     for (const page of [site.index, ...site.pages.values()]) {
       expect(page.markdown.startsWith(`# ${page.title}\n`), page.slug).toBe(true);
       expect(page.html, page.slug).toContain(`>${page.title.replace(/&/g, '&amp;')}</h1>`);
@@ -76,6 +94,7 @@ describe('the site', () => {
     expect(urls).toEqual([
       'https://api.example.com/docs.md',
       ...CATALOG.filter((e) => e.kind === 'guide').map((e) => `https://api.example.com/docs/${e.slug}.md`),
+      ...SIGNER_SLUGS.map((slug) => `https://api.example.com/docs/${slug}.md`),
       ...CATALOG.filter((e) => e.kind === 'reference').map((e) => `https://api.example.com/docs/${e.slug}.md`),
     ]);
     for (const line of lines.filter((l) => l.startsWith('- ')))

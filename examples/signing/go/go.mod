@@ -1,0 +1,3 @@
+module example.com/domainsales/signing
+
+go 1.19
