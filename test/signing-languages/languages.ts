@@ -41,7 +41,11 @@ export const LANGUAGES: Record<LanguageName, Language> = {
   },
   shell: {
     folder: 'examples/signing/shell',
-    toolchain: [['bash', '--version'], ['openssl', 'version'], ['curl', '--version']],
+    toolchain: [
+      ['bash', '--version'],
+      ['openssl', 'version'],
+      ['curl', '--version'],
+    ],
     argv: ['bash', 'examples/signing/shell/sign.sh'],
   },
   go: {

@@ -8,7 +8,15 @@ import { startHarness, type Harness } from '../server/harness.ts';
 import { domainSource, signedRequest, type Credential } from '../server/support/http.ts';
 import { startReceiver, type Receiver } from '../server/support/receiver.ts';
 import { loadVectors } from '../protocol/vectors.ts';
-import { LANGUAGES, OPT_OUT_VARIABLE, optedOut, prepare, runProcess, type LanguageName, type Ready } from './languages.ts';
+import {
+  LANGUAGES,
+  OPT_OUT_VARIABLE,
+  optedOut,
+  prepare,
+  runProcess,
+  type LanguageName,
+  type Ready,
+} from './languages.ts';
 
 const V1 = '/api/partner/v1';
 const HIGH = { search: 10_000, write: 10_000, reporting: 10_000 };
@@ -94,7 +102,7 @@ export async function languageSuite(name: LanguageName): Promise<void> {
     const text = result.stdout.toString('utf8');
     const newline = text.indexOf('\n');
     const raw = text.slice(newline + 1);
-    return { status: Number(text.slice(0, newline)), raw, body: raw === '' ? undefined : (JSON.parse(raw) as any) };
+    return { status: Number(text.slice(0, newline)), raw, body: raw === '' ? undefined : JSON.parse(raw) };
   }
 
   describe(`${LANGUAGES[name].folder} (${ready.version}; start-up ${Math.round(ready.startupMs)} ms)`, () => {
