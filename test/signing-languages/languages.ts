@@ -168,7 +168,7 @@ export async function prepare(name: LanguageName): Promise<Ready> {
           `.ci/run installs it from Debian's packages; locally install it, or opt out explicitly with ${OPT_OUT_VARIABLE}=${name}.`,
       );
     }
-    versions.push(`${probe.stdout}${probe.stderr}`.trim().split('\n')[0]!);
+    versions.push(`${probe.stdout}${probe.stderr}`.trim().split('\n')[0]!.split(' ').slice(0, 3).join(' '));
   }
   if (!existsSync(join(ROOT, lang.folder))) {
     throw new Error(`${name}: ${lang.folder} is missing; the signer of this language has not been written.`);
