@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Recompute every vector in signing.json with a second, independent implementation.
+"""Recompute every vector in signing.json in Python, independently of the TypeScript implementation.
 
 Python 3 standard library only (hashlib, hmac, json). Exits 0 when every canonical query,
 canonical string, request signature and webhook signature matches and every invalid_query case
 is rejected; exits 1 and lists the mismatches otherwise.
 
-It is also a reference for partners who sign in another language: the functions
-canonical_query, canonical_string, sign_request and webhook_signature below are the whole
-protocol.
+The protocol functions (canonical_query, canonical_string, sign_request, webhook_signature) are
+those of examples/signing/python/domain_sales_signing.py, the Python signer partners copy from;
+examples/signing/ has the same in PHP, Ruby, shell, Go and Java.
 
 Usage: python3 spec/vectors/verify_vectors.py [path/to/signing.json]
        python3 spec/vectors/verify_vectors.py --requests recorded.json
@@ -17,107 +17,22 @@ names) the way a server would, and exits 1 if any signature does not verify.
 """
 
 import base64
-
-import hashlib
 import hmac
 import json
 import os
 import re
 import sys
 
-EMPTY_BODY_SHA256 = hashlib.sha256(b"").hexdigest()
-UNRESERVED = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.~")
-HEX_DIGITS = "0123456789abcdefABCDEF"
-
-
-class MalformedQuery(ValueError):
-    """The API answers a malformed query with HTTP 400 validation_error."""
-
-
-def decode_component(raw):
-    """Strict percent-decoding.
-
-    Only %XX escapes are decoded ("+" stays a plus: this is not form encoding). The escaped
-    bytes and the UTF-8 bytes of the literal characters together must be valid UTF-8.
-    urllib.parse.unquote is NOT suitable: it leaves malformed escapes in place and replaces
-    invalid UTF-8 instead of rejecting it.
-    """
-    out = bytearray()
-    i = 0
-    while i < len(raw):
-        ch = raw[i]
-        if ch == "%":
-            pair = raw[i + 1:i + 3]
-            if len(pair) != 2 or pair[0] not in HEX_DIGITS or pair[1] not in HEX_DIGITS:
-                raise MalformedQuery("%r at offset %d is not a valid escape" % (raw[i:i + 3], i))
-            out.append(int(pair, 16))
-            i += 3
-        else:
-            try:
-                out += ch.encode("utf-8")
-            except UnicodeEncodeError:  # an unpaired surrogate has no UTF-8 form
-                raise MalformedQuery("unpaired surrogate in %r" % raw)
-            i += 1
-    try:
-        # Python's strict UTF-8 codec refuses overlongs, encoded surrogates, code points above
-        # U+10FFFF, stray continuation bytes and truncated sequences. It keeps a leading U+FEFF
-        # (only "utf-8-sig" would drop it).
-        return out.decode("utf-8")
-    except UnicodeDecodeError as err:
-        raise MalformedQuery("escapes in %r are not valid UTF-8 (%s)" % (raw, err.reason))
-
-
-def encode_component(text):
-    """UTF-8 bytes; only A-Z a-z 0-9 - _ . ~ literal, every other byte as %XX in uppercase."""
-    return "".join(chr(b) if b in UNRESERVED else "%%%02X" % b for b in text.encode("utf-8"))
-
-
-def parse_query_pairs(raw_query):
-    pairs = []
-    for part in raw_query.split("&"):
-        if part == "":
-            continue
-        key, sep, value = part.partition("=")  # splits at the first "="; no "=" gives ""
-        pairs.append((decode_component(key), decode_component(value)))
-    return pairs
-
-
-def canonical_query(raw_query):
-    # Python compares str by code point, which is the order the protocol requires
-    # (JavaScript's default comparison uses UTF-16 code units and differs above U+FFFF).
-    pairs = sorted(parse_query_pairs(raw_query))
-    return "&".join(encode_component(k) + "=" + encode_component(v) for k, v in pairs)
-
-
-def ascii_upper(text):
-    return "".join(chr(ord(c) - 32) if "a" <= c <= "z" else c for c in text)
-
-
-def body_sha256_hex(method, body_bytes):
-    if method in ("GET", "HEAD") or not body_bytes:
-        return EMPTY_BODY_SHA256
-    return hashlib.sha256(body_bytes).hexdigest()
-
-
-def canonical_string(method, path, raw_query, timestamp, nonce, body_bytes):
-    upper = ascii_upper(method)
-    return "\n".join([
-        upper,
-        path,  # raw, as requested: percent-escapes are not touched
-        canonical_query(raw_query),
-        timestamp,
-        nonce,
-        body_sha256_hex(upper, body_bytes),
-    ])
-
-
-def sign_request(secret, canonical):
-    mac = hmac.new(secret.encode("utf-8"), canonical.encode("utf-8"), hashlib.sha256)
-    return "v1=" + mac.hexdigest()
-
-
-def webhook_signature(secret, body_bytes):
-    return hmac.new(secret.encode("utf-8"), body_bytes, hashlib.sha256).hexdigest()
+# The protocol itself lives in the partner-facing Python signer; this file only checks the vectors
+# (and recorded requests) with it, so there is one Python copy of the recipe.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples", "signing", "python"))
+from domain_sales_signing import (  # noqa: E402
+    MalformedQuery,
+    canonical_query,
+    canonical_string,
+    sign_request,
+    webhook_signature,
+)
 
 
 # ---------------------------------------------------------------------------------------------
