@@ -11,7 +11,8 @@ import { ConfigError } from './context.ts';
 import { ALL_FAMILIES } from './families/index.ts';
 import { MOCK_FAMILIES } from './families/mock.ts';
 import { htmlReport } from './html-report.ts';
-import { consoleSummary, jsonReport, junitReport } from './report.ts';
+import { consoleSummary, jsonReport, junitReport, rerunCommand } from './report.ts';
+import { invocation } from './invocation.ts';
 import { listing } from './requirements.ts';
 import { runConformance, startReferenceServer } from './run.ts';
 import { selects } from './runner.ts';
@@ -50,7 +51,7 @@ the @domain-sales/sandbox package beside the kit).
                            --surface public with the public one (4011); no protocol checks
   --list                   list the requirements (ID, title, rules) by family, and the retired IDs
 
-  npm run conformance -- receiver --url URL --secret S
+  domain-sales-conformance receiver --url URL --secret S
                            check a partner's webhook endpoint instead (see conformance/receiver.ts)
 `;
 
@@ -106,7 +107,7 @@ function parse(argv: string[]) {
     for (const item of items) {
       if (!families.some((f) => f.checks.some((c) => selects(item, f, c))))
         throw new ConfigError(
-          `${flag}: "${item}" names no family, requirement ID or ID prefix (npm run conformance -- --list)`,
+          `${flag}: "${item}" names no family, requirement ID or ID prefix (${invocation()} --list)`,
         );
     }
     return items;
@@ -250,8 +251,15 @@ async function main(argv: string[]): Promise<number> {
     });
     const { results, retired } = applyBaseline(run.results, baseline);
     const seconds = run.seconds;
-    console.log(consoleSummary(results, seconds, { retired, waits: run.http.waits, spent: run.http.spent() }));
-    const meta = { baseUrl, seed: args.seed, numRuns: args.numRuns, seconds };
+    const meta = { baseUrl, seed: args.seed, numRuns: args.numRuns, seconds, rerun: invocation() };
+    console.log(
+      consoleSummary(results, seconds, {
+        retired,
+        waits: run.http.waits,
+        spent: run.http.spent(),
+        rerun: (r) => rerunCommand(meta.rerun, meta, r),
+      }),
+    );
     if (args.reports.junit) await writeFile(args.reports.junit, junitReport(results));
     if (args.reports.json) await writeFile(args.reports.json, jsonReport(results, meta));
     if (args.reports.bundle) {

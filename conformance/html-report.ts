@@ -2,7 +2,7 @@
 // the run's families and checks with their requirement IDs, rules and durations, and each
 // failure with its message, the exchanges it names and the commands that rerun and replay it.
 import { describeExchange } from './http.ts';
-import { counts, outcomeOf, summaryByFamily, type Outcome } from './report.ts';
+import { counts, outcomeOf, rerunCommand, summaryByFamily, type Outcome } from './report.ts';
 import type { CheckResult } from './runner.ts';
 
 export interface HtmlMeta {
@@ -13,6 +13,8 @@ export interface HtmlMeta {
   date: string;
   /** Where the run wrote its failure bundle, for the replay commands. */
   bundleDir?: string;
+  /** How the kit was invoked (invocation.ts), for the rerun lines. */
+  rerun?: string;
 }
 
 const esc = (text: string) =>
@@ -42,10 +44,10 @@ details{margin:6px 0}summary{cursor:pointer;font-weight:600}
 `;
 
 function failureBlock(r: CheckResult, meta: HtmlMeta): string {
-  const rerun = `npm run conformance -- --base-url ${meta.baseUrl} --only ${r.id} --seed ${r.seed ?? meta.seed} --num-runs ${meta.numRuns}`;
+  const rerun = rerunCommand(meta.rerun, meta, r);
   const replay = meta.bundleDir
     ? `node ${meta.bundleDir}/replay.mjs --base-url ${meta.baseUrl} --check ${r.id}`
-    : `npm run conformance -- --base-url ${meta.baseUrl} --only ${r.id} --seed ${r.seed ?? meta.seed} --report bundle=DIR, then node DIR/replay.mjs --base-url URL --check ${r.id}`;
+    : `${rerun} --report bundle=DIR, then node DIR/replay.mjs --base-url URL --check ${r.id}`;
   const exchanges = (r.evidence ?? [])
     .map(
       (e, i) =>

@@ -2,6 +2,15 @@
 // input of --baseline). Every one names each check by its requirement ID and carries the rules.
 import type { CheckResult } from './runner.ts';
 
+/** The command that reruns one check: `prefix` is how the kit was invoked (invocation.ts). */
+export function rerunCommand(
+  prefix: string | undefined,
+  meta: { baseUrl: string; seed: number; numRuns: number },
+  r: Pick<CheckResult, 'id' | 'seed'>,
+): string {
+  return `${prefix ?? 'npm run conformance --'} --base-url ${meta.baseUrl} --only ${r.id} --seed ${r.seed ?? meta.seed} --num-runs ${meta.numRuns}`;
+}
+
 /** What a result counts as once a baseline is applied. */
 export type Outcome = 'passed' | 'failed' | 'known' | 'stale' | 'skipped';
 
@@ -34,6 +43,8 @@ export function consoleSummary(
     retired?: Array<{ id: string; replacedBy?: string }>;
     waits?: Map<string, number>;
     spent?: Map<string, { total: number; byFamily: Map<string, number> }>;
+    /** The command that reruns a failed check. */
+    rerun?: (r: CheckResult) => string;
   } = {},
 ): string {
   const baselined = results.some((r) => r.baseline);
@@ -48,6 +59,7 @@ export function consoleSummary(
       '',
       `FAILED ${r.id} (${r.family} › ${r.check})`,
       `    rules: ${r.rules.join('; ')}`,
+      ...(extra.rerun ? [`    rerun: ${extra.rerun(r)}`] : []),
       indent(r.message ?? ''),
     );
   for (const r of results.filter((x) => outcomeOf(x) === 'stale'))
