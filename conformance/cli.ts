@@ -43,7 +43,8 @@ the @domain-sales/sandbox package beside the kit).
   --webhook-listen H:P     address for the suite's webhook receiver (default 127.0.0.1:0)
   --webhook-public-url U   the URL the deployment should deliver to (remote deployments)
   --oauth-user E --oauth-password P   sandbox sign-in user for the OAuth, MCP and public families
-                           (default: SANDBOX_USER_EMAIL / SANDBOX_USER_PASSWORD)
+                           (default: SANDBOX_USER_EMAIL / SANDBOX_USER_PASSWORD; else, with
+                           sandbox credentials, the documented sandbox@example.com, said so)
   --provoke-rate-limit     exhaust a public rate-limit window on purpose to check the 429
                            (implied when the suite acts as many clients: a deployment on 127.0.0.0/8)
   --target T               deployment (default) | mock: check a Prism mock of one document

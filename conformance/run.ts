@@ -12,6 +12,7 @@ import { MOCK_FAMILIES } from './families/mock.ts';
 import { HttpRecorder, jsonOf, type Credentials, type Exchange } from './http.ts';
 import { runFamilies, selectFamilies, type CheckResult } from './runner.ts';
 import { loadSandbox } from './sandbox.ts';
+import { needsSignIn, tryDocumentedUser } from './sandbox-user.ts';
 import { SpecIndex } from './spec.ts';
 
 export interface ConformanceOptions {
@@ -142,12 +143,15 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   if (admin || o.credentials) available.add('credentials');
   if (!o.live) available.add('writes');
   if (!o.live && (isLoopback(o.baseUrl) || options.webhookPublicUrl)) available.add('webhook-receiver');
-  if (options.oauthUser && options.oauthPassword) available.add('oauth-user');
   const selection = { only: o.only ?? [], skip: o.skip ?? [], surface: o.surface ?? 'all' };
   const families = selectFamilies(o.families ?? (o.target === 'mock' ? MOCK_FAMILIES : ALL_FAMILIES), selection);
   const started = performance.now();
   let results: CheckResult[];
   try {
+    // A sandbox run without a sign-in user tries the one the sandbox documents (sandbox-user.ts).
+    if (!(options.oauthUser && options.oauthPassword) && !o.live && o.target !== 'mock' && needsSignIn(families))
+      log((await tryDocumentedUser(ctx)).line);
+    if (options.oauthUser && options.oauthPassword) available.add('oauth-user');
     results = await runFamilies(ctx, families, {
       ...selection,
       available,
@@ -167,6 +171,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
  */
 export async function startReferenceServer(
   faults?: ReadonlySet<string>,
+  extra: { sandboxUser?: { email: string; password: string } } = {},
 ): Promise<{ url: string; adminToken: string; stop(): Promise<void> }> {
   const { startServer } = await loadSandbox();
   const dataDir = await mkdtemp(join(tmpdir(), 'conformance-'));
@@ -184,6 +189,7 @@ export async function startReferenceServer(
       publicBaseUrl: undefined,
       webhookBackoffScale: 0.001,
       webhookTimeoutMs: 5000,
+      ...(extra.sandboxUser ? { sandboxUser: extra.sandboxUser } : {}),
     },
     log: () => {},
     ...(faults ? { faults } : {}),

@@ -18,6 +18,7 @@ export interface SandboxConfig {
   publicBaseUrl: string | undefined;
   webhookBackoffScale: number;
   webhookTimeoutMs: number;
+  sandboxUser?: { email: string; password: string };
 }
 
 export interface Sandbox {
