@@ -1,20 +1,22 @@
 #!/usr/bin/env node
 // npm run conformance -- [--base-url URL] [options]
 // npm run conformance -- receiver --url URL --secret S   (checks a partner's webhook endpoint)
-// Exit codes: 0 every check passed (or was skipped), 1 a check failed, 2 configuration error.
+// Exit codes: 0 every check passed (or was skipped), 1 a check failed, 2 configuration error,
+// 130 interrupted (Ctrl-C or SIGTERM: what the run changed is undone first).
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { applyBaseline, parseBaseline, runFails, writeBaseline, type BaselineEntry } from './baseline.ts';
 import { writeBundle } from './bundle/write.ts';
 import { ConfigError } from './context.ts';
+import { coverageSummary } from './coverage.ts';
 import { ALL_FAMILIES } from './families/index.ts';
 import { MOCK_FAMILIES } from './families/mock.ts';
 import { htmlReport } from './html-report.ts';
 import { consoleSummary, jsonReport, junitReport, rerunCommand } from './report.ts';
 import { invocation } from './invocation.ts';
 import { listing } from './requirements.ts';
-import { runConformance, startReferenceServer } from './run.ts';
+import { RunInterrupted, runConformance, startReferenceServer } from './run.ts';
 import { selects } from './runner.ts';
 
 const USAGE = `Usage: domain-sales-conformance [--base-url URL] [options]
@@ -229,7 +231,18 @@ async function main(argv: string[]): Promise<number> {
     console.log(
       `conformance: against ${baseUrl} (seed ${args.seed}, ${args.numRuns} runs per property${baseline.length ? `, baseline of ${baseline.length} known failures` : ''})`,
     );
+    // Ctrl-C (or SIGTERM): undo what the run changed on the deployment, then exit 130; a second one quits at once.
+    const interrupt = new AbortController();
+    const onSignal = () => {
+      console.error('\ninterrupted: undoing what the run changed on the deployment (again to quit at once)');
+      interrupt.abort();
+      process.once('SIGINT', () => process.exit(130));
+      process.once('SIGTERM', () => process.exit(130));
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     const run = await runConformance({
+      signal: interrupt.signal,
       baseUrl,
       credentials: args.credentials,
       adminToken,
@@ -261,8 +274,9 @@ async function main(argv: string[]): Promise<number> {
         rerun: (r) => rerunCommand(meta.rerun, meta, r),
       }),
     );
-    if (args.reports.junit) await writeFile(args.reports.junit, junitReport(results));
-    if (args.reports.json) await writeFile(args.reports.json, jsonReport(results, meta));
+    console.log(coverageSummary(run.coverage));
+    if (args.reports.junit) await writeFile(args.reports.junit, junitReport(results, run.coverage));
+    if (args.reports.json) await writeFile(args.reports.json, jsonReport(results, { ...meta, coverage: run.coverage }));
     if (args.reports.bundle) {
       const bundled = await writeBundle(args.reports.bundle, results, run.http, meta);
       if (bundled.length > 0)
@@ -276,6 +290,7 @@ async function main(argv: string[]): Promise<number> {
         htmlReport(results, {
           ...meta,
           date: new Date().toISOString(),
+          coverage: run.coverage,
           ...(args.reports.bundle ? { bundleDir: args.reports.bundle } : {}),
         }),
       );
@@ -289,6 +304,10 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) {
       console.error(err.message);
       return 2;
+    }
+    if (err instanceof RunInterrupted) {
+      console.error('interrupted: what the run changed was undone; no report written');
+      return 130;
     }
     throw err;
   } finally {
