@@ -23,7 +23,8 @@ export function invocation(
     if (!/\s-/.test(env.npm_lifecycle_script ?? '')) return `npm run ${env.npm_lifecycle_event} --`;
     if (kit) return `npx ${PACKAGE}`;
   }
-  if (env.npm_command === 'exec') return kit ? `npx ${PACKAGE}` : `npx ${name}`;
+  // Under npx: the package (found installed or fetched); a script it ran (npx tsx cli.ts) by its path below.
+  if (env.npm_command === 'exec' && kit) return `npx ${PACKAGE}`;
   const path = isAbsolute(script) ? script : resolve(cwd, script);
   const onPath = (env.PATH ?? '')
     .split(delimiter)

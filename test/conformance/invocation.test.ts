@@ -36,6 +36,10 @@ describe('invocation(): how the kit was run', () => {
     expect(
       invocation(['node', '/home/op/.npm/_npx/1/node_modules/.bin/domain-sales-conformance'], { npm_command: 'exec' }),
     ).toBe('npx @domain-sales/conformance');
+    // `npx tsx conformance/cli.ts` in this repository: the script through tsx, not `npx cli.ts`.
+    expect(invocation(['node', '/r/conformance/cli.ts'], { npm_command: 'exec', PATH: '/usr/bin' }, '/r')).toBe(
+      'npx tsx conformance/cli.ts',
+    );
   });
   it('the bin on PATH by its name; elsewhere by its path; a TypeScript file through tsx', () => {
     const bin = '/home/op/shop/node_modules/.bin/domain-sales-conformance';
