@@ -17,6 +17,8 @@ if (existsSync(built)) {
   const tsx = join(dirname(require.resolve('tsx/package.json')), 'dist', 'cli.mjs');
   const { status } = spawnSync(process.execPath, [tsx, join(here, 'cli.ts'), ...process.argv.slice(2)], {
     stdio: 'inherit',
+    // So the reports' rerun lines name this bin, not the TypeScript file (conformance/invocation.ts).
+    env: { ...process.env, CONFORMANCE_INVOKED_AS: process.argv[1] ?? '' },
   });
   process.exit(status ?? 2);
 }

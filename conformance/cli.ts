@@ -1,19 +1,22 @@
 #!/usr/bin/env node
 // npm run conformance -- [--base-url URL] [options]
 // npm run conformance -- receiver --url URL --secret S   (checks a partner's webhook endpoint)
-// Exit codes: 0 every check passed (or was skipped), 1 a check failed, 2 configuration error.
+// Exit codes: 0 every check passed (or was skipped), 1 a check failed, 2 configuration error,
+// 130 interrupted (Ctrl-C or SIGTERM: what the run changed is undone first).
 import { randomBytes } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { applyBaseline, parseBaseline, runFails, writeBaseline, type BaselineEntry } from './baseline.ts';
 import { writeBundle } from './bundle/write.ts';
 import { ConfigError } from './context.ts';
+import { coverageSummary } from './coverage.ts';
 import { ALL_FAMILIES } from './families/index.ts';
 import { MOCK_FAMILIES } from './families/mock.ts';
 import { htmlReport } from './html-report.ts';
-import { consoleSummary, jsonReport, junitReport } from './report.ts';
+import { consoleSummary, jsonReport, junitReport, rerunCommand } from './report.ts';
+import { invocation } from './invocation.ts';
 import { listing } from './requirements.ts';
-import { runConformance, startReferenceServer } from './run.ts';
+import { RunInterrupted, runConformance, startReferenceServer } from './run.ts';
 import { selects } from './runner.ts';
 
 const USAGE = `Usage: domain-sales-conformance [--base-url URL] [options]
@@ -42,7 +45,8 @@ the @domain-sales/sandbox package beside the kit).
   --webhook-listen H:P     address for the suite's webhook receiver (default 127.0.0.1:0)
   --webhook-public-url U   the URL the deployment should deliver to (remote deployments)
   --oauth-user E --oauth-password P   sandbox sign-in user for the OAuth, MCP and public families
-                           (default: SANDBOX_USER_EMAIL / SANDBOX_USER_PASSWORD)
+                           (default: SANDBOX_USER_EMAIL / SANDBOX_USER_PASSWORD; else, with
+                           sandbox credentials, the documented sandbox@example.com, said so)
   --provoke-rate-limit     exhaust a public rate-limit window on purpose to check the 429
                            (implied when the suite acts as many clients: a deployment on 127.0.0.0/8)
   --target T               deployment (default) | mock: check a Prism mock of one document
@@ -50,7 +54,7 @@ the @domain-sales/sandbox package beside the kit).
                            --surface public with the public one (4011); no protocol checks
   --list                   list the requirements (ID, title, rules) by family, and the retired IDs
 
-  npm run conformance -- receiver --url URL --secret S
+  domain-sales-conformance receiver --url URL --secret S
                            check a partner's webhook endpoint instead (see conformance/receiver.ts)
 `;
 
@@ -106,7 +110,7 @@ function parse(argv: string[]) {
     for (const item of items) {
       if (!families.some((f) => f.checks.some((c) => selects(item, f, c))))
         throw new ConfigError(
-          `${flag}: "${item}" names no family, requirement ID or ID prefix (npm run conformance -- --list)`,
+          `${flag}: "${item}" names no family, requirement ID or ID prefix (${invocation()} --list)`,
         );
     }
     return items;
@@ -227,7 +231,18 @@ async function main(argv: string[]): Promise<number> {
     console.log(
       `conformance: against ${baseUrl} (seed ${args.seed}, ${args.numRuns} runs per property${baseline.length ? `, baseline of ${baseline.length} known failures` : ''})`,
     );
+    // Ctrl-C (or SIGTERM): undo what the run changed on the deployment, then exit 130; a second one quits at once.
+    const interrupt = new AbortController();
+    const onSignal = () => {
+      console.error('\ninterrupted: undoing what the run changed on the deployment (again to quit at once)');
+      interrupt.abort();
+      process.once('SIGINT', () => process.exit(130));
+      process.once('SIGTERM', () => process.exit(130));
+    };
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
     const run = await runConformance({
+      signal: interrupt.signal,
       baseUrl,
       credentials: args.credentials,
       adminToken,
@@ -250,10 +265,18 @@ async function main(argv: string[]): Promise<number> {
     });
     const { results, retired } = applyBaseline(run.results, baseline);
     const seconds = run.seconds;
-    console.log(consoleSummary(results, seconds, { retired, waits: run.http.waits, spent: run.http.spent() }));
-    const meta = { baseUrl, seed: args.seed, numRuns: args.numRuns, seconds };
-    if (args.reports.junit) await writeFile(args.reports.junit, junitReport(results));
-    if (args.reports.json) await writeFile(args.reports.json, jsonReport(results, meta));
+    const meta = { baseUrl, seed: args.seed, numRuns: args.numRuns, seconds, rerun: invocation() };
+    console.log(
+      consoleSummary(results, seconds, {
+        retired,
+        waits: run.http.waits,
+        spent: run.http.spent(),
+        rerun: (r) => rerunCommand(meta.rerun, meta, r),
+      }),
+    );
+    console.log(coverageSummary(run.coverage));
+    if (args.reports.junit) await writeFile(args.reports.junit, junitReport(results, run.coverage));
+    if (args.reports.json) await writeFile(args.reports.json, jsonReport(results, { ...meta, coverage: run.coverage }));
     if (args.reports.bundle) {
       const bundled = await writeBundle(args.reports.bundle, results, run.http, meta);
       if (bundled.length > 0)
@@ -267,6 +290,7 @@ async function main(argv: string[]): Promise<number> {
         htmlReport(results, {
           ...meta,
           date: new Date().toISOString(),
+          coverage: run.coverage,
           ...(args.reports.bundle ? { bundleDir: args.reports.bundle } : {}),
         }),
       );
@@ -280,6 +304,10 @@ async function main(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) {
       console.error(err.message);
       return 2;
+    }
+    if (err instanceof RunInterrupted) {
+      console.error('interrupted: what the run changed was undone; no report written');
+      return 130;
     }
     throw err;
   } finally {

@@ -128,6 +128,33 @@ export function oncePerRun<T>(ctx: Context, key: string, build: () => Promise<T>
   return value;
 }
 
+const teardowns = new WeakMap<Context, Array<{ what: string; undo: () => Promise<void> }>>();
+
+/**
+ * Registers how to undo something the run changed on the deployment (a webhook registration...).
+ * Undone at the end of the run, whatever happened: after a failure, and on Ctrl-C (run.ts).
+ */
+export function onTeardown(ctx: Context, what: string, undo: () => Promise<void>): void {
+  let list = teardowns.get(ctx);
+  if (!list) teardowns.set(ctx, (list = []));
+  list.push({ what, undo });
+}
+
+/** Undoes, newest first, what the run registered; a step that fails is reported and the rest still run. */
+export async function runTeardowns(ctx: Context): Promise<string[]> {
+  const list = teardowns.get(ctx) ?? [];
+  teardowns.delete(ctx);
+  const problems: string[] = [];
+  for (const { what, undo } of list.reverse()) {
+    try {
+      await undo();
+    } catch (err) {
+      problems.push(`${what}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+    }
+  }
+  return problems;
+}
+
 /** Fails unless the exchange is an Error body with this status and code, and a non-empty message. */
 export function expectError(exchange: Exchange, status: number, code: string, why: string): void {
   const body = jsonOf(exchange) as { code?: unknown; message?: unknown } | undefined;

@@ -2,7 +2,8 @@
 // the run's families and checks with their requirement IDs, rules and durations, and each
 // failure with its message, the exchanges it names and the commands that rerun and replay it.
 import { describeExchange } from './http.ts';
-import { counts, outcomeOf, summaryByFamily, type Outcome } from './report.ts';
+import { counts, outcomeOf, rerunCommand, summaryByFamily, type Outcome } from './report.ts';
+import { coverageFigures, type Coverage } from './coverage.ts';
 import type { CheckResult } from './runner.ts';
 
 export interface HtmlMeta {
@@ -13,6 +14,10 @@ export interface HtmlMeta {
   date: string;
   /** Where the run wrote its failure bundle, for the replay commands. */
   bundleDir?: string;
+  /** How the kit was invoked (invocation.ts), for the rerun lines. */
+  rerun?: string;
+  /** What the run exercised of the contract. */
+  coverage?: Coverage;
 }
 
 const esc = (text: string) =>
@@ -42,10 +47,10 @@ details{margin:6px 0}summary{cursor:pointer;font-weight:600}
 `;
 
 function failureBlock(r: CheckResult, meta: HtmlMeta): string {
-  const rerun = `npm run conformance -- --base-url ${meta.baseUrl} --only ${r.id} --seed ${r.seed ?? meta.seed} --num-runs ${meta.numRuns}`;
+  const rerun = rerunCommand(meta.rerun, meta, r);
   const replay = meta.bundleDir
     ? `node ${meta.bundleDir}/replay.mjs --base-url ${meta.baseUrl} --check ${r.id}`
-    : `npm run conformance -- --base-url ${meta.baseUrl} --only ${r.id} --seed ${r.seed ?? meta.seed} --report bundle=DIR, then node DIR/replay.mjs --base-url URL --check ${r.id}`;
+    : `${rerun} --report bundle=DIR, then node DIR/replay.mjs --base-url URL --check ${r.id}`;
   const exchanges = (r.evidence ?? [])
     .map(
       (e, i) =>
@@ -75,6 +80,47 @@ function row(r: CheckResult, meta: HtmlMeta): string {
   return `<tr class="check ${outcome}" id="${esc(r.id)}" data-id="${esc(r.id)}" data-status="${outcome}"><td class="status ${outcome}">${LABEL[outcome]}</td><td class="id"><code>${esc(r.id)}</code></td><td><div class="title">${esc(r.check)}</div><div class="rules">${r.rules.map((x) => esc(x)).join('<br>')}</div>${note}${failure}</td><td>${(r.ms / 1000).toFixed(2)} s${r.waitedMs ? `<div class="rules">waited ${(r.waitedMs / 1000).toFixed(1)} s</div>` : ''}</td></tr>`;
 }
 
+/** The API coverage section: the figures, then every operation × status, webhook type and x- rule. */
+function coverageSection(c: Coverage | undefined): string {
+  if (!c) return '';
+  const cell = (n: number) => (n > 0 ? `<span class="passed">${n}</span>` : '<span class="failed">0</span>');
+  const rows = c.operations
+    .map(
+      (o) =>
+        `<tr class="op" data-op="${esc(`${o.api} ${o.method} ${o.path}`)}"><td>${esc(o.api)}</td><td><code>${esc(`${o.method} ${o.path}`)}</code></td><td>${Object.entries(
+          o.statuses,
+        )
+          .map(([s, n]) => `<span class="pair" data-status="${esc(s)}" data-count="${n}">${esc(s)}: ${cell(n)}</span>`)
+          .join(' · ')}${
+          Object.keys(o.undocumented).length
+            ? `<div class="rules">undocumented: ${Object.entries(o.undocumented)
+                .map(([s, n]) => `${esc(s)} (${n})`)
+                .join(', ')}</div>`
+            : ''
+        }</td></tr>`,
+    )
+    .join('');
+  const hooks = Object.entries(c.webhooks.types)
+    .map(
+      ([t, n]) =>
+        `<tr class="webhook" data-type="${esc(t)}" data-count="${n}"><td><code>${esc(t)}</code></td><td>${cell(n)}</td></tr>`,
+    )
+    .join('');
+  const rules = Object.entries(c.rules.names)
+    .map(
+      ([r, v]) =>
+        `<tr class="xrule" data-rule="${esc(r)}"><td><code>${esc(r)}</code></td><td>${v ? '<span class="passed">exercised</span>' : '<span class="failed">not exercised</span>'}</td></tr>`,
+    )
+    .join('');
+  return `<section id="coverage"><h2>API coverage</h2>
+<ul class="figures">${coverageFigures(c)
+    .map((l) => `<li>${esc(l)}</li>`)
+    .join('')}</ul>
+<details open><summary>operations × documented status codes (answers seen)</summary><table><thead><tr><th>api</th><th>operation</th><th>statuses</th></tr></thead><tbody>${rows}</tbody></table></details>
+<details><summary>webhook types (deliveries to the kit's receiver)</summary><table><tbody>${hooks}</tbody></table></details>
+<details><summary>x- rules (named by a check that ran)</summary><table><tbody>${rules}</tbody></table></details></section>`;
+}
+
 export function htmlReport(results: CheckResult[], meta: HtmlMeta): string {
   const c = counts(results);
   const families = summaryByFamily(results);
@@ -100,6 +146,7 @@ export function htmlReport(results: CheckResult[], meta: HtmlMeta): string {
 <div>${esc(meta.baseUrl)} · ${esc(meta.date)} · seed ${meta.seed} · ${meta.numRuns} runs per property · ${meta.seconds.toFixed(1)} s</div>
 <div class="totals"><span class="passed" id="count-passed">${c.passed} passed</span><span class="failed" id="count-failed">${c.failed} failed</span><span class="known">${c.known} known</span><span class="stale">${c.stale} stale</span><span class="skipped" id="count-skipped">${c.skipped} skipped</span></div></header>
 <main><h2>Families</h2><table class="summary"><thead><tr><th>family</th><th>passed</th><th>failed</th><th>known</th><th>stale</th><th>skipped</th></tr></thead><tbody>${summary}</tbody></table>
-${sections}</main></body></html>
+${sections}
+${coverageSection(meta.coverage)}</main></body></html>
 `;
 }

@@ -116,6 +116,9 @@ export interface SignOptions {
   queryLine?: string;
 }
 
+/** The scope (family name) of the requests that undo what a run changed. */
+export const TEARDOWN = 'teardown';
+
 const flipLast = (s: string) => s.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
 
 export class HttpRecorder {
@@ -131,6 +134,10 @@ export class HttpRecorder {
   private readonly windows = new Map<string, { remaining: number; resetAt: number; limit: number }>();
   private readonly scopes: AsyncLocalStorage<Scope>;
   private rotation = 0;
+  /** Webhook deliveries the kit's receiver got, by event type (API coverage). */
+  readonly webhookDeliveries: Map<string, number>;
+  /** Shared with unpaced copies: set when the run is interrupted (see stop). */
+  private readonly stopped: { value: boolean };
 
   constructor(
     readonly baseUrl: string,
@@ -145,6 +152,8 @@ export class HttpRecorder {
     this.credentials = parent?.credentials ?? new Map();
     this.waits = parent?.waits ?? new Map();
     this.scopes = parent?.scopes ?? new AsyncLocalStorage<Scope>();
+    this.stopped = parent?.stopped ?? { value: false };
+    this.webhookDeliveries = parent?.webhookDeliveries ?? new Map();
     if (parent) this.clockOffsetMs = parent.clockOffsetMs;
   }
 
@@ -166,6 +175,11 @@ export class HttpRecorder {
         return scope.waitedMs;
       },
     };
+  }
+
+  /** Refuses every request from now on but the teardown's (an interrupted run). */
+  stop(): void {
+    this.stopped.value = true;
   }
 
   /** The check running now (in this async context), if any. */
@@ -212,6 +226,8 @@ export class HttpRecorder {
     options: SendOptions,
     prepare?: (headers: Record<string, string>) => Record<string, string>,
   ): Promise<Exchange> {
+    // Once the run is interrupted only its teardown still talks to the deployment.
+    if (this.stopped.value && this.current()?.family !== TEARDOWN) throw new Error('the run was interrupted');
     for (let attempt = 0; ; attempt++) {
       const exchange = await this.sendOnce(options, prepare);
       if (exchange.status !== 429 || options.acceptRateLimit || attempt >= 5) return exchange;

@@ -1,6 +1,16 @@
 // Reports: a console summary with counts per family, JUnit XML for CI, JSON for tools (and the
 // input of --baseline). Every one names each check by its requirement ID and carries the rules.
+import type { Coverage } from './coverage.ts';
 import type { CheckResult } from './runner.ts';
+
+/** The command that reruns one check: `prefix` is how the kit was invoked (invocation.ts). */
+export function rerunCommand(
+  prefix: string | undefined,
+  meta: { baseUrl: string; seed: number; numRuns: number },
+  r: Pick<CheckResult, 'id' | 'seed'>,
+): string {
+  return `${prefix ?? 'npm run conformance --'} --base-url ${meta.baseUrl} --only ${r.id} --seed ${r.seed ?? meta.seed} --num-runs ${meta.numRuns}`;
+}
 
 /** What a result counts as once a baseline is applied. */
 export type Outcome = 'passed' | 'failed' | 'known' | 'stale' | 'skipped';
@@ -34,6 +44,8 @@ export function consoleSummary(
     retired?: Array<{ id: string; replacedBy?: string }>;
     waits?: Map<string, number>;
     spent?: Map<string, { total: number; byFamily: Map<string, number> }>;
+    /** The command that reruns a failed check. */
+    rerun?: (r: CheckResult) => string;
   } = {},
 ): string {
   const baselined = results.some((r) => r.baseline);
@@ -48,6 +60,7 @@ export function consoleSummary(
       '',
       `FAILED ${r.id} (${r.family} › ${r.check})`,
       `    rules: ${r.rules.join('; ')}`,
+      ...(extra.rerun ? [`    rerun: ${extra.rerun(r)}`] : []),
       indent(r.message ?? ''),
     );
   for (const r of results.filter((x) => outcomeOf(x) === 'stale'))
@@ -101,7 +114,19 @@ const xml = (text: string) =>
     // eslint-disable-next-line no-control-regex
     .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, '');
 
-export function junitReport(results: CheckResult[]): string {
+/** The coverage figures as JUnit properties of the whole run. */
+function coverageProperties(c: Coverage | undefined): string {
+  if (!c) return '';
+  const props: Array<[string, string]> = [
+    ['coverage.operation-status-pairs', `${c.pairs.exercised}/${c.pairs.total}`],
+    ['coverage.operations', `${c.operationsExercised.exercised}/${c.operationsExercised.total}`],
+    ['coverage.webhook-types', `${c.webhooks.exercised}/${c.webhooks.total}`],
+    ['coverage.x-rules', `${c.rules.exercised}/${c.rules.total}`],
+  ];
+  return `  <properties>${props.map(([n, v]) => `<property name="${n}" value="${v}"/>`).join('')}</properties>\n`;
+}
+
+export function junitReport(results: CheckResult[], coverage?: Coverage): string {
   const suites = summaryByFamily(results).map(({ family, failed, stale, skipped, known }) => {
     const cases = results
       .filter((r) => r.family === family)
@@ -124,7 +149,7 @@ export function junitReport(results: CheckResult[]): string {
     return `  <testsuite name="${xml(family)}" tests="${cases.length}" failures="${failed + stale}" skipped="${skipped + known}" time="${time.toFixed(3)}">\n${cases.join('\n')}\n  </testsuite>`;
   });
   const c = counts(results);
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="conformance" tests="${results.length}" failures="${c.failed + c.stale}">\n${suites.join('\n')}\n</testsuites>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<testsuites name="conformance" tests="${results.length}" failures="${c.failed + c.stale}">\n${coverageProperties(coverage)}${suites.join('\n')}\n</testsuites>\n`;
 }
 
 /** The JSON report: also a valid --baseline (its failed checks are the known failures). */

@@ -6,12 +6,14 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClientPool } from './clients.ts';
-import { ConfigError, type AdminClient, type Context, type Family, type Need } from './context.ts';
+import { computeCoverage, type Coverage } from './coverage.ts';
+import { ConfigError, runTeardowns, type AdminClient, type Context, type Family, type Need } from './context.ts';
 import { ALL_FAMILIES } from './families/index.ts';
 import { MOCK_FAMILIES } from './families/mock.ts';
-import { HttpRecorder, jsonOf, type Credentials, type Exchange } from './http.ts';
+import { HttpRecorder, jsonOf, TEARDOWN, type Credentials, type Exchange } from './http.ts';
 import { runFamilies, selectFamilies, type CheckResult } from './runner.ts';
 import { loadSandbox } from './sandbox.ts';
+import { needsSignIn, tryDocumentedUser } from './sandbox-user.ts';
 import { SpecIndex } from './spec.ts';
 
 export interface ConformanceOptions {
@@ -38,6 +40,15 @@ export interface ConformanceOptions {
   target?: 'deployment' | 'mock';
   /** Exhaust a public rate limit to see the 429 (default: only against the reference server). */
   provokeRateLimit?: boolean;
+  /** Aborted (Ctrl-C): the run stops sending, undoes what it changed, and rejects with RunInterrupted. */
+  signal?: AbortSignal;
+}
+
+/** The run was interrupted (ConformanceOptions.signal); what it changed was undone first. */
+export class RunInterrupted extends Error {
+  constructor() {
+    super('the run was interrupted');
+  }
 }
 
 /** The operator API, through the recorder (so its calls are in the run's record and in bundles; the token never is). */
@@ -82,6 +93,8 @@ const FAST_LIMITS = { search: 100_000, write: 100_000, reporting: 100_000 };
 
 export interface ConformanceRun {
   results: CheckResult[];
+  /** What the run exercised of the contract (coverage.ts). */
+  coverage: Coverage;
   seconds: number;
   families: Family[];
   exchanges: Exchange[];
@@ -142,22 +155,54 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
   if (admin || o.credentials) available.add('credentials');
   if (!o.live) available.add('writes');
   if (!o.live && (isLoopback(o.baseUrl) || options.webhookPublicUrl)) available.add('webhook-receiver');
-  if (options.oauthUser && options.oauthPassword) available.add('oauth-user');
   const selection = { only: o.only ?? [], skip: o.skip ?? [], surface: o.surface ?? 'all' };
   const families = selectFamilies(o.families ?? (o.target === 'mock' ? MOCK_FAMILIES : ALL_FAMILIES), selection);
   const started = performance.now();
   let results: CheckResult[];
-  try {
-    results = await runFamilies(ctx, families, {
+  // Ctrl-C (o.signal): stop sending, undo what the run changed, and reject.
+  let abort: Promise<never> | undefined;
+  if (o.signal) {
+    const signal = o.signal;
+    abort = new Promise<never>((_, reject) => {
+      const stop = () => {
+        http.stop();
+        reject(new RunInterrupted());
+      };
+      if (signal.aborted) stop();
+      else signal.addEventListener('abort', stop, { once: true });
+    });
+    abort.catch(() => {});
+  }
+  const work = (async () => {
+    // A sandbox run without a sign-in user tries the one the sandbox documents (sandbox-user.ts).
+    if (!(options.oauthUser && options.oauthPassword) && !o.live && o.target !== 'mock' && needsSignIn(families))
+      log((await tryDocumentedUser(ctx)).line);
+    if (options.oauthUser && options.oauthPassword) available.add('oauth-user');
+    return runFamilies(ctx, families, {
       ...selection,
       available,
       ...(o.onFamily ? { onFamily: o.onFamily } : {}),
       ...(o.onResult ? { onResult: o.onResult } : {}),
     });
+  })();
+  work.catch(() => {});
+  try {
+    results = await (abort ? Promise.race([work, abort]) : work);
   } finally {
+    // What the run changed is put back (the webhook registration...), also after a failure or Ctrl-C.
+    const problems = await http.scope(TEARDOWN, TEARDOWN).run(() => runTeardowns(ctx));
+    for (const p of problems) log(`  could not undo ${p}`);
     clients.close();
   }
-  return { results, seconds: (performance.now() - started) / 1000, families, exchanges: http.exchanges, http };
+  const coverage = computeCoverage(ctx.spec, http.exchanges, results, http.webhookDeliveries, o.baseUrl);
+  return {
+    results,
+    coverage,
+    seconds: (performance.now() - started) / 1000,
+    families,
+    exchanges: http.exchanges,
+    http,
+  };
 }
 
 /**
@@ -167,7 +212,8 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
  */
 export async function startReferenceServer(
   faults?: ReadonlySet<string>,
-): Promise<{ url: string; adminToken: string; stop(): Promise<void> }> {
+  extra: { sandboxUser?: { email: string; password: string } } = {},
+): Promise<{ url: string; adminToken: string; stop(): Promise<void>; metrics(): Promise<string> }> {
   const { startServer } = await loadSandbox();
   const dataDir = await mkdtemp(join(tmpdir(), 'conformance-'));
   const adminToken = randomBytes(16).toString('hex');
@@ -184,6 +230,7 @@ export async function startReferenceServer(
       publicBaseUrl: undefined,
       webhookBackoffScale: 0.001,
       webhookTimeoutMs: 5000,
+      ...(extra.sandboxUser ? { sandboxUser: extra.sandboxUser } : {}),
     },
     log: () => {},
     ...(faults ? { faults } : {}),
@@ -191,6 +238,8 @@ export async function startReferenceServer(
   return {
     url: running.url,
     adminToken,
+    /** The server's Prometheus exposition (GET /metrics), e.g. webhook_outbox_depth. */
+    metrics: async () => (await running.metrics?.registry.metrics()) ?? '',
     async stop() {
       await running.stop();
       await rm(dataDir, { recursive: true, force: true });

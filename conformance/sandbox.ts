@@ -18,6 +18,7 @@ export interface SandboxConfig {
   publicBaseUrl: string | undefined;
   webhookBackoffScale: number;
   webhookTimeoutMs: number;
+  sandboxUser?: { email: string; password: string };
 }
 
 export interface Sandbox {
@@ -26,7 +27,7 @@ export interface Sandbox {
     config: SandboxConfig;
     log?: (line: string) => void;
     faults?: ReadonlySet<string>;
-  }): Promise<{ url: string; stop(): Promise<void> }>;
+  }): Promise<{ url: string; stop(): Promise<void>; metrics?: { registry: { metrics(): Promise<string> } } }>;
 }
 
 const FROM_SOURCE = import.meta.url.endsWith('.ts');

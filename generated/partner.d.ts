@@ -617,7 +617,21 @@ export interface paths {
          */
         put: operations["registerWebhook"];
         post?: never;
-        delete?: never;
+        /**
+         * Stop deliveries to the webhook endpoint
+         * @description Deactivates the registered endpoint: it is kept, with `active: false`, and no delivery is
+         *     made to it. Deliveries still pending are given up at once (GET `/api/partner/webhooks` shows
+         *     them `failed`, with `last_error` saying the endpoint was deactivated), and events written
+         *     while it is inactive are kept in the history (GET `/events`) only, never delivered later. A
+         *     PUT registers an endpoint again and reactivates it; events from the inactive time are then
+         *     caught up through GET `/events`.
+         *
+         *     This is how a partner retires an integration, or how a test run (the conformance kit) leaves
+         *     no registration behind that the service would retry for a day. Deactivating an inactive
+         *     endpoint answers 200 again; 404 `not_found` when no endpoint was ever registered. Like
+         *     registration, this path has no version segment.
+         */
+        delete: operations["deactivateWebhook"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1701,7 +1715,7 @@ export interface components {
         WebhookStatus: {
             /** Format: uri */
             url: string;
-            /** @description True while deliveries are made to `url`; a PUT always (re)activates the endpoint. */
+            /** @description True while deliveries are made to `url`; DELETE `/api/partner/webhooks` deactivates it, a PUT always (re)activates it. */
             active: boolean;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -1729,7 +1743,7 @@ export interface components {
         WebhookRegistration: {
             /** Format: uri */
             url: string;
-            /** @description True while deliveries are made to `url`; a PUT always (re)activates the endpoint. */
+            /** @description True while deliveries are made to `url`; DELETE `/api/partner/webhooks` deactivates it, a PUT always (re)activates it. */
             active: boolean;
             created_at: components["schemas"]["Timestamp"];
             updated_at: components["schemas"]["Timestamp"];
@@ -3571,6 +3585,37 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deactivateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint, now inactive (the secret is never returned). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookRegistration"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -11,7 +11,17 @@ export function canonicalString(request: {
   body?: string;
 }): string;
 export function hmacHex(key: string, text: string): string;
-export function correlate(recorded: unknown, fresh: unknown, out?: Map<string, string>): Map<string, string>;
+export function correlate(
+  recorded: unknown,
+  fresh: unknown,
+  out?: Map<string, string>,
+  member?: string,
+): Map<string, string>;
+export const DEFAULT_ID_PATTERNS: string[];
+export const SECRET_MEMBER: RegExp;
+export function useIdPatterns(patterns: string[] | undefined): void;
+export function idShaped(value: string): boolean;
+export function scrub(text: string, secrets: Set<string>): string;
 export function substitute(text: string, map: Map<string, string>): string;
 export function jsonDiff(
   recorded: unknown,
@@ -19,4 +29,5 @@ export function jsonDiff(
   map: Map<string, string>,
   path?: string,
   out?: string[],
+  key?: string,
 ): string[];

@@ -17,7 +17,14 @@
 //   ADMIN_TOKEN                             the operator token: replays the operator calls, and
 //                                           mints fresh credentials where the run minted them
 //   OAUTH_PASSWORD                          the sandbox sign-in user's password (sign-in forms)
-// Exit code: 0 every answer as recorded, 1 some answer differs, 2 cannot replay (arguments, credentials).
+// Exit code: 0 the failure reproduces (every answer as recorded); 1 it does not (some answer
+// differs: fixed, or failing another way); 2 cannot replay (arguments, credentials).
+//
+// Compared: status, content type, the presence of the rate-limit and request-id headers, the
+// values of a few headers, a redirect's location, and JSON bodies member by member. Identifiers
+// the deployment issued are learned (see correlate) and times skipped; secrets are never
+// compared or printed: a member the bundle withheld (${REDACTED}), a secret member (secret,
+// access_token…), and any secret from the environment are shown as ${REDACTED} or (withheld).
 // Plain Node 20, no dependencies: it runs without the kit installed.
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -98,27 +105,83 @@ const flipLast = (s) => s.replace(/.$/, (c) => (c === '0' ? '1' : '0'));
 
 // ---------------------------------------------------------------------------------------------
 // Carrying identifiers from new answers into later requests
+//
+// Only values shaped like identifiers the deployment issues are learned: a value matching one of
+// the contract's id patterns (`^ord_[0-9A-Za-z]{6,40}$`… listed in bundle.json as `idPatterns`,
+// read from the bundled documents when the bundle was written), or an opaque token in a member
+// that carries one (`…_id`, `…_token`, `…_cursor`: a client id, an access token, a cursor).
+// Error codes, statuses, types and messages are never learned: a changed one is a difference.
 
-const ID_LIKE = /^[A-Za-z0-9_\-.~:+/=]{6,}$/;
+/** The contract's id shapes when a bundle names none (bundles written before idPatterns). */
+export const DEFAULT_ID_PATTERNS = [
+  '^ord_[0-9A-Za-z]{6,40}$',
+  '^evt_[0-9A-Za-z]{6,40}$',
+  '^ptn_[0-9A-Za-z]{6,40}$',
+  '^pk_(test|live)_[A-Za-z0-9]{16,64}$',
+  '^cs_[0-9A-Za-z]{6,40}$',
+  '^stm_[0-9A-Za-z]{6,40}$',
+  '^po_[0-9A-Za-z]{6,40}$',
+  '^brk_[0-9A-Za-z]{6,40}$',
+  '^lnk_[0-9A-Za-z]{6,40}$',
+  '^cle_[0-9A-Za-z]{6,40}$',
+];
+
+const TOKEN_LIKE = /^[A-Za-z0-9_\-.~+/=:]{6,}$/;
 const TIME_LIKE = /^\d{4}-\d{2}-\d{2}(T[\d:.]+Z)?$/;
+/** Members that carry an issued opaque value (request_id is per answer, not carried). */
+const ISSUED_MEMBER = /(^|_)(id|token|cursor)$/;
+/** Members whose value is a secret: never compared, never printed. */
+export const SECRET_MEMBER = /^(secret|client_secret|password|access_token|refresh_token|id_token)$/;
+/** A value the bundle withheld (`${REDACTED}`, `${OAUTH_PASSWORD}`): the replay never compares or prints what stands there now. */
+const PLACEHOLDER = /\$\{[A-Z_]+\}/;
 
-/** Pairs of (recorded, new) values found at the same place in two answers: ids to substitute later. */
-export function correlate(recorded, fresh, out = new Map()) {
+let idShapes = DEFAULT_ID_PATTERNS.map((p) => new RegExp(p));
+
+/** Sets the id shapes (the bundle's idPatterns). */
+export function useIdPatterns(patterns) {
+  idShapes = (patterns?.length ? patterns : DEFAULT_ID_PATTERNS).map((p) => new RegExp(p));
+}
+
+/** True when the value has the shape of an id the contract defines. */
+export const idShaped = (value) => idShapes.some((re) => re.test(value));
+
+/** True when a recorded and a new value at the same place are one issued identifier in two runs. */
+function sameIdentifier(recorded, fresh, member) {
+  if (recorded === fresh || PLACEHOLDER.test(recorded)) return false;
+  if (idShaped(recorded) && idShaped(fresh)) return true;
+  return (
+    member !== undefined &&
+    member !== 'request_id' &&
+    ISSUED_MEMBER.test(member) &&
+    TOKEN_LIKE.test(recorded) &&
+    TOKEN_LIKE.test(fresh) &&
+    !TIME_LIKE.test(recorded)
+  );
+}
+
+/**
+ * Pairs of (recorded, new) values found at the same place in two answers: ids to substitute
+ * later. `member` names where a string value sits (its JSON member, query parameter, cookie…).
+ */
+export function correlate(recorded, fresh, out = new Map(), member = undefined) {
   if (typeof recorded === 'string' && typeof fresh === 'string') {
-    if (recorded !== fresh && ID_LIKE.test(recorded) && !TIME_LIKE.test(recorded)) out.set(recorded, fresh);
+    if (sameIdentifier(recorded, fresh, member)) out.set(recorded, fresh);
     return out;
   }
   if (Array.isArray(recorded) && Array.isArray(fresh)) {
-    for (let i = 0; i < Math.min(recorded.length, fresh.length); i++) correlate(recorded[i], fresh[i], out);
+    for (let i = 0; i < Math.min(recorded.length, fresh.length); i++) correlate(recorded[i], fresh[i], out, member);
   } else if (recorded && fresh && typeof recorded === 'object' && typeof fresh === 'object') {
-    for (const key of Object.keys(recorded)) if (key in fresh) correlate(recorded[key], fresh[key], out);
+    for (const key of Object.keys(recorded)) if (key in fresh) correlate(recorded[key], fresh[key], out, key);
   }
   return out;
 }
 
 /** Form field values of an HTML page, in order (the sign-in form's hidden csrf_token and friends). */
 function inputValues(html) {
-  return [...html.matchAll(/<input\b[^>]*\bvalue\s*=\s*"([^"]*)"/gi)].map((m) => m[1]);
+  return [...html.matchAll(/<input\b[^>]*>/gi)]
+    .map((m) => m[0])
+    .filter((tag) => /\btype\s*=\s*"hidden"/i.test(tag))
+    .map((tag) => /\bvalue\s*=\s*"([^"]*)"/i.exec(tag)?.[1] ?? '');
 }
 
 function locationParams(value) {
@@ -161,13 +224,27 @@ function headerMap(list) {
   return out;
 }
 
-/** Differences between a recorded JSON value and a new one, skipping times, request ids and substituted ids. */
-export function jsonDiff(recorded, fresh, map, path = '', out = []) {
+const WITHHELD = '(withheld)';
+const shownValue = (value, key, width) =>
+  key !== undefined && SECRET_MEMBER.test(key) ? WITHHELD : JSON.stringify(value).slice(0, width);
+
+/**
+ * Differences between a recorded JSON value and a new one, skipping times, request ids and
+ * learned ids. A member the bundle withheld (`${REDACTED}`) or whose value is a secret is never
+ * compared or printed; only its presence counts.
+ */
+export function jsonDiff(recorded, fresh, map, path = '', out = [], key = undefined) {
   if (out.length >= 12) return out;
+  if (key !== undefined && SECRET_MEMBER.test(key)) {
+    if (typeof recorded !== typeof fresh) out.push(`${path}: ${typeof recorded} → ${typeof fresh} ${WITHHELD}`);
+    return out;
+  }
   if (typeof recorded === 'string' && typeof fresh === 'string') {
     if (
       recorded === fresh ||
+      PLACEHOLDER.test(recorded) ||
       map.get(recorded) === fresh ||
+      substitute(recorded, map) === fresh ||
       (TIME_LIKE.test(recorded) && TIME_LIKE.test(fresh)) ||
       path.endsWith('/request_id')
     )
@@ -178,7 +255,7 @@ export function jsonDiff(recorded, fresh, map, path = '', out = []) {
   if (Array.isArray(recorded) && Array.isArray(fresh)) {
     if (recorded.length !== fresh.length) out.push(`${path || '/'}: ${recorded.length} items → ${fresh.length}`);
     for (let i = 0; i < Math.min(recorded.length, fresh.length); i++)
-      jsonDiff(recorded[i], fresh[i], map, `${path}/${i}`, out);
+      jsonDiff(recorded[i], fresh[i], map, `${path}/${i}`, out, key);
     return out;
   }
   if (
@@ -189,15 +266,54 @@ export function jsonDiff(recorded, fresh, map, path = '', out = []) {
     !Array.isArray(recorded) &&
     !Array.isArray(fresh)
   ) {
-    for (const key of new Set([...Object.keys(recorded), ...Object.keys(fresh)])) {
-      if (!(key in fresh)) out.push(`${path}/${key}: missing now (was ${JSON.stringify(recorded[key]).slice(0, 60)})`);
-      else if (!(key in recorded)) out.push(`${path}/${key}: new member ${JSON.stringify(fresh[key]).slice(0, 60)}`);
-      else jsonDiff(recorded[key], fresh[key], map, `${path}/${key}`, out);
+    for (const k of new Set([...Object.keys(recorded), ...Object.keys(fresh)])) {
+      if (!(k in fresh)) out.push(`${path}/${k}: missing now (was ${shownValue(recorded[k], k, 60)})`);
+      else if (!(k in recorded)) out.push(`${path}/${k}: new member ${shownValue(fresh[k], k, 60)}`);
+      else jsonDiff(recorded[k], fresh[k], map, `${path}/${k}`, out, k);
     }
     return out;
   }
   if (JSON.stringify(recorded) !== JSON.stringify(fresh))
     out.push(`${path || '/'}: ${JSON.stringify(recorded).slice(0, 80)} → ${JSON.stringify(fresh).slice(0, 80)}`);
+  return out;
+}
+
+/** Replaces every secret the replay holds by ${REDACTED} (the last guard before anything is printed). */
+export function scrub(text, secrets) {
+  let out = text;
+  for (const secret of [...secrets].sort((x, y) => y.length - x.length))
+    if (secret) out = out.split(secret).join('${REDACTED}');
+  return out;
+}
+
+/** What differs in a redirect: its path, and each query parameter but the issued code. */
+function locationDiff(recorded, fresh, map) {
+  if (recorded === undefined && fresh === undefined) return [];
+  if (recorded === undefined || fresh === undefined)
+    return [
+      `header location: ${recorded === undefined ? '(absent)' : 'present'} → ${fresh === undefined ? '(absent)' : 'present'}`,
+    ];
+  const parse = (v) => {
+    try {
+      return new URL(v, 'http://x.invalid');
+    } catch {
+      return undefined;
+    }
+  };
+  const [a, b] = [parse(substitute(recorded, map)), parse(fresh)];
+  if (!a || !b) return substitute(recorded, map) === fresh ? [] : ['header location differs'];
+  const out = [];
+  if (a.origin !== b.origin || a.pathname !== b.pathname)
+    out.push(`header location: ${a.origin}${a.pathname} → ${b.origin}${b.pathname}`);
+  const names = new Set([...a.searchParams.keys(), ...b.searchParams.keys()]);
+  for (const name of names) {
+    const [x, y] = [a.searchParams.get(name), b.searchParams.get(name)];
+    if (name === 'code') {
+      if ((x === null) !== (y === null))
+        out.push(`header location ?code: ${x === null ? 'absent' : 'present'} → ${y === null ? 'absent' : 'present'}`);
+    } else if (x !== y && map.get(x ?? '') !== y)
+      out.push(`header location ?${name}: ${JSON.stringify(x)} → ${JSON.stringify(y)}`);
+  }
   return out;
 }
 
@@ -225,6 +341,7 @@ export function differences(entry, fresh, map) {
   for (const name of VALUE_HEADERS)
     if ((a[name] === undefined ? undefined : substitute(a[name], map)) !== b[name])
       out.push(`header ${name}: ${shown(a[name])} → ${shown(b[name])}`);
+  out.push(...locationDiff(a.location, b.location, map));
   const x = parseJson(was.content?.text ?? '');
   const y = parseJson(fresh.body);
   if (x !== undefined && y !== undefined) out.push(...jsonDiff(x, y, map).map((d) => `body ${d}`));
@@ -282,8 +399,21 @@ async function measureOffset(base) {
   return Math.round((date + 500 - (before + Date.now()) / 2) / 1000);
 }
 
-export async function replayCheck(check, entries, options, env = process.env, log = console.log) {
+export async function replayCheck(check, entries, options, env = process.env, print = console.log) {
   const base = options['base-url'];
+  // Secrets the replay holds (from the environment, or issued to it now) never reach its output.
+  const secrets = new Set(
+    Object.entries(env)
+      .filter(([name, value]) => /SECRET|TOKEN|PASSWORD/.test(name) && typeof value === 'string' && value.length >= 6)
+      .map(([, value]) => value),
+  );
+  const withhold = (value, member) => {
+    if (typeof value === 'string') {
+      if (member !== undefined && SECRET_MEMBER.test(member) && value.length >= 6) secrets.add(value);
+    } else if (Array.isArray(value)) for (const v of value) withhold(v, member);
+    else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) withhold(v, k);
+  };
+  const log = (line) => print(scrub(line, secrets));
   const adminBase = (options['admin-base-url'] ?? base).replace(/\/+$/, '');
   const map = new Map();
   // Absolute URLs of the recorded deployment (issuer, resource metadata...) are the new one's.
@@ -394,19 +524,31 @@ export async function replayCheck(check, entries, options, env = process.env, lo
       }
     }
     const fresh = await send(`${origin}${target}`, entry.request.method, headers, body);
-    // Learn the new identifiers: JSON members, the redirect's query, cookies, form fields.
+    // Learn the new identifiers: JSON members, the redirect's code, cookies, hidden form fields, the MCP session.
     const was = parseJson(entry.response.content?.text ?? '');
     const now = parseJson(fresh.body);
-    if (was !== undefined && now !== undefined) correlate(was, now, map);
-    const loc = headerMap(entry.response.headers).location;
-    if (loc && fresh.headers.location) correlate(locationParams(loc), locationParams(fresh.headers.location), map);
+    if (was !== undefined && now !== undefined) {
+      correlate(was, now, map);
+      withhold(now);
+    }
+    const recordedHeaders = headerMap(entry.response.headers);
+    const loc = recordedHeaders.location;
+    if (loc && fresh.headers.location) {
+      const [a, b] = [locationParams(loc), locationParams(fresh.headers.location)];
+      // The authorization code is issued; state, iss and error are not (a changed error is a difference).
+      if (a.code !== undefined && b.code !== undefined) correlate(a.code, b.code, map, 'code_token');
+      for (const key of Object.keys(a)) if (key !== 'code' && key in b) correlate(a[key], b[key], map);
+    }
     correlate(
       cookieValues(entry.response.headers),
       fresh.setCookies.map((v) => v.split(';')[0]?.split('=').slice(1).join('=') ?? ''),
       map,
+      'cookie_token',
     );
-    if (/html/.test(headerMap(entry.response.headers)['content-type'] ?? ''))
-      correlate(inputValues(entry.response.content?.text ?? ''), inputValues(fresh.body), map);
+    if (/html/.test(recordedHeaders['content-type'] ?? ''))
+      correlate(inputValues(entry.response.content?.text ?? ''), inputValues(fresh.body), map, 'form_token');
+    if (recordedHeaders['mcp-session-id'] && fresh.headers['mcp-session-id'])
+      correlate(recordedHeaders['mcp-session-id'], fresh.headers['mcp-session-id'], map, 'session_id');
     // A credential minted by the operator API in the recording stands in for the one minted now.
     if (c.operator && /\/credentials$/.test(recordedUrl.pathname) && was?.key_id && now?.key_id && now?.secret) {
       creds.set(was.key_id, { keyId: now.key_id, secret: now.secret });
@@ -423,9 +565,13 @@ export async function replayCheck(check, entries, options, env = process.env, lo
       log(`${line}\n${diffs.map((d) => `      ${d}`).join('\n')}`);
     }
   }
-  log(
-    `${check.id}: ${differing} of ${compared} answers differ from the recording${missing.size ? ` (missing: ${[...missing].join('; ')})` : ''}`,
-  );
+  const verdict =
+    missing.size > 0
+      ? `cannot replay every request (missing: ${[...missing].join('; ')})`
+      : differing === 0
+        ? 'reproduces: every answer as recorded'
+        : 'fixed, or failing another way: the recorded failure does not reproduce (rerun the check to see which)';
+  log(`${check.id}: ${differing} of ${compared} answers differ from the recording: ${verdict}`);
   return { differing, compared, missing: [...missing] };
 }
 
@@ -436,6 +582,7 @@ async function main() {
   const checks = bundle.checks.filter((c) => !options.check || c.id === options.check);
   if (checks.length === 0)
     usage(`no failed check ${options.check} in this bundle (it has: ${bundle.checks.map((c) => c.id).join(', ')})`);
+  useIdPatterns(bundle.idPatterns);
   let differing = 0;
   let missing = false;
   for (const check of checks) {
@@ -448,7 +595,11 @@ async function main() {
     differing += result.differing;
     missing ||= result.missing.length > 0;
   }
-  process.exit(missing ? 2 : differing > 0 ? 1 : 0);
+  const code = missing ? 2 : differing > 0 ? 1 : 0;
+  console.log(
+    `\n${['reproduces: every answer as recorded', 'fixed, or failing another way: some answer differs from the recording', 'cannot replay: see what is missing above'][code]} (exit ${code})`,
+  );
+  process.exit(code);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

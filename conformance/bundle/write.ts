@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HEADERS } from '../../client/protocol/index.ts';
 import { jsonOf, type Exchange, type HttpRecorder } from '../http.ts';
+import { rerunCommand } from '../report.ts';
 import type { CheckResult } from '../runner.ts';
+import { SpecIndex } from '../spec.ts';
 import { har, toHarEntry, type HarEntry } from './har.ts';
 
 const REPLAY = fileURLToPath(new URL('./replay.mjs', import.meta.url));
@@ -16,6 +18,10 @@ export interface BundleMeta {
   baseUrl: string;
   seed: number;
   numRuns: number;
+  /** The contract's id shapes (idPatterns), for the replay. */
+  idPatterns?: string[];
+  /** How the kit was invoked (invocation.ts), for the rerun lines; default `npm run conformance --`. */
+  rerun?: string;
 }
 
 export interface BundledCheck {
@@ -115,6 +121,28 @@ function needsOf(entries: HarEntry[]): string[] {
   return [...out];
 }
 
+/**
+ * The id shapes of the contract: every schema `pattern` of the bundled documents that starts
+ * with a literal lowercase prefix and an underscore (`^ord_[0-9A-Za-z]{6,40}$`,
+ * `^pk_(test|live)_…`), secrets (`sk_`) excepted. The replay learns only values of these shapes
+ * (and opaque tokens in members that carry one) as renamed identifiers.
+ */
+export function idPatterns(documents: SpecIndex['documents']): string[] {
+  const found = new Set<string>();
+  const walk = (node: unknown): void => {
+    if (Array.isArray(node)) for (const n of node) walk(n);
+    else if (node && typeof node === 'object') {
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'pattern' && typeof value === 'string' && /^\^[a-z]+_/.test(value) && !value.startsWith('^sk_'))
+          found.add(value);
+        else walk(value);
+      }
+    }
+  };
+  walk(documents);
+  return [...found].sort();
+}
+
 const dirName = (id: string) => id.replace(/[^a-z0-9.-]/gi, '_');
 
 export async function writeBundle(
@@ -144,7 +172,7 @@ export async function writeBundle(
         `rules: ${r.rules.join('; ')}`,
         ...(r.baseline?.verdict === 'known' ? [`known failure (baseline): ${r.baseline.reason}`] : []),
         `seed: ${r.seed ?? meta.seed}${r.counterexample ? `\ncounterexample: ${r.counterexample}` : ''}`,
-        `rerun the check: npm run conformance -- --base-url ${meta.baseUrl} --only ${r.id} --seed ${r.seed ?? meta.seed} --num-runs ${meta.numRuns}`,
+        `rerun the check: ${rerunCommand(meta.rerun, meta, r)}`,
         `replay the exchanges: ${needs.map((n) => `${n.split(',')[0]}=…`).join(' ')} ${replay}`,
         `(${entries.length} exchanges in exchanges.har, ${entries.filter((e) => e._conformance.context).length} of them setup)`,
         '',
@@ -168,7 +196,17 @@ export async function writeBundle(
   }
   await writeFile(
     join(dir, 'bundle.json'),
-    `${JSON.stringify({ kit: 'domain-sales-conformance', createdAt: new Date().toISOString(), ...meta, checks }, null, 2)}\n`,
+    `${JSON.stringify(
+      {
+        kit: 'domain-sales-conformance',
+        createdAt: new Date().toISOString(),
+        ...meta,
+        idPatterns: meta.idPatterns ?? idPatterns(SpecIndex.load().documents),
+        checks,
+      },
+      null,
+      2,
+    )}\n`,
   );
   await copyFile(REPLAY, join(dir, 'replay.mjs'));
   await writeFile(
@@ -185,7 +223,9 @@ export async function writeBundle(
       '  SERVICE_KEY_ID=pk_test_… SERVICE_SECRET=sk_test_… node replay.mjs --base-url https://staging.example.com',
       '  ADMIN_TOKEN=… node replay.mjs --base-url URL --check <ID>     (checks that minted their own credentials)',
       '',
-      'Exit code 0: every answer as recorded (the failure reproduces); 1: some answer differs; 2: cannot replay.',
+      'Exit code 0: the failure reproduces (every answer as recorded); 1: it does not (some answer differs:',
+      'fixed, or failing another way); 2: cannot replay (an argument or a credential is missing).',
+      'Secrets are never printed: withheld members, secret members and the credentials given are shown as ${REDACTED}.',
       '',
       ...checks.map((c) => `  ${c.id}  (${c.exchanges} exchanges; needs ${c.needs.join(', ') || 'nothing'})`),
       '',

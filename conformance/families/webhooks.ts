@@ -9,7 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { webhookSignature } from '../../client/protocol/index.ts';
-import { CheckFailure, expect, type Context, type Family } from '../context.ts';
+import { CheckFailure, CheckSkipped, expect, onTeardown, type Context, type Family } from '../context.ts';
 import { jsonOf, type Credentials, type Exchange } from '../http.ts';
 import { escapePointer, finalPointer } from './headers.ts';
 
@@ -59,6 +59,8 @@ export class Receiver {
   readonly deliveries: Delivery[] = [];
   /** While set, the first arrival of each event id is answered 500. */
   failFirstAttempt = false;
+  /** Told the event type of every arrival. */
+  onArrival?: (type: string) => void;
   private readonly seen = new Set<string>();
   private readonly waiting = new Set<() => void>();
 
@@ -80,6 +82,7 @@ export class Receiver {
         const id = headers['x-service-event-id'] ?? '';
         const fail = receiver.failFirstAttempt && !receiver.seen.has(id);
         receiver.seen.add(id);
+        receiver.onArrival?.(headers['x-service-event-type'] ?? '');
         const answered = fail ? 500 : 200;
         receiver.deliveries.push({
           n: receiver.deliveries.length + 1,
@@ -376,6 +379,51 @@ function sameEvent(delivered: Json, stored: Json): string | undefined {
   return undefined;
 }
 
+const DEACTIVATE = { method: 'DELETE', path: '/api/partner/webhooks' };
+
+/**
+ * With a partner credential it was given (no operator API), the kit registers its receiver on
+ * the operator's own partner: it does so only when that partner has no endpoint, since the one
+ * it would replace cannot be put back (its secret is never returned).
+ */
+async function refuseToReplace(ctx: Context, credentials: Credentials): Promise<void> {
+  const exchange = await ctx.http.signed({
+    target: REGISTER.path,
+    credentials,
+    operation: { method: 'GET', path: REGISTER.path },
+    rateClass: 'reporting',
+  });
+  const body = jsonOf(exchange) as { url?: unknown; active?: unknown } | undefined;
+  if (exchange.status === 200 && body?.active !== false)
+    throw new CheckSkipped(
+      `an operator token (--admin-token), so the kit registers its receiver on a partner of its own: this partner already has a webhook endpoint (${String(body?.url)}) that the kit would replace and could not put back (its secret is never returned)`,
+    );
+}
+
+/**
+ * The run's end: DELETE /api/partner/webhooks deactivates the registration, so no delivery stays
+ * pending and no later event is queued for the closed receiver (which the deployment would
+ * retry for about a day); then the receiver closes.
+ */
+async function unregister(ctx: Context, credentials: Credentials, receiver: Receiver): Promise<void> {
+  try {
+    const exchange = await ctx.http.signed({
+      method: 'DELETE',
+      target: DEACTIVATE.path,
+      credentials,
+      operation: DEACTIVATE,
+      rateClass: 'write',
+    });
+    if (exchange.status !== 200)
+      throw new Error(
+        `DELETE ${DEACTIVATE.path} answered ${exchange.status}: the registration of ${receiver.url} stays active, and the deployment will retry deliveries to it`,
+      );
+    ctx.log(`  webhook registration of ${receiver.url} deactivated`);
+  } finally {
+    await receiver.close();
+  }
+}
+
 export const webhooksFamily: Family = {
   name: 'webhooks',
   surface: 'partner',
@@ -389,7 +437,10 @@ export const webhooksFamily: Family = {
       name: "register the suite's receiver with PUT /api/partner/webhooks",
       async run(ctx) {
         const credentials = ctx.admin ? await ctx.mint(['search', 'buy', 'webhook']) : await ctx.credentials();
+        if (!ctx.admin) await refuseToReplace(ctx, credentials);
         const receiver = await Receiver.start(ctx.options.webhookListen, ctx.options.webhookPublicUrl);
+        receiver.onArrival = (type) =>
+          ctx.http.webhookDeliveries.set(type, (ctx.http.webhookDeliveries.get(type) ?? 0) + 1);
         try {
           const { end } = await history(ctx, credentials, null, 1000);
           const secret = `whsec_conformance_${randomBytes(12).toString('hex')}`;
@@ -401,6 +452,9 @@ export const webhooksFamily: Family = {
             operation: REGISTER,
             rateClass: 'write',
           });
+          // The receiver answers until the run ends; then the registration is deactivated.
+          if (exchange.status === 200)
+            onTeardown(ctx, 'the webhook registration', () => unregister(ctx, credentials, receiver));
           const body = jsonOf(exchange) as { url?: unknown; active?: unknown } | undefined;
           expect(exchange.status === 200, `registering ${receiver.url} should answer 200, got ${exchange.status}`, [
             exchange,
@@ -601,7 +655,7 @@ export const webhooksFamily: Family = {
           }
           ctx.log(`  ${stored.length} events in the history, ${delivered.length} delivered, ${exchanges.length} pages`);
         } finally {
-          await state.receiver.close();
+          // The receiver stays open until the run ends (events later families cause are delivered to it).
           states.delete(ctx);
         }
       },

@@ -29,7 +29,7 @@ import {
   listReferralSales,
 } from './referral.ts';
 import { listPayouts, listSettlements, listTransactions } from './settlements.ts';
-import { getWebhook, listEvents, registerWebhook, type WebhookDeps } from './webhooks.ts';
+import { deactivateWebhook, getWebhook, listEvents, registerWebhook, type WebhookDeps } from './webhooks.ts';
 import type { Credential } from '../store/credentials.ts';
 
 export interface PartnerRouterOptions {
@@ -94,6 +94,7 @@ function handlersByOperationId(deps: WebhookDeps): Record<string, RequestHandler
     refundOrder: createRefund(deps),
     registerWebhook: registerWebhook(deps),
     getWebhook: getWebhook(deps),
+    deactivateWebhook: deactivateWebhook(deps),
     listEvents: listEvents(deps),
     createCheckoutSession: createCheckoutSession(deps),
     createLink: createLink(deps),

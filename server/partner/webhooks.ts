@@ -65,6 +65,21 @@ export function registerWebhook(deps: WebhookDeps): RequestHandler {
   };
 }
 
+/** DELETE /api/partner/webhooks: no more deliveries; the pending ones are given up (the events stay in GET /events). */
+export function deactivateWebhook(deps: PartnerDeps): RequestHandler {
+  return async (_req, res) => {
+    const caller = await callerOf(deps, res);
+    const endpoint = await deps.store.events.deactivateEndpoint(
+      caller.partner.id,
+      caller.now,
+      'not delivered: the endpoint was deactivated (DELETE /api/partner/webhooks); the event is in GET /api/partner/v1/events',
+    );
+    if (!endpoint)
+      throw new ApiError('not_found', 'No webhook endpoint is registered; register one with PUT /api/partner/webhooks');
+    res.json(registrationBody(endpoint));
+  };
+}
+
 export function getWebhook(deps: PartnerDeps): RequestHandler {
   return async (_req, res) => {
     const caller = await callerOf(deps, res);

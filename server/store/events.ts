@@ -128,6 +128,25 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox, onPostgres
       return endpoint;
     },
 
+    /**
+     * Deactivates the partner's endpoint and gives up its pending deliveries (DELETE
+     * /api/partner/webhooks). In this order, so an event appended in between is not queued.
+     */
+    async deactivateEndpoint(partnerId: string, now: number, reason: string): Promise<WebhookEndpoint | undefined> {
+      await db
+        .updateTable('webhook_endpoints')
+        .set({ active: 0, updated_at: now })
+        .where('partner_id', '=', partnerId)
+        .execute();
+      await db
+        .updateTable('outbox')
+        .set({ status: 'failed', lease_until: null, last_error: reason })
+        .where('partner_id', '=', partnerId)
+        .where('status', '=', 'pending')
+        .execute();
+      return this.endpoint(partnerId);
+    },
+
     async endpoint(partnerId: string): Promise<WebhookEndpoint | undefined> {
       const row = await db
         .selectFrom('webhook_endpoints')

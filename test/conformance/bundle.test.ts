@@ -13,7 +13,15 @@ import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canonicalQuery, canonicalString, correlate, hmacHex, substitute } from '../../conformance/bundle/replay.mjs';
+import {
+  canonicalQuery,
+  canonicalString,
+  correlate,
+  hmacHex,
+  jsonDiff,
+  scrub,
+  substitute,
+} from '../../conformance/bundle/replay.mjs';
 import { startReferenceServer } from '../../conformance/run.ts';
 import { ROOT } from '../../scripts/contract.ts';
 
@@ -206,4 +214,112 @@ describe('npm run conformance -- --report bundle=DIR, and DIR/replay.mjs', () =>
       await healthy.stop();
     }
   }, 60_000);
+});
+
+// The verdict operators act on: a bundle recorded against a deployment whose error codes are wrong
+// (server/faults.ts wrong-error-codes: replay_detected answered as invalid_signature) must say
+// "fixed" against a healthy server (the changed code is a difference, not a renamed id) and
+// "reproduces" against the same faulty one, and print no secret either way.
+describe('replay.mjs verdicts on a bundle recorded against a faulty deployment (wrong-error-codes)', () => {
+  let dir = '';
+  let bundle = '';
+  let faulty: Awaited<ReturnType<typeof startReferenceServer>>;
+  let healthy: Awaited<ReturnType<typeof startReferenceServer>>;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'conformance-verdict-'));
+    bundle = join(dir, 'bundle');
+    [faulty, healthy] = await Promise.all([
+      startReferenceServer(new Set(['wrong-error-codes'])),
+      startReferenceServer(),
+    ]);
+    const failing = await cli([
+      '--base-url',
+      faulty.url,
+      '--admin-token',
+      faulty.adminToken,
+      '--only',
+      'partner.auth.nonce.reuse',
+      '--seed',
+      '9',
+      '--num-runs',
+      '3',
+      '--report',
+      `bundle=${bundle}`,
+    ]);
+    expect(failing.code, failing.stdout.slice(-3000)).toBe(1);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all([faulty?.stop(), healthy?.stop()]);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** Every secret a replay could leak: minted sk_test_ secrets, the operator tokens, a given partner secret. */
+  const leaks = (text: string, given: string[]) => [
+    ...(text.match(/sk_(test|live)_[A-Za-z0-9]{16,}/g) ?? []),
+    ...given.filter((s) => text.includes(s)),
+  ];
+
+  it('against a healthy server: the changed error code is a difference, "fixed", exit 1, and no secret printed', async () => {
+    const out = await replay(bundle, ['--base-url', healthy.url, '--verbose'], { ADMIN_TOKEN: healthy.adminToken });
+    expect(out.stdout).toMatch(/body \/code: "invalid_signature" → "replay_detected"/);
+    expect(out.stdout).toMatch(/partner\.auth\.nonce\.reuse: [1-9]\d* of \d+ answers differ from the recording: fixed/);
+    expect(out.stdout).toMatch(/fixed, or failing another way.*\(exit 1\)/);
+    expect(out.code, out.stdout).toBe(1);
+    expect(leaks(out.stdout, [healthy.adminToken])).toEqual([]);
+  }, 60_000);
+
+  it('against the same faulty server: "reproduces", exit 0; the redacted secret is not compared, and not printed', async () => {
+    const out = await replay(bundle, ['--base-url', faulty.url, '--verbose'], { ADMIN_TOKEN: faulty.adminToken });
+    expect(out.stdout).toMatch(/partner\.auth\.nonce\.reuse: 0 of \d+ answers differ from the recording: reproduces/);
+    expect(out.stdout).not.toMatch(/\/secret/);
+    expect(out.code, out.stdout).toBe(0);
+    expect(leaks(out.stdout, [faulty.adminToken])).toEqual([]);
+  }, 60_000);
+});
+
+describe("replay.mjs's comparison (pure functions)", () => {
+  it('learns ids of the contract’s shapes and issued tokens, never codes, statuses, types or messages', () => {
+    const map = correlate(
+      {
+        code: 'invalid_signature',
+        status: 'TRANSFER_COMPLETED',
+        type: 'order.transfer_started',
+        message: 'X-Service-Nonce has already been used',
+        public_id: 'ord_OLD1112222',
+        client_id: 'cli_01JDOLD',
+        access_token: 'at_OLDtokenvalue0123',
+        page: { next_cursor: 'eyJrIjpbMV19.OLD' },
+      },
+      {
+        code: 'replay_detected',
+        status: 'TRANSFER_IN_PROGRESS',
+        type: 'order.transfer_completed',
+        message: 'The nonce was used before',
+        public_id: 'ord_NEW1112222',
+        client_id: 'cli_01JDNEW',
+        access_token: 'at_NEWtokenvalue0123',
+        page: { next_cursor: 'eyJrIjpbMl19.NEW' },
+      },
+    );
+    expect(Object.fromEntries(map)).toEqual({
+      ord_OLD1112222: 'ord_NEW1112222',
+      cli_01JDOLD: 'cli_01JDNEW',
+      at_OLDtokenvalue0123: 'at_NEWtokenvalue0123',
+      'eyJrIjpbMV19.OLD': 'eyJrIjpbMl19.NEW',
+    });
+    expect(jsonDiff({ code: 'invalid_signature' }, { code: 'replay_detected' }, map)).toEqual([
+      '/code: "invalid_signature" → "replay_detected"',
+    ]);
+  });
+
+  it('never compares or prints a withheld or secret member, and scrubs known secrets', () => {
+    const fresh = { secret: 'sk_test_FRESHSECRET0123456789abcdefABCDEF', access_token: 'at_FRESH0123456789' };
+    expect(jsonDiff({ secret: '${REDACTED}', access_token: 'at_OLD0123456789' }, fresh, new Map())).toEqual([]);
+    const shown = jsonDiff({}, fresh, new Map()).join('\n');
+    expect(shown).toContain('/secret: new member (withheld)');
+    expect(shown).not.toContain('FRESH');
+    expect(scrub('key sk_abc123456 and sk_abc123456', new Set(['sk_abc123456']))).toBe(
+      'key ${REDACTED} and ${REDACTED}',
+    );
+  });
 });

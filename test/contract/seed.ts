@@ -37,10 +37,13 @@ export const PARTNER_OPERATIONS: ReadonlyArray<readonly [method: string, path: s
 /**
  * Operations the contract adds to the seed's. GET /api/partner/webhooks is where a partner reads
  * why deliveries fail, a refused destination included (DECISIONS §5 and §8: a refused delivery is
- * a failed attempt with a reason the partner can see).
+ * a failed attempt with a reason the partner can see). DELETE /api/partner/webhooks stops
+ * deliveries (a retired integration, or a test run leaving no registration the service would
+ * retry for a day; the spec's deactivateWebhook).
  */
 export const PARTNER_ADDED_OPERATIONS: ReadonlyArray<readonly [method: string, path: string, scope: string]> = [
   ['get', '/api/partner/webhooks', 'webhook'],
+  ['delete', '/api/partner/webhooks', 'webhook'],
 ];
 
 /** Rate-limit class per partner operation (DECISIONS §2). */

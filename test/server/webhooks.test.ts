@@ -219,6 +219,45 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
       expectRateLimitHeaders(r);
     });
 
+    it('DELETE deactivates: pending deliveries are given up, later events are not queued, a PUT reactivates; 404 before any registration', async () => {
+      const fresh = await h.mint({ rate_limits: HIGH });
+      expectError(await signedRequest(h, fresh, { method: 'DELETE', path: WEBHOOKS }), 'not_found');
+      const { cred, rx, secret } = await partnerWithReceiver();
+      rx.respond(() => 503);
+      await createOrder(h, cred, await take(h, cred));
+      await rx.waitFor((all) => all.length >= 1);
+      const pending = await signedRequest(h, cred, { path: WEBHOOKS });
+      expect(pending.body.recent_deliveries.map((d: { status: string }) => d.status)).toEqual(['pending']);
+      const off = await signedRequest(h, cred, { method: 'DELETE', path: WEBHOOKS });
+      expect(off.status, off.text).toBe(200);
+      expectRateLimitHeaders(off);
+      expect(off.body).toMatchObject({ url: rx.url, active: false });
+      const again = await signedRequest(h, cred, { method: 'DELETE', path: WEBHOOKS });
+      expect(again.status, again.text).toBe(200);
+      const after = await signedRequest(h, cred, { path: WEBHOOKS });
+      expect(after.body.active).toBe(false);
+      expect(after.body.recent_deliveries).toEqual([
+        expect.objectContaining({
+          status: 'failed',
+          next_attempt_at: null,
+          last_error: expect.stringMatching(/deactivated/),
+        }),
+      ]);
+      // An event while inactive is in the history only; time moving on brings no attempt.
+      await createOrder(h, cred, await take(h, cred));
+      keepTimeMoving(h, 10_000);
+      await new Promise((r) => setTimeout(r, 200));
+      clearInterval(ticker);
+      expect(rx.deliveries).toHaveLength(1);
+      expect((await signedRequest(h, cred, { path: WEBHOOKS })).body.recent_deliveries).toHaveLength(1);
+      expect(await allEvents(cred)).toHaveLength(2);
+      rx.respond(() => 200);
+      expect((await register(cred, { url: rx.url, secret })).body.active).toBe(true);
+      await createOrder(h, cred, await take(h, cred));
+      await rx.waitFor((all) => all.length >= 2);
+      expect(rx.deliveries[1]!.answered).toBe(200);
+    });
+
     it('shows the registration and each delivery: a failed attempt with its reason, then delivered', async () => {
       const { cred, rx } = await partnerWithReceiver();
       const registered = await signedRequest(h, cred, { path: WEBHOOKS });
