@@ -8,6 +8,7 @@ import type { Config } from './config.ts';
 import { NO_FAULTS, withoutCurrency, type Faults } from './faults.ts';
 import { cors, corsRules } from './http/cors.ts';
 import { errorHandler } from './http/errors.ts';
+import { headAsGet } from './http/head.ts';
 import { noOperation } from './http/match-operation.ts';
 import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
@@ -97,6 +98,8 @@ export function createApp(deps: AppDeps): Express {
     app.use(requestObserver({ logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) }));
   app.use(
     securityHeaders({ contract: contract.public, publicBaseUrl: deps.config.publicBaseUrl }),
+    // HEAD is the GET without its body (`x-head`); its headers are derived from the body all the same.
+    headAsGet(),
     // A repeated Host (RFC 9112 §3.2), credential or signing header is a 400 before anything reads it.
     refuseRepeatedHeaders(singleHeadersOf([contract.public, contract.partner, contract.admin])),
     hosts.middleware,
