@@ -919,6 +919,8 @@ export interface components {
     headers: {
         /** @description Unique id of this request, also in the `request_id` of an error body. Echoed from the request's `X-Request-Id` when that is 1 to 128 visible ASCII characters, otherwise generated. */
         "X-Request-Id": string;
+        /** @description Always `no-store` (RFC 9111 §5.2.2.5, RFC 6749 §5.1): an answer carrying a secret, a token, a client registration or a capability URL (a brokerage `progress_url`) must not be stored by any cache. Declared on such an answer, it is sent on every answer of the operation. */
+        "Cache-Control-No-Store": "no-store";
     };
     pathItems: never;
 }
@@ -941,6 +943,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -2354,6 +2354,8 @@ export interface components {
         "Retry-After": number;
         /** @description `true` when this answer is a byte-for-byte replay of the answer stored for the same `Idempotency-Key`. */
         "Idempotent-Replayed": "true";
+        /** @description Always `no-store` (RFC 9111 §5.2.2.5, RFC 6749 §5.1): an answer carrying a secret, a token, a client registration or a capability URL (a brokerage `progress_url`) must not be stored by any cache. Declared on such an answer, it is sent on every answer of the operation. */
+        "Cache-Control-No-Store": "no-store";
     };
     pathItems: never;
 }
@@ -3057,6 +3059,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3092,6 +3095,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3132,6 +3136,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

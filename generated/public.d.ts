@@ -2941,7 +2941,7 @@ export interface components {
         "RateLimit-Remaining-Optional": number;
         /** @description As `RateLimit-Reset`; present once the caller has been identified. */
         "RateLimit-Reset-Optional": number;
-        /** @description Always `no-store` (RFC 6749 §5.1): tokens and client registrations must not be cached. */
+        /** @description Always `no-store` (RFC 9111 §5.2.2.5, RFC 6749 §5.1): an answer carrying a secret, a token, a client registration or a capability URL (a brokerage `progress_url`) must not be stored by any cache. Declared on such an answer, it is sent on every answer of the operation. */
         "Cache-Control-No-Store": "no-store";
     };
     pathItems: never;
