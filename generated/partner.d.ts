@@ -2262,13 +2262,15 @@ export interface components {
         DomainQuery: components["schemas"]["DomainName"];
         /**
          * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-         *     00:00:00Z of that day (UTC).
+         *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+         *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
          * @example 2026-11-01
          */
         From: string;
         /**
          * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-         *     of that day (UTC). Must be later than `from` when both are sent.
+         *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+         *     are sent.
          * @example 2026-12-01
          */
         To: string;
@@ -2566,13 +2568,15 @@ export interface operations {
                 domain?: components["schemas"]["DomainName"];
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2793,13 +2797,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2851,13 +2857,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2924,13 +2932,15 @@ export interface operations {
                 kind?: components["schemas"]["PayoutKind"];
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3024,13 +3034,15 @@ export interface operations {
                 status?: components["schemas"]["BrokerageStatus"];
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3250,13 +3262,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3294,13 +3308,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3357,13 +3373,15 @@ export interface operations {
                 status?: components["schemas"]["CommissionStatus"];
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3415,13 +3433,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3473,13 +3493,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];

@@ -6,6 +6,7 @@
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { RequestHandler } from 'express';
 import { atPointer, type ApiContract, type ContractOperation, type Json } from '../contract/index.ts';
+import { isDateTime, isFullDate } from '../domain/calendar.ts';
 import { inOrder } from './in-order.ts';
 
 type ApiSpec = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
@@ -108,6 +109,9 @@ function operationValidator(
     validateResponses: options.validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
     validateFormats: true,
+    // Dates with the calendar checked (server/domain/calendar.ts); the other formats stay the
+    // validator's fast ones.
+    formats: { date: isFullDate, 'date-time': isDateTime },
     ignoreUndocumented: false,
     // The bundled documents are checked when generated (npm run lint:spec, generate:check); the
     // validator's own meta-schema check would also insist on absolute OAuth URLs, which the
