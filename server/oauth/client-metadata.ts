@@ -23,6 +23,7 @@ const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
  * controls (Cc) and the bidirectional formatting characters, with which `evil\u202Eelgoog` reads
  * as another name (Unicode Bidirectional Algorithm, UAX #9).
  */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
 const UNSHOWABLE = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
 
 /** Lengths count Unicode code points, as JSON Schema's maxLength does (the contract states them so). */
