@@ -902,7 +902,7 @@ export interface components {
          *
          *     | code | status | when |
          *     |---|---|---|
-         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form or with a fragment, a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`). `details` names each failing member. |
+         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form or with a fragment, a malformed request target (`x-request-target`), a repeated `Host`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`). `details` names each failing member. |
          *     | `missing_idempotency_key` | 400 | POST `/orders` without `Idempotency-Key`. |
          *     | `invalid_cursor` | 400 | A cursor that is malformed, tampered, or reused with other filters or sort. |
          *     | `invalid_redirect_uri` | 400 | OAuth: `redirect_uri` is not registered for the client (shown to the user, never redirected to). |
@@ -2276,13 +2276,15 @@ export interface components {
         DomainQuery: components["schemas"]["DomainName"];
         /**
          * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-         *     00:00:00Z of that day (UTC).
+         *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+         *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
          * @example 2026-11-01
          */
         From: string;
         /**
          * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-         *     of that day (UTC). Must be later than `from` when both are sent.
+         *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+         *     are sent.
          * @example 2026-12-01
          */
         To: string;
@@ -2368,6 +2370,8 @@ export interface components {
         "Retry-After": number;
         /** @description `true` when this answer is a byte-for-byte replay of the answer stored for the same `Idempotency-Key`. */
         "Idempotent-Replayed": "true";
+        /** @description Always `no-store` (RFC 9111 §5.2.2.5, RFC 6749 §5.1): an answer carrying a secret, a token, a client registration or a capability URL (a brokerage `progress_url`) must not be stored by any cache. Declared on such an answer, it is sent on every answer of the operation. */
+        "Cache-Control-No-Store": "no-store";
     };
     pathItems: never;
 }
@@ -2578,13 +2582,15 @@ export interface operations {
                 domain?: components["schemas"]["DomainName"];
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2805,13 +2811,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2863,13 +2871,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2936,13 +2946,15 @@ export interface operations {
                 kind?: components["schemas"]["PayoutKind"];
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3036,13 +3048,15 @@ export interface operations {
                 status?: components["schemas"]["BrokerageStatus"];
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3071,6 +3085,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3106,6 +3121,7 @@ export interface operations {
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3146,6 +3162,7 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -3259,13 +3276,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3303,13 +3322,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3366,13 +3387,15 @@ export interface operations {
                 status?: components["schemas"]["CommissionStatus"];
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3424,13 +3447,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3482,13 +3507,15 @@ export interface operations {
             query?: {
                 /**
                  * @description Start of the date window, inclusive: an RFC 3339 date-time, or a full date meaning
-                 *     00:00:00Z of that day (UTC).
+                 *     00:00:00Z of that day (UTC). The day must exist in the calendar (`2023-02-29` or
+                 *     `2023-04-31` is 400 `validation_error`, not the next month's first day).
                  * @example 2026-11-01
                  */
                 from?: components["parameters"]["From"];
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
-                 *     of that day (UTC). Must be later than `from` when both are sent.
+                 *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
+                 *     are sent.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];

@@ -1082,7 +1082,7 @@ export interface components {
          *
          *     | code | status | when |
          *     |---|---|---|
-         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form or with a fragment, a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`). `details` names each failing member. |
+         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form or with a fragment, a malformed request target (`x-request-target`), a repeated `Host`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`). `details` names each failing member. |
          *     | `missing_idempotency_key` | 400 | POST `/orders` without `Idempotency-Key`. |
          *     | `invalid_cursor` | 400 | A cursor that is malformed, tampered, or reused with other filters or sort. |
          *     | `invalid_redirect_uri` | 400 | OAuth: `redirect_uri` is not registered for the client (shown to the user, never redirected to). |
@@ -1645,7 +1645,7 @@ export interface components {
          */
         ClientRegistrationRequest: {
             redirect_uris: string[];
-            /** @description Shown to the user on the consent page; not blank. */
+            /** @description Shown to the user on the consent page; not blank, and without control characters or bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which could make the page show another name than the one registered (a name with one is `invalid_client_metadata`). */
             client_name: string;
             /** @description Defaults to `[authorization_code, refresh_token]`; must include `authorization_code`, the only way to obtain tokens here. */
             grant_types?: ("authorization_code" | "refresh_token")[];
@@ -2941,7 +2941,7 @@ export interface components {
         "RateLimit-Remaining-Optional": number;
         /** @description As `RateLimit-Reset`; present once the caller has been identified. */
         "RateLimit-Reset-Optional": number;
-        /** @description Always `no-store` (RFC 6749 §5.1): tokens and client registrations must not be cached. */
+        /** @description Always `no-store` (RFC 9111 §5.2.2.5, RFC 6749 §5.1): an answer carrying a secret, a token, a client registration or a capability URL (a brokerage `progress_url`) must not be stored by any cache. Declared on such an answer, it is sent on every answer of the operation. */
         "Cache-Control-No-Store": "no-store";
     };
     pathItems: never;

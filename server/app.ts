@@ -8,10 +8,13 @@ import type { Config } from './config.ts';
 import { NO_FAULTS, withoutCurrency, type Faults } from './faults.ts';
 import { cors, corsRules } from './http/cors.ts';
 import { errorHandler } from './http/errors.ts';
+import { headAsGet } from './http/head.ts';
 import { noOperation } from './http/match-operation.ts';
 import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
+import { acceptEveryRequestTarget, refuseMalformedTarget } from './http/request-target.ts';
 import { securityHeaders } from './http/security-headers.ts';
+import { refuseRepeatedHeaders, singleHeadersOf } from './http/single-headers.ts';
 import { hostTrust } from './http/trusted-host.ts';
 import { partnerRouter } from './partner/router.ts';
 import { brokerageProgressRouter } from './public/brokerage-progress.ts';
@@ -77,6 +80,8 @@ export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  // Every target reaches the pipeline below, however odd (`x-request-target`).
+  acceptEveryRequestTarget(app);
   // CORS is the public document's (`x-cors`); `allowed-origins` is the /mcp Origin rule.
   const corsLayer = cors({
     contract: contract.public,
@@ -93,7 +98,12 @@ export function createApp(deps: AppDeps): Express {
     app.use(requestObserver({ logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) }));
   app.use(
     securityHeaders({ contract: contract.public, publicBaseUrl: deps.config.publicBaseUrl }),
+    // HEAD is the GET without its body (`x-head`); its headers are derived from the body all the same.
+    headAsGet(),
+    // A repeated Host (RFC 9112 §3.2), credential or signing header is a 400 before anything reads it.
+    refuseRepeatedHeaders(singleHeadersOf([contract.public, contract.partner, contract.admin])),
     hosts.middleware,
+    refuseMalformedTarget(),
     closeConnectionsWhileDraining(readiness),
   );
   // The probes (x-rate-limit: none) before CORS, the body reader and the rate-limited pipeline.

@@ -8,7 +8,8 @@ export function bearerAuth(token: string): RequestHandler {
   const expected = Buffer.from(token, 'utf8');
   return (req, res, next) => {
     const header = req.get('authorization') ?? '';
-    const match = /^Bearer (.+)$/.exec(header);
+    // The scheme is case-insensitive (RFC 9110 §11.1), the admin document says so.
+    const match = /^bearer +(\S+) *$/i.exec(header);
     if (!match?.[1]) {
       res.setHeader('WWW-Authenticate', 'Bearer');
       return next(new ApiError('missing_credentials', 'The operator API needs Authorization: Bearer <ADMIN_TOKEN>'));

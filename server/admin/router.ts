@@ -5,6 +5,7 @@ import express, { type RequestHandler, type Router } from 'express';
 import { bodyLimitsOf, bodyStructure } from '../http/body-limits.ts';
 import type { ApiContract } from '../contract/index.ts';
 import { dispatchByOperationId } from '../http/dispatch.ts';
+import { cacheControl } from '../http/cache-control.ts';
 import { inOrder } from '../http/in-order.ts';
 import { matchOperation, unmatchedRoute } from '../http/match-operation.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
@@ -41,6 +42,7 @@ export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Rou
       bodyReadError(),
       bearerAuth(options.adminToken),
       matchOperation(options.contract),
+      cacheControl(options.contract),
       unmatchedRoute(),
       bodyStructure(bodyLimitsOf(options.contract.document)),
       jsonBody(),

@@ -110,10 +110,18 @@ export class ApiContract {
     byMethod: Map<string, ContractOperation>;
   }> = [];
 
+  /**
+   * `x-head`: HEAD is answered wherever GET is, as that GET without a body (RFC 9110 §9.3.2); the
+   * documents list no HEAD operations of their own.
+   */
+  readonly headAsGet: boolean;
+
   constructor(
     readonly api: Api,
     readonly document: Json,
   ) {
+    const head = document['x-head'];
+    this.headAsGet = isObject(head) && head['answered-as'] === 'GET';
     const paths = isObject(document.paths) ? document.paths : {};
     for (const [path, rawItem] of Object.entries(paths)) {
       const item = this.resolve(rawItem);
@@ -157,8 +165,10 @@ export class ApiContract {
     for (const route of this.routes) {
       const m = route.regex.exec(rawPath);
       if (!m) continue;
-      const operation = route.byMethod.get(method.toUpperCase());
-      if (!operation) return { kind: 'method-not-allowed', allowed: [...route.byMethod.keys()] };
+      const upper = method.toUpperCase();
+      const operation =
+        route.byMethod.get(upper) ?? (upper === 'HEAD' && this.headAsGet ? route.byMethod.get('GET') : undefined);
+      if (!operation) return { kind: 'method-not-allowed', allowed: this.allowed(route.byMethod) };
       const params: Record<string, string> = {};
       route.names.forEach((name, i) => {
         params[name] = safeDecode(m[i + 1] ?? '');
@@ -166,6 +176,14 @@ export class ApiContract {
       return { kind: 'found', operation, params };
     }
     return { kind: 'not-found' };
+  }
+
+  /** The methods a path answers (`Allow`): its operations', and HEAD wherever GET is (`x-head`). */
+  private allowed(byMethod: Map<string, ContractOperation>): string[] {
+    const methods = [...byMethod.keys()];
+    if (this.headAsGet && byMethod.has('GET') && !byMethod.has('HEAD'))
+      methods.splice(methods.indexOf('GET') + 1, 0, 'HEAD');
+    return methods;
   }
 
   /** Every operation of the path item a raw request path falls under (none for an unknown path). */

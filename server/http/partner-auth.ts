@@ -27,6 +27,7 @@ import type { Credential, CredentialRepository } from '../store/credentials.ts';
 import type { Counted, ReplayGuardRepository } from '../store/replay-guard.ts';
 import type { ReadMark } from '../store/row-cache.ts';
 import { ApiError } from './errors.ts';
+import { sentTarget } from './request-target.ts';
 
 // Unknown key id and wrong signature answer alike, so key ids cannot be probed.
 const BAD_SIGNATURE = 'Signature does not match the canonical request (or the key id is unknown)';
@@ -104,7 +105,7 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
       // Taken first: the request's reads may rely on a check of the store made after this.
       const since = deps.readMark?.();
       res.locals.readMark = since;
-      const { path, query, pairs } = signedTarget(req.originalUrl);
+      const { path, query, pairs } = signedTarget(sentTarget(req));
       useSignedQuery(req, pairs);
 
       const keyId = req.get(HEADER_KEY_ID);

@@ -10,6 +10,7 @@ import { isIP } from 'node:net';
 import type { Request, RequestHandler } from 'express';
 import { classifyAddress } from '../domain/address-class.ts';
 import { ApiError } from './errors.ts';
+import { targetAuthority } from './request-target.ts';
 
 /** PUBLIC_BASE_URL as every absolute URL is built on it: without trailing slashes. The one home of that rule. */
 export function publicBaseUrlOf(configured: string | undefined): string | undefined {
@@ -43,8 +44,13 @@ export function hostOfHeader(value: string): string | undefined {
   const port = match[2];
   if (port !== undefined && Number(port) > 65535) return undefined;
   const host = match[1] as string;
-  return host.startsWith('[') ? host.slice(1, -1) : host;
+  if (host.startsWith('[')) return host.slice(1, -1);
+  // Every label of a name is 1 to 63 letters, digits and inner hyphens (RFC 1035 §2.3.1): an
+  // empty label (`evil.example..localhost`) is no name, however it ends.
+  return host.split('.').every((label) => LABEL.test(label)) ? host : undefined;
 }
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
 /** An IPv4-mapped IPv6 socket address (`::ffff:10.0.0.5`) names the IPv4 host. */
 function plainAddress(address: string | undefined): string | undefined {
@@ -67,17 +73,24 @@ export function isTrustedHost(host: string, listenHost: string | undefined, loca
 
 export function hostTrust(options: HostTrustOptions): HostTrust {
   const configured = publicBaseUrlOf(options.publicBaseUrl);
+  // HTTP/1.0 may omit Host; the answer's URLs then name the socket's own address.
+  const trusted = (header: string | undefined, req: Request): boolean => {
+    if (header === undefined) return true;
+    const host = hostOfHeader(header);
+    return host !== undefined && isTrustedHost(host, options.listenHost, req.socket.localAddress);
+  };
   if (configured !== undefined) {
     // Behind a proxy `Host` may be any internal name: it is neither read nor checked.
     return { middleware: (_req, _res, next) => next(), baseUrl: () => configured };
   }
   return {
     middleware(req, _res, next) {
-      const header = req.headers.host;
-      // HTTP/1.0 may omit Host; the answer's URLs then name the socket's own address.
-      if (header === undefined) return next();
-      const host = hostOfHeader(header);
-      if (host !== undefined && isTrustedHost(host, options.listenHost, req.socket.localAddress)) return next();
+      // An absolute-form target names the authority too (RFC 9112 §3.2.2): it must be one this
+      // server answers for as well, checked like a Host.
+      const authority = targetAuthority(req);
+      const host = req.headers.host;
+      const header = authority !== undefined && trusted(host, req) ? authority : host;
+      if (header === undefined || trusted(header, req)) return next();
       next(
         new ApiError(
           'misdirected_request',

@@ -6,6 +6,7 @@
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { RequestHandler } from 'express';
 import { atPointer, type ApiContract, type ContractOperation, type Json } from '../contract/index.ts';
+import { isDateTime, isFullDate } from '../domain/calendar.ts';
 import { inOrder } from './in-order.ts';
 
 type ApiSpec = Parameters<typeof OpenApiValidator.middleware>[0]['apiSpec'];
@@ -44,11 +45,17 @@ export function openApiValidator(contract: ApiContract, options: ValidatorOption
   if (!built) builtFor.set(contract.document, (built = new Map()));
   const kept = built;
   const mode = options.validateResponses ? 'responses' : 'requests';
-  const validatorOf = (operation: ContractOperation): RequestHandler => {
-    const key = `${operation.operationId} ${mode}`;
+  // A HEAD request runs its GET operation (`x-head`): the validator, which routes on the request's
+  // method, is given that operation under `head`.
+  const validatorOf = (operation: ContractOperation, method: string = operation.method): RequestHandler => {
+    const asHead = method === 'HEAD' && operation.method === 'GET';
+    const key = `${operation.operationId} ${mode}${asHead ? ' head' : ''}`;
     let step = kept.get(key);
     if (!step) {
-      step = inOrder(strictIntegerQuery(contract, operation), ...operationValidator(contract, operation, options));
+      step = inOrder(
+        strictIntegerQuery(contract, operation),
+        ...operationValidator(contract, operation, options, asHead ? 'head' : undefined),
+      );
       kept.set(key, step);
     }
     return step;
@@ -64,7 +71,7 @@ export function openApiValidator(contract: ApiContract, options: ValidatorOption
   return (req, res, next) => {
     const operation = res.locals.operation;
     if (!operation) return next();
-    return validatorOf(operation)(req, res, next);
+    return validatorOf(operation, req.method)(req, res, next);
   };
 }
 
@@ -92,15 +99,19 @@ function operationValidator(
   contract: ApiContract,
   operation: ContractOperation,
   options: ValidatorOptions,
+  method?: 'head',
 ): RequestHandler[] {
   return OpenApiValidator.middleware({
-    apiSpec: validatorDocument(contract, operation) as unknown as ApiSpec,
+    apiSpec: validatorDocument(contract, operation, method) as unknown as ApiSpec,
     // Parameters are text and always coerced by the validator; a JSON body is typed, so
     // `"expected_price": "250000"` or `true` is a validation_error, never silently converted.
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
     validateResponses: options.validateResponses ? { removeAdditional: false } : false,
     validateSecurity: false,
     validateFormats: true,
+    // Dates with the calendar checked (server/domain/calendar.ts); the other formats stay the
+    // validator's fast ones.
+    formats: { date: isFullDate, 'date-time': isDateTime },
     ignoreUndocumented: false,
     // The bundled documents are checked when generated (npm run lint:spec, generate:check); the
     // validator's own meta-schema check would also insist on absolute OAuth URLs, which the
@@ -126,14 +137,17 @@ function operationValidator(
  * validator would otherwise refuse such values, turning away requests the contract accepts
  * (among them what the partner client sends for a search text with an apostrophe).
  * `allowReserved` is a serialisation hint to clients; it changes no schema.
+ *
+ * With `method` (`head`), the operation is placed under that method: a HEAD request is validated
+ * as the GET it stands for (`x-head`).
  */
-export function validatorDocument(contract: ApiContract, operation: ContractOperation): Json {
+export function validatorDocument(contract: ApiContract, operation: ContractOperation, method?: 'head'): Json {
   const parameters = operation.parameters.map((p) => (p.in === 'query' ? { ...p, allowReserved: true } : p));
   const pathLevel = contract.pathItem(operation.path);
   const op = { ...operation.object, parameters };
   const item: Json = {
     ...Object.fromEntries(Object.entries(pathLevel).filter(([key]) => key.startsWith('x-'))),
-    [operation.method.toLowerCase()]: op,
+    [method ?? operation.method.toLowerCase()]: op,
   };
   const document = contract.document;
   const components = (document.components ?? {}) as Record<string, Record<string, unknown>>;

@@ -88,6 +88,17 @@ export function toCallToolResult(outcome: ToolOutcome): CallToolResult {
   };
 }
 
+/**
+ * The SDK keeps its tools in a plain object and looks a `tools/call` name up with `registry[name]`,
+ * so `__proto__`, `constructor` or `toString` found Object.prototype's members ("Tool __proto__
+ * disabled") instead of nothing. With no prototype, every name that is not a tool is "not found".
+ * Should the SDK rename its registry, the MCP endpoint test of those names fails.
+ */
+function withoutPrototypeLookups(server: McpServer): void {
+  const registry: unknown = Reflect.get(server, '_registeredTools');
+  if (registry !== null && typeof registry === 'object') Object.setPrototypeOf(registry, null);
+}
+
 export function buildMcpServer(ctx: ToolContext): McpServer {
   // The SDK answers initialize with the client's requested revision when it is a 2025 one listed
   // here, else the newest 2025 one listed: the MCP negotiation rule, with no layer of ours.
@@ -96,6 +107,7 @@ export function buildMcpServer(ctx: ToolContext): McpServer {
     instructions: INSTRUCTIONS,
     supportedProtocolVersions: [...PROTOCOL_VERSIONS],
   });
+  withoutPrototypeLookups(server);
   for (const tool of MCP_TOOLS) {
     server.registerTool(
       tool.name,

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { Clock } from '../clock.ts';
 import type { Faults } from '../faults.ts';
 import { cursorList, type CursorList } from '../http/cursor-list.ts';
+import { isDateTime, isFullDate } from '../domain/calendar.ts';
 import { ApiError } from '../http/errors.ts';
 import type { Credential, Partner } from '../store/credentials.ts';
 import type { Store } from '../store/index.ts';
@@ -91,7 +92,8 @@ export function partnerCursorList(
 /** `from`/`to` accept an RFC 3339 date-time or a full-date (midnight UTC). */
 export function parseInstant(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
-  const ms = Date.parse(/^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00Z` : value);
+  const date = isFullDate(value);
+  const ms = date || isDateTime(value) ? Date.parse(date ? `${value}T00:00:00Z` : value) : Number.NaN;
   if (Number.isNaN(ms)) throw new ApiError('validation_error', `"${value}" is not an RFC 3339 date-time or full-date`);
   return ms;
 }

@@ -7,6 +7,7 @@ import { bodyLimitsOf, bodyStructure } from '../http/body-limits.ts';
 import { deprecationHeaders } from '../http/deprecation.ts';
 import { dispatchByOperationId } from '../http/dispatch.ts';
 import { requireIdempotencyKey } from '../http/idempotency-key.ts';
+import { cacheControl } from '../http/cache-control.ts';
 import { inOrder } from '../http/in-order.ts';
 import { matchOperation, unmatchedRoute } from '../http/match-operation.ts';
 import { partnerAuth } from '../http/partner-auth.ts';
@@ -50,6 +51,7 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
     inOrder(
       bodyReadError(),
       matchOperation(contract),
+      cacheControl(contract),
       partnerAuth({
         credentials: deps.store.credentials,
         replayGuard: deps.store.replayGuard,

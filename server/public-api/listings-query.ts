@@ -38,8 +38,9 @@ function integer(
 ): number | undefined {
   const text = single(query, name, details);
   if (text === undefined) return undefined;
-  const n = /^\d{1,15}$/.test(text) ? Number(text) : Number.NaN;
-  if (!Number.isSafeInteger(n)) details.push({ path: `/query/${name}`, message: 'must be an integer' });
+  // Decimal digits only; up to 2^53 − 1 (16 digits) is exact, anything longer is over every maximum.
+  const n = /^\d+$/.test(text) ? (text.replace(/^0+(?=\d)/, '').length > 16 ? Infinity : Number(text)) : Number.NaN;
+  if (Number.isNaN(n)) details.push({ path: `/query/${name}`, message: 'must be an integer' });
   else if (n < min) details.push({ path: `/query/${name}`, message: `must be >= ${min}` });
   else if (n > max) details.push({ path: `/query/${name}`, message: `must be <= ${max}` });
   else return n;

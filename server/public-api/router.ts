@@ -9,6 +9,7 @@ import { rateLimitClasses } from '../domain/rate-limit.ts';
 import { bodyLimitsOf, bodyStructure } from '../http/body-limits.ts';
 import { deprecationHeaders } from '../http/deprecation.ts';
 import { dispatchByOperationId } from '../http/dispatch.ts';
+import { cacheControl } from '../http/cache-control.ts';
 import { inOrder } from '../http/in-order.ts';
 import { matchOperation, unmatchedRoute } from '../http/match-operation.ts';
 import { rateLimit } from '../http/rate-limit.ts';
@@ -65,6 +66,7 @@ export function publicRouter(deps: PublicDeps, options: PublicRouterOptions): Ro
       // Mounted last: whatever reaches it and is not one of its operations is this surface's 404,
       // counted and answered with the rate-limit headers like every other public answer.
       matchOperation(contract),
+      cacheControl(contract),
       deprecationHeaders(),
       resolveBearer(bearer),
       rateLimit({

@@ -1,6 +1,6 @@
 // Opens the database: embedded SQLite by default (zero setup), PostgreSQL when a URL is given
 // (several instances behind a load balancer share it). Migrations run before it is handed out.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
@@ -103,7 +103,10 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
     };
   }
   const filename = options.filename ?? join(options.dataDir ?? './data', 'service.sqlite');
-  if (filename !== ':memory:') mkdirSync(options.dataDir ?? './data', { recursive: true });
+  if (filename !== ':memory:') {
+    mkdirSync(options.dataDir ?? './data', { recursive: true });
+    ownerOnly(filename);
+  }
   const sqlite = new BetterSqlite3(filename);
   // WAL lets readers run beside the writer; a busy timeout absorbs a second process's write lock.
   sqlite.pragma('journal_mode = WAL');
@@ -160,6 +163,18 @@ const KEPT_TABLES = ['credentials', 'partners', 'inventory'];
 
 /** Distinct SQL texts kept prepared; multi-row inserts vary with their row count, so it is bounded. */
 const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * The database holds sealed secrets, partners' orders and customers' e-mail addresses: it is
+ * readable by the server's user only (0600), like the master key beside it. SQLite creates a
+ * file with 0644 less the umask, and gives its -wal and -shm files the database file's mode; so
+ * the file is created 0600 before SQLite opens it, and files left by an older version are
+ * tightened.
+ */
+function ownerOnly(filename: string): void {
+  closeSync(openSync(filename, 'a', 0o600));
+  for (const file of [filename, `${filename}-wal`, `${filename}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+}
 
 /**
  * Kysely prepares every query afresh; with better-sqlite3 preparing costs about a fifth of a

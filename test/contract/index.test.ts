@@ -56,9 +56,18 @@ describe('the contract index', () => {
       operation: { operationId: 'getBrokerageCase' },
       params: { case_id: 'case 9' },
     });
+    // HEAD is answered wherever GET is (x-head): it is allowed, and routed to the GET operation.
     expect(partner.match('DELETE', '/api/partner/v1/availability')).toEqual({
       kind: 'method-not-allowed',
-      allowed: ['GET'],
+      allowed: ['GET', 'HEAD'],
+    });
+    expect(partner.match('HEAD', '/api/partner/v1/availability')).toMatchObject({
+      kind: 'found',
+      operation: { operationId: 'getAvailability' },
+    });
+    expect(partner.match('HEAD', '/api/partner/v1/orders')).toMatchObject({
+      kind: 'found',
+      operation: { method: 'GET', operationId: 'listOrders' },
     });
     expect(partner.match('GET', '/api/partner/v1/nowhere')).toEqual({ kind: 'not-found' });
     expect(partner.match('GET', '/api/partner/v1/orders/ord_1/')).toEqual({ kind: 'not-found' });

@@ -152,6 +152,13 @@ describe.each<[Era, string]>([
     await expect(client.callTool({ name: 'buy_domain', arguments: {} })).rejects.toThrow(/buy_domain/);
   });
 
+  it.each(['__proto__', 'constructor', 'toString', 'hasOwnProperty'])(
+    'a tool named %s is not found (no prototype lookup)',
+    async (name) => {
+      await expect(client.callTool({ name, arguments: {} })).rejects.toThrow(new RegExp(`Tool ${name} not found`));
+    },
+  );
+
   it('a bearer token reaches search_domain and unmasks the price', async () => {
     const signedIn = await connect(era, GOOD_TOKEN);
     try {

@@ -256,7 +256,7 @@ describe('error shapes', () => {
   it('answers a wrong method with 405 and Allow, an unknown path with 404, both counted', async () => {
     const res = await fetch(`${base}/api/v1`, { method: 'PUT' });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, HEAD'); // x-head
     expect(res.headers.get('ratelimit-policy')).toBe('"public";q=60;w=60');
     const unknown = await fetch(`${base}/not-ours`);
     expect(unknown.status).toBe(404);
