@@ -673,6 +673,35 @@ export const CASES: GateCase[] = [
     breaking: true,
   },
   {
+    anchor: 'x-head',
+    api: 'partner',
+    what: 'HEAD no longer answered as GET',
+    edit: (d) => (d['x-head']['answered-as'] = 'none'),
+    breaking: true,
+  },
+  {
+    anchor: 'x-request-target',
+    api: 'public',
+    what: 'absolute-form targets refused with another status',
+    edit: (d) => (d['x-request-target'].refusal.status = 421),
+    breaking: true,
+  },
+  {
+    anchor: 'x-single-headers',
+    api: 'public',
+    what: 'one more header refused when repeated',
+    edit: (d) => d['x-single-headers'].headers.push('Accept'),
+    breaking: true,
+  },
+  {
+    anchor: 'x-single-headers',
+    api: 'public',
+    what: 'a header no longer refused when repeated',
+    edit: (d) =>
+      (d['x-single-headers'].headers = d['x-single-headers'].headers.filter((h: string) => h !== 'Authorization')),
+    breaking: false,
+  },
+  {
     anchor: 'x-trusted-hosts',
     api: 'public',
     what: 'a trusted host kind removed',

@@ -179,6 +179,9 @@ export const EXTENSION_RULES: Record<string, Rule> = {
   },
   'x-body-limits': offered,
   'x-unknown-query-parameters': exact,
+  'x-head': exact, // HEAD answered as GET: a change stops monitors and caches that use it
+  'x-request-target': offered,
+  'x-single-headers': { members: { headers: { lists: 'addition-breaks' } } }, // one more header refused when repeated
   'x-trusted-hosts': offered,
   'x-security-headers': notAPromise, // headers the server adds for browsers; no client request fails
   'x-check-order': ordered,
@@ -213,7 +216,8 @@ function rateLeaf(
   const at = inner.length > 0 ? `${inner.join('/')}: ` : '';
   if (local.verdict) return [{ verdict: local.verdict, message: `${at}${show(before)} → ${show(after)}` }];
   if (typeof before === 'number' || typeof after === 'number') {
-    const numbers = local.numbers ?? 'lower-breaks';
+    // A status code is a token, not a limit.
+    const numbers = inner.at(-1) === 'status' ? 'any-breaks' : (local.numbers ?? 'lower-breaks');
     const b = typeof before === 'number' ? before : undefined;
     const a = typeof after === 'number' ? after : undefined;
     const breaks =
