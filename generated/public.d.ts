@@ -2168,8 +2168,9 @@ export interface components {
             };
         };
         /**
-         * @description The client's 60 requests per 60 s are spent (per token when a valid bearer token is sent,
-         *     else per IP; each batch entry counts as one call). Wait `Retry-After` seconds.
+         * @description The client's 60 requests per 60 s are spent (per authorization grant, the OAuth client and
+         *     user, shared by all its tokens, when a valid bearer token is sent; else per IP; each batch
+         *     entry counts as one call). Wait `Retry-After` seconds.
          */
         RateLimited: {
             headers: {
@@ -2603,8 +2604,8 @@ export interface components {
             };
         };
         /**
-         * @description The client's 60 requests per 60 s are spent (per token when a valid bearer token is sent,
-         *     else per IP). Wait `Retry-After` seconds.
+         * @description The client's 60 requests per 60 s are spent (per authorization grant, the OAuth client and
+         *     user, shared by all its tokens, when a valid bearer token is sent; else per IP). Wait `Retry-After` seconds.
          */
         McpRateLimited: {
             headers: {
