@@ -13,6 +13,7 @@ import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { hostTrust } from './http/trusted-host.ts';
+import { sandboxLoopbackByDefault } from './domain/webhook-url.ts';
 import { partnerRouter } from './partner/router.ts';
 import { brokerageProgressRouter } from './public/brokerage-progress.ts';
 import { originAllowed } from './mcp/origin.ts';
@@ -33,7 +34,7 @@ export { GENERATED_DIR };
 
 export interface AppDeps {
   config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'> &
-    Partial<Pick<Config, 'publicBaseUrl' | 'rdapLookup' | 'mcpAllowedOrigins' | 'host'>>;
+    Partial<Pick<Config, 'publicBaseUrl' | 'rdapLookup' | 'mcpAllowedOrigins' | 'host' | 'sandboxWebhookLoopback'>>;
   store: Store;
   clock: Clock;
   /** Told when a change has queued webhook deliveries. */
@@ -71,6 +72,7 @@ export function createApp(deps: AppDeps): Express {
     notifyOutbox: () => deps.dispatcher?.wake(),
     faults,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    destinations: { sandboxLoopback: sandboxWebhookLoopbackOf(deps.config) },
     baseUrl: hosts.baseUrl,
   };
 
@@ -156,4 +158,11 @@ export function createApp(deps: AppDeps): Express {
   app.use((req, _res, next) => next(noOperation(req.method, req.path)));
   app.use(errorHandler(log, faults));
   return app;
+}
+
+/** SANDBOX_WEBHOOK_LOOPBACK as configured, else its default for this deployment (server/domain/webhook-url.ts). */
+export function sandboxWebhookLoopbackOf(
+  config: Partial<Pick<Config, 'publicBaseUrl' | 'host' | 'sandboxWebhookLoopback'>>,
+): boolean {
+  return config.sandboxWebhookLoopback ?? sandboxLoopbackByDefault(config);
 }
