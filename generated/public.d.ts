@@ -3791,7 +3791,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     /** @description The link's destination. */
                     Location: string;
-                    /** @description The attribution cookie (30 days, `HttpOnly`, `SameSite=Lax`, `Secure` outside loopback). */
+                    /** @description The attribution cookie (30 days, `HttpOnly`, `SameSite=Lax`, and `Secure` whenever the service is served over https, as every cookie it sets, decided by its public base URL and never by the request's `Host`). */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
