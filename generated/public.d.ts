@@ -2127,7 +2127,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unexpected error. Retry with exponential back-off (with the same `Idempotency-Key` for a POST). */
+        /** @description Unexpected error. Retry with exponential back-off (with the same `Idempotency-Key` for a POST). A 500 never follows a committed change: every integer a request may carry is bounded (`maximum`), and an answer that would break this document after a POST, PUT, PATCH or DELETE may have committed is sent as the handler wrote it and logged by the server as a contract defect (`contract_defect`), never turned into a 500; only a read (GET) answers 500 for it. */
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

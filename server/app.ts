@@ -13,6 +13,7 @@ import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
 import { securityHeaders } from './http/security-headers.ts';
 import { hostTrust } from './http/trusted-host.ts';
+import type { ContractDefectLog } from './http/validator.ts';
 import { sandboxLoopbackByDefault } from './domain/webhook-url.ts';
 import { partnerRouter } from './partner/router.ts';
 import { brokerageProgressRouter } from './public/brokerage-progress.ts';
@@ -61,6 +62,12 @@ export function createApp(deps: AppDeps): Express {
   const faults = deps.faults ?? NO_FAULTS;
   // A deployment that mangles its answers has no response validation in front of them.
   const validateResponses = deps.config.validateResponses && !faults.has('remove-response-field');
+  // A committed change whose answer breaks the contract: answered as committed, logged here.
+  const onContractDefect: ContractDefectLog = (req, detail) =>
+    logger.error(
+      { event: 'contract_defect', method: req.method, path: req.path, ...detail },
+      'an answer broke the contract after its change was committed; it was sent as written',
+    );
   const hosts = hostTrust({ publicBaseUrl: deps.config.publicBaseUrl, listenHost: deps.config.host });
   const partnerDeps = {
     store: deps.store,
@@ -128,6 +135,7 @@ export function createApp(deps: AppDeps): Express {
   const publicSurface = publicRouter(publicDeps, {
     contract: contract.public,
     validateResponses,
+    onContractDefect,
     handlers: modules.handlers,
     accessTokens: modules.accessTokens,
     selfValidating: {
@@ -142,7 +150,10 @@ export function createApp(deps: AppDeps): Express {
 
   // The partner document lives under the partner prefix but is public (the public document serves it: spec/public/paths/partner-openapi-json.yaml).
   app.get('/api/partner/v1/openapi.json', publicSurface);
-  app.use('/api/partner', partnerRouter(partnerDeps, { contract: contract.partner, validateResponses }));
+  app.use(
+    '/api/partner',
+    partnerRouter(partnerDeps, { contract: contract.partner, validateResponses, onContractDefect }),
+  );
   if (deps.config.adminToken) {
     app.use(
       '/api/admin/v1',
@@ -151,6 +162,7 @@ export function createApp(deps: AppDeps): Express {
         contract: contract.admin,
         partnerContract: contract.partner,
         validateResponses,
+        onContractDefect,
       }),
     );
   }
