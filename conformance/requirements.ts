@@ -15,8 +15,30 @@ export interface RetiredRequirement {
   replacedBy?: string;
 }
 
-/** Retired requirement IDs. None yet: IDs were introduced in 0.2.0. */
-export const RETIRED: RetiredRequirement[] = [];
+/** Retired requirement IDs (IDs were introduced in 0.2.0). */
+export const RETIRED: RetiredRequirement[] = [
+  {
+    id: 'mock.public.get-open-id-configuration',
+    title: 'the mock answers GET /.well-known/openid-configuration as documented',
+    retiredIn: '0.2.0',
+    reason:
+      'OpenID Connect discovery is no longer part of the public document: RFC 8414 metadata is the one discovery document (getAuthorizationServerMetadata)',
+  },
+  {
+    id: 'mock.public.get-jwks',
+    title: 'the mock answers GET /.well-known/jwks.json as documented',
+    retiredIn: '0.2.0',
+    reason: 'the empty key set existed only for the OpenID discovery document, which is no longer served',
+  },
+  {
+    id: 'public.oauth.metadata',
+    title:
+      'metadata: RFC 8414 members, the openid-configuration mirror and its empty key set, protected-resource documents',
+    retiredIn: '0.2.0',
+    reason: 'its rule changed: openid-configuration is no longer served (404)',
+    replacedBy: 'public.oauth.metadata-rfc8414',
+  },
+];
 
 export const ID_PATTERN = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
 

@@ -869,7 +869,11 @@ export interface components {
         /**
          * @description Unexpected error; retry with exponential back-off. The change was not made: each operation
          *     runs in one transaction, except a settlement run, which settles each partner in its own, so
-         *     partners settled before the error stay settled and running again settles the rest.
+         *     partners settled before the error stay settled and running again settles the rest. An
+         *     answer that would break this document after a committed change (a move on a case, an
+         *     order, a credential) is sent as written and logged by the server as a contract defect
+         *     (`contract_defect`), never turned into a 500; and every integer a request may carry is
+         *     bounded (`maximum`), so no accepted value makes a later answer invalid.
          */
         InternalError: {
             headers: {

@@ -561,13 +561,15 @@ export interface paths {
          * @description The registered endpoint (as PUT answers it) and its `recent_deliveries`: the 20 most recent
          *     deliveries, newest first, each with its event, where it stands (`pending`, `delivered`,
          *     `failed` after the last attempt), how many attempts were made, and `last_error`, why the
-         *     latest attempt failed. A destination refused at delivery time shows here, for example
-         *     `refused before connecting: hooks.example.net resolves to 127.0.0.1, a loopback address
-         *     (127.0.0.0/8: loopback, RFC 1122); live webhooks must reach a public address`, as does a
-         *     receiver's non-2xx answer (`the receiver answered HTTP 503`), a redirect (`the receiver
-         *     answered HTTP 302; redirects are not followed`), silence (`no answer within 5 s`) or a
-         *     connection failure. Missed events are replayed through GET `/events`. 404 `not_found` when no
-         *     endpoint is registered. Like registration, this path has no version segment.
+         *     latest attempt failed, as a class (`WebhookDelivery.last_error`): a destination refused at
+         *     delivery time (`destination_refused`), a receiver's non-2xx answer (`http_status 503`), a
+         *     redirect (`http_status 302`, never followed), silence (`timeout`), a refused connection
+         *     (`connection_refused`), another connection failure (`connection_failed`), a failed TLS
+         *     handshake (`tls_failed`) or an answer that is not HTTP (`not_http`). It never names the
+         *     address connected to, a port, a resolver's answer or a library's error text: the operator
+         *     reads those in the server log. Missed events are replayed through GET `/events`. 404
+         *     `not_found` when no endpoint is registered. Like registration, this path has no version
+         *     segment.
          */
         get: operations["getWebhook"];
         /**
@@ -596,14 +598,22 @@ export interface paths {
          *       Teredo (`2001::/32`) forms are refused whatever they carry. So `[::7f00:1]`,
          *       `[2002:7f00:1::1]` and `[::ffff:a9fe:a9fe]` are refused like `127.0.0.1` and
          *       `169.254.169.254`.
-         *     - Sandbox credentials may also use `http` and loopback: the loopback address itself
-         *       (`127.0.0.0/8`, `[::1]`, `[::ffff:127.0.0.1]`, `localhost`), never loopback carried in a
-         *       translation or tunnel prefix. Everything else refused for live is refused for sandbox too.
-         *       A name that does not resolve is **accepted** in sandbox (your tunnel or DNS may not be up
-         *       yet); each delivery attempt resolves it again and applies the rules then.
+         *     - Sandbox credentials may also use `http`, and loopback where the deployment allows it: the
+         *       loopback address itself (`127.0.0.0/8`, `[::1]`, `[::ffff:127.0.0.1]`, `localhost`), never
+         *       loopback carried in a translation or tunnel prefix. A deployment decides with its setting
+         *       `SANDBOX_WEBHOOK_LOOPBACK` (`allow` or `refuse`); by default loopback is allowed only on a
+         *       developer's own server (one listening on a loopback address and not published over https,
+         *       as `npm start` is) and refused on a hosted or shared sandbox (an https `PUBLIC_BASE_URL`, a
+         *       public name, or listening on every interface), whose loopback is not its partners' to
+         *       reach. Everything else refused for live is refused for sandbox too. A host name is not
+         *       judged at registration in sandbox (your tunnel or DNS may not be up yet): each delivery
+         *       attempt resolves it and applies the rules then.
          *
-         *     A refused URL is 400 `validation_error` with a `details` entry at `/body/url` naming the
-         *     address and the registry block that refused it. `secret` is 16 to 256 characters.
+         *     A refused URL is 400 `validation_error` with a `details` entry at `/body/url`. For an
+         *     address written in the URL it names the address's kind and the registry block that refused
+         *     it. For a host name it names no address and gives one answer whether the name does not
+         *     resolve or resolves somewhere the rules forbid: the server's resolver is not a lookup service
+         *     for the network it runs in. `secret` is 16 to 256 characters.
          *
          *     **Deliveries** (see the `webhooks` section and `x-webhook-delivery`) are POSTs of the event
          *     JSON, signed with `X-Service-Signature`: the lowercase hex HMAC-SHA256 of the raw body keyed
@@ -612,7 +622,7 @@ export interface paths {
          *     every address checked against the rules above, and the connection made to a checked address,
          *     in one step, so a name re-pointed after registration (DNS rebinding) reaches nothing it
          *     should not. A destination refused at that moment, a redirect (never followed) and any other
-         *     failure count as a failed attempt, retried on the schedule, and the reason is shown by GET
+         *     failure count as a failed attempt, retried on the schedule, and its class is shown by GET
          *     `/api/partner/webhooks` in `recent_deliveries[].last_error`.
          */
         put: operations["registerWebhook"];
@@ -1702,8 +1712,20 @@ export interface components {
             /** @description Attempts made so far (`X-Service-Delivery-Attempt` of the latest). */
             attempts: number;
             /**
-             * @description Why the latest attempt failed; null before the first attempt and once delivered.
-             * @example refused before connecting: hooks.example.net resolves to 10.0.0.7, a private address (10.0.0.0/8: private use, RFC 1918); live webhooks must reach a public address
+             * @description Why the latest attempt failed; null before the first attempt and once delivered. Its
+             *     class, then a fixed sentence: `<class>[ <status>]: <sentence>`. The classes
+             *     (`x-failure-classes`) are the whole vocabulary: a partner learns what kind of failure
+             *     it was, never the address connected to, a port, what a name resolved to or a
+             *     library's error text, so no credential turns deliveries into a map of the network the
+             *     server runs in. The operator reads the detail in the server log (`delivery_failed`).
+             * @example destination_refused: the URL's host does not resolve, or not only to addresses this deployment's webhooks may reach (URL rules of PUT /api/partner/webhooks)
+             * @example http_status 503: the receiver answered HTTP 503
+             * @example http_status 302: the receiver answered HTTP 302; redirects are not followed
+             * @example timeout: no answer within 5 s
+             * @example connection_refused: the connection was refused
+             * @example connection_failed: the connection failed or was closed before an answer
+             * @example tls_failed: the TLS handshake failed (certificate or protocol)
+             * @example not_http: the receiver did not answer in HTTP
              */
             last_error: string | null;
             /** @description When the next attempt is due; null unless `pending`. */
@@ -1727,7 +1749,8 @@ export interface components {
             /**
              * Format: uri
              * @description Delivery endpoint. Live credentials need `https` and a host that is, or resolves only
-             *     to, public unicast addresses; sandbox credentials may also use `http` and loopback.
+             *     to, public unicast addresses; sandbox credentials may also use `http`, and loopback
+             *     where the deployment allows it (`SANDBOX_WEBHOOK_LOOPBACK`).
              *     Anything else is refused with 400 `validation_error`. The rules (PUT
              *     `/api/partner/webhooks`, `x-url-rules`) are applied again at every delivery attempt.
              * @example https://partner.example.net/hooks/domain-sales
@@ -2008,7 +2031,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unexpected error. Nothing was stored; retry with exponential back-off (for POST `/orders`, with the same `Idempotency-Key`). */
+        /** @description Unexpected error. Nothing was stored; retry with exponential back-off (for POST `/orders`, with the same `Idempotency-Key`). A 500 never follows a committed change: every integer a request may carry is bounded (`maximum`), and an answer that would break this document after a POST, PUT, PATCH or DELETE may have committed is sent as the handler wrote it and logged by the server as a contract defect (`contract_defect`), never turned into a 500; only a read (GET) answers 500 for it. */
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

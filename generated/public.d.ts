@@ -585,65 +585,21 @@ export interface paths {
          * @description OAuth 2.1 authorization server metadata: authorization code with PKCE S256 only, public
          *     clients only (`none`), dynamic registration, `iss` in every authorization response (RFC 9207).
          *     There is no revocation endpoint: access tokens lapse after 30 minutes, refresh tokens are
-         *     invalidated by rotation, and support can revoke a grant immediately. Mirrored, with the OpenID
-         *     Connect Discovery extras, at `/.well-known/openid-configuration`.
+         *     invalidated by rotation, and support can revoke a grant immediately.
+         *
+         *     **The one discovery document.** This is what OAuth 2.1 and MCP clients read (RFC 8414 §3;
+         *     the MCP authorization specification lets an authorization server publish RFC 8414 metadata
+         *     or OpenID Connect discovery, and every MCP SDK tries this path first). The service is not an
+         *     OpenID Provider, so `/.well-known/openid-configuration` is **not served**: it answers 404
+         *     `not_found` like any unknown path, and there is no `jwks_uri` key set. The seed's "also
+         *     mirrored at /.well-known/openid-configuration" is deliberately not followed: an OpenID
+         *     Connect Discovery document must list `id_token_signing_alg_values_supported` including
+         *     `RS256` (OpenID Connect Discovery 1.0 §3), that is promise ID tokens this server does not
+         *     issue (`openid` is `invalid_scope`), and with an empty list strict OpenID clients (authlib's
+         *     `OpenIDProviderMetadata.validate`) rightly refused it. A client that falls back from RFC 8414
+         *     to OpenID discovery finds the RFC 8414 document first.
          */
         get: operations["getAuthorizationServerMetadata"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.well-known/openid-configuration": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get the OpenID configuration mirror
-         * @description The authorization server metadata (RFC 8414) at the path OpenID Connect Discovery clients
-         *     look at first, for OAuth clients (MCP clients among them) that try it. The service is
-         *     **not an OpenID Provider**, and this document says so truthfully rather than promising what
-         *     is refused:
-         *
-         *     - `scopes_supported` does not list `openid` (asking for it is `invalid_scope`);
-         *     - the members OpenID Connect Discovery requires are present, with true values:
-         *       `jwks_uri` points at the key set, which is empty (nothing is signed with a published key);
-         *       `id_token_signing_alg_values_supported` is empty (no ID token is ever issued, so none is
-         *       signed with any algorithm) and `subject_types_supported` is empty (no subject identifier
-         *       is ever released: tokens are opaque, and there is no userinfo or introspection endpoint).
-         *
-         *     Parsers that read these members as lists (the MCP SDK's, oauth4webapi, openid-client)
-         *     accept the document; a validator that enforces OpenID Connect's rule that an OpenID
-         *     Provider lists `RS256` (such as authlib's `OpenIDProviderMetadata.validate`) refuses it,
-         *     rightly. OAuth clients need nothing beyond `/.well-known/oauth-authorization-server`.
-         */
-        get: operations["getOpenIdConfiguration"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/.well-known/jwks.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Get the JSON Web Key Set (empty)
-         * @description The `jwks_uri` of the OpenID configuration. Always an empty set; tokens are opaque and nothing is signed with a published key.
-         */
-        get: operations["getJwks"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1503,8 +1459,6 @@ export interface components {
                 authorization_server_metadata: string;
                 /** Format: uri */
                 protected_resource_metadata: string;
-                /** Format: uri */
-                openid_configuration: string;
             };
             /** Format: uri */
             ai_catalog?: string;
@@ -1613,27 +1567,6 @@ export interface components {
             authorization_response_iss_parameter_supported: true;
             /** Format: uri */
             service_documentation?: string;
-        };
-        /**
-         * @description The authorization server metadata plus the members OpenID Connect Discovery requires,
-         *     each present and true of a service that is not an OpenID Provider: `openid` is not in
-         *     `scopes_supported`, the key set is empty, and no ID token or subject identifier is ever
-         *     issued, so both lists are empty.
-         */
-        OpenIdConfiguration: components["schemas"]["AuthorizationServerMetadata"] & {
-            /**
-             * Format: uri
-             * @description The empty key set (`/.well-known/jwks.json`).
-             */
-            jwks_uri: string;
-            /** @description Empty; no subject identifier is released (tokens are opaque; no userinfo, no introspection). */
-            subject_types_supported: string[];
-            /** @description Empty; no ID token is issued (`openid` is refused as `invalid_scope`), so none is signed. */
-            id_token_signing_alg_values_supported: string[];
-        };
-        /** @description A JSON Web Key Set (RFC 7517); always empty, since tokens are opaque and no ID tokens are signed. */
-        JsonWebKeySet: {
-            keys: Record<string, never>[];
         };
         /**
          * @description RFC 7591 client metadata. Every client is public: there is no secret and
@@ -2168,8 +2101,9 @@ export interface components {
             };
         };
         /**
-         * @description The client's 60 requests per 60 s are spent (per token when a valid bearer token is sent,
-         *     else per IP; each batch entry counts as one call). Wait `Retry-After` seconds.
+         * @description The client's 60 requests per 60 s are spent (per authorization grant, the OAuth client and
+         *     user, shared by all its tokens, when a valid bearer token is sent; else per IP; each batch
+         *     entry counts as one call). Wait `Retry-After` seconds.
          */
         RateLimited: {
             headers: {
@@ -2193,7 +2127,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Unexpected error. Retry with exponential back-off (with the same `Idempotency-Key` for a POST). */
+        /** @description Unexpected error. Retry with exponential back-off (with the same `Idempotency-Key` for a POST). A 500 never follows a committed change: every integer a request may carry is bounded (`maximum`), and an answer that would break this document after a POST, PUT, PATCH or DELETE may have committed is sent as the handler wrote it and logged by the server as a contract defect (`contract_defect`), never turned into a 500; only a read (GET) answers 500 for it. */
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2603,8 +2537,8 @@ export interface components {
             };
         };
         /**
-         * @description The client's 60 requests per 60 s are spent (per token when a valid bearer token is sent,
-         *     else per IP). Wait `Retry-After` seconds.
+         * @description The client's 60 requests per 60 s are spent (per authorization grant, the OAuth client and
+         *     user, shared by all its tokens, when a valid bearer token is sent; else per IP). Wait `Retry-After` seconds.
          */
         McpRateLimited: {
             headers: {
@@ -3790,7 +3724,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     /** @description The link's destination. */
                     Location: string;
-                    /** @description The attribution cookie (30 days, `HttpOnly`, `SameSite=Lax`, `Secure` outside loopback). */
+                    /** @description The attribution cookie (30 days, `HttpOnly`, `SameSite=Lax`, and `Secure` whenever the service is served over https, as every cookie it sets, decided by its public base URL and never by the request's `Host`). */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };
@@ -3916,62 +3850,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuthorizationServerMetadata"];
-                };
-            };
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    getOpenIdConfiguration: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The OpenID configuration. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OpenIdConfiguration"];
-                };
-            };
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    getJwks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The empty key set. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["X-Request-Id"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["JsonWebKeySet"];
                 };
             };
             429: components["responses"]["RateLimited"];

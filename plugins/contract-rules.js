@@ -111,6 +111,64 @@ function Tagged() {
   };
 }
 
+const SAFE_INTEGER = 2 ** 53 - 1;
+
+/**
+ * Every integer a request may carry (a parameter, or anything in a request body) states a
+ * `maximum` no greater than `max` (2^53 - 1 by default: what JSON parsers and JavaScript hold
+ * exactly). Without one, `1e300` is an integer to JSON Schema, is accepted, and is stored or
+ * echoed as something no answer's schema allows. Money states a tighter bound (the store's range,
+ * see the spec's descriptions).
+ */
+function IntegerMaximum({ max = SAFE_INTEGER } = {}) {
+  const isInteger = (schema) =>
+    schema && (schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer')));
+  const bounded = (schema) => typeof schema.maximum === 'number' && schema.maximum <= max;
+  const message = (where, schema) =>
+    `${where}: an integer a request carries must state a maximum of at most ${max} (2^53 - 1); this one ${
+      typeof schema.maximum === 'number' ? `allows ${schema.maximum}` : 'has none'
+    }.`;
+  /** Every integer schema in a body schema, by its path of property names (`*` for array items). */
+  const unbounded = (raw, ctx, from, path, seen, out) => {
+    const { node, from: source } = deref(raw, ctx, from);
+    if (!node || typeof node !== 'object' || seen.has(node)) return;
+    seen.add(node);
+    if (isInteger(node) && !bounded(node)) out.push([path || '(the body)', node]);
+    for (const [name, child] of Object.entries(node.properties ?? {}))
+      unbounded(child, ctx, source, `${path}/${name}`, seen, out);
+    for (const key of ['items', 'additionalProperties', 'contains', 'not'])
+      if (node[key] && typeof node[key] === 'object') unbounded(node[key], ctx, source, `${path}/*`, seen, out);
+    for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems'])
+      for (const child of Array.isArray(node[key]) ? node[key] : []) unbounded(child, ctx, source, path, seen, out);
+  };
+  return {
+    Parameter: {
+      Schema: {
+        enter(schema, ctx) {
+          if (isInteger(schema) && !bounded(schema))
+            ctx.report({ message: message('parameter', schema), location: ctx.location.key() });
+        },
+      },
+    },
+    Operation: {
+      enter(operation, ctx) {
+        if (!operation.requestBody) return;
+        const { node: body, from } = deref(operation.requestBody, ctx);
+        for (const [type, media] of Object.entries(body?.content ?? {})) {
+          if (!media?.schema) continue;
+          const found = [];
+          unbounded(media.schema, ctx, from, '', new Set(), found);
+          for (const [path, schema] of found)
+            ctx.report({
+              message: message(`request body ${type} ${path}`, schema),
+              location: ctx.location.child(['requestBody']),
+            });
+        }
+      },
+    },
+  };
+}
+
 export default function contractRules() {
   return {
     id: 'contract',
@@ -120,6 +178,7 @@ export default function contractRules() {
         'x-scopes': XScopes,
         'x-rate-limit': XRateLimit,
         tagged: Tagged,
+        'integer-maximum': IntegerMaximum,
       },
     },
   };

@@ -16,6 +16,8 @@ import { acceptEveryRequestTarget, refuseMalformedTarget } from './http/request-
 import { securityHeaders } from './http/security-headers.ts';
 import { refuseRepeatedHeaders, singleHeadersOf } from './http/single-headers.ts';
 import { hostTrust } from './http/trusted-host.ts';
+import type { ContractDefectLog } from './http/validator.ts';
+import { sandboxLoopbackByDefault } from './domain/webhook-url.ts';
 import { partnerRouter } from './partner/router.ts';
 import { brokerageProgressRouter } from './public/brokerage-progress.ts';
 import { originAllowed } from './mcp/origin.ts';
@@ -36,7 +38,7 @@ export { GENERATED_DIR };
 
 export interface AppDeps {
   config: Pick<Config, 'adminToken' | 'masterKey' | 'validateResponses'> &
-    Partial<Pick<Config, 'publicBaseUrl' | 'rdapLookup' | 'mcpAllowedOrigins' | 'host'>>;
+    Partial<Pick<Config, 'publicBaseUrl' | 'rdapLookup' | 'mcpAllowedOrigins' | 'host' | 'sandboxWebhookLoopback'>>;
   store: Store;
   clock: Clock;
   /** Told when a change has queued webhook deliveries. */
@@ -63,6 +65,12 @@ export function createApp(deps: AppDeps): Express {
   const faults = deps.faults ?? NO_FAULTS;
   // A deployment that mangles its answers has no response validation in front of them.
   const validateResponses = deps.config.validateResponses && !faults.has('remove-response-field');
+  // A committed change whose answer breaks the contract: answered as committed, logged here.
+  const onContractDefect: ContractDefectLog = (req, detail) =>
+    logger.error(
+      { event: 'contract_defect', method: req.method, path: req.path, ...detail },
+      'an answer broke the contract after its change was committed; it was sent as written',
+    );
   const hosts = hostTrust({ publicBaseUrl: deps.config.publicBaseUrl, listenHost: deps.config.host });
   const partnerDeps = {
     store: deps.store,
@@ -74,6 +82,7 @@ export function createApp(deps: AppDeps): Express {
     notifyOutbox: () => deps.dispatcher?.wake(),
     faults,
     ...(deps.resolve ? { resolve: deps.resolve } : {}),
+    destinations: { sandboxLoopback: sandboxWebhookLoopbackOf(deps.config) },
     baseUrl: hosts.baseUrl,
   };
 
@@ -136,6 +145,7 @@ export function createApp(deps: AppDeps): Express {
   const publicSurface = publicRouter(publicDeps, {
     contract: contract.public,
     validateResponses,
+    onContractDefect,
     handlers: modules.handlers,
     accessTokens: modules.accessTokens,
     selfValidating: {
@@ -150,7 +160,10 @@ export function createApp(deps: AppDeps): Express {
 
   // The partner document lives under the partner prefix but is public (the public document serves it: spec/public/paths/partner-openapi-json.yaml).
   app.get('/api/partner/v1/openapi.json', publicSurface);
-  app.use('/api/partner', partnerRouter(partnerDeps, { contract: contract.partner, validateResponses }));
+  app.use(
+    '/api/partner',
+    partnerRouter(partnerDeps, { contract: contract.partner, validateResponses, onContractDefect }),
+  );
   if (deps.config.adminToken) {
     app.use(
       '/api/admin/v1',
@@ -159,6 +172,7 @@ export function createApp(deps: AppDeps): Express {
         contract: contract.admin,
         partnerContract: contract.partner,
         validateResponses,
+        onContractDefect,
       }),
     );
   }
@@ -166,4 +180,11 @@ export function createApp(deps: AppDeps): Express {
   app.use((req, _res, next) => next(noOperation(req.method, req.path)));
   app.use(errorHandler(log, faults));
   return app;
+}
+
+/** SANDBOX_WEBHOOK_LOOPBACK as configured, else its default for this deployment (server/domain/webhook-url.ts). */
+export function sandboxWebhookLoopbackOf(
+  config: Partial<Pick<Config, 'publicBaseUrl' | 'host' | 'sandboxWebhookLoopback'>>,
+): boolean {
+  return config.sandboxWebhookLoopback ?? sandboxLoopbackByDefault(config);
 }

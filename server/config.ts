@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DELIVERY_TIMEOUT_SECONDS } from './domain/webhook-schedule.ts';
+import { sandboxLoopbackByDefault } from './domain/webhook-url.ts';
 import { publicBaseUrlOf } from './http/trusted-host.ts';
 
 export interface Config {
@@ -27,6 +28,11 @@ export interface Config {
   publicBaseUrl: string | undefined;
   /** Scales the webhook retry schedule (1 = the documented schedule; tests use ~0.001). */
   webhookBackoffScale: number;
+  /**
+   * Whether sandbox webhooks may reach loopback (SANDBOX_WEBHOOK_LOOPBACK `allow` or `refuse`;
+   * default: allowed only on a server listening on loopback and not published over https).
+   */
+  sandboxWebhookLoopback: boolean;
   /** Per-attempt webhook timeout, ms (x-webhook-delivery `timeout-seconds`, DELIVERY_TIMEOUT_SECONDS, by default). */
   webhookTimeoutMs: number;
   /** The seeded sign-in user of the OAuth pages (created or updated at start); absent: DEFAULT_SANDBOX_USER. */
@@ -79,6 +85,13 @@ function loadMasterKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
   return key;
 }
 
+function sandboxWebhookLoopback(value: string | undefined, host: string, publicBaseUrl: string | undefined): boolean {
+  if (value === undefined || value === '') return sandboxLoopbackByDefault({ host, publicBaseUrl });
+  if (/^allow$/i.test(value)) return true;
+  if (/^refuse$/i.test(value)) return false;
+  throw new Error(`SANDBOX_WEBHOOK_LOOPBACK must be allow or refuse, got "${value}"`);
+}
+
 function sqliteSynchronous(value: string | undefined): 'full' | 'normal' {
   if (value === undefined || value === '' || /^full$/i.test(value)) return 'full';
   if (/^normal$/i.test(value)) return 'normal';
@@ -89,6 +102,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = env.DATA_DIR ?? './data';
   const port = int(env.PORT, 8080, 'PORT');
   const host = env.HOST ?? '127.0.0.1';
+  const publicBaseUrl = publicBaseUrlOf(env.PUBLIC_BASE_URL);
   return {
     port,
     host,
@@ -98,7 +112,8 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
     masterKey: loadMasterKey(env, dataDir),
     sandboxInventorySize: int(env.SANDBOX_INVENTORY_SIZE, 10_000, 'SANDBOX_INVENTORY_SIZE'),
     validateResponses: bool(env.VALIDATE_RESPONSES, true),
-    publicBaseUrl: publicBaseUrlOf(env.PUBLIC_BASE_URL),
+    publicBaseUrl,
+    sandboxWebhookLoopback: sandboxWebhookLoopback(env.SANDBOX_WEBHOOK_LOOPBACK, host, publicBaseUrl),
     webhookBackoffScale: Number(env.WEBHOOK_BACKOFF_SCALE ?? '1'),
     webhookTimeoutMs: int(env.WEBHOOK_TIMEOUT_MS, DELIVERY_TIMEOUT_SECONDS * 1000, 'WEBHOOK_TIMEOUT_MS'),
     rdapLookup: bool(env.RDAP_LOOKUP, false),

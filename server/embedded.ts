@@ -114,6 +114,7 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     clock,
     backoffScale: config.webhookBackoffScale,
     timeoutMs: config.webhookTimeoutMs,
+    destinations: { sandboxLoopback: config.sandboxWebhookLoopback },
     logger,
     ...(metrics ? { onAttempt: (outcome: DeliveryOutcome) => metrics.deliveryAttempt(outcome) } : {}),
     ...(faults ? { faults } : {}),

@@ -120,13 +120,12 @@ export const oauthFamily: Family = {
   needs: [],
   checks: [
     {
-      id: 'public.oauth.metadata',
+      id: 'public.oauth.metadata-rfc8414',
       rules: [
         'spec:public:getAuthorizationServerMetadata#/description',
-        'spec:public:getOpenIdConfiguration#/description',
         'seed:public › Endpoints › OAuth 2.1 endpoints',
       ],
-      name: 'metadata: RFC 8414 members, issuer = base URL, S256 only, iss advertised; the openid mirror; protected-resource documents (root and /mcp)',
+      name: 'metadata: RFC 8414 members, issuer = base URL, S256 only, iss advertised; no OpenID discovery (404); protected-resource documents (root and /mcp)',
       async run(ctx) {
         const base = ctx.http.baseUrl;
         const asMeta = await callPublic(ctx, 'getAuthorizationServerMetadata');
@@ -176,48 +175,18 @@ export const oauthFamily: Family = {
           [asMeta],
         );
 
-        const oidc = await callPublic(ctx, 'getOpenIdConfiguration');
-        const o = okJson<Json>(oidc, 'GET /.well-known/openid-configuration');
-        for (const [k, v] of Object.entries(m)) {
-          if (JSON.stringify(o[k]) !== JSON.stringify(v))
-            throw new CheckFailure(
-              `the openid-configuration mirror differs from the authorization server metadata in ${k}: ${JSON.stringify(o[k])} vs ${JSON.stringify(v)}`,
-              [asMeta, oidc],
-            );
-        }
-        // OIDC Discovery requires these members; the service is no OpenID Provider, so they must
-        // be present and promise nothing it refuses: no `openid` scope, no ID-token algorithm.
-        expect(
-          Array.isArray(o.subject_types_supported),
-          'the openid mirror needs subject_types_supported, a list (OIDC Discovery)',
-          [oidc],
-        );
-        expect(
-          Array.isArray(o.id_token_signing_alg_values_supported),
-          'the openid mirror needs id_token_signing_alg_values_supported, a list (OIDC Discovery)',
-          [oidc],
-        );
         expect(
           !(m.scopes_supported as unknown[]).includes('openid'),
           'scopes_supported must not list openid: no ID token is issued (scope=openid is invalid_scope)',
           [asMeta],
         );
+        // RFC 8414 metadata is the one discovery document: an OpenID Connect one would promise
+        // ID tokens (RS256) the service never issues, so the path is unknown (404).
+        const oidc = await ctx.http.send({ target: '/.well-known/openid-configuration' });
         expect(
-          (o.id_token_signing_alg_values_supported as unknown[]).length === 0,
-          `id_token_signing_alg_values_supported ${JSON.stringify(o.id_token_signing_alg_values_supported)} promises ID tokens, which are never issued; it must be empty`,
+          oidc.status === 404,
+          `GET /.well-known/openid-configuration answered ${oidc.status}; it is not served (404): the service is no OpenID Provider`,
           [oidc],
-        );
-        expect(
-          typeof o.jwks_uri === 'string' && o.jwks_uri.startsWith(`${base}/`),
-          `jwks_uri ${JSON.stringify(o.jwks_uri)} is not on ${base}`,
-          [oidc],
-        );
-        const jwks = await ctx.http.send({ target: String(o.jwks_uri).slice(base.length) });
-        const keys = okJson<{ keys?: unknown }>(jwks, `GET ${String(o.jwks_uri)}`).keys;
-        expect(
-          Array.isArray(keys) && keys.length === 0,
-          'jwks_uri must serve an empty key set ({"keys": []}): no ID tokens are issued',
-          [jwks],
         );
 
         for (const [operationId, resource] of [

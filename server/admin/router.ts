@@ -9,7 +9,7 @@ import { cacheControl } from '../http/cache-control.ts';
 import { inOrder } from '../http/in-order.ts';
 import { matchOperation, unmatchedRoute } from '../http/match-operation.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
-import { openApiValidator } from '../http/validator.ts';
+import { openApiValidator, type ContractDefectLog } from '../http/validator.ts';
 import type { PartnerDeps } from '../partner/context.ts';
 import { bearerAuth } from './bearer-auth.ts';
 import { applyBrokerageAction } from './brokerage.ts';
@@ -25,6 +25,8 @@ export interface AdminRouterOptions {
   /** The partner document's index, for the default quotas of its rate-limit classes. */
   partnerContract: ApiContract;
   validateResponses: boolean;
+  /** Response-validation failures of state-changing answers (server/http/validator.ts). */
+  onContractDefect?: ContractDefectLog;
 }
 
 export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Router {
@@ -46,7 +48,10 @@ export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Rou
       unmatchedRoute(),
       bodyStructure(bodyLimitsOf(options.contract.document)),
       jsonBody(),
-      openApiValidator(options.contract, { validateResponses: options.validateResponses }),
+      openApiValidator(options.contract, {
+        validateResponses: options.validateResponses,
+        ...(options.onContractDefect ? { onContractDefect: options.onContractDefect } : {}),
+      }),
       dispatchByOperationId(handlers),
     ),
   );

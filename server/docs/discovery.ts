@@ -16,7 +16,6 @@ export function apiIndex(baseUrl: string): ApiIndex {
     oauth: {
       authorization_server_metadata: at('/.well-known/oauth-authorization-server'),
       protected_resource_metadata: at('/.well-known/oauth-protected-resource'),
-      openid_configuration: at('/.well-known/openid-configuration'),
     },
     ai_catalog: at('/.well-known/ai-catalog.json'),
   };

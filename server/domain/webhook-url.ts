@@ -32,18 +32,60 @@ function refuse(message: string): ValidationFailure {
   return { ok: false, code: 'validation_error', message, details: [{ path: PATH, message }] };
 }
 
+/** The deployment's part of the destination rule (SANDBOX_WEBHOOK_LOOPBACK). */
+export interface DestinationOptions {
+  /**
+   * Whether sandbox webhooks may reach loopback (default true: a developer's own `npm start`).
+   * A hosted or shared sandbox turns it off, so its loopback is not a port scanner for anyone
+   * holding a sandbox key.
+   */
+  sandboxLoopback?: boolean;
+}
+
+/**
+ * The default of SANDBOX_WEBHOOK_LOOPBACK: sandbox webhooks may reach loopback only on a
+ * developer's own server, one that listens on a loopback host and is not published over https.
+ * Anything else (HOST=0.0.0.0, an https PUBLIC_BASE_URL, a non-loopback public name) is a
+ * sandbox others reach, whose loopback is not theirs to probe.
+ */
+export function sandboxLoopbackByDefault(deployment: {
+  host?: string | undefined;
+  publicBaseUrl?: string | undefined;
+}): boolean {
+  const host = (deployment.host ?? '127.0.0.1').replace(/^\[(.*)\]$/, '$1');
+  if (!isLoopbackHost(host)) return false;
+  if (deployment.publicBaseUrl === undefined) return true;
+  let base: URL;
+  try {
+    base = new URL(deployment.publicBaseUrl);
+  } catch {
+    return false;
+  }
+  return base.protocol === 'http:' && isLoopbackHost(base.hostname.replace(/^\[(.*)\]$/, '$1'));
+}
+
+function isLoopbackHost(host: string): boolean {
+  return isLoopbackName(host) || (isIP(host) !== 0 && describeAddress(host).class === 'loopback');
+}
+
 /**
  * Whether an environment may deliver to an address. The spec relaxes exactly one thing for
- * sandbox, loopback, so that a developer can receive on their own machine: the loopback address
- * itself (or IPv4-mapped, which is the same socket), never loopback carried in a translation or
- * tunnel prefix, which a NAT64 gateway or relay would reach on its own loopback. Private,
- * link-local and metadata addresses stay refused there too, since a sandbox credential is easy
- * to get and must not become a way to probe the server's own network.
+ * sandbox, and only on a deployment that allows it (`sandboxLoopback`), loopback, so that a
+ * developer can receive on their own machine: the loopback address itself (or IPv4-mapped, which
+ * is the same socket), never loopback carried in a translation or tunnel prefix, which a NAT64
+ * gateway or relay would reach on its own loopback. Private, link-local and metadata addresses
+ * stay refused there too, since a sandbox credential is easy to get and must not become a way to
+ * probe the server's own network.
  */
-export function isAllowedAddress(verdict: AddressVerdict, environment: Environment): boolean {
+export function isAllowedAddress(
+  verdict: AddressVerdict,
+  environment: Environment,
+  options: DestinationOptions = {},
+): boolean {
   if (verdict.class === 'public') return true;
   return (
     environment === 'sandbox' &&
+    options.sandboxLoopback !== false &&
     verdict.class === 'loopback' &&
     (verdict.embedded === undefined || verdict.embedded.form === 'mapped')
   );
@@ -78,17 +120,30 @@ function predicate(verdict: AddressVerdict): string {
  * must reach a public address"), or undefined when it may. Registration and every delivery
  * attempt apply this same rule.
  */
-export function addressRefusal(ip: string, environment: Environment): string | undefined {
-  return verdictRefusal(describeAddress(ip), environment);
+export function addressRefusal(
+  ip: string,
+  environment: Environment,
+  options: DestinationOptions = {},
+): string | undefined {
+  return verdictRefusal(describeAddress(ip), environment, options);
 }
 
-function verdictRefusal(verdict: AddressVerdict, environment: Environment): string | undefined {
-  if (isAllowedAddress(verdict, environment)) return undefined;
-  const rule =
-    environment === 'sandbox' && verdict.class === 'loopback'
-      ? 'sandbox webhooks may reach loopback only directly, not through a translation or tunnel prefix'
-      : `${environment} webhooks must reach a ${environment === 'sandbox' ? 'public or loopback' : 'public'} address`;
-  return `${predicate(verdict)}; ${rule}`;
+/** What the deployment lets an environment's webhooks reach, as a refusal says it. */
+function ruleOf(verdict: AddressVerdict, environment: Environment, options: DestinationOptions): string {
+  if (environment === 'live') return 'live webhooks must reach a public address';
+  if (options.sandboxLoopback === false) return "this deployment's sandbox webhooks must reach a public address";
+  return verdict.class === 'loopback'
+    ? 'sandbox webhooks may reach loopback only directly, not through a translation or tunnel prefix'
+    : 'sandbox webhooks must reach a public or loopback address';
+}
+
+function verdictRefusal(
+  verdict: AddressVerdict,
+  environment: Environment,
+  options: DestinationOptions,
+): string | undefined {
+  if (isAllowedAddress(verdict, environment, options)) return undefined;
+  return `${predicate(verdict)}; ${ruleOf(verdict, environment, options)}`;
 }
 
 // RFC 6761 reserves these names for loopback, so they are judged without asking DNS.
@@ -108,7 +163,11 @@ function isLoopbackName(hostname: string): boolean {
  * address with checkResolvedAddress; the dispatcher applies addressRefusal again to every address
  * it connects to, so a name re-pointed after registration (DNS rebinding) gains nothing.
  */
-export function checkWebhookUrl(url: string, environment: Environment): WebhookUrlCheck {
+export function checkWebhookUrl(
+  url: string,
+  environment: Environment,
+  options: DestinationOptions = {},
+): WebhookUrlCheck {
   if (url.length > WEBHOOK_URL_MAX_LENGTH) return refuse(`url must be at most ${WEBHOOK_URL_MAX_LENGTH} characters`);
   // The WHATWG parser silently strips surrounding whitespace and tabs or newlines inside, so the
   // URL stored would not be the one sent: refuse them instead.
@@ -131,17 +190,30 @@ export function checkWebhookUrl(url: string, environment: Environment): WebhookU
   if (hostname === '') return refuse('url must name a host');
   const literalIp = isIP(hostname) !== 0;
   const verdict = literalIp ? describeAddress(hostname) : isLoopbackName(hostname) ? LOOPBACK_NAME : undefined;
-  const refusal = verdict && verdictRefusal(verdict, environment);
+  const refusal = verdict && verdictRefusal(verdict, environment, options);
   if (refusal) return refuse(`url host ${parsed.hostname} is ${refusal}`);
   return { ok: true, href: parsed.href, hostname, literalIp };
 }
 
-/** The rule for an address the caller resolved the URL's host name to. */
-export function checkResolvedAddress(
+/**
+ * The rule for the addresses the caller resolved the URL's host name to (none: it does not
+ * resolve). The refusal names neither the addresses nor their kind, and is the same whether the
+ * name does not resolve or resolves inward: the server's resolver is not a lookup service, and its
+ * view of internal names must not leak through registration.
+ */
+export function checkResolvedAddresses(
   hostname: string,
-  ip: string,
+  addresses: readonly string[],
   environment: Environment,
+  options: DestinationOptions = {},
 ): { ok: true } | ValidationFailure {
-  const refusal = addressRefusal(ip, environment);
-  return refusal ? refuse(`url host ${hostname} resolves to ${ip}, ${refusal}`) : { ok: true };
+  const inward = addresses.some((ip) => addressRefusal(ip, environment, options) !== undefined);
+  if (!inward && (addresses.length > 0 || environment === 'sandbox')) return { ok: true };
+  const allowed =
+    environment === 'sandbox' && options.sandboxLoopback !== false
+      ? 'public or loopback addresses'
+      : 'public addresses';
+  return refuse(
+    `url host ${hostname} must resolve, from this server, only to ${allowed}; ${environment} webhooks of this deployment reach nothing else`,
+  );
 }

@@ -78,9 +78,19 @@ export function allowFormTargets(res: Response, targets: Partial<Record<FormTarg
   res.locals.formTargets = kept;
 }
 
+// CSP3 §2.3.1 source grammar, as the WHATWG parser writes each part: `scheme-source` and the
+// scheme, host and port of a `host-source`. A host may hold characters the URL parser keeps but
+// a policy gives meaning to (`;` ends a directive, `,` a policy, space a source), so a host
+// outside the grammar yields no source at all rather than an escaped or truncated one.
+const SCHEME = /^[a-z][a-z0-9+.-]*:$/;
+const HOST_NAME = /^[a-z0-9-]+(?:\.[a-z0-9-]+)*\.?$/;
+const HOST_IPV6 = /^\[[0-9a-f:.]+\]$/;
+const PORT = /^[0-9]{0,5}$/;
+
 /**
- * The CSP source of the place a URL leads a browser to: its origin, or its scheme alone when it
- * has no origin (a native app's `com.example.app:/callback`). Undefined for what is no URL.
+ * The CSP source of the place a URL leads a browser to: `scheme://host[:port]` of its origin, or
+ * its scheme alone when it has no origin (a native app's `com.example.app:/callback`).
+ * Undefined for what is no URL, or whose host is not one a CSP source can name.
  */
 export function cspSourceOf(url: string): string | undefined {
   let parsed: URL;
@@ -89,8 +99,19 @@ export function cspSourceOf(url: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (parsed.origin !== 'null') return parsed.origin;
-  return /^[a-z][a-z0-9+.-]*:$/.test(parsed.protocol) ? parsed.protocol : undefined;
+  if (!SCHEME.test(parsed.protocol)) return undefined;
+  if (parsed.origin === 'null') return parsed.protocol;
+  const host = parsed.hostname;
+  if (!(HOST_NAME.test(host) || HOST_IPV6.test(host)) || !PORT.test(parsed.port)) return undefined;
+  return `${parsed.protocol}//${host}${parsed.port ? `:${parsed.port}` : ''}`;
+}
+
+/**
+ * Puts each `{name}` placeholder's value into a header template. By function, never with a
+ * replacement string: `String.replace` would expand `$&`, `` $` ``, `$'` and `$<n>` in a value.
+ */
+export function fillTemplate(template: string, values: Readonly<Record<string, string>>): string {
+  return template.replace(/\{([a-z-]+)\}/g, (placeholder, name: string) => values[name] ?? placeholder);
 }
 
 const STYLE_ELEMENT = /<style>([\s\S]*?)<\/style>/g;
@@ -137,11 +158,11 @@ export function securityHeaders(options: SecurityHeadersOptions): RequestHandler
     const actions = (operationId ? (policy.formActions.get(operationId) ?? []) : []).flatMap((s) =>
       s === "'self'" ? [s] : (targets[s as FormTarget] ?? []),
     );
-    const fill = (value: string) =>
-      value
-        .replace('{inline-styles}', styles.length ? [...new Set(styles)].join(' ') : "'none'")
-        .replace('{form-action}', actions.length ? [...new Set(actions)].join(' ') : "'none'");
-    for (const [name, value] of policy.html) res.setHeader(name, fill(value));
+    const values = {
+      'inline-styles': styles.length ? [...new Set(styles)].join(' ') : "'none'",
+      'form-action': actions.length ? [...new Set(actions)].join(' ') : "'none'",
+    };
+    for (const [name, value] of policy.html) res.setHeader(name, fillTemplate(value, values));
   };
 
   return (_req, res, next) => {

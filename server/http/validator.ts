@@ -4,7 +4,7 @@
 // operation gets a validator over a document of that one operation: the validator's own lookup
 // then tries one path, not the whole document, and routing is ours alone. Security is ours too.
 import * as OpenApiValidator from 'express-openapi-validator';
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { atPointer, type ApiContract, type ContractOperation, type Json } from '../contract/index.ts';
 import { isDateTime, isFullDate } from '../domain/calendar.ts';
 import { inOrder } from './in-order.ts';
@@ -30,9 +30,23 @@ const steps = new Map<
   Map<string, { contract: ApiContract; build: (operation: ContractOperation) => boolean }>
 >();
 
+/** Told of an answer that breaks the contract after a change may have been committed. */
+export type ContractDefectLog = (
+  req: Request,
+  detail: { operationId: string; status: number; errors: unknown },
+) => void;
+
 export interface ValidatorOptions {
   validateResponses: boolean;
+  /**
+   * Where a response-validation failure of a method that may change state is reported (the
+   * documents' InternalError description): such an answer is sent as the handler wrote it, since
+   * its change is committed, and logged as a contract defect. A safe method's is a 500.
+   */
+  onContractDefect?: ContractDefectLog;
 }
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * The validation step of a surface: the matched operation's validator (built on its first
@@ -106,7 +120,23 @@ function operationValidator(
     // Parameters are text and always coerced by the validator; a JSON body is typed, so
     // `"expected_price": "250000"` or `true` is a validation_error, never silently converted.
     validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
-    validateResponses: options.validateResponses ? { removeAdditional: false } : false,
+    validateResponses: options.validateResponses
+      ? {
+          removeAdditional: false,
+          // Called instead of failing the answer. A safe method changed nothing: its defect is a
+          // 500 as before (thrown on). Any other may have committed its change, so a 500, which
+          // promises nothing was stored, would be false: the committed outcome is answered and
+          // the defect logged for the operator.
+          onError: (err: unknown, _body: unknown, req: Request) => {
+            if (SAFE_METHODS.has(req.method) || !options.onContractDefect) throw err;
+            options.onContractDefect(req, {
+              operationId: operation.operationId,
+              status: req.res?.statusCode ?? 0,
+              errors: (err as { errors?: unknown }).errors ?? String(err),
+            });
+          },
+        }
+      : false,
     validateSecurity: false,
     validateFormats: true,
     // Dates with the calendar checked (server/domain/calendar.ts); the other formats stay the

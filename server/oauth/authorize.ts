@@ -2,6 +2,7 @@
 // the authorization code flow. Every authorization response carries `iss` (RFC 9207) and the
 // client's `state`; nothing is ever redirected to a URI that is not registered for the client.
 import type { Request, RequestHandler, Response } from 'express';
+import { readCookie, setCookie } from '../http/cookies.ts';
 import { ApiError } from '../http/errors.ts';
 import { allowFormTargets, cspSourceOf } from '../http/security-headers.ts';
 import type { PublicDeps } from '../public-api/context.ts';
@@ -38,14 +39,6 @@ function pageHeaders(res: Response): void {
 function refusePage(req: Request, res: Response, err: ApiError, title: string): void {
   if (wantsJson(req)) throw err;
   res.status(err.status).type('html').send(errorPage(title, err.message));
-}
-
-function cookie(req: Request, name: string): string | undefined {
-  for (const part of (req.get('cookie') ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 async function findClient(
@@ -116,13 +109,9 @@ export function authorizePage(deps: PublicDeps): RequestHandler {
     }
     allowFormTargets(res, { redirect_uri: cspSourceOf(checked.request.redirectUri) });
     // One CSRF value per browser: another tab's page keeps working.
-    const existing = cookie(req, CSRF_COOKIE);
+    const existing = readCookie(req, CSRF_COOKIE);
     const csrf = isCsrfToken(existing) ? existing : newCsrfToken();
-    const secure = base.startsWith('https:') ? '; Secure' : '';
-    res.setHeader(
-      'Set-Cookie',
-      `${CSRF_COOKIE}=${csrf}; Path=/oauth; Max-Age=${COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Lax${secure}`,
-    );
+    setCookie(res, { name: CSRF_COOKIE, value: csrf, path: '/oauth', maxAgeSeconds: COOKIE_MAX_AGE_S }, base);
     const sealed = sealAuthRequest(deps.keys.oauth, checked.request, csrf, deps.clock.now());
     res
       .status(200)
@@ -151,7 +140,7 @@ export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
     const opened = openAuthRequest(
       deps.keys.oauth,
       authRequest,
-      cookie(req, CSRF_COOKIE),
+      readCookie(req, CSRF_COOKIE),
       single(form, 'csrf_token'),
       deps.clock.now(),
     );

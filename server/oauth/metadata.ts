@@ -1,6 +1,7 @@
-// The discovery documents: RFC 8414 authorization server metadata (and its OpenID Connect
-// Discovery mirror), RFC 9728 protected resource metadata, and the empty key set. Every URL is
-// absolute, built from the deployment's base URL.
+// The discovery documents: RFC 8414 authorization server metadata, the one discovery document of
+// the authorization server (no OpenID Connect discovery: the public document's
+// getAuthorizationServerMetadata says why), and RFC 9728 protected resource metadata. Every URL
+// is absolute, built from the deployment's base URL.
 import type { Request, RequestHandler } from 'express';
 import type { components } from '../../generated/public.d.ts';
 import type { PublicDeps } from '../public-api/context.ts';
@@ -22,20 +23,6 @@ export function authorizationServerMetadata(base: string): Schemas['Authorizatio
     scopes_supported: [...SCOPES],
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${base}/docs/oauth`,
-  };
-}
-
-/**
- * The OIDC Discovery mirror of a service that is not an OpenID Provider: the members OIDC
- * requires are present, and true (see the operation's description): no `openid` scope, an empty
- * key set, no ID token signed with any algorithm, no subject identifier released.
- */
-export function openIdConfiguration(base: string): Schemas['OpenIdConfiguration'] {
-  return {
-    ...authorizationServerMetadata(base),
-    jwks_uri: `${base}/.well-known/jwks.json`,
-    subject_types_supported: [],
-    id_token_signing_alg_values_supported: [],
   };
 }
 
@@ -70,9 +57,7 @@ const serve =
 export function metadataHandlers(deps: PublicDeps) {
   return {
     getAuthorizationServerMetadata: serve(deps, authorizationServerMetadata),
-    getOpenIdConfiguration: serve(deps, openIdConfiguration),
     getProtectedResourceMetadata: serve(deps, (base) => protectedResourceMetadata(base, 'api')),
     getMcpProtectedResourceMetadata: serve(deps, (base) => protectedResourceMetadata(base, 'mcp')),
-    getJwks: serve(deps, () => ({ keys: [] })),
   };
 }

@@ -14,7 +14,7 @@ import { partnerAuth } from '../http/partner-auth.ts';
 import { partnerPermissions } from '../http/permissions.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
-import { openApiValidator } from '../http/validator.ts';
+import { openApiValidator, type ContractDefectLog } from '../http/validator.ts';
 import { createBrokerageCase, getBrokerageCase, getBrokerageEligibility, listBrokerageCases } from './brokerage.ts';
 import { createCheckoutSession } from './checkout.ts';
 import { credentialOf, type PartnerDeps } from './context.ts';
@@ -37,6 +37,8 @@ export interface PartnerRouterOptions {
   /** The partner document's index. */
   contract: ApiContract;
   validateResponses: boolean;
+  /** Response-validation failures of state-changing answers (server/http/validator.ts). */
+  onContractDefect?: ContractDefectLog;
 }
 
 /** Unknown paths count against the class of "reporting and every other read" (`x-rate-limit-classes`). */
@@ -76,7 +78,10 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
       requireIdempotencyKey(),
       bodyStructure(bodyLimitsOf(contract.document)),
       jsonBody(),
-      openApiValidator(contract, { validateResponses: options.validateResponses }),
+      openApiValidator(contract, {
+        validateResponses: options.validateResponses,
+        ...(options.onContractDefect ? { onContractDefect: options.onContractDefect } : {}),
+      }),
       dispatchByOperationId(handlers),
     ),
   );

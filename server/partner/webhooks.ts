@@ -3,7 +3,7 @@
 import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
-import { checkResolvedAddress, checkWebhookUrl } from '../domain/webhook-url.ts';
+import { checkResolvedAddresses, checkWebhookUrl, type DestinationOptions } from '../domain/webhook-url.ts';
 import { ApiError } from '../http/errors.ts';
 import type { WebhookEndpoint } from '../store/events.ts';
 import { systemResolve, type Resolve } from '../webhooks/resolve.ts';
@@ -14,6 +14,8 @@ type Schemas = components['schemas'];
 export interface WebhookDeps extends PartnerDeps {
   /** Resolves a host name to its addresses (injected so tests need no DNS). */
   resolve?: Resolve;
+  /** The deployment's part of the destination rule (SANDBOX_WEBHOOK_LOOPBACK). */
+  destinations?: DestinationOptions;
 }
 
 /** How many deliveries GET /api/partner/webhooks shows (WebhookStatus.recent_deliveries maxItems). */
@@ -22,25 +24,28 @@ export const RECENT_DELIVERIES = 20;
 const urlError = (message: string) => new ApiError('validation_error', message, [{ path: '/body/url', message }]);
 
 /**
- * Resolves the host name now, so an endpoint cannot be registered pointing into the service's
- * own network. Live refuses a name that does not resolve; sandbox accepts it (a developer's
- * tunnel or DNS may not be up yet) because every delivery attempt resolves and checks again.
+ * Live: resolves the host name now, so an endpoint cannot be registered pointing into the
+ * service's own network; a name that does not resolve and one that resolves inward get the same
+ * answer, which names no address. Sandbox names are not judged here (a developer's tunnel or DNS
+ * may not be up yet, and an answer that differed by what a name resolves to would make the
+ * server's resolver a lookup service for anyone with a sandbox key): every delivery attempt
+ * resolves and checks again, and reports only `destination_refused`.
  */
-async function checkHostName(resolve: Resolve, hostname: string, environment: 'sandbox' | 'live'): Promise<void> {
+async function checkHostName(
+  resolve: Resolve,
+  hostname: string,
+  environment: 'sandbox' | 'live',
+  destinations: DestinationOptions,
+): Promise<void> {
+  if (environment === 'sandbox') return;
   let addresses: string[];
   try {
     addresses = await resolve(hostname);
   } catch {
     addresses = [];
   }
-  if (addresses.length === 0 && environment === 'live')
-    throw urlError(
-      `url host ${hostname} does not resolve; live webhooks need a name that resolves to a public address`,
-    );
-  for (const address of addresses) {
-    const verdict = checkResolvedAddress(hostname, address, environment);
-    if (!verdict.ok) throw urlError(verdict.message);
-  }
+  const verdict = checkResolvedAddresses(hostname, addresses, environment, destinations);
+  if (!verdict.ok) throw urlError(verdict.message);
 }
 
 function registrationBody(endpoint: WebhookEndpoint): Schemas['WebhookRegistration'] {
@@ -57,9 +62,11 @@ export function registerWebhook(deps: WebhookDeps): RequestHandler {
     const caller = await callerOf(deps, res);
     const { url, secret } = req.body as Schemas['WebhookRegistrationRequest'];
     const environment = caller.credential.environment;
-    const checked = checkWebhookUrl(url, environment);
+    const destinations = deps.destinations ?? {};
+    const checked = checkWebhookUrl(url, environment, destinations);
     if (!checked.ok) throw urlError(checked.message);
-    if (!checked.literalIp) await checkHostName(deps.resolve ?? systemResolve, checked.hostname, environment);
+    if (!checked.literalIp)
+      await checkHostName(deps.resolve ?? systemResolve, checked.hostname, environment, destinations);
     const endpoint = await deps.store.events.upsertEndpoint(caller.partner.id, checked.href, secret, caller.now);
     res.json(registrationBody(endpoint));
   };

@@ -14,7 +14,7 @@ import { inOrder } from '../http/in-order.ts';
 import { matchOperation, unmatchedRoute } from '../http/match-operation.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
-import { openApiValidator } from '../http/validator.ts';
+import { openApiValidator, type ContractDefectLog } from '../http/validator.ts';
 import { enforceBearer, resolveBearer, tokenPolicy, type TokenPolicy } from './bearer.ts';
 import type { AccessTokenVerifier, HandlerMap, PublicDeps } from './context.ts';
 import { errorShapes, publicErrorHandler } from './error-format.ts';
@@ -29,6 +29,8 @@ export interface PublicRouterOptions {
   /** The public document's index. */
   contract: ApiContract;
   validateResponses: boolean;
+  /** Response-validation failures of state-changing answers (server/http/validator.ts). */
+  onContractDefect?: ContractDefectLog;
   /** Handlers by operationId (server/public-api/modules.ts composes them). */
   handlers: HandlerMap;
   accessTokens: AccessTokenVerifier;
@@ -54,7 +56,10 @@ export function publicRouter(deps: PublicDeps, options: PublicRouterOptions): Ro
   const validation = inOrder(
     jsonBody(),
     formBody(),
-    openApiValidator(contract, { validateResponses: options.validateResponses }),
+    openApiValidator(contract, {
+      validateResponses: options.validateResponses,
+      ...(options.onContractDefect ? { onContractDefect: options.onContractDefect } : {}),
+    }),
   );
   const idempotent = new Set(
     contract.operations.filter((op) => op.idempotencyKey !== undefined).map((op) => op.operationId),

@@ -19,6 +19,7 @@ import {
   REFERRAL_COOKIE,
   ATTRIBUTION_WINDOW_MS,
 } from '../domain/referral.ts';
+import { readCookie, setCookie } from '../http/cookies.ts';
 import { ApiError, type ErrorCode } from '../http/errors.ts';
 import { allowFormTargets, cspSourceOf } from '../http/security-headers.ts';
 import { newId } from '../ids.ts';
@@ -124,14 +125,6 @@ function allowSessionTargets(res: Response, session: CheckoutSessionRow): void {
   const source = (member: 'return_url' | 'cancel_url') =>
     buyerUrlProblem(session[member], session.environment) === undefined ? cspSourceOf(session[member]) : undefined;
   allowFormTargets(res, { return_url: source('return_url'), cancel_url: source('cancel_url') });
-}
-
-function cookie(req: Request, name: string): string | undefined {
-  for (const part of (req.get('cookie') ?? '').split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 function form(req: Request): URLSearchParams {
@@ -287,7 +280,7 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
     allowSessionTargets(res, loaded.session);
     // Opening the page from a referral click is the funnel's "checkout started".
     if (!loaded.session.click_id) {
-      const ref = typeof req.query.ref === 'string' ? req.query.ref : cookie(req, REFERRAL_COOKIE);
+      const ref = typeof req.query.ref === 'string' ? req.query.ref : readCookie(req, REFERRAL_COOKIE);
       const click = await referralClick(deps.store, loaded.session, ref, loaded.businessNow);
       if (click)
         await deps.store.checkout.attachReferral(
@@ -333,7 +326,7 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
           .send(checkoutPage(loaded.session, pt ?? '', decline));
         return;
       }
-      const publicId = await pay(deps, loaded, cookie(req, REFERRAL_COOKIE));
+      const publicId = await pay(deps, loaded, readCookie(req, REFERRAL_COOKIE));
       deps.notifyOutbox();
       if (!leaveFor(res, loaded.session, 'return_url', returnUrlWithOrder(loaded.session.return_url, publicId))) {
         res
@@ -386,13 +379,14 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
       partner_id: link.partner_id,
       created_at: deps.clock.now() + (partner?.clockOffsetMs ?? 0),
     });
-    const loopback = ['127.0.0.1', 'localhost', '[::1]', '::1'].includes(req.hostname);
-    res.setHeader(
-      'Set-Cookie',
-      `${REFERRAL_COOKIE}=${clickId}; Max-Age=${ATTRIBUTION_WINDOW_MS / 1000}; Path=/; HttpOnly; SameSite=Lax${loopback ? '' : '; Secure'}`,
+    const base = deps.baseUrl(req);
+    setCookie(
+      res,
+      { name: REFERRAL_COOKIE, value: clickId, path: '/', maxAgeSeconds: ATTRIBUTION_WINDOW_MS / 1000 },
+      base,
     );
     const q = req.originalUrl.indexOf('?');
-    res.redirect(302, linkDestination(deps.baseUrl(req), link, q >= 0 ? req.originalUrl.slice(q + 1) : ''));
+    res.redirect(302, linkDestination(base, link, q >= 0 ? req.originalUrl.slice(q + 1) : ''));
   });
 
   return router;

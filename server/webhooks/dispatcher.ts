@@ -1,8 +1,9 @@
 // Delivers the outbox: signs each event with the partner's webhook secret, POSTs it with a
 // 5 s timeout to an address vetted at connection time (post-event.ts), and reschedules failures
 // on the documented back-off until they are marked failed. A refused destination is a failed
-// attempt like any other, with its reason recorded for the partner to read (GET
-// /api/partner/webhooks). Deliveries are claimed with a lease, so several instances (or a
+// attempt like any other, with its class recorded for the partner to read (GET
+// /api/partner/webhooks; never an address or a library's text: server/domain/delivery-failure.ts)
+// and its detail in the server log. Deliveries are claimed with a lease, so several instances (or a
 // restarted one) share the work and a crash mid-delivery only delays it.
 import {
   HEADER_DELIVERY_ATTEMPT,
@@ -13,7 +14,9 @@ import {
 } from '../../client/protocol/index.ts';
 import type { Clock } from '../clock.ts';
 import type { Faults } from '../faults.ts';
+import { lastErrorOf, type DeliveryFailure } from '../domain/delivery-failure.ts';
 import { isDeliverySuccess, nextAttemptDelayMs } from '../domain/webhook-schedule.ts';
+import type { DestinationOptions } from '../domain/webhook-url.ts';
 import type { DueDelivery } from '../store/events.ts';
 import type { Store } from '../store/index.ts';
 import type { Logger } from '../ops/logger.ts';
@@ -26,6 +29,8 @@ export interface DispatcherOptions {
   clock: Clock;
   /** Resolves receivers' host names at every attempt (tests inject one; default: the system resolver). */
   resolve?: Resolve;
+  /** The deployment's part of the destination rule (SANDBOX_WEBHOOK_LOOPBACK; default: sandbox may reach loopback). */
+  destinations?: DestinationOptions;
   /** Scales the retry schedule (tests run it in milliseconds). */
   backoffScale?: number;
   timeoutMs?: number;
@@ -86,6 +91,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       environment: partner.environment,
       resolve,
       timeoutMs,
+      ...(options.destinations ? { destinations: options.destinations } : {}),
       headers: {
         'content-type': 'application/json',
         'user-agent': 'domain-sales-webhooks/1',
@@ -102,7 +108,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       onAttempt('delivered');
       return;
     }
-    const error = 'reason' in outcome ? outcome.reason : `the receiver answered HTTP ${outcome.status}`;
+    const failure: DeliveryFailure =
+      'failure' in outcome
+        ? outcome.failure
+        : { class: 'http_status', status: outcome.status, detail: `the receiver answered HTTP ${outcome.status}` };
+    const error = lastErrorOf(failure, timeoutMs);
     const delay = nextAttemptDelayMs(attempt, options.backoffScale ?? 1);
     await store.events.markRetry(d.outboxId, attempt, delay === undefined ? undefined : clock.now() + delay, error);
     onAttempt(delay === undefined ? 'failed' : 'retry');
@@ -114,11 +124,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           partner_id: d.partnerId,
           attempt,
           reason: error,
+          detail: failure.detail,
           gave_up: delay === undefined,
         },
         'webhook delivery failed',
       );
-    else log(`webhook ${d.eventId} attempt ${attempt} failed (${error})${delay === undefined ? '; giving up' : ''}`);
+    else
+      log(
+        `webhook ${d.eventId} attempt ${attempt} failed (${error}; ${failure.detail})${delay === undefined ? '; giving up' : ''}`,
+      );
   }
 
   async function runOnce(): Promise<number> {

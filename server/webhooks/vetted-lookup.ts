@@ -4,11 +4,14 @@
 // re-pointed between them (DNS rebinding) is judged as it points at connection time.
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { addressRefusal } from '../domain/webhook-url.ts';
+import { addressRefusal, type DestinationOptions } from '../domain/webhook-url.ts';
 import type { Environment } from '../domain/environment.ts';
 import type { Resolve } from './resolve.ts';
 
-/** A destination the rules forbid, or a name that does not resolve: the attempt fails with this reason. */
+/**
+ * A destination the rules forbid, or a name that does not resolve: the attempt fails as
+ * `destination_refused`. The message (addresses included) is for the server log only.
+ */
 export class DestinationRefused extends Error {
   override readonly name = 'DestinationRefused';
 }
@@ -18,6 +21,7 @@ export async function vettedAddresses(
   resolve: Resolve,
   hostname: string,
   environment: Environment,
+  destinations: DestinationOptions = {},
 ): Promise<LookupAddress[]> {
   let addresses: string[];
   try {
@@ -30,16 +34,20 @@ export async function vettedAddresses(
   // One forbidden address refuses the name, as at registration: a name that also points inward
   // is not trusted to be reached on its public address.
   for (const address of addresses) {
-    const refusal = addressRefusal(address, environment);
+    const refusal = addressRefusal(address, environment, destinations);
     if (refusal)
       throw new DestinationRefused(`refused before connecting: ${hostname} resolves to ${address}, ${refusal}`);
   }
   return addresses.map((address) => ({ address, family: isIP(address) }));
 }
 
-export function vettedLookup(resolve: Resolve, environment: Environment): LookupFunction {
+export function vettedLookup(
+  resolve: Resolve,
+  environment: Environment,
+  destinations: DestinationOptions = {},
+): LookupFunction {
   return (hostname: string, options: LookupOptions, callback) => {
-    vettedAddresses(resolve, hostname, environment).then(
+    vettedAddresses(resolve, hostname, environment, destinations).then(
       (all) => {
         const wanted =
           options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;

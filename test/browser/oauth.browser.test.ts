@@ -121,7 +121,7 @@ async function probe() {
   done({
     search: await search(),
     token: await call(API + '/api/oauth/token', { method: 'POST', body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: 'rt_unknown' }) }),
-    metadata: await call(API + '/.well-known/openid-configuration'),
+    metadata: await call(API + '/.well-known/oauth-authorization-server'),
     mcp: await mcp(),
   });
 }

@@ -20,6 +20,7 @@ rules:
   contract/error-response: error
   contract/x-scopes: { severity: error, allowed: [search, buy] }
   contract/x-rate-limit: { severity: error, allowed: [search, write, reporting] }
+  contract/integer-maximum: error
 `;
 
 const doc = (op: string) => `openapi: 3.1.0
@@ -82,5 +83,26 @@ describe('contract lint rules', () => {
   it('reject an operation whose 4xx does not use the Error schema', async () => {
     const inline = good.replace("{ $ref: '#/components/schemas/Error' }", '{ type: object }');
     expect(await ruleIds(inline)).toEqual(['contract/error-response']);
+  });
+  const withInteger = (schema: string, where: 'query' | 'body') =>
+    where === 'query'
+      ? good.replace(
+          '      responses:',
+          `      parameters:\n        - { name: n, in: query, schema: ${schema} }\n      responses:`,
+        )
+      : good.replace(
+          '      responses:',
+          `      requestBody:\n        content:\n          application/json:\n            schema: { type: object, properties: { a: { type: array, items: { type: object, properties: { budget: ${schema} } } } } }\n      responses:`,
+        );
+  it('reject an integer of a request without a maximum, or one above 2^53 - 1, in a parameter or deep in a body', async () => {
+    for (const where of ['query', 'body'] as const) {
+      expect(await ruleIds(withInteger('{ type: integer, minimum: 1 }', where)), where).toEqual([
+        'contract/integer-maximum',
+      ]);
+      expect(await ruleIds(withInteger('{ type: integer, maximum: 9007199254740992 }', where)), where).toEqual([
+        'contract/integer-maximum',
+      ]);
+      expect(await ruleIds(withInteger('{ type: integer, maximum: 9007199254740991 }', where)), where).toEqual([]);
+    }
   });
 }, 30_000);

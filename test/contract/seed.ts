@@ -107,7 +107,8 @@ export const PUBLIC_OPERATIONS: ReadonlyArray<readonly [method: string, path: st
   ['post', '/api/domains/bulk/{op}'],
   ['get', '/.well-known/oauth-protected-resource'],
   ['get', '/.well-known/oauth-authorization-server'],
-  ['get', '/.well-known/openid-configuration'],
+  // The seed's "also mirrored at /.well-known/openid-configuration" is not served: the public
+  // document's getAuthorizationServerMetadata says why (RFC 8414 is the one discovery document).
   ['post', '/api/oauth/register'],
   ['get', '/oauth/authorize'],
   ['post', '/api/oauth/token'],

@@ -142,7 +142,7 @@ describe('the discovery documents', () => {
       else if (v && typeof v === 'object') Object.values(v).forEach(walk);
     };
     walk(index);
-    expect(urls.length).toBe(12);
+    expect(urls.length).toBe(11);
     for (const url of urls) {
       expect(url.startsWith(`${base}/`), url).toBe(true);
       if (url === index.mcp.endpoint) continue;

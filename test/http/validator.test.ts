@@ -170,3 +170,40 @@ describe('the first request of an operation', () => {
     }
   });
 });
+
+describe('an answer that breaks the contract (partner document, InternalError)', () => {
+  it('after a change that may be committed: answered as written and logged as a contract defect; a safe method: 500', async () => {
+    const defects: Array<{ operationId: string; status: number }> = [];
+    const app = express();
+    app.use(
+      express.json(),
+      matchOperation(contract.partner),
+      openApiValidator(contract.partner, {
+        validateResponses: true,
+        onContractDefect: (_req, detail) => defects.push({ operationId: detail.operationId, status: detail.status }),
+      }),
+      // A handler whose answer no schema allows (what budget 1e300 once produced).
+      (req, res) => void res.status(req.method === 'POST' ? 201 : 200).json({ budget_cents: 1e300 }),
+    );
+    app.use(errorHandler(() => {}));
+    const server = createServer(app);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const opened = await fetch(`${base}/api/partner/v1/brokerage`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': '5f0c3c1e-8a4b-4d2e-9f6a-1b2c3d4e5f60' },
+        body: JSON.stringify({ domain: 'wanted.com', tier: 'managed', buyer_email: 'b@example.org', budget: 100 }),
+      });
+      expect(opened.status).toBe(201);
+      expect(await opened.json()).toEqual({ budget_cents: 1e300 });
+      expect(defects).toEqual([{ operationId: 'createBrokerageCase', status: 201 }]);
+      const read = await fetch(`${base}/api/partner/v1/orders/ord_7QK2M9XB4T`);
+      expect(read.status).toBe(500);
+      expect(((await read.json()) as { code: string }).code).toBe('internal_error');
+      expect(defects).toHaveLength(1);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});

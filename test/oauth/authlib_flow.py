@@ -21,7 +21,6 @@ from authlib.common.security import generate_token
 from authlib.integrations.requests_client import OAuth2Session
 from authlib.oauth2.rfc7591 import ClientMetadataClaims
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
-from authlib.oidc.discovery import OpenIDProviderMetadata
 
 REDIRECT_URI = 'http://127.0.0.1:40123/callback'
 QUERY = 'zqxauthlibprobe.com'
@@ -66,19 +65,16 @@ def main(base, email, password):
     browser = requests.Session()
     browser.trust_env = False
 
-    # 1. Discovery: authlib's validators, which raise on any problem.
+    # 1. Discovery: authlib's RFC 8414 validator (it raises on any problem), and OpenID discovery,
+    # which the server does not serve (RFC 8414 is its one discovery document).
     meta = AuthorizationServerMetadata(browser.get(base + '/.well-known/oauth-authorization-server').json())
-    meta.validate()
-    mirror = browser.get(base + '/.well-known/openid-configuration').json()
-    AuthorizationServerMetadata(mirror).validate()
-    oidc = OpenIDProviderMetadata(mirror)
-    oidc_refusals = {}
-    for key in oidc.REGISTRY_KEYS:
-        try:
-            getattr(oidc, 'validate_' + key)()
-        except ValueError as err:
-            oidc_refusals[key] = str(err)
-    report['discovery'] = {'issuer': meta['issuer'], 'scopes_supported': meta.get('scopes_supported'), 'oidc_refusals': oidc_refusals}
+    try:
+        meta.validate()
+        rfc8414_error = None
+    except Exception as err:
+        rfc8414_error = repr(err)
+    openid = browser.get(base + '/.well-known/openid-configuration')
+    report['discovery'] = {'issuer': meta['issuer'], 'scopes_supported': meta.get('scopes_supported'), 'rfc8414_error': rfc8414_error, 'openid_configuration_status': openid.status_code}
 
     # 2. Registration (RFC 7591).
     reg = browser.post(meta['registration_endpoint'], json={'client_name': 'authlib client', 'redirect_uris': [REDIRECT_URI], 'scope': 'pricing:read'})

@@ -137,17 +137,10 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
       scopes_supported: ['pricing:read', 'domains:manage'],
       authorization_response_iss_parameter_supported: true,
     });
-    const oidc = await oauth.processDiscoveryResponse(
-      new URL(base),
-      await oauth.discoveryRequest(new URL(base), { algorithm: 'oidc', ...insecure }),
-    );
-    expect(oidc).toMatchObject({
-      issuer: base,
-      jwks_uri: `${base}/.well-known/jwks.json`,
-      subject_types_supported: [],
-      id_token_signing_alg_values_supported: [],
-    });
-    expect(await (await fetch(`${base}/.well-known/jwks.json`)).json()).toEqual({ keys: [] });
+    // RFC 8414 is the one discovery document: OpenID discovery and a key set are not served.
+    const oidc = await oauth.discoveryRequest(new URL(base), { algorithm: 'oidc', ...insecure });
+    expect(oidc.status).toBe(404);
+    expect((await fetch(`${base}/.well-known/jwks.json`)).status).toBe(404);
     expect(await (await fetch(`${base}/.well-known/oauth-protected-resource`)).json()).toMatchObject({
       resource: base,
       authorization_servers: [base],
@@ -344,6 +337,30 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
     expect(await verify(tokens.access_token)).toBeNull();
     const after = await tokenRequest(base, { grant_type: 'refresh_token', refresh_token: winner.refresh_token! });
     expect(((await after.json()) as { error: string }).error).toBe('invalid_grant');
+  });
+
+  it('counts the public rate limit per grant: refreshing, consenting again or holding several tokens never multiplies it', async () => {
+    // The documented budget (x-rate-limit-classes "public": 60 per 60 s), read from the headers.
+    const call = (token: string) => fetch(`${base}/api`, { headers: { authorization: `Bearer ${token}` } });
+    const first = await exchange(await authorize());
+    const opened = await call(first.access_token);
+    expect(opened.headers.get('ratelimit-policy')).toBe('"public";q=60;w=60');
+    const quota = 60;
+    for (let i = 1; i < quota; i++) expect((await call(first.access_token)).status).toBe(200);
+    expect((await call(first.access_token)).status).toBe(429);
+    // The same grant's next token (the refresh answers per address, and the address has calls left).
+    const refreshed = await refresh(first.refresh_token!);
+    expect(await verify(refreshed.access_token)).not.toBeNull();
+    const afterRefresh = await call(refreshed.access_token);
+    expect(afterRefresh.status).toBe(429);
+    expect(afterRefresh.headers.get('ratelimit-remaining')).toBe('0');
+    // The same user consenting to the same client again: a new grant row, the same budget.
+    const again = await exchange(await authorize());
+    expect((await call(again.access_token)).status).toBe(429);
+    // Another client of the same user has its own window.
+    const other = await register(base, { client_name: 'Another app', redirect_uris: [REDIRECT] });
+    const otherTokens = await exchange(await authorize({}, other), undefined, other);
+    expect((await call(otherTokens.access_token)).status).toBe(200);
   });
 
   it('narrows scopes on refresh but never widens them', async () => {

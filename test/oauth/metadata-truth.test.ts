@@ -16,7 +16,6 @@ describe('metadata documents promise only what the server does', () => {
   let h: Harness;
   let base: string;
   let as: Json;
-  let oidc: Json;
   let resources: Json[];
 
   beforeAll(async () => {
@@ -25,7 +24,6 @@ describe('metadata documents promise only what the server does', () => {
     await ensureSandboxUser(h.store, SANDBOX_USER);
     const get = async (path: string) => (await (await fetch(`${base}${path}`)).json()) as Json;
     as = await get('/.well-known/oauth-authorization-server');
-    oidc = await get('/.well-known/openid-configuration');
     resources = [
       await get('/.well-known/oauth-protected-resource'),
       await get('/.well-known/oauth-protected-resource/mcp'),
@@ -75,14 +73,16 @@ describe('metadata documents promise only what the server does', () => {
     return (await res.json()) as { access_token: string; refresh_token: string; scope: string };
   }
 
-  it('the OIDC mirror repeats the authorization server metadata and adds only members of its own', () => {
-    for (const [k, v] of Object.entries(as)) expect(oidc[k], k).toEqual(v);
+  it('publishes no OpenID discovery document (nor a key set): no ID token is ever issued', async () => {
+    for (const path of ['/.well-known/openid-configuration', '/.well-known/jwks.json']) {
+      const res = await fetch(`${base}${path}`);
+      expect(res.status, path).toBe(404);
+      expect(((await res.json()) as { code: string }).code, path).toBe('not_found');
+    }
   });
 
   it('every endpoint and document URL resolves', async () => {
-    const urls = [as.service_documentation, oidc.jwks_uri, ...resources.map((r) => r.resource_documentation)].map(
-      String,
-    );
+    const urls = [as.service_documentation, ...resources.map((r) => r.resource_documentation)].map(String);
     for (const url of urls) expect((await fetch(url)).status, url).toBe(200);
     for (const issuer of resources.flatMap((r) => strings(r.authorization_servers))) {
       expect((await fetch(`${issuer}/.well-known/oauth-authorization-server`)).status, issuer).toBe(200);
@@ -151,22 +151,8 @@ describe('metadata documents promise only what the server does', () => {
     }
   });
 
-  it('advertises an ID-token algorithm or a subject type only if an ID token can be had (openid granted, a key to sign with)', async () => {
-    // OIDC Discovery requires both members; a service that issues no ID token can only list nothing truthfully.
-    expect(Array.isArray(oidc.id_token_signing_alg_values_supported)).toBe(true);
-    expect(Array.isArray(oidc.subject_types_supported)).toBe(true);
-    const keys = ((await (await fetch(String(oidc.jwks_uri))).json()) as { keys: Array<{ alg?: string }> }).keys;
-    const idTokens = strings(as.scopes_supported).includes('openid');
-    for (const alg of strings(oidc.id_token_signing_alg_values_supported)) {
-      expect(idTokens, `${alg} is advertised but openid is not a scope`).toBe(true);
-      if (alg !== 'none')
-        expect(
-          keys.some((k) => k.alg === undefined || k.alg === alg),
-          `${alg} is advertised but the key set has no key for it`,
-        ).toBe(true);
-    }
-    for (const type of strings(oidc.subject_types_supported))
-      expect(idTokens, `subject type ${type} is advertised but no ID token is ever issued`).toBe(true);
+  it('advertises no openid scope, and refuses it', async () => {
+    expect(strings(as.scopes_supported)).not.toContain('openid');
     // And what is not advertised is refused: openid.
     const client = await register(base, { client_name: 'openid probe', redirect_uris: [REDIRECT] });
     const url = new URL(String(as.authorization_endpoint));

@@ -113,6 +113,27 @@ describe('security headers on every HTML answer', () => {
     await expectHardenedPage(declined, ["'self'", 'https://shop.partner.example', 'http://127.0.0.1:4111']);
   });
 
+  it('hostile return and cancel origins add no directive and no source, and no $-pattern is expanded', async () => {
+    // The WHATWG parser keeps `;`, `$`, `&`, `'` and backquote in a host; a CSP gives them meaning.
+    const session = await signedRequest(h, cred, {
+      method: 'POST',
+      path: '/api/partner/v1/checkout-session',
+      body: sessionBody(await nextDomain(h, cred), {
+        return_url: 'https://c.com;sandbox;script-src/done',
+        cancel_url: "https://x$&y$`z$'.example/cart",
+      }),
+    });
+    expect(session.status, session.text).toBe(201);
+    const pt = new URL(session.body.checkout_url as string).searchParams.get('pt') ?? '';
+    const res = await html(`/checkout?pt=${pt}`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    const template = HEADERS['html-answers']['Content-Security-Policy']!;
+    // Exactly the document's directives, in its order: nothing added by a value.
+    expect([...directives(csp).keys()]).toEqual([...directives(template).keys()]);
+    expect(csp).not.toMatch(/[$`]|sandbox|c\.com/);
+    await expectHardenedPage(res, ["'self'"]);
+  });
+
   it('error pages of the hosted checkout', async () => {
     const res = await html('/checkout?pt=pt_not_a_real_token_0000');
     expect(res.status).toBe(400);

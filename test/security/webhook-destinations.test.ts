@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +21,9 @@ import { generateInventory } from '../../server/inventory/generate.ts';
 import { tcpListener, type TcpListener } from '../server/support/tcp-listener.ts';
 
 const ADMIN_TOKEN = 'security-admin-token-0123456789';
+// WebhookDelivery.last_error of a refused destination (partner document): a class, no address.
+const DESTINATION_REFUSED =
+  "destination_refused: the URL's host does not resolve, or not only to addresses this deployment's webhooks may reach (URL rules of PUT /api/partner/webhooks)";
 const WEBHOOKS = '/api/partner/webhooks';
 
 interface Credential {
@@ -66,8 +69,8 @@ afterAll(async () => {
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function admin(path: string, body: unknown = {}): Promise<any> {
-  const res = await fetch(`${server.url}/api/admin/v1${path}`, {
+async function admin(path: string, body: unknown = {}, srv = server): Promise<any> {
+  const res = await fetch(`${srv.url}/api/admin/v1${path}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
     body: JSON.stringify(body),
@@ -77,13 +80,17 @@ async function admin(path: string, body: unknown = {}): Promise<any> {
   return json;
 }
 
-const mint = (environment: 'sandbox' | 'live'): Promise<Credential> =>
-  admin('/credentials', {
-    environment,
-    scopes: ['buy', 'webhook'],
-    approved: true,
-    rate_limits: { search: 1000, write: 1000, reporting: 1000 },
-  });
+const mint = (environment: 'sandbox' | 'live', srv = server): Promise<Credential> =>
+  admin(
+    '/credentials',
+    {
+      environment,
+      scopes: ['buy', 'webhook'],
+      approved: true,
+      rate_limits: { search: 1000, write: 1000, reporting: 1000 },
+    },
+    srv,
+  );
 
 async function call(
   cred: Credential,
@@ -91,11 +98,12 @@ async function call(
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
+  srv = server,
 ): Promise<{ status: number; body: any }> {
   const raw = body === undefined ? '' : JSON.stringify(body);
   const timestamp = String(Math.floor(Date.now() / 1000));
   const nonce = randomUUID();
-  const res = await fetch(`${server.url}${path}`, {
+  const res = await fetch(`${srv.url}${path}`, {
     method,
     headers: {
       [HEADERS.keyId]: cred.key_id,
@@ -119,16 +127,17 @@ async function call(
   return { status: res.status, body: text ? (JSON.parse(text) as unknown) : undefined };
 }
 
-const register = (cred: Credential, url: string) =>
-  call(cred, 'PUT', WEBHOOKS, { url, secret: `whsec_${randomUUID()}` });
+const register = (cred: Credential, url: string, srv = server) =>
+  call(cred, 'PUT', WEBHOOKS, { url, secret: `whsec_${randomUUID()}` }, {}, srv);
 
-async function order(cred: Credential, domain: string, price: number): Promise<any> {
+async function order(cred: Credential, domain: string, price: number, srv = server): Promise<any> {
   const r = await call(
     cred,
     'POST',
     '/api/partner/v1/orders',
     { domain, expected_price: price, currency: 'USD', buyer: { email: 'jane.doe@example.org' } },
     { [HEADERS.idempotencyKey]: randomUUID() },
+    srv,
   );
   expect(r.status, JSON.stringify(r.body)).toBe(201);
   return r.body;
@@ -140,11 +149,12 @@ async function deliveriesUntil(
   pick: (deliveries: any[]) => boolean,
   what: string,
   timeoutMs = 20_000,
+  srv = server,
 ): Promise<any[]> {
   const until = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
-    const r = await call(cred, 'GET', WEBHOOKS);
+    const r = await call(cred, 'GET', WEBHOOKS, undefined, {}, srv);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     last = r.body.recent_deliveries;
     if (pick(r.body.recent_deliveries as any[])) return r.body.recent_deliveries as any[];
@@ -176,10 +186,8 @@ describe('DNS rebinding (finding 1): checked at every connection', () => {
     const [delivery] = await deliveriesUntil(live, (d) => d[0]?.attempts >= 3, 'three refused attempts');
     expect(delivery.event_type).toBe('order.recorded');
     expect(delivery.status).toBe('pending');
-    expect(delivery.last_error).toContain(
-      'refused before connecting: rebind.example resolves to 127.0.0.1, a loopback address',
-    );
-    expect(delivery.last_error).toContain('live webhooks must reach a public address');
+    // The partner learns the class, never the address the name now points at.
+    expect(delivery.last_error).toBe(DESTINATION_REFUSED);
     expect(delivery.next_attempt_at).toEqual(expect.any(String));
     // Not one connection reached loopback, and every attempt asked the resolver again.
     expect(loopback.connections()).toBe(0);
@@ -225,9 +233,7 @@ describe('DNS rebinding (finding 1): checked at every connection', () => {
       (d) => d[0]?.event_type === 'order.transfer_started' && d[0].attempts >= 1,
       'the refused attempt',
     );
-    expect(newest.last_error).toContain(
-      'refused before connecting: dev.example resolves to 169.254.169.254, a cloud metadata address',
-    );
+    expect(newest.last_error).toBe(DESTINATION_REFUSED);
     expect(hosts).toHaveLength(1);
   });
 });
@@ -260,11 +266,115 @@ describe('registration (finding 2 and the name rules), over HTTP', () => {
     const live = await mint('live');
     const nx = await register(live, 'https://metadata.nxdomain.example/computeMetadata/v1/');
     expect(nx.status).toBe(400);
-    expect(nx.body.message).toContain('does not resolve');
     const inward = await register(live, 'https://inward.example/hook');
     expect(inward.status).toBe(400);
-    expect(inward.body.message).toContain('resolves to ::ffff:a9fe:a9fe, a cloud metadata address');
+    // One answer for both, naming no address: the server's resolver is not a lookup service.
+    const rule = 'must resolve, from this server, only to public addresses';
+    expect(nx.body.message).toBe(
+      `url host metadata.nxdomain.example ${rule}; live webhooks of this deployment reach nothing else`,
+    );
+    expect(inward.body.message).toBe(
+      `url host inward.example ${rule}; live webhooks of this deployment reach nothing else`,
+    );
+    expect(JSON.stringify(inward.body)).not.toMatch(/a9fe|169\.254|metadata address/);
     const sandbox = await mint('sandbox');
     expect((await register(sandbox, 'http://metadata.nxdomain.example/hook')).status).toBe(200);
+  });
+});
+
+describe('the host network stays private (issue 31, item 2)', () => {
+  it('a sandbox partner of a loopback `npm start` learns only the class of a failure: no address, port, errno or parser text', async () => {
+    const closed = await tcpListener();
+    const closedPort = closed.port;
+    await closed.close();
+    const unauthorised = createHttpServer((req, res) => {
+      req.resume();
+      res.writeHead(401).end();
+    });
+    const sockets: Socket[] = [];
+    const notHttp = createTcpServer((socket) => {
+      sockets.push(socket);
+      socket.end('SSH-2.0-OpenSSH_9.6\r\n');
+    });
+    const silent = createTcpServer((socket) => sockets.push(socket));
+    for (const s of [unauthorised, notHttp, silent]) {
+      await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+      closers.push(async () => {
+        for (const socket of sockets) socket.destroy();
+        if ('closeAllConnections' in s) s.closeAllConnections();
+        await new Promise<void>((r) => s.close(() => r()));
+      });
+    }
+    const portOf = (s: { address(): unknown }) => (s.address() as AddressInfo).port;
+    const cases = [
+      { port: closedPort, expected: 'connection_refused: the connection was refused' },
+      { port: portOf(unauthorised), expected: 'http_status 401: the receiver answered HTTP 401' },
+      { port: portOf(notHttp), expected: 'not_http: the receiver did not answer in HTTP' },
+      // WEBHOOK_TIMEOUT_MS of this server.
+      { port: portOf(silent), expected: 'timeout: no answer within 2 s' },
+    ];
+    const listings = [...generateInventory({ size: 50, seed: 1 })].slice(10);
+    await Promise.all(
+      cases.map(async ({ port, expected }, i) => {
+        const sandbox = await mint('sandbox');
+        expect((await register(sandbox, `http://127.0.0.1:${port}/hook`)).status).toBe(200);
+        await order(sandbox, listings[i]!.domain, listings[i]!.price_cents);
+        const [delivery] = await deliveriesUntil(sandbox, (d) => d[0]?.attempts >= 1, `the attempt on ${expected}`);
+        expect(delivery.last_error).toBe(expected);
+        expect(delivery.last_error).not.toContain(String(port));
+      }),
+    );
+  });
+
+  describe('a hosted sandbox (PUBLIC_BASE_URL https): loopback is refused', () => {
+    let hosted: RunningServer;
+    let hostedDir: string;
+    beforeAll(async () => {
+      hostedDir = mkdtempSync(join(tmpdir(), 'security-webhooks-hosted-'));
+      const config = configFromEnv({
+        DATA_DIR: hostedDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        PUBLIC_BASE_URL: 'https://sandbox.example.com',
+        SANDBOX_INVENTORY_SIZE: '50',
+        ADMIN_TOKEN,
+        WEBHOOK_BACKOFF_SCALE: '0.001',
+        WEBHOOK_TIMEOUT_MS: '2000',
+      });
+      hosted = await startServer({ config, log: () => {}, resolve });
+    }, 60_000);
+    afterAll(async () => {
+      await hosted?.stop();
+      if (hostedDir) rmSync(hostedDir, { recursive: true, force: true });
+    });
+
+    it('refuses a loopback literal at registration and a name pointing there at delivery, connecting to nothing', async () => {
+      const listener = await loopbackListener();
+      const sandbox = await mint('sandbox', hosted);
+      const literal = await register(sandbox, `http://127.0.0.1:${listener.port}/hook`, hosted);
+      expect(literal.status, JSON.stringify(literal.body)).toBe(400);
+      expect(literal.body.code).toBe('validation_error');
+      expect(literal.body.details[0].path).toBe('/body/url');
+      expect(literal.body.message).toContain("this deployment's sandbox webhooks must reach a public address");
+      for (const host of ['localhost', '[::1]']) {
+        const r = await register(sandbox, `http://${host}:${listener.port}/hook`, hosted);
+        expect(r.status, host).toBe(400);
+      }
+
+      // A name is judged at each attempt (sandbox accepts names at registration), and refused there.
+      answers.set('scan.example', ['127.0.0.1']);
+      expect((await register(sandbox, `http://scan.example:${listener.port}/hook`, hosted)).status).toBe(200);
+      const listing = [...generateInventory({ size: 50, seed: 1 })][20]!;
+      await order(sandbox, listing.domain, listing.price_cents, hosted);
+      const [delivery] = await deliveriesUntil(
+        sandbox,
+        (d) => d[0]?.attempts >= 2,
+        'two refused attempts',
+        20_000,
+        hosted,
+      );
+      expect(delivery.last_error).toBe(DESTINATION_REFUSED);
+      expect(listener.connections()).toBe(0);
+    });
   });
 });

@@ -200,6 +200,12 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
 
     it('refuses a bad body (400) and a credential without the broker scope (403)', async () => {
       expectError(await open(broker, caseBody(freshDomain(), { budget: 0 })), 'validation_error');
+      // An integer JSON Schema allows but no answer could carry (issue 31): refused, nothing opened.
+      for (const budget of [1e300, 2 ** 53]) {
+        const r = await open(broker, caseBody(freshDomain(), { budget }));
+        expectError(r, 'validation_error');
+        expect(JSON.stringify(r.body.details)).toContain('/body/budget');
+      }
       expectError(await open(broker, caseBody(freshDomain(), { tier: 'vip' })), 'validation_error');
       expectError(await open(broker, caseBody(freshDomain(), { extra: 1 })), 'validation_error');
       const { buyer_email: _omit, ...noEmail } = caseBody();

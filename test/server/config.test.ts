@@ -44,4 +44,24 @@ describe('configuration', () => {
     expect(set.mcpAllowedOrigins).toEqual(['https://a.example', 'https://b.example']);
     expect(set.rdapLookup).toBe(true);
   });
+
+  it('reads SANDBOX_WEBHOOK_LOOPBACK: allowed by default only on a loopback server not published over https', () => {
+    const loopback = (extra: Record<string, string>) => configFromEnv(env(extra)).sandboxWebhookLoopback;
+    // A developer's `npm start`.
+    expect(loopback({})).toBe(true);
+    expect(loopback({ HOST: '::1' })).toBe(true);
+    expect(loopback({ PUBLIC_BASE_URL: 'http://localhost:8080' })).toBe(true);
+    // A sandbox others reach: published over https, under a public name, or listening on every interface.
+    expect(loopback({ PUBLIC_BASE_URL: 'https://sandbox.example.com' })).toBe(false);
+    expect(loopback({ PUBLIC_BASE_URL: 'https://localhost:8443' })).toBe(false);
+    expect(loopback({ PUBLIC_BASE_URL: 'http://sandbox.example.com' })).toBe(false);
+    expect(loopback({ HOST: '0.0.0.0' })).toBe(false);
+    expect(loopback({ HOST: '10.0.0.5' })).toBe(false);
+    // The setting decides when given.
+    expect(loopback({ SANDBOX_WEBHOOK_LOOPBACK: 'refuse' })).toBe(false);
+    expect(loopback({ HOST: '0.0.0.0', SANDBOX_WEBHOOK_LOOPBACK: 'allow' })).toBe(true);
+    expect(() => loopback({ SANDBOX_WEBHOOK_LOOPBACK: 'yes' })).toThrow(
+      /SANDBOX_WEBHOOK_LOOPBACK must be allow or refuse/,
+    );
+  });
 });

@@ -185,11 +185,11 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
   });
 
   describe('names that do not resolve (x-url-rules)', () => {
-    it('live refuses the name; sandbox accepts it and each attempt reports that it does not resolve', async () => {
+    it('live refuses the name; sandbox accepts it and each attempt reports a refused destination', async () => {
       const live = await h.mint({ environment: 'live', scopes: ['webhook'], approved: true });
       const refused = await register(live, { url: 'https://hooks.nxdomain.test/in', secret: '0123456789abcdef' });
       expectError(refused, 'validation_error');
-      expect(refused.body.message).toContain('hooks.nxdomain.test does not resolve');
+      expect(refused.body.message).toContain('url host hooks.nxdomain.test must resolve, from this server, only to');
       expect(refused.body.details).toEqual([{ path: '/body/url', message: refused.body.message }]);
 
       const cred = await h.mint({ rate_limits: HIGH });
@@ -206,7 +206,8 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
       );
       expect(delivery).toMatchObject({
         status: 'pending',
-        last_error: 'hooks.nxdomain.test does not resolve (ENOTFOUND)',
+        last_error:
+          "destination_refused: the URL's host does not resolve, or not only to addresses this deployment's webhooks may reach (URL rules of PUT /api/partner/webhooks)",
       });
     });
   });
@@ -289,7 +290,7 @@ describe.each(databases())('webhooks and events ($name)', ({ databaseUrl }) => {
           event_type: 'order.recorded',
           status: 'pending',
           attempts: 1,
-          last_error: 'the receiver answered HTTP 503',
+          last_error: 'http_status 503: the receiver answered HTTP 503',
           next_attempt_at: expect.stringMatching(RFC3339_Z),
           delivered_at: null,
         },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkResolvedAddress, checkWebhookUrl } from '../../../server/domain/webhook-url.ts';
+import { checkResolvedAddresses, checkWebhookUrl } from '../../../server/domain/webhook-url.ts';
 import { at, loadYaml, partnerSchema } from './spec.ts';
 
 const urlSchema = at(partnerSchema('WebhookRegistrationRequest'), 'properties', 'url') as {
@@ -164,23 +164,33 @@ describe('checkWebhookUrl: literal addresses', () => {
 });
 
 // Address by address against the IANA registries: address-class.test.ts.
-describe('checkResolvedAddress', () => {
-  it('allows loopback only in sandbox and public everywhere', () => {
-    expect(checkResolvedAddress('h.example', '127.0.0.1', 'sandbox')).toEqual({ ok: true });
-    expect(checkResolvedAddress('h.example', '127.0.0.1', 'live')).toMatchObject({
+describe('checkResolvedAddresses', () => {
+  it('allows loopback only in sandbox (unless the deployment refuses it) and public everywhere', () => {
+    expect(checkResolvedAddresses('h.example', ['127.0.0.1'], 'sandbox')).toEqual({ ok: true });
+    expect(checkResolvedAddresses('h.example', ['127.0.0.1'], 'sandbox', { sandboxLoopback: false })).toMatchObject({
       ok: false,
       code: 'validation_error',
     });
-    expect(checkResolvedAddress('h.example', '169.254.169.254', 'sandbox')).toMatchObject({
+    expect(checkResolvedAddresses('h.example', ['127.0.0.1'], 'live')).toMatchObject({
       ok: false,
       code: 'validation_error',
     });
-    expect(checkResolvedAddress('h.example', '93.184.215.14', 'live')).toEqual({ ok: true });
-    expect(checkResolvedAddress('h.example', '2606:2800:21f:cb07:6820:80da:af6b:8b2c', 'live')).toEqual({ ok: true });
+    expect(checkResolvedAddresses('h.example', ['169.254.169.254'], 'sandbox')).toMatchObject({
+      ok: false,
+      code: 'validation_error',
+    });
+    expect(checkResolvedAddresses('h.example', ['93.184.215.14'], 'live')).toEqual({ ok: true });
+    expect(checkResolvedAddresses('h.example', ['2606:2800:21f:cb07:6820:80da:af6b:8b2c'], 'live')).toEqual({
+      ok: true,
+    });
+    // One inward address refuses the name.
+    expect(checkResolvedAddresses('h.example', ['93.184.215.14', '10.0.0.7'], 'live')).toMatchObject({ ok: false });
   });
 
-  it('names the address in its message', () => {
-    const result = checkResolvedAddress('h.example', '10.0.0.7', 'live');
-    expect(result.ok ? '' : result.message).toContain('10.0.0.7');
+  it('answers a name resolving inward as one that does not resolve, naming no address', () => {
+    const inward = checkResolvedAddresses('h.example', ['10.0.0.7'], 'live');
+    const nowhere = checkResolvedAddresses('h.example', [], 'live');
+    expect(inward.ok ? '' : inward.message).not.toMatch(/10\.0\.0\.7|private/);
+    expect(inward).toEqual(nowhere);
   });
 });

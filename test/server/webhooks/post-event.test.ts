@@ -2,7 +2,7 @@
 // rule accepts, as resolved at that moment, or nowhere (partner document, PUT
 // /api/partner/webhooks "URL rules" and x-webhook-delivery destination-check and redirects).
 import { createServer as createHttpServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { postEvent, type Attempt } from '../../../server/webhooks/post-event.ts';
 import type { Resolve } from '../../../server/webhooks/resolve.ts';
@@ -99,11 +99,19 @@ describe('postEvent', () => {
         attempt({ url: `${scheme}://rebind.partner.test:${listener.port}/hook`, environment: 'live', resolve }),
       );
       expect(outcome).toEqual({
-        reason: expect.stringContaining(
-          'refused before connecting: rebind.partner.test resolves to 127.0.0.1, a loopback address',
-        ),
+        failure: {
+          class: 'destination_refused',
+          detail: expect.stringContaining(
+            'refused before connecting: rebind.partner.test resolves to 127.0.0.1, a loopback address',
+          ),
+        },
       });
-      expect(outcome).toEqual({ reason: expect.stringContaining('live webhooks must reach a public address') });
+      expect(outcome).toEqual({
+        failure: {
+          class: 'destination_refused',
+          detail: expect.stringContaining('live webhooks must reach a public address'),
+        },
+      });
     }
     expect(listener.connections()).toBe(0);
   });
@@ -118,11 +126,15 @@ describe('postEvent', () => {
         resolve: table({ 'mixed.partner.test': ['127.0.0.1', '10.0.0.8'] }),
       }),
     );
-    expect(outcome).toEqual({ reason: expect.stringContaining('10.0.0.8, a private address') });
+    expect(outcome).toEqual({
+      failure: { class: 'destination_refused', detail: expect.stringContaining('10.0.0.8, a private address') },
+    });
     const live = await postEvent(
       attempt({ url: `https://mixed.partner.test:${listener.port}/`, environment: 'live', resolve }),
     );
-    expect(live).toEqual({ reason: expect.stringContaining('::ffff:7f00:1, a loopback address') });
+    expect(live).toEqual({
+      failure: { class: 'destination_refused', detail: expect.stringContaining('::ffff:7f00:1, a loopback address') },
+    });
     expect(listener.connections()).toBe(0);
   });
 
@@ -132,11 +144,14 @@ describe('postEvent', () => {
     expect(
       await postEvent(attempt({ url: `https://127.0.0.1:${listener.port}/`, environment: 'live', resolve })),
     ).toEqual({
-      reason: expect.stringContaining('refused before connecting: 127.0.0.1 is a loopback address'),
+      failure: {
+        class: 'destination_refused',
+        detail: expect.stringContaining('refused before connecting: 127.0.0.1 is a loopback address'),
+      },
     });
     expect(
       await postEvent(attempt({ url: `http://[::ffff:7f00:1]:${listener.port}/`, environment: 'live', resolve })),
-    ).toEqual({ reason: expect.stringContaining('loopback') });
+    ).toEqual({ failure: { class: 'destination_refused', detail: expect.stringContaining('loopback') } });
     expect(listener.connections()).toBe(0);
     const rx = await httpReceiver(200);
     expect(await postEvent(attempt({ url: `http://127.0.0.1:${rx.port}/`, environment: 'sandbox', resolve }))).toEqual({
@@ -155,7 +170,9 @@ describe('postEvent', () => {
           resolve: table({ 'inward.partner.test': [address] }),
         }),
       );
-      expect(outcome, address).toEqual({ reason: expect.stringContaining(`resolves to ${address}`) });
+      expect(outcome, address).toEqual({
+        failure: { class: 'destination_refused', detail: expect.stringContaining(`resolves to ${address}`) },
+      });
     }
     expect(listener.connections()).toBe(0);
   });
@@ -164,7 +181,9 @@ describe('postEvent', () => {
     const outcome = await postEvent(
       attempt({ url: 'https://gone.partner.test/hook', environment: 'live', resolve: table({}) }),
     );
-    expect(outcome).toEqual({ reason: 'gone.partner.test does not resolve (ENOTFOUND)' });
+    expect(outcome).toEqual({
+      failure: { class: 'destination_refused', detail: 'gone.partner.test does not resolve (ENOTFOUND)' },
+    });
   });
 
   it('does not follow a redirect: the 3xx is the outcome, the Location is never asked', async () => {
@@ -173,7 +192,7 @@ describe('postEvent', () => {
     const outcome = await postEvent(
       attempt({ url: `http://127.0.0.1:${rx.port}/hook`, environment: 'sandbox', resolve: table({}) }),
     );
-    expect(outcome).toEqual({ reason: 'the receiver answered HTTP 302; redirects are not followed' });
+    expect(outcome).toEqual({ status: 302 });
     expect(rx.requests).toHaveLength(1);
     expect(target.requests).toHaveLength(0);
   });
@@ -190,7 +209,7 @@ describe('postEvent', () => {
     const outcome = await postEvent(
       attempt({ url: `http://127.0.0.1:${port}/`, environment: 'sandbox', resolve: table({}), timeoutMs: 300 }),
     );
-    expect(outcome).toEqual({ reason: 'no answer within 0.3 s' });
+    expect(outcome).toEqual({ failure: { class: 'timeout', detail: 'no answer within 0.3 s' } });
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
@@ -201,6 +220,51 @@ describe('postEvent', () => {
     const outcome = await postEvent(
       attempt({ url: `http://127.0.0.1:${port}/`, environment: 'sandbox', resolve: table({}) }),
     );
-    expect(outcome).toEqual({ reason: expect.stringMatching(/^could not deliver: .*ECONNREFUSED/) });
+    expect(outcome).toEqual({
+      failure: { class: 'connection_refused', detail: expect.stringMatching(/ECONNREFUSED/) },
+    });
+  });
+
+  it('a port that does not speak HTTP is not_http; one that hangs up is connection_failed', async () => {
+    const sockets: Socket[] = [];
+    const garbage = createTcpServer((socket) => {
+      sockets.push(socket);
+      socket.end('SSH-2.0-OpenSSH_9.6\r\n');
+    });
+    const hangup = createTcpServer((socket) => socket.destroy());
+    for (const server of [garbage, hangup]) {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      closers.push(() => {
+        for (const socket of sockets) socket.destroy();
+        return close(server)();
+      });
+    }
+    const at = (server: typeof garbage) =>
+      postEvent(
+        attempt({
+          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+          environment: 'sandbox',
+          resolve: table({}),
+        }),
+      );
+    expect(await at(garbage)).toEqual({ failure: { class: 'not_http', detail: expect.stringMatching(/HPE_/) } });
+    expect(await at(hangup)).toEqual({ failure: { class: 'connection_failed', detail: expect.any(String) } });
+  });
+
+  it('a deployment that refuses sandbox loopback connects to none of it, literal or resolved', async () => {
+    const listener = await countingListener();
+    const resolve = table({ 'dev.partner.test': ['127.0.0.1'] });
+    for (const url of [`http://127.0.0.1:${listener.port}/`, `http://dev.partner.test:${listener.port}/`]) {
+      const outcome = await postEvent(
+        attempt({ url, environment: 'sandbox', resolve, destinations: { sandboxLoopback: false } }),
+      );
+      expect(outcome, url).toEqual({
+        failure: {
+          class: 'destination_refused',
+          detail: expect.stringContaining("this deployment's sandbox webhooks must reach a public address"),
+        },
+      });
+    }
+    expect(listener.connections()).toBe(0);
   });
 });
