@@ -16,7 +16,7 @@ import { chmodSync, cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GUIDES } from '../server/docs/catalog.ts';
+import { GUIDES, SIGNING_VECTORS_FILE } from '../server/docs/catalog.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
@@ -59,6 +59,7 @@ export const PACKAGES: Record<string, () => void> = {
       ...DOCUMENTS,
       ...TYPES,
       ...GUIDES.map((g) => g.file),
+      SIGNING_VECTORS_FILE,
       'server/rdap/bootstrap-dns.json',
       ...files('server/search/relevance', /\.json$/),
       // Read at start by server/search/neighbours.ts, beside the compiled module.
