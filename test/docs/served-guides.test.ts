@@ -82,7 +82,8 @@ describe('the served guides', () => {
       const d = which === 'local' ? local : hosted;
       expect(d.server.url).not.toContain(':8080');
       // The local deployment is asked under another trusted name: snippets still name its address.
-      const headers = which === 'local' ? { host: `localhost:${new URL(d.server.url).port}` } : {};
+      const headers: Record<string, string> =
+        which === 'local' ? { host: `localhost:${new URL(d.server.url).port}` } : {};
       let named = 0;
       for (const guide of GUIDES) {
         for (const path of [`/docs/${guide.slug}`, `/docs/${guide.slug}.md`]) {
