@@ -499,17 +499,8 @@ export interface components {
         /**
          * @description The one error body of every 4xx and 5xx answer on the partner, public and admin surfaces
          *     (OAuth's token and registration endpoints answer their own RFC 6749 / RFC 7591 shape instead).
-         * @example {
-         *       "code": "validation_error",
-         *       "message": "Request body is invalid: /body/buyer/email must match format \"email\"",
-         *       "request_id": "req_01JD9Q4X7M2N8B5V3C6Z",
-         *       "details": [
-         *         {
-         *           "path": "/body/buyer/email",
-         *           "message": "must match format \"email\""
-         *         }
-         *       ]
-         *     }
+         *     Its examples are on each error response, one code of that response's status first: a
+         *     schema-level example would be every status's default example in a mock.
          */
         Error: {
             code: components["schemas"]["ErrorCode"];

@@ -954,17 +954,8 @@ export interface components {
         /**
          * @description The one error body of every 4xx and 5xx answer on the partner, public and admin surfaces
          *     (OAuth's token and registration endpoints answer their own RFC 6749 / RFC 7591 shape instead).
-         * @example {
-         *       "code": "validation_error",
-         *       "message": "Request body is invalid: /body/buyer/email must match format \"email\"",
-         *       "request_id": "req_01JD9Q4X7M2N8B5V3C6Z",
-         *       "details": [
-         *         {
-         *           "path": "/body/buyer/email",
-         *           "message": "must match format \"email\""
-         *         }
-         *       ]
-         *     }
+         *     Its examples are on each error response, one code of that response's status first: a
+         *     schema-level example would be every status's default example in a mock.
          */
         Error: {
             code: components["schemas"]["ErrorCode"];
@@ -1056,7 +1047,7 @@ export interface components {
          * @description Signed quote token from POST `/quotes` (it binds domain, price, partner and expiry).
          *     Opaque: do not parse it. A tampered or another partner's token is 400 `validation_error`;
          *     an expired one is 422 `quote_expired`.
-         * @example qt1.eyJkIjoiYmVzdGNvZmZlZWJlYW5zLmNvbSIsInAiOjI1MDAwMCwieCI6MTc5NTgzNDAwMH0.Xq3vN8kR2mZp7TcW
+         * @example qt_eyJ2IjoxLCJkIjoiYmVzdGNvZmZlZWJlYW5zLmNvbSIsInAiOjI1MDAwMCwiYyI6IlVTRCIsInB0IjoicHRuXzhYSzJSN000IiwiZSI6InNhbmRib3giLCJpYXQiOjE3OTUzMzk4MDAwMDAsImV4cCI6MTc5NTM0MDQwMDAwMH0.uRIu452eXKD-CDaWw5mpdP9R_hB7EEYjl4dGPnfZJa0
          */
         QuoteId: string;
         /**

@@ -369,6 +369,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/docs/vectors/signing.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the request-signing test vectors
+         * @description The known-answer vectors of the partner API's v1 request signature and webhook signature
+         *     (canonical queries, queries to refuse, request signatures, webhook signatures), exactly the
+         *     file `vectors/signing.json` of the npm package `@domain-sales/contract`. Test a signer written
+         *     in any language against every vector before calling the sandbox. The signing guide
+         *     (`/docs/signing`) explains each member.
+         */
+        get: operations["getSigningVectors"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/llms.txt": {
         parameters: {
             query?: never;
@@ -1080,17 +1104,8 @@ export interface components {
         /**
          * @description The one error body of every 4xx and 5xx answer on the partner, public and admin surfaces
          *     (OAuth's token and registration endpoints answer their own RFC 6749 / RFC 7591 shape instead).
-         * @example {
-         *       "code": "validation_error",
-         *       "message": "Request body is invalid: /body/buyer/email must match format \"email\"",
-         *       "request_id": "req_01JD9Q4X7M2N8B5V3C6Z",
-         *       "details": [
-         *         {
-         *           "path": "/body/buyer/email",
-         *           "message": "must match format \"email\""
-         *         }
-         *       ]
-         *     }
+         *     Its examples are on each error response, one code of that response's status first: a
+         *     schema-level example would be every status's default example in a mock.
          */
         Error: {
             code: components["schemas"]["ErrorCode"];
@@ -3490,6 +3505,40 @@ export interface operations {
             };
             400: components["responses"]["PageBadRequest"];
             404: components["responses"]["PageNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getSigningVectors: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The signing vectors. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        description: string;
+                        canonical_query: Record<string, never>[];
+                        invalid_query: Record<string, never>[];
+                        signatures: Record<string, never>[];
+                        webhooks: Record<string, never>[];
+                    };
+                };
+            };
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -1,6 +1,9 @@
 // npm run build [-- client server …]: compiles the workspace packages to their dist/ folders with
-// tsc (ESM + .d.ts) and copies the files they read at run time. Development runs from source
-// through tsx; only the published packages run this output.
+// tsc (ESM + .d.ts) and copies the files they read at run time, and the repository's LICENSE
+// into each package folder (npm packs a package folder's LICENSE whatever its `files` say).
+// Development runs from source through tsx; only the published packages run this output. Each
+// package's `prepack` runs this for its own folder, so `npm pack` and `npm publish` never ship a
+// package without its dist/ (or with a stale one).
 //
 // Layout: the client compiles its own folder (dist/ mirrors client/). The sandbox (server/) and
 // the conformance kit use the signing protocol of client/ by relative import and read the
@@ -13,7 +16,7 @@ import { chmodSync, cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { GUIDES } from '../server/docs/catalog.ts';
+import { GUIDES, SIGNING_VECTORS_FILE } from '../server/docs/catalog.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin', 'tsc');
@@ -56,6 +59,7 @@ export const PACKAGES: Record<string, () => void> = {
       ...DOCUMENTS,
       ...TYPES,
       ...GUIDES.map((g) => g.file),
+      SIGNING_VECTORS_FILE,
       'server/rdap/bootstrap-dns.json',
       ...files('server/search/relevance', /\.json$/),
       // Read at start by server/search/neighbours.ts, beside the compiled module.
@@ -72,5 +76,7 @@ for (const name of wanted.length ? wanted : Object.keys(PACKAGES)) {
   if (!build) throw new Error(`no package folder "${name}" (one of ${Object.keys(PACKAGES).join(', ')})`);
   const started = Date.now();
   build();
+  // Git-ignored copies: the one LICENSE is the repository root's.
+  cpSync(join(ROOT, 'LICENSE'), join(ROOT, name, 'LICENSE'));
   console.log(`built ${name}/ in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }

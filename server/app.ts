@@ -137,6 +137,7 @@ export function createApp(deps: AppDeps): Express {
       oauth: derivedKey(deps.config.masterKey, 'oauth'),
     },
     baseUrl: hosts.baseUrl,
+    docsBaseUrl: hosts.listenBaseUrl,
     log,
     ...(deps.config.rdapLookup ? { rdapLookup: true } : {}),
     ...(deps.config.mcpAllowedOrigins?.length ? { mcpAllowedOrigins: deps.config.mcpAllowedOrigins } : {}),

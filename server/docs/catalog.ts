@@ -72,6 +72,13 @@ export const GUIDES: readonly GuideEntry[] = [
   },
   {
     kind: 'guide',
+    slug: 'cli',
+    summary:
+      'The partner CLI `domain-sales`: signed requests and curl commands, events forwarded to a local receiver, webhook signatures explained.',
+    file: 'docs/guides/cli.md',
+  },
+  {
+    kind: 'guide',
     slug: 'idempotency',
     summary: 'Safe retries with `Idempotency-Key` on both surfaces: replays, conflicts, what is stored.',
     file: 'docs/guides/idempotency.md',
@@ -138,5 +145,11 @@ export const GUIDES: readonly GuideEntry[] = [
     file: 'generated/README.md',
   },
 ];
+
+/**
+ * The signing test vectors served at `/docs/vectors/signing.json`, relative to the repository
+ * root (the build copies the file to the same place in the sandbox package).
+ */
+export const SIGNING_VECTORS_FILE = 'spec/vectors/signing.json';
 
 export const CATALOG: readonly CatalogEntry[] = [...REFERENCES, ...GUIDES];

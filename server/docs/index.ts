@@ -9,7 +9,7 @@ import type { Request, Response } from 'express';
 import { ApiError } from '../http/errors.ts';
 import type { HandlerMap, PublicDeps } from '../public-api/context.ts';
 import { escapeHtml } from '../public/html.ts';
-import { GUIDES, type ApiName } from './catalog.ts';
+import { GUIDES, SIGNING_VECTORS_FILE, type ApiName } from './catalog.ts';
 import { aiCatalog, apiIndex } from './discovery.ts';
 import { loadSigners, type SignerSource } from './signers.ts';
 import { docsHtml, buildSite, type DocsSite } from './site.ts';
@@ -25,6 +25,8 @@ export interface DocumentSources {
   documents: Record<ApiName, Record<string, unknown>>;
   guides: ReadonlyMap<string, string>;
   signers: readonly SignerSource[];
+  /** spec/vectors/signing.json as it is (the contract package's `vectors/signing.json`). */
+  signingVectors: string;
 }
 
 export function loadDocumentSources(root: string = REPO_ROOT): DocumentSources {
@@ -34,6 +36,7 @@ export function loadDocumentSources(root: string = REPO_ROOT): DocumentSources {
     documents: { public: read('public'), partner: read('partner'), admin: read('admin') },
     guides: new Map(GUIDES.map((g) => [g.slug, readFileSync(join(root, g.file), 'utf8')])),
     signers: loadSigners(root),
+    signingVectors: readFileSync(join(root, SIGNING_VECTORS_FILE), 'utf8'),
   };
 }
 
@@ -59,6 +62,7 @@ interface Prepared {
   site: DocsSite;
   publicJson: string;
   partnerJson: string;
+  signingVectors: string;
 }
 
 function prepare(sources: DocumentSources): Prepared {
@@ -67,14 +71,17 @@ function prepare(sources: DocumentSources): Prepared {
     site: buildSite(sources),
     publicJson: JSON.stringify(sources.documents.public),
     partnerJson: JSON.stringify(sources.documents.partner),
+    signingVectors: sources.signingVectors,
   };
 }
 
 export function createDocumentHandlers(
-  deps: Pick<PublicDeps, 'baseUrl'>,
+  deps: Pick<PublicDeps, 'baseUrl' | 'docsBaseUrl'>,
   sources: DocumentSources | Prepared,
 ): HandlerMap {
-  const { site, publicJson, partnerJson } = 'site' in sources ? sources : prepare(sources);
+  const { site, publicJson, partnerJson, signingVectors } = 'site' in sources ? sources : prepare(sources);
+  // The docs name the deployment's own address (never the request's Host); see HostTrust.listenBaseUrl.
+  const docsBase = (req: Request) => (deps.docsBaseUrl ?? deps.baseUrl)(req);
 
   const sendMarkdown = (res: Response, text: string) => void res.type('text/markdown').send(text);
 
@@ -91,14 +98,17 @@ export function createDocumentHandlers(
     getAiCatalog(req, res) {
       res.json(aiCatalog(deps.baseUrl(req)));
     },
-    getDocsIndex(_req, res) {
-      res.type('text/html').send(site.index.html);
+    getDocsIndex(req, res) {
+      res.type('text/html').send(site.html(site.index, docsBase(req)));
     },
     getDocsIndexMarkdown(req, res) {
-      sendMarkdown(res, site.markdown(site.index, deps.baseUrl(req)));
+      sendMarkdown(res, site.markdown(site.index, docsBase(req)));
     },
     getLlmsTxt(req, res) {
-      res.type('text/plain').send(site.llmsTxt(deps.baseUrl(req)));
+      res.type('text/plain').send(site.llmsTxt(docsBase(req)));
+    },
+    getSigningVectors(_req, res) {
+      res.type('application/json').send(signingVectors);
     },
     getDocsPage(req, res) {
       const requested = pageParam(req, res);
@@ -134,8 +144,8 @@ export function createDocumentHandlers(
         );
         return;
       }
-      if (markdown) sendMarkdown(res, site.markdown(page, deps.baseUrl(req)));
-      else res.type('text/html').send(page.html);
+      if (markdown) sendMarkdown(res, site.markdown(page, docsBase(req)));
+      else res.type('text/html').send(site.html(page, docsBase(req)));
     },
   };
 }

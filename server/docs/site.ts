@@ -35,8 +35,10 @@ export interface DocsSite {
   index: DocsPage;
   /** Every page but the start page, in catalog order. */
   pages: ReadonlyMap<string, DocsPage>;
-  /** The served Markdown of a page, links absolute against `baseUrl`. */
+  /** The served Markdown of a page, links absolute against `baseUrl`, snippets naming it. */
   markdown(page: DocsPage, baseUrl: string): string;
+  /** The served HTML of a page, its snippets naming `baseUrl`. */
+  html(page: DocsPage, baseUrl: string): string;
   llmsTxt(baseUrl: string): string;
 }
 
@@ -51,6 +53,18 @@ export interface SiteInput {
 /** Where a page lives: `/docs` or `/docs/<slug>`, plus `.md` for its twin. */
 export const pagePath = (slug: string, markdown = false) =>
   `${slug ? `/docs/${slug}` : '/docs'}${markdown ? '.md' : ''}`;
+
+/**
+ * The sandbox's default address, as the guides and package READMEs write it in their snippets
+ * (`curl -s http://127.0.0.1:8080/api/v1`, `baseUrl: 'http://127.0.0.1:8080'`). A served page
+ * names the deployment that serves it instead, so a copied command reaches it.
+ */
+export const SNIPPET_BASE_URL = 'http://127.0.0.1:8080';
+
+/** Every snippet address of a guide's text, as the deployment at `baseUrl` serves it. */
+export function withBaseUrl(text: string, baseUrl: string): string {
+  return text.replaceAll(SNIPPET_BASE_URL, baseUrl);
+}
 
 /** Links into the repository (`../vectors/signing.json`) mean nothing on the web: keep their text. */
 export function stripRelativeLinks(markdown: string): string {
@@ -124,6 +138,7 @@ ${list('reference')}
 - [Public OpenAPI document](/openapi.json): public REST, OAuth 2.1, the discovery documents and MCP
 - [Partner OpenAPI document](/api/partner/v1/openapi.json): the signed partner API and its webhooks
 - [API index](/api/v1): links to every document below, as JSON
+- [Signing test vectors](/docs/vectors/signing.json): the known-answer vectors of the request and webhook signatures (\`@domain-sales/contract/vectors/signing.json\`)
 - [MCP manifest](/.well-known/mcp.json) and [MCP server card](/mcp/server-card)
 - [OAuth authorization server metadata](/.well-known/oauth-authorization-server)
 - [AI catalog](/.well-known/ai-catalog.json)
@@ -171,7 +186,7 @@ function page(slug: string, title: string, summary: string, kind: DocsPage['kind
   };
 }
 
-/** Bounded, because the base URL can come from the request's Host when none is configured. */
+/** Bounded, because the base URL can come from the connection (its local address) when none is configured. */
 function perBase<T>(build: (baseUrl: string) => T): (baseUrl: string) => T {
   const cache = new Map<string, T>();
   return (baseUrl) => {
@@ -206,11 +221,17 @@ export function buildSite(input: SiteInput): DocsSite {
   );
 
   const markdownByBase = new Map<DocsPage, (baseUrl: string) => string>();
-  for (const p of [index, ...pages.values()])
+  const htmlByBase = new Map<DocsPage, (baseUrl: string) => string>();
+  for (const p of [index, ...pages.values()]) {
     markdownByBase.set(
       p,
-      perBase((base) => absoluteLinks(p.markdown, base)),
+      perBase((base) => absoluteLinks(withBaseUrl(p.markdown, base), base)),
     );
+    htmlByBase.set(
+      p,
+      perBase((base) => withBaseUrl(p.html, escapeHtml(base))),
+    );
+  }
 
   const llmsTxt = perBase((base) => {
     const line = (p: DocsPage) => `- [${p.title}](${base}${pagePath(p.slug, true)}): ${p.summary}`;
@@ -236,6 +257,7 @@ export function buildSite(input: SiteInput): DocsSite {
       `- [Public OpenAPI](${base}/openapi.json): public REST, OAuth 2.1, discovery documents, MCP`,
       `- [Partner OpenAPI](${base}/api/partner/v1/openapi.json): the signed partner API and its webhooks`,
       `- [API index](${base}/api/v1): JSON links to every document`,
+      `- [Signing test vectors](${base}/docs/vectors/signing.json): known-answer vectors of the request and webhook signatures`,
       `- [MCP manifest](${base}/.well-known/mcp.json): endpoint, tools, authentication`,
       `- [AI catalog](${base}/.well-known/ai-catalog.json): the MCP server card and both OpenAPI documents`,
       '',
@@ -245,7 +267,9 @@ export function buildSite(input: SiteInput): DocsSite {
   return {
     index,
     pages,
-    markdown: (p, base) => (markdownByBase.get(p) ?? ((b: string) => absoluteLinks(p.markdown, b)))(base),
+    markdown: (p, base) =>
+      (markdownByBase.get(p) ?? ((b: string) => absoluteLinks(withBaseUrl(p.markdown, b), b)))(base),
+    html: (p, base) => (htmlByBase.get(p) ?? ((b: string) => withBaseUrl(p.html, escapeHtml(b))))(base),
     llmsTxt,
   };
 }

@@ -29,6 +29,12 @@ export interface HostTrust {
   middleware: RequestHandler;
   /** The base URL (`scheme://host[:port]`, no trailing slash) of absolute URLs for a request that passed the middleware. */
   baseUrl(req: Request): string;
+  /**
+   * The deployment's own address, never read from `Host`: PUBLIC_BASE_URL, else the address and
+   * port the connection arrived at (the listen address). What the developer docs put into their
+   * snippets, so a copied command names this deployment whatever name the reader used.
+   */
+  listenBaseUrl(req: Request): string;
 }
 
 // A Host header is `host[:port]` (RFC 9110 §7.2): a registered name or an IP literal, nothing
@@ -71,6 +77,12 @@ export function isTrustedHost(host: string, listenHost: string | undefined, loca
   return isIP(host) !== 0 && host === plainAddress(localAddress);
 }
 
+/** `scheme://address:port` of the socket's own end: where the server was reached, whatever `Host` says. */
+function socketBaseUrl(req: Request): string {
+  const address = plainAddress(req.socket.localAddress) ?? '127.0.0.1';
+  return `${req.protocol}://${isIP(address) === 6 ? `[${address}]` : address}:${req.socket.localPort ?? 80}`;
+}
+
 export function hostTrust(options: HostTrustOptions): HostTrust {
   const configured = publicBaseUrlOf(options.publicBaseUrl);
   // HTTP/1.0 may omit Host; the answer's URLs then name the socket's own address.
@@ -81,7 +93,7 @@ export function hostTrust(options: HostTrustOptions): HostTrust {
   };
   if (configured !== undefined) {
     // Behind a proxy `Host` may be any internal name: it is neither read nor checked.
-    return { middleware: (_req, _res, next) => next(), baseUrl: () => configured };
+    return { middleware: (_req, _res, next) => next(), baseUrl: () => configured, listenBaseUrl: () => configured };
   }
   return {
     middleware(req, _res, next) {
@@ -101,8 +113,8 @@ export function hostTrust(options: HostTrustOptions): HostTrust {
     baseUrl(req) {
       const header = req.headers.host;
       if (header !== undefined) return `${req.protocol}://${header.toLowerCase()}`;
-      const address = plainAddress(req.socket.localAddress) ?? '127.0.0.1';
-      return `${req.protocol}://${isIP(address) === 6 ? `[${address}]` : address}:${req.socket.localPort ?? 80}`;
+      return socketBaseUrl(req);
     },
+    listenBaseUrl: socketBaseUrl,
   };
 }

@@ -18,6 +18,8 @@ export interface PublicDeps {
   };
   /** Absolute base URL of this deployment without a trailing slash, e.g. `http://127.0.0.1:8080`. */
   baseUrl(req: Request): string;
+  /** The deployment's own base URL, never from `Host` (HostTrust.listenBaseUrl): the docs' snippets. */
+  docsBaseUrl?(req: Request): string;
   log: (message: string, err?: unknown) => void;
   /** WHOIS of names outside the inventory through RDAP (RDAP_LOOKUP). */
   rdapLookup?: boolean;

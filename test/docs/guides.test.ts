@@ -36,7 +36,10 @@ const seconds = (text: string): number => {
 
 describe('every guide', () => {
   it.each(GUIDES.map((g) => g.slug))('%s links only pages that exist', (slug) => {
-    const links = [...guide(slug).matchAll(/\]\(\/docs(?:\/([^)#.\s]+))?[^)]*\)/g)].map((m) => m[1]);
+    // /docs/vectors/signing.json is a served file, not a page.
+    const links = [...guide(slug).matchAll(/\]\(\/docs(?:\/([^)#.\s]+))?[^)]*\)/g)]
+      .filter((m) => !m[0].includes('/docs/vectors/'))
+      .map((m) => m[1]);
     for (const target of links)
       if (target !== undefined) expect(slugs.has(target), `${slug} → /docs/${target}`).toBe(true);
   });

@@ -38,7 +38,10 @@ const get = (path: string, headers: Record<string, string> = {}) =>
   fetch(path.startsWith('http') ? path : `${base}${path}`, { headers });
 const markdownLinks = (text: string) => [...text.matchAll(/\]\((http[^)\s]+)\)/g)].map((m) => m[1] ?? '');
 const docsPages = (urls: string[]) =>
-  urls.filter((u) => new URL(u).pathname.startsWith('/docs')).map((u) => new URL(u).pathname);
+  urls
+    .map((u) => new URL(u).pathname)
+    // /docs/vectors/signing.json is a file the docs link, not a page.
+    .filter((p) => p.startsWith('/docs') && !p.endsWith('.json'));
 
 describe('the docs pages', () => {
   it('are listed alike by /docs.md and /llms.txt, one per catalog entry', async () => {

@@ -61,7 +61,7 @@ describe('link rewriting', () => {
 
   it('serves the signing guide without its repository-relative links', () => {
     const signing = site.pages.get('signing');
-    expect(signing?.markdown).toContain('`spec/vectors/signing.json`');
+    expect(signing?.markdown).toContain('[/docs/vectors/signing.json](/docs/vectors/signing.json)');
     expect(signing?.markdown).not.toContain('](../');
   });
 });

@@ -68,6 +68,7 @@ interface Packed {
   size: number;
   unpackedSize: number;
   entryCount: number;
+  files: { path: string }[];
 }
 
 /** Every package a package needs, transitively, as installed in the project (package-lock.json v3). */
@@ -177,16 +178,17 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
     writeFileSync(join(work, 'package.json'), '{}');
     unreachable = await registryReachable(env, work);
     if (unreachable) return;
-    await timed('npm run build', () => run('npm', ['run', 'build'], { cwd: ROOT, maxBuffer: 64 << 20 }));
     const tarballs = join(work, 'tarballs');
     mkdirSync(tarballs);
-    const { stdout } = await timed('npm pack (4 packages)', () =>
+    // No `npm run build` first: each package's prepack builds it, as `npm publish` would.
+    const { stdout } = await timed('npm pack (4 packages, each built by its prepack)', () =>
       run('npm', ['pack', '--json', '--pack-destination', tarballs, ...PACKAGES.flatMap((p) => ['-w', p])], {
         cwd: ROOT,
         maxBuffer: 64 << 20,
       }),
     );
-    packed = JSON.parse(stdout) as Packed[];
+    // npm prints the prepack scripts' output before the JSON.
+    packed = JSON.parse(stdout.slice(stdout.indexOf('\n[') + 1)) as Packed[];
     cpSync(CONSUMER, project, { recursive: true });
     writeFileSync(
       join(project, 'package.json'),
@@ -229,6 +231,15 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
     const lock = JSON.parse(readFileSync(join(project, 'package-lock.json'), 'utf8')) as Parameters<
       typeof installedClosure
     >[0];
+    for (const p of packed) {
+      const paths = p.files.map((f) => f.path);
+      expect(paths, `${p.name} ships the licence`).toContain('LICENSE');
+      if (p.name !== '@domain-sales/contract')
+        expect(
+          paths.some((f) => f.startsWith('dist/')),
+          `${p.name} ships its dist/`,
+        ).toBe(true);
+    }
     const rows = packed.map((p) => {
       const manifest = JSON.parse(readFileSync(join(project, 'node_modules', p.name, 'package.json'), 'utf8')) as {
         dependencies?: Record<string, string>;
