@@ -168,8 +168,7 @@ export const EXTENSION_RULES: ExtensionRule[] = [
   {
     api: 'partner',
     extension: 'x-security-headers',
-    requirements: [],
-    gap: 'nosniff (and HSTS on https) is checked on public answers only (public.headers.security), not on partner answers',
+    requirements: ['partner.headers.security'],
   },
   {
     api: 'partner',
@@ -493,7 +492,7 @@ export const SEED_RULES: SeedRule[] = [
   ]),
   partner('Authentication', 'Use HTTPS in production', [], {
     excluded:
-      "the deployment's configuration: the kit checks whatever URL it is given (HSTS on an https deployment is public.headers.security)",
+      "the deployment's configuration: the kit checks whatever URL it is given (HSTS on an https deployment is partner.headers.security and public.headers.security)",
   }),
   partner(
     'Events › Delivery',

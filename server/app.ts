@@ -96,6 +96,11 @@ export function createApp(deps: AppDeps): Express {
     hosts.middleware,
     closeConnectionsWhileDraining(readiness),
   );
+  if (faults.has('partner-no-nosniff'))
+    app.use((req, res, next) => {
+      if (req.path.startsWith('/api/partner/')) res.removeHeader('X-Content-Type-Options');
+      next();
+    });
   // The probes (x-rate-limit: none) before CORS, the body reader and the rate-limited pipeline.
   app.use(healthRouter(readiness, contract.public));
   app.use(corsLayer, rawBody());

@@ -35,6 +35,8 @@ export const FAULTS = [
   // PKCE: /oauth/authorize takes code_challenge_method plain (or none, RFC 7636's default of plain), and
   // /api/oauth/token accepts a code_verifier equal to the code_challenge (the plain comparison).
   'pkce-plain-accepted',
+  // Security headers: partner answers lose X-Content-Type-Options (the public ones keep it).
+  'partner-no-nosniff',
 ] as const;
 
 export type Fault = (typeof FAULTS)[number];
