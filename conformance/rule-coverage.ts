@@ -251,8 +251,7 @@ export const EXTENSION_RULES: ExtensionRule[] = [
   {
     api: 'public',
     extension: 'x-cors',
-    requirements: [],
-    gap: 'the CORS answers of each path (any origin, or the allowed origins echoed with Vary) are not checked',
+    requirements: ['public.headers.cors'],
   },
   {
     api: 'public',

@@ -104,6 +104,16 @@ export function createApp(deps: AppDeps): Express {
   // The probes (x-rate-limit: none) before CORS, the body reader and the rate-limited pipeline.
   app.use(healthRouter(readiness, contract.public));
   app.use(corsLayer, rawBody());
+  if (faults.has('cors-missing-on-errors'))
+    app.use((_req, res, next) => {
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: typeof res, ...args: unknown[]) {
+        const status = typeof args[0] === 'number' ? args[0] : res.statusCode;
+        if (status >= 400) res.removeHeader('Access-Control-Allow-Origin');
+        return (writeHead as (...a: unknown[]) => typeof res).apply(this, args);
+      } as typeof res.writeHead;
+      next();
+    });
   if (faults.has('remove-response-field')) {
     app.use((_req, res, next) => {
       const json = res.json.bind(res);

@@ -37,6 +37,8 @@ export const FAULTS = [
   'pkce-plain-accepted',
   // Security headers: partner answers lose X-Content-Type-Options (the public ones keep it).
   'partner-no-nosniff',
+  // CORS: error answers (4xx, 5xx) of any-origin paths lose Access-Control-Allow-Origin.
+  'cors-missing-on-errors',
 ] as const;
 
 export type Fault = (typeof FAULTS)[number];
