@@ -173,8 +173,7 @@ export const EXTENSION_RULES: ExtensionRule[] = [
   {
     api: 'partner',
     extension: 'x-body-limits',
-    requirements: [],
-    gap: 'the size, depth and member limits are checked on the public surface only (public.errors.body-limits)',
+    requirements: ['partner.errors.body-limits'],
   },
   { api: 'partner', extension: 'x-trusted-hosts', requirements: [], excluded: HOSTS },
   { api: 'partner', extension: 'x-accepted-breaking-change', requirements: [], excluded: GATE },

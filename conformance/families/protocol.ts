@@ -207,6 +207,37 @@ canonicalQueryFamily.checks.push(
     },
   },
   {
+    id: 'partner.errors.body-limits',
+    rules: [
+      'spec:partner#/x-body-limits',
+      'spec:partner#/components/schemas/ErrorCode/x-status-of-code/payload_too_large',
+    ],
+    name: 'a correctly signed body over x-body-limits max-bytes is refused with 413 payload_too_large (not a signature or validation error)',
+    async run(ctx) {
+      if (!ctx.writesAllowed) throw CheckSkipped.need('writes');
+      const limits = (ctx.spec.documents.partner['x-body-limits'] ?? {}) as { 'max-bytes'?: number };
+      const max = limits['max-bytes'];
+      expect(typeof max === 'number' && max > 0, "the partner document's x-body-limits states no max-bytes");
+      const op = { method: 'POST', path: '/api/partner/v1/quotes' };
+      const body = JSON.stringify({ domain: unlistedDomain(), padding: 'x'.repeat(max + 16) });
+      const exchange = await ctx.http.signed({
+        method: 'POST',
+        target: op.path,
+        credentials: await ctx.credentials(),
+        body,
+        operation: op,
+        rateClass: 'write',
+        deliberate: true,
+      });
+      expectError(
+        exchange,
+        413,
+        'payload_too_large',
+        `a signed POST /quotes with a ${body.length}-byte body (max-bytes ${max})`,
+      );
+    },
+  },
+  {
     id: 'partner.auth.canonical-query.malformed-escape',
     rules: ['spec:partner#/x-signing/canonical-query', 'spec:partner#/x-signing/check-order'],
     name: 'a malformed percent-escape is refused with 400 validation_error before the signature is checked',
