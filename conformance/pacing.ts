@@ -57,3 +57,24 @@ export function plannedRuns(ctx: Context, wanted: number, spend: Spend | undefin
   const floor = Math.min(FLOOR_RUNS, wanted);
   return runs >= wanted ? { runs: wanted } : { runs: Math.max(floor, runs), ...(why ? { why } : {}) };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Patience: how long to wait for what a deployment does on its own time (a webhook delivery, a
+// retry). A fixed wait cries wolf on a busy machine or a slow network, where everything takes
+// longer, so a wait is the contract's own bound (when it states one) plus a number of the run's
+// slow round trips, as measured on its exchanges so far.
+
+/** The run's slow round trip: the 90th percentile of its exchanges' durations (ms), at least 1 ms. */
+export function slowRoundTripMs(exchanges: ReadonlyArray<{ ms: number }>): number {
+  if (exchanges.length === 0) return 1;
+  const sorted = exchanges.map((e) => e.ms).sort((a, b) => a - b);
+  return Math.max(1, sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.9))] ?? 1);
+}
+
+/**
+ * A wait of `baseMs` (the contract's bound, or the kit's allowance where the contract states
+ * none) plus `roundTrips` of the run's slow round trips.
+ */
+export function patienceMs(ctx: Pick<Context, 'http'>, baseMs: number, roundTrips: number): number {
+  return Math.round(baseMs + roundTrips * slowRoundTripMs(ctx.http.exchanges));
+}

@@ -3,6 +3,7 @@
 // changes gets a new ID, and the old one is listed here as retired (never reused). `--list`
 // prints the live ones and these.
 import type { Family } from './context.ts';
+import { EXTENSION_RULES, SEED_RULES, type ExtensionRule, type SeedRule } from './rule-coverage.ts';
 
 export interface RetiredRequirement {
   id: string;
@@ -61,8 +62,14 @@ export function idProblems(families: Family[], retired: RetiredRequirement[] = R
   return problems;
 }
 
-/** The listing `--list` prints: live requirements by family, then the retired ones. */
-export function listing(families: Family[], retired: RetiredRequirement[] = RETIRED): string {
+/** The listing `--list` prints: live requirements by family, the retired ones, then the rule coverage. */
+export function listing(families: Family[], retired: RetiredRequirement[] = RETIRED, coverage = true): string {
+  return coverage
+    ? `${requirementListing(families, retired)}\n\n${coverageListing()}`
+    : requirementListing(families, retired);
+}
+
+function requirementListing(families: Family[], retired: RetiredRequirement[]): string {
   const lines: string[] = [];
   const width = Math.max(...families.flatMap((f) => f.checks.map((c) => c.id.length)), 10);
   for (const f of families) {
@@ -79,4 +86,55 @@ export function listing(families: Family[], retired: RetiredRequirement[] = RETI
       `  ${r.id.padEnd(width)}  retired in ${r.retiredIn}: ${r.reason}${r.replacedBy ? ` (now ${r.replacedBy})` : ''} [was: ${r.title}]`,
     );
   return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rule coverage (conformance/rule-coverage.ts): which requirement exercises each rule.
+
+const verdict = (r: { requirements: string[]; gap?: string; excluded?: string }, code: (id: string) => string) =>
+  r.gap !== undefined
+    ? `gap: ${r.gap}`
+    : r.excluded !== undefined
+      ? `excluded: ${r.excluded}`
+      : r.requirements.map(code).join(', ');
+
+const extensionName = (r: ExtensionRule) => `${r.api} ${r.extension}`;
+
+/** Counts of the rules: exercised, gaps, exclusions. */
+export function coverageCounts(): { rules: number; exercised: number; gaps: number; excluded: number } {
+  const all = [...EXTENSION_RULES, ...SEED_RULES];
+  const gaps = all.filter((r) => r.gap !== undefined).length;
+  const excluded = all.filter((r) => r.excluded !== undefined).length;
+  return { rules: all.length, exercised: all.length - gaps - excluded, gaps, excluded };
+}
+
+function summary(): string {
+  const c = coverageCounts();
+  return `${c.rules} rules (${EXTENSION_RULES.length} x- extensions of the three documents, ${SEED_RULES.length} seed sentences): ${c.exercised} exercised, ${c.gaps} gaps, ${c.excluded} excluded`;
+}
+
+/** The rule coverage as `--list` prints it. */
+export function coverageListing(): string {
+  const lines = [`rule coverage: ${summary()}`, '', 'x- extensions:'];
+  for (const r of EXTENSION_RULES) lines.push(`  ${extensionName(r)}: ${verdict(r, (id) => id)}`);
+  lines.push('', 'seed sentences (MUST-like):');
+  for (const r of SEED_RULES) lines.push(`  ${r.section}: "${r.rule}"`, `      ${verdict(r, (id) => id)}`);
+  return lines.join('\n');
+}
+
+/** The rule coverage as the README shows it (between its rule-coverage markers). */
+export function coverageMarkdown(): string {
+  const code = (id: string) => `\`${id}\``;
+  const seed = (r: SeedRule) => `- ${r.section.replace(/^seed:/, '')}: "${r.rule}": ${verdict(r, code)}`;
+  return [
+    `${summary()}.`,
+    '',
+    '`x-` extensions:',
+    '',
+    ...EXTENSION_RULES.map((r) => `- ${r.api} \`${r.extension}\`: ${verdict(r, code)}`),
+    '',
+    'Seed sentences with a MUST-like meaning:',
+    '',
+    ...SEED_RULES.map(seed),
+  ].join('\n');
 }

@@ -115,9 +115,24 @@ export function createApp(deps: AppDeps): Express {
     refuseMalformedTarget(),
     closeConnectionsWhileDraining(readiness),
   );
+  if (faults.has('partner-no-nosniff'))
+    app.use((req, res, next) => {
+      if (req.path.startsWith('/api/partner/')) res.removeHeader('X-Content-Type-Options');
+      next();
+    });
   // The probes (x-rate-limit: none) before CORS, the body reader and the rate-limited pipeline.
   app.use(healthRouter(readiness, contract.public));
   app.use(corsLayer, rawBody());
+  if (faults.has('cors-missing-on-errors'))
+    app.use((_req, res, next) => {
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: typeof res, ...args: unknown[]) {
+        const status = typeof args[0] === 'number' ? args[0] : res.statusCode;
+        if (status >= 400) res.removeHeader('Access-Control-Allow-Origin');
+        return (writeHead as (...a: unknown[]) => typeof res).apply(this, args);
+      } as typeof res.writeHead;
+      next();
+    });
   if (faults.has('remove-response-field')) {
     app.use((_req, res, next) => {
       const json = res.json.bind(res);

@@ -26,6 +26,21 @@ export const FAULTS = [
   'skew-window-301',
   // Nonce memory: a nonce whose timestamp is 299 s old or more is forgotten (a store pruned early).
   'short-nonce-memory',
+  // Body hash: BODY_SHA256_HEX over the body parsed and re-serialised (JSON.stringify), not the raw bytes as sent.
+  'body-hash-reserialised',
+  // Public listings: offset pages answer next_cursor null (only pages reached by cursor carry one).
+  'offset-pages-null-cursor',
+  // Transaction totals: refunded and cancelled rows add their sale price to gmv_cents.
+  'void-sales-in-gmv',
+  // PKCE: /oauth/authorize takes code_challenge_method plain (or none, RFC 7636's default of plain), and
+  // /api/oauth/token accepts a code_verifier equal to the code_challenge (the plain comparison).
+  'pkce-plain-accepted',
+  // Security headers: partner answers lose X-Content-Type-Options (the public ones keep it).
+  'partner-no-nosniff',
+  // CORS: error answers (4xx, 5xx) of any-origin paths lose Access-Control-Allow-Origin.
+  'cors-missing-on-errors',
+  // Body limits: a partner body over max-bytes is not refused with 413 (the truncated body then fails the signature).
+  'partner-body-limit-ignored',
 ] as const;
 
 export type Fault = (typeof FAULTS)[number];
@@ -67,4 +82,14 @@ export function withoutCurrency(body: unknown): unknown {
     return rest;
   };
   return strip(body);
+}
+
+/** body-hash-reserialised: the bytes a server that re-serialises the parsed JSON body would hash. */
+export function reserialisedBody(raw: Uint8Array): Uint8Array {
+  if (raw.length === 0) return raw;
+  try {
+    return Buffer.from(JSON.stringify(JSON.parse(Buffer.from(raw).toString('utf8'))), 'utf8');
+  } catch {
+    return raw;
+  }
 }

@@ -32,7 +32,22 @@ export function secondGrid(ctx: Context): Promise<SecondGrid> {
   return oncePerRun(ctx, 'second grid', () => measureGrid(ctx));
 }
 
+/** The grid's uncertainty the edge checks need: a request sent mid-second must land in that second. */
+const GRID_NEEDED_MS = 350;
+/** Measurements of the grid (and sendings of one edge request) before a busy machine is given up on. */
+const ATTEMPTS = 5;
+
 async function measureGrid(ctx: Context): Promise<SecondGrid> {
+  // On a busy machine one measurement can be slow and vague: the best of a few is kept.
+  let best: SecondGrid | undefined;
+  for (let i = 0; i < ATTEMPTS && !(best && best.uncertaintyMs < GRID_NEEDED_MS / 2); i++) {
+    const grid = await measureGridOnce(ctx);
+    if (!best || grid.uncertaintyMs < best.uncertaintyMs) best = grid;
+  }
+  return best!;
+}
+
+async function measureGridOnce(ctx: Context): Promise<SecondGrid> {
   const op = partnerOp(ctx, PROBE);
   const poll = async () => {
     const sent = Date.now();
@@ -48,10 +63,13 @@ async function measureGrid(ctx: Context): Promise<SecondGrid> {
     return { sent, received, second: date / 1000, exchange: e };
   };
   let previous = await poll();
+  let slowest = previous.received - previous.sent;
   const started = Date.now();
-  while (Date.now() - started < 2500) {
+  // A second turns within 1 s of polling, plus the slowest round trip seen (a slow answer's Date is old).
+  while (Date.now() - started < 1000 + 4 * slowest) {
     await sleep(8);
     const next = await poll();
+    slowest = Math.max(slowest, next.received - next.sent);
     if (next.second === previous.second + 1) {
       const a = (previous.sent + previous.received) / 2;
       const b = (next.sent + next.received) / 2;
@@ -64,7 +82,56 @@ async function measureGrid(ctx: Context): Promise<SecondGrid> {
     }
     previous = next;
   }
-  throw new CheckFailure('the Date header of the deployment did not turn to the next second within 2.5 s of polling');
+  throw new CheckFailure(
+    `the Date header of the deployment did not turn to the next second within ${Math.round((Date.now() - started) / 1000)} s of polling`,
+  );
+}
+
+/**
+ * Sends `request` in the middle of a server second (at least `ahead` seconds from now) and tells
+ * whether the server surely read its clock in that second: the whole span from sending to the
+ * answer, widened by the grid's uncertainty, lies inside it. On a busy machine a request can
+ * leave late or wait in a queue; such an outcome proves nothing either way.
+ */
+async function inSecond(
+  grid: SecondGrid,
+  request: (second: number) => Promise<Exchange>,
+  ahead = 0,
+): Promise<{ second: number; exchange: Exchange; sure: boolean }> {
+  return sendIn(grid, await midSecond(grid, ahead), request);
+}
+
+/** Sends `request` now and tells whether the server surely read its clock in `second`. */
+async function sendIn(
+  grid: SecondGrid,
+  second: number,
+  request: (second: number) => Promise<Exchange>,
+): Promise<{ second: number; exchange: Exchange; sure: boolean }> {
+  const sent = Date.now();
+  const exchange = await request(second);
+  const received = Date.now();
+  const start = grid.boundaryLocalMs + (second - grid.second) * 1000;
+  const sure = sent - grid.uncertaintyMs >= start && received + grid.uncertaintyMs < start + 1000;
+  return { second, exchange, sure };
+}
+
+/** Sends an edge request until it surely lands in its second (at most ATTEMPTS times). */
+async function atEdge(
+  ctx: Context,
+  grid: SecondGrid,
+  request: (second: number) => Promise<Exchange>,
+  why: string,
+): Promise<{ second: number; exchange: Exchange }> {
+  for (let i = 1; ; i++) {
+    const sent = await inSecond(grid, request);
+    if (sent.sure) return sent;
+    if (i >= ATTEMPTS)
+      throw new CheckFailure(
+        `${why}: in ${ATTEMPTS} tries no request both left and was answered inside one server second (round trips of ${sent.exchange.ms} ms, grid ±${Math.round(grid.uncertaintyMs)} ms), so the edge cannot be told apart`,
+        [sent.exchange],
+      );
+    ctx.log(`${why}: the request took ${sent.exchange.ms} ms and may have crossed a server second; sending it again`);
+  }
 }
 
 /** Waits until the middle of a server second (at least `ahead` seconds from now) and returns that second. */
@@ -116,20 +183,30 @@ async function skewEdge(ctx: Context, sign: 1 | -1, direction: string): Promise<
   const grid = await secondGrid(ctx);
   const skew = skewSeconds(ctx);
   expect(
-    grid.uncertaintyMs < 350,
-    `the server's second could only be located to ±${Math.round(grid.uncertaintyMs)} ms (round trip ${grid.rttMs} ms); the edge checks need ±350 ms`,
+    grid.uncertaintyMs < GRID_NEEDED_MS,
+    `the server's second could only be located to ±${Math.round(grid.uncertaintyMs)} ms (round trip ${grid.rttMs} ms, best of ${ATTEMPTS} measurements); the edge checks need ±${GRID_NEEDED_MS} ms`,
   );
-  let second = await midSecond(grid);
+  const inside = await atEdge(
+    ctx,
+    grid,
+    (second) => probeRequest(ctx, credentials, { timestamp: String(second + sign * skew) }),
+    `a timestamp exactly ${skew} s ${direction}`,
+  );
   expectAccepted(
-    await probeRequest(ctx, credentials, { timestamp: String(second + sign * skew) }),
-    `a timestamp exactly ${skew} s ${direction} (sent in the middle of server second ${second})`,
+    inside.exchange,
+    `a timestamp exactly ${skew} s ${direction} (sent in the middle of server second ${inside.second})`,
   );
-  second = await midSecond(grid);
+  const outside = await atEdge(
+    ctx,
+    grid,
+    (second) => probeRequest(ctx, credentials, { timestamp: String(second + sign * (skew + 1)), deliberate: true }),
+    `a timestamp ${skew + 1} s ${direction}`,
+  );
   expectCode(
     ctx,
-    await probeRequest(ctx, credentials, { timestamp: String(second + sign * (skew + 1)), deliberate: true }),
+    outside.exchange,
     'invalid_timestamp',
-    `a timestamp ${skew + 1} s ${direction} (sent in the middle of server second ${second})`,
+    `a timestamp ${skew + 1} s ${direction} (sent in the middle of server second ${outside.second})`,
   );
 }
 
@@ -202,29 +279,43 @@ export const edgesFamily: Family = {
         const credentials = await ctx.credentials();
         const grid = await secondGrid(ctx);
         const skew = skewSeconds(ctx);
-        const nonce = randomUUID();
-        const first = await midSecond(grid);
-        const timestamp = String(first - skew + 2);
-        expectAccepted(
-          await probeRequest(ctx, credentials, { nonce, timestamp }),
-          `a request with a timestamp ${skew - 2} s old`,
-        );
-        const later = await midSecond(grid, 1);
-        expect(
-          later === first + 2,
-          `the replay was to be sent 2 s later, in server second ${first + 2}, but the suite reached ${later}`,
-        );
-        // The control: the same timestamp with a fresh nonce is still inside the window.
-        expectAccepted(
-          await probeRequest(ctx, credentials, { timestamp }),
-          `a fresh nonce with the same timestamp, now exactly ${skew} s old`,
-        );
-        expectCode(
-          ctx,
-          await probeRequest(ctx, credentials, { nonce, timestamp, deliberate: true }),
-          'replay_detected',
-          `the nonce replayed with its timestamp exactly ${skew} s old`,
-        );
+        // The replay must reach the server in the second its timestamp turns exactly `skew` old:
+        // a sequence whose timing a busy machine blurred is run again with a new nonce.
+        for (let attempt = 1; ; attempt++) {
+          const nonce = randomUUID();
+          const first = await inSecond(grid, (second) =>
+            probeRequest(ctx, credentials, { nonce, timestamp: String(second - skew + 2) }),
+          );
+          const timestamp = String(first.second - skew + 2);
+          expectAccepted(first.exchange, `a request with a timestamp ${skew - 2} s old`);
+          const control = await inSecond(grid, () => probeRequest(ctx, credentials, { timestamp }), 1);
+          const replay = await sendIn(grid, control.second, () =>
+            probeRequest(ctx, credentials, { nonce, timestamp, deliberate: true }),
+          );
+          const onTime = control.second === first.second + 2 && replay.second === first.second + 2;
+          if (!(onTime && control.sure && replay.sure)) {
+            if (attempt < ATTEMPTS) {
+              ctx.log(
+                `the replay was to reach the server in second ${first.second + 2}; on this busy machine it may not have (round trips ${control.exchange.ms} and ${replay.exchange.ms} ms): again with a new nonce`,
+              );
+              continue;
+            }
+            expect(
+              false,
+              `in ${ATTEMPTS} tries the replay could not be sent surely inside server second ${first.second + 2} (the second its timestamp is exactly ${skew} s old)`,
+              [replay.exchange],
+            );
+          }
+          // The control: the same timestamp with a fresh nonce is still inside the window.
+          expectAccepted(control.exchange, `a fresh nonce with the same timestamp, now exactly ${skew} s old`);
+          expectCode(
+            ctx,
+            replay.exchange,
+            'replay_detected',
+            `the nonce replayed with its timestamp exactly ${skew} s old`,
+          );
+          return;
+        }
       },
     },
     {

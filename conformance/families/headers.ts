@@ -281,6 +281,52 @@ export const headersFamily: Family = {
   needs: ['credentials'],
   checks: [
     {
+      id: 'partner.headers.security',
+      rules: ['spec:partner#/x-security-headers'],
+      name: 'security headers (x-security-headers) on partner answers: every-answer headers (nosniff) on a 200, a 401 and a 404; HSTS on an https deployment',
+      async run(ctx) {
+        const policy = (ctx.spec.documents.partner['x-security-headers'] ?? {}) as {
+          'every-answer'?: Record<string, string>;
+          'https-deployments'?: Record<string, string>;
+        };
+        const wanted = {
+          ...policy['every-answer'],
+          ...(ctx.http.baseUrl.startsWith('https://') ? policy['https-deployments'] : {}),
+        };
+        expect(Object.keys(wanted).length > 0, "the partner document's x-security-headers lists no header");
+        const { credentials } = await probeCredential(ctx);
+        const answers: Array<[string, Exchange]> = [
+          ['a signed GET /availability (200)', await probe(ctx, credentials, 'search')],
+          [
+            'an unsigned GET /availability (401)',
+            await ctx.http.send({
+              target: PROBES.search!.target,
+              operation: PROBES.search!.operation,
+              deliberate: true,
+            }),
+          ],
+          [
+            'a signed GET of an unknown partner path (404)',
+            await ctx.http.signed({
+              target: '/api/partner/v1/no-such-resource',
+              credentials,
+              rateClass: 'reporting',
+              deliberate: true,
+            }),
+          ],
+        ];
+        for (const [what, e] of answers)
+          for (const [name, value] of Object.entries(wanted)) {
+            const got = e.responseHeaders[name.toLowerCase()];
+            expect(
+              got?.toLowerCase() === value.toLowerCase(),
+              `${what} answered ${e.status} with ${name}: ${got ?? '(none)'}; x-security-headers puts ${name}: ${value} on every answer`,
+              [e],
+            );
+          }
+      },
+    },
+    {
       id: 'partner.headers.rate-limit.per-class',
       rules: ['spec:partner#/x-rate-limit-classes', 'spec:partner#/components/headers/RateLimit-Policy'],
       name: 'each class (search, reporting, write) answers with its own policy, and RateLimit r counts down by one per request',

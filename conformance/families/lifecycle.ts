@@ -23,6 +23,7 @@ import {
   unlistedDomain,
   type EventJson,
 } from './orders-support.ts';
+import { transactionTotalsCheck } from './transaction-totals.ts';
 
 type Partner = Credentials & { partnerId: string };
 type Model = 'partner_collected' | 'service_collected';
@@ -749,5 +750,6 @@ export const lifecycleFamily: Family = {
         );
       },
     },
+    transactionTotalsCheck,
   ],
 };

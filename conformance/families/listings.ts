@@ -186,6 +186,61 @@ function walk(ctx: Context, filters: Filters, sort: Sort, limits: readonly numbe
 const runs = (ctx: Context, most: number) =>
   ctx.http.clients.size > 0 ? Math.min(ctx.fc.numRuns, most) : Math.min(ctx.fc.numRuns, 4);
 
+// ---------------------------------------------------------------------------------------------
+// Sets that change while the checks run. The partner families run beside this one and sell
+// sandbox domains (a refund may list one again), so a set read earlier (the fixture) can be stale
+// by the time an example reads it: a check comparing with it would cry wolf on a busy run. The
+// contract allows the change ("a cursor traversal sees every row that existed throughout it
+// exactly once, even while listings are added or sold"), so an example that fails against a set
+// the deployment no longer lists is tried once more against the set read again; a deployment
+// that is wrong fails the second time too.
+
+/** The filtered set as the deployment lists it now, when one offset page holds it (else undefined). */
+async function currentSet(ctx: Context, filters: Filters, sort: Sort): Promise<Listing[] | undefined> {
+  const p = await page(ctx, { ...filtersQuery(filters, sort), limit: 100 }, 'the filtered set in one offset page');
+  return p.page.total <= 100 && p.data.length === p.page.total ? p.data : undefined;
+}
+
+/**
+ * Runs `example` against `expected`; when it fails and the set is not what it was, once more
+ * against the set read again (`retry` true: the example may then allow for rows sold during it).
+ */
+async function againstSet(
+  ctx: Context,
+  filters: Filters,
+  sort: Sort,
+  expected: Listing[],
+  example: (set: Listing[], retry: boolean) => Promise<void>,
+): Promise<void> {
+  try {
+    await example(expected, false);
+  } catch (err) {
+    if (!(err instanceof CheckFailure)) throw err;
+    const now = await currentSet(ctx, filters, sort);
+    if (!now || sameRows(now, expected) === undefined) throw err;
+    ctx.log(
+      `the set ${queryString(filtersQuery(filters, sort))} changed while the example ran (${expected.length} rows, now ${now.length}: listings sold or listed meanwhile); trying it once more against the set as it is now`,
+    );
+    await example(now, true);
+  }
+}
+
+/**
+ * What is wrong with a walk made while the set may change: every row listed both before and after
+ * it must be served, every row served must have been listed before or after, in the sort order.
+ */
+function throughout(items: Listing[], before: Listing[], after: Listing[], sort: Sort): string | undefined {
+  const served = new Set(items.map((l) => l.domain));
+  const listed = new Set([...before, ...after].map((l) => l.domain));
+  const stayed = before.filter((l) => after.some((a) => a.domain === l.domain)).map((l) => l.domain);
+  const missing = stayed.filter((d) => !served.has(d));
+  const extra = items.map((l) => l.domain).filter((d) => !listed.has(d));
+  if (missing.length || extra.length)
+    return `while the set changed (${before.length} rows before the walk, ${after.length} after), the walk ${missing.length ? `missed ${missing.slice(0, 5).join(', ')}, listed throughout it` : ''}${missing.length && extra.length ? '; and ' : ''}${extra.length ? `served ${extra.slice(0, 5).join(', ')}, listed neither before nor after it` : ''}`;
+  const order = sameRows(items, [...items].sort(compare(sort)));
+  return order ? `the walk is not in ${sort} order: ${order}` : undefined;
+}
+
 export const listingsFamily: Family = {
   name: 'public-pagination',
   surface: 'public',
@@ -220,19 +275,19 @@ export const listingsFamily: Family = {
               );
               expected = truth.data;
             }
-            const { items, exchanges } = await walk(ctx, filters, sort, limits, expected.length + 2);
-            const wrong = sameRows(items, expected);
-            if (wrong)
-              throw new CheckFailure(
-                `cursor walk over GET /api/market/listings?${queryString(filtersQuery(filters, sort))} with limits ${limits.join(',')}: ${wrong}`,
-                exchanges.slice(-2),
-              );
-            const stray = items.find((l) => !matches(l, filters));
-            if (stray)
-              throw new CheckFailure(
-                `the walk with ${JSON.stringify(filters)} served ${stray.domain} (tld ${stray.tld}, price ${stray.price}), which the filters exclude`,
-                exchanges.slice(-2),
-              );
+            const why = `cursor walk over GET /api/market/listings?${queryString(filtersQuery(filters, sort))} with limits ${limits.join(',')}`;
+            await againstSet(ctx, filters, sort, expected, async (before, retry) => {
+              const { items, exchanges } = await walk(ctx, filters, sort, limits, before.length + (retry ? 6 : 2));
+              const after = retry ? ((await currentSet(ctx, filters, sort)) ?? before) : before;
+              const wrong = retry ? throughout(items, before, after, sort) : sameRows(items, before);
+              if (wrong) throw new CheckFailure(`${why}: ${wrong}`, exchanges.slice(-2));
+              const stray = items.find((l) => !matches(l, filters));
+              if (stray)
+                throw new CheckFailure(
+                  `the walk with ${JSON.stringify(filters)} served ${stray.domain} (tld ${stray.tld}, price ${stray.price}), which the filters exclude`,
+                  exchanges.slice(-2),
+                );
+            });
           },
           runs(ctx, 25),
           { cost: { public: 5 } },
@@ -268,59 +323,130 @@ export const listingsFamily: Family = {
               expected = truth.data;
             }
             const offset = Math.min(rawOffset, expected.length + 2);
-            const query = { ...filtersQuery(filters, sort), limit, offset };
-            const p = await page(ctx, query, `GET /api/market/listings?${queryString(query)}`);
-            const why = `GET /api/market/listings?${queryString(query)}`;
-            expect(
-              p.page.total === expected.length,
-              `${why}: page.total is ${p.page.total}; the filtered set has ${expected.length} listings`,
-              [p.exchange],
-            );
-            expect(
-              p.page.offset === offset && p.page.limit === limit,
-              `${why}: page says offset ${p.page.offset}, limit ${p.page.limit}; the request asked offset ${offset}, limit ${limit}`,
-              [p.exchange],
-            );
-            const wrong = sameRows(p.data, expected.slice(offset, offset + limit));
-            if (wrong) throw new CheckFailure(`${why}: ${wrong}`, [p.exchange]);
-            const more = offset + limit < expected.length;
-            if (!more) {
+            await againstSet(ctx, filters, sort, expected, async (expected) => {
+              const query = { ...filtersQuery(filters, sort), limit, offset };
+              const p = await page(ctx, query, `GET /api/market/listings?${queryString(query)}`);
+              const why = `GET /api/market/listings?${queryString(query)}`;
               expect(
-                p.page.next_cursor === null,
-                `${why}: the page reaches the end of the set (${expected.length} rows) but next_cursor is ${JSON.stringify(p.page.next_cursor)}`,
+                p.page.total === expected.length,
+                `${why}: page.total is ${p.page.total}; the filtered set has ${expected.length} listings`,
                 [p.exchange],
               );
-              return;
-            }
-            expect(
-              p.page.next_cursor !== null,
-              `${why}: ${expected.length - offset - limit} rows follow this offset page, but its next_cursor is null (offset pages return next_cursor too)`,
-              [p.exchange],
-            );
-            const next = await page(
-              ctx,
-              { ...filtersQuery(filters, sort), limit, cursor: p.page.next_cursor },
-              `${why}, then its next_cursor`,
-            );
-            const wrongNext = sameRows(next.data, expected.slice(offset + limit, offset + 2 * limit));
-            if (wrongNext)
-              throw new CheckFailure(
-                `the next_cursor of the offset page ${why} does not continue after it: ${wrongNext}`,
-                [p.exchange, next.exchange],
+              expect(
+                p.page.offset === offset && p.page.limit === limit,
+                `${why}: page says offset ${p.page.offset}, limit ${p.page.limit}; the request asked offset ${offset}, limit ${limit}`,
+                [p.exchange],
               );
-            expect(
-              next.page.offset === offset + limit,
-              `a page reached by cursor reports page.offset ${next.page.offset}; ${offset + limit} rows sort before it`,
-              [next.exchange],
-            );
-            expect(
-              next.page.total === expected.length,
-              `a page reached by cursor reports total ${next.page.total}; the filtered set has ${expected.length}`,
-              [next.exchange],
-            );
+              const wrong = sameRows(p.data, expected.slice(offset, offset + limit));
+              if (wrong) throw new CheckFailure(`${why}: ${wrong}`, [p.exchange]);
+              const more = offset + limit < expected.length;
+              if (!more) {
+                expect(
+                  p.page.next_cursor === null,
+                  `${why}: the page reaches the end of the set (${expected.length} rows) but next_cursor is ${JSON.stringify(p.page.next_cursor)}`,
+                  [p.exchange],
+                );
+                return;
+              }
+              expect(
+                p.page.next_cursor !== null,
+                `${why}: ${expected.length - offset - limit} rows follow this offset page, but its next_cursor is null (offset pages return next_cursor too)`,
+                [p.exchange],
+              );
+              const next = await page(
+                ctx,
+                { ...filtersQuery(filters, sort), limit, cursor: p.page.next_cursor },
+                `${why}, then its next_cursor`,
+              );
+              const wrongNext = sameRows(next.data, expected.slice(offset + limit, offset + 2 * limit));
+              if (wrongNext)
+                throw new CheckFailure(
+                  `the next_cursor of the offset page ${why} does not continue after it: ${wrongNext}`,
+                  [p.exchange, next.exchange],
+                );
+              expect(
+                next.page.offset === offset + limit,
+                `a page reached by cursor reports page.offset ${next.page.offset}; ${offset + limit} rows sort before it`,
+                [next.exchange],
+              );
+              expect(
+                next.page.total === expected.length,
+                `a page reached by cursor reports total ${next.page.total}; the filtered set has ${expected.length}`,
+                [next.exchange],
+              );
+            });
           },
           runs(ctx, 20),
           { cost: { public: 3 } },
+        );
+      },
+    },
+    {
+      id: 'public.listings.offset-next-cursor',
+      rules: [
+        'spec:public#/components/schemas/Page',
+        'spec:public:listMarketListings#/description',
+        'seed:public › Endpoints › Public REST',
+      ],
+      name: 'an offset page that is not the last carries a non-null next_cursor, and following it continues at the row after the page (a caller may switch from offset to cursor paging)',
+      async run(ctx) {
+        const f = await fixture(ctx);
+        // Sets of at least 3 rows, and a page that ends before the set does: the rule's own case.
+        const setOf = (filters: Filters, sort: Sort) => f.all.filter((l) => matches(l, filters)).sort(compare(sort));
+        const arbitrary = fc
+          .tuple(filtersArbitrary(f, f.complete ? 60 : 100), fc.constantFrom(...SORTS))
+          .map(([filters, sort]) => ({ filters, sort, size: setOf(filters, sort).length }))
+          .filter(({ size }) => size >= 3)
+          .chain(({ filters, sort, size }) =>
+            fc.integer({ min: 1, max: Math.min(15, size - 1) }).chain((limit) =>
+              fc.record({
+                filters: fc.constant(filters),
+                sort: fc.constant(sort),
+                limit: fc.constant(limit),
+                offset: fc.integer({ min: 0, max: size - limit - 1 }),
+              }),
+            ),
+          );
+        await property(
+          ctx,
+          arbitrary,
+          async ({ filters, sort, limit, offset }) => {
+            let expected = setOf(filters, sort);
+            if (!f.complete) {
+              const truth = await page(
+                ctx,
+                { ...filtersQuery(filters, sort), limit: 100 },
+                'the filtered set in one offset page',
+              );
+              fc.pre(truth.page.total <= 100 && offset + limit < truth.data.length);
+              expected = truth.data;
+            }
+            await againstSet(ctx, filters, sort, expected, async (expected) => {
+              // Read again (rows sold meanwhile), the set may now end with this page: nothing to check then.
+              fc.pre(offset + limit < expected.length);
+              const query = { ...filtersQuery(filters, sort), limit, offset };
+              const why = `GET /api/market/listings?${queryString(query)}`;
+              const p = await page(ctx, query, why);
+              expect(
+                p.page.next_cursor !== null,
+                `${why}: ${expected.length - offset - limit} of the ${expected.length} rows of the set follow this offset page, but its next_cursor is null; offset pages return next_cursor too, so a caller may switch styles (Page)`,
+                [p.exchange],
+              );
+              const next = await page(
+                ctx,
+                { ...filtersQuery(filters, sort), limit, cursor: p.page.next_cursor },
+                `${why}, then its next_cursor`,
+              );
+              const wrong = sameRows(next.data, expected.slice(offset + limit, offset + 2 * limit));
+              if (wrong)
+                throw new CheckFailure(
+                  `following the next_cursor of the offset page ${why} must continue at row ${offset + limit + 1}: ${wrong}`,
+                  [p.exchange, next.exchange],
+                );
+            });
+          },
+          runs(ctx, 10),
+          { cost: { public: 2 } },
         );
       },
     },

@@ -7,7 +7,6 @@ import { randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import * as oauth from 'oauth4webapi';
 import { CheckFailure, expect, property, type Context, type Family } from '../context.ts';
-import { jsonOf, type Exchange } from '../http.ts';
 import {
   authorizationCode,
   authorizeTarget,
@@ -23,33 +22,10 @@ import {
   tokenRequest,
 } from '../oauth-flow.ts';
 import { callPublic, expectPublicCode, okJson } from './public-support.ts';
+import { pkcePlainChecks } from './oauth-pkce.ts';
+import { expectOAuthError, noStore } from './oauth-support.ts';
 
 type Json = Record<string, unknown>;
-
-function noStore(e: Exchange, why: string): void {
-  const cc = e.responseHeaders['cache-control'] ?? '';
-  expect(
-    /(^|,)\s*no-store\s*(,|$)/i.test(cc),
-    `${why}: Cache-Control must be no-store, got ${cc ? `"${cc}"` : 'none'}`,
-    [e],
-  );
-}
-
-/** Fails unless the answer is an RFC 6749 / 7591 error: status 400, the `error`, a description, no-store. */
-function expectOAuthError(e: Exchange, error: string, why: string): void {
-  const body = jsonOf(e) as { error?: unknown; error_description?: unknown } | undefined;
-  if (e.status !== 400 || body?.error !== error)
-    throw new CheckFailure(
-      `${why}: expected 400 {"error": "${error}"}, got ${e.status} ${e.responseBody.slice(0, 200)}`,
-      [e],
-    );
-  expect(
-    typeof body.error_description === 'string' && body.error_description !== '',
-    `${why}: the ${error} answer has no error_description`,
-    [e],
-  );
-  noStore(e, why);
-}
 
 const sameSet = (a: unknown, b: string[]) => Array.isArray(a) && a.length === b.length && b.every((x) => a.includes(x));
 
@@ -706,5 +682,6 @@ export const oauthFamily: Family = {
           expectOAuthError(await tokenRequest(ctx, as, form, extra), error, `POST /api/oauth/token with ${what}`);
       },
     },
+    ...pkcePlainChecks,
   ],
 };

@@ -8,6 +8,8 @@ import { canonicalQuery } from '../../client/protocol/index.ts';
 import { canonicalOf, encodeLoosely, MISTAKES, pairsArbitrary } from '../arbitraries/query.ts';
 import { CheckFailure, CheckSkipped, expect, expectError, property, type Context, type Family } from '../context.ts';
 import { jsonOf, type Exchange } from '../http.ts';
+import { reserialise, styleArbitrary } from './idempotency.ts';
+import { unlistedDomain } from './orders-support.ts';
 
 const PROBE_PATH = '/api/partner/v1/availability';
 const PROBE = { method: 'GET', path: PROBE_PATH };
@@ -139,6 +141,99 @@ canonicalQueryFamily.checks.push(
           expectError(exchange, 401, 'invalid_signature', 'body changed after signing');
         },
         Math.min(ctx.fc.numRuns, 10),
+      );
+    },
+  },
+  {
+    id: 'partner.auth.signature.raw-body-bytes',
+    rules: ['spec:partner#/x-signing/canonical-string', 'seed:partner › Authentication › Canonical string'],
+    name: 'BODY_SHA256_HEX is over the body bytes exactly as sent: a body whose bytes differ from its re-serialisation (whitespace, key order, \\u escapes, a trailing newline) is accepted signed over those bytes, refused with 401 invalid_signature when signed over its re-serialisation, and its re-serialisation is refused under the signature of the original bytes',
+    async run(ctx) {
+      if (!ctx.writesAllowed) throw CheckSkipped.need('writes');
+      const credentials = await ctx.credentials();
+      const op = { method: 'POST', path: '/api/partner/v1/quotes' };
+      // An unlisted domain and a member QuoteRequest does not have: past the signature the answer
+      // is a 400 or 404, so nothing is reserved or written.
+      const value = { domain: unlistedDomain(), buyer_note: 'café crème, ✓' };
+      const compact = JSON.stringify(value);
+      const sorted = JSON.stringify(Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : 1))));
+      const bytes = fc
+        .tuple(styleArbitrary, fc.boolean(), fc.boolean())
+        .map(([style, escapeAccent, newline]) => {
+          let text = reserialise(value, style);
+          if (escapeAccent) text = text.replace(/é/g, '\\u00e9');
+          return newline ? `${text}\n` : text;
+        })
+        // Bytes a deployment that re-serialises the parsed body (in any key order) would hash differently.
+        .filter((text) => text !== compact && text !== sorted);
+      const send = (body: string, signBody: string, deliberate: boolean) =>
+        ctx.http.signed({
+          method: 'POST',
+          target: op.path,
+          credentials,
+          body,
+          signBody,
+          operation: op,
+          rateClass: 'write',
+          deliberate,
+        });
+      await property(
+        ctx,
+        bytes,
+        async (raw) => {
+          const shown = JSON.stringify(raw);
+          const asSent = await send(raw, raw, false);
+          if (asSent.status === 401)
+            throw new CheckFailure(
+              `the body ${shown} signed over its bytes exactly as sent was refused (401 ${String((jsonOf(asSent) as { code?: unknown } | undefined)?.code ?? '')}): BODY_SHA256_HEX is over the raw bytes, not a re-serialisation`,
+              [asSent],
+            );
+          expectError(
+            await send(raw, compact, true),
+            401,
+            'invalid_signature',
+            `the body ${shown} signed over its re-serialisation ${compact} (the hash must be over the bytes sent)`,
+          );
+          expectError(
+            await send(compact, raw, true),
+            401,
+            'invalid_signature',
+            `the re-serialised body ${compact} sent under the signature of the bytes ${shown}`,
+          );
+        },
+        Math.min(ctx.fc.numRuns, 8),
+        { credentials, cost: { write: 3 } },
+      );
+    },
+  },
+  {
+    id: 'partner.errors.body-limits',
+    rules: [
+      'spec:partner#/x-body-limits',
+      'spec:partner#/components/schemas/ErrorCode/x-status-of-code/payload_too_large',
+    ],
+    name: 'a correctly signed body over x-body-limits max-bytes is refused with 413 payload_too_large (not a signature or validation error)',
+    async run(ctx) {
+      if (!ctx.writesAllowed) throw CheckSkipped.need('writes');
+      const limits = (ctx.spec.documents.partner['x-body-limits'] ?? {}) as { 'max-bytes'?: number };
+      const max = limits['max-bytes'];
+      expect(typeof max === 'number' && max > 0, "the partner document's x-body-limits states no max-bytes");
+      const op = { method: 'POST', path: '/api/partner/v1/quotes' };
+      const body = JSON.stringify({ domain: unlistedDomain(), padding: 'x'.repeat(max + 16) });
+      const exchange = await ctx.http.signed({
+        method: 'POST',
+        target: op.path,
+        credentials: await ctx.credentials(),
+        body,
+        operation: op,
+        rateClass: 'write',
+        deliberate: true,
+      });
+      expectError(
+        exchange,
+        413,
+        'payload_too_large',
+        `a signed POST /quotes with a ${body.length}-byte body (max-bytes ${max})`,
       );
     },
   },

@@ -193,6 +193,39 @@ export const publicHeadersFamily: Family = {
       },
     },
     {
+      id: 'public.headers.cors',
+      rules: ['spec:public#/x-cors'],
+      name: 'CORS (x-cors): every answer of an any-origin path, errors included, carries Access-Control-Allow-Origin: * and never allows credentials; a foreign Origin changes nothing',
+      async run(ctx) {
+        // One answer with a foreign Origin and one error, so the rule is tried on them in a short run.
+        await callPublic(ctx, 'listMarketListings', {
+          query: { limit: 1 },
+          headers: { origin: 'https://elsewhere.example.net' },
+        });
+        await callPublic(ctx, 'getDocsPage', { pathParams: { page: 'no-such-page' }, deliberate: true });
+        const problems: Array<[Exchange, string]> = [];
+        let reviewed = 0;
+        for (const e of publicExchanges(ctx)) {
+          if (operationOf(ctx, e)?.op.cors !== 'any-origin') continue;
+          reviewed++;
+          const allow = e.responseHeaders['access-control-allow-origin'];
+          if (allow !== '*') problems.push([e, `Access-Control-Allow-Origin is ${allow ?? '(none)'}, not *`]);
+          if (e.responseHeaders['access-control-allow-credentials'] !== undefined)
+            problems.push([e, 'Access-Control-Allow-Credentials on a path whose credentials are "never"']);
+        }
+        expect(reviewed > 0, 'the run has no answer of an any-origin path to review');
+        ctx.log(`  reviewed ${reviewed} answers of any-origin paths`);
+        if (problems.length > 0)
+          throw new CheckFailure(
+            `${problems.length} of ${reviewed} answers of any-origin paths break x-cors:\n${problems
+              .slice(0, 10)
+              .map(([e, p]) => `  ${e.method} ${e.url.slice(ctx.http.baseUrl.length)} → ${e.status}: ${p}`)
+              .join('\n')}`,
+            problems.slice(0, 2).map(([e]) => e),
+          );
+      },
+    },
+    {
       id: 'public.headers.security',
       rules: ['spec:public#/x-security-headers'],
       name: 'security headers (x-security-headers): nosniff on every public answer; every HTML answer allows no script, frames nowhere and sends no referrer; HSTS on an https deployment',

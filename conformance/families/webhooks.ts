@@ -11,6 +11,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { webhookSignature } from '../../client/protocol/index.ts';
 import { CheckFailure, CheckSkipped, expect, onTeardown, type Context, type Family } from '../context.ts';
 import { jsonOf, type Credentials, type Exchange } from '../http.ts';
+import { patienceMs } from '../pacing.ts';
 import { escapePointer, finalPointer } from './headers.ts';
 
 type Json = Record<string, unknown>;
@@ -20,8 +21,12 @@ const REGISTER = { method: 'PUT', path: '/api/partner/webhooks' };
 const SEARCH = { method: 'GET', path: '/api/partner/v1/domains/search' };
 const ORDERS = { method: 'POST', path: '/api/partner/v1/orders' };
 
-/** How long the first attempt of a delivery may take to arrive. */
-const DELIVERY_WAIT_MS = 30_000;
+/**
+ * How long the first attempt of a delivery may take to arrive: the contract states no bound, so
+ * the kit allows 30 s, plus 200 of the run's slow round trips (pacing.ts `patienceMs`): a busy
+ * deployment or machine, whose every answer is slow, delivers late too.
+ */
+const deliveryWaitMs = (ctx: Context) => patienceMs(ctx, 30_000, 200);
 
 /**
  * How long after a refused attempt the contract's first retry must have arrived: its nominal
@@ -37,7 +42,9 @@ function redeliveryDeadlineMs(ctx: Context): { ms: number; nominal: number } {
   const nominal = delivery['retry-schedule-seconds']?.[0];
   if (typeof nominal !== 'number')
     throw new CheckFailure('the contract states no x-webhook-delivery retry-schedule-seconds');
-  return { ms: (nominal * (delivery['retry-late-factor'] ?? 2) + (delivery['timeout-seconds'] ?? 5)) * 1000, nominal };
+  const bound = (nominal * (delivery['retry-late-factor'] ?? 2) + (delivery['timeout-seconds'] ?? 5)) * 1000;
+  // The contract's bound, plus the run's slow round trips: the retry is an exchange too.
+  return { ms: patienceMs(ctx, bound, 50), nominal };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -506,15 +513,16 @@ export const webhooksFamily: Family = {
           ctx.log('  without the operator API only order.recorded is caused');
         }
         state.orders.set(publicId, expected);
+        const wait = deliveryWaitMs(ctx);
         const arrived = await state.receiver.waitFor(() => {
           const types = new Set(deliveriesOf(state, publicId).map((d) => String(bodyOf(d)?.type)));
           return expected.every((t) => types.has(t)) ? true : undefined;
-        }, DELIVERY_WAIT_MS);
+        }, wait);
         const mine = deliveriesOf(state, publicId);
         if (!arrived) {
           const got = mine.map((d) => String(bodyOf(d)?.type));
           throw failWith(
-            `within ${DELIVERY_WAIT_MS / 1000} s the receiver got ${got.length ? got.join(', ') : 'nothing'} for order ${publicId}; expected ${expected.join(', ')} (${state.receiver.deliveries.length} deliveries in all)`,
+            `within ${Math.round(wait / 1000)} s the receiver got ${got.length ? got.join(', ') : 'nothing'} for order ${publicId}; expected ${expected.join(', ')} (${state.receiver.deliveries.length} deliveries in all)`,
             state.receiver.deliveries.slice(-3),
           );
         }
@@ -557,13 +565,14 @@ export const webhooksFamily: Family = {
         try {
           const publicId = await placeOrder(ctx, state.credentials);
           state.orders.set(publicId, ['order.recorded']);
+          const wait = deliveryWaitMs(ctx);
           const first = await state.receiver.waitFor(
             () => deliveriesOf(state, publicId).find((d) => d.answered === 500),
-            DELIVERY_WAIT_MS,
+            wait,
           );
           if (!first)
             throw failWith(
-              `order ${publicId} was recorded but no order.recorded delivery arrived within ${DELIVERY_WAIT_MS / 1000} s`,
+              `order ${publicId} was recorded but no order.recorded delivery arrived within ${Math.round(wait / 1000)} s`,
               state.receiver.deliveries.slice(-2),
             );
           const eventId = bodyOf(first)?.id;

@@ -22,7 +22,7 @@ import {
 import type { Clock } from '../clock.ts';
 import { nonceExpiresAt } from '../domain/nonce.ts';
 import { rateLimitClassOf, type RateLimitClass } from '../domain/rate-limit.ts';
-import { NO_FAULTS, signatureOverRawQuery, type Faults } from '../faults.ts';
+import { NO_FAULTS, reserialisedBody, signatureOverRawQuery, type Faults } from '../faults.ts';
 import type { Credential, CredentialRepository } from '../store/credentials.ts';
 import type { Counted, ReplayGuardRepository } from '../store/replay-guard.ts';
 import type { ReadMark } from '../store/row-cache.ts';
@@ -154,7 +154,7 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
         query,
         timestamp,
         nonce,
-        body: req.rawBody,
+        body: faults.has('body-hash-reserialised') ? reserialisedBody(req.rawBody) : req.rawBody,
       });
       const genuine =
         credential !== undefined &&

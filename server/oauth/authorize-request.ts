@@ -60,6 +60,8 @@ export function checkAuthorizeRequest(
   query: Query,
   base: string,
   client: ClientView | undefined,
+  /** Test-only (server/faults.ts `pkce-plain-accepted`): take `plain`, or no method, too. */
+  plainPkce = false,
 ): CheckedAuthorizeRequest {
   const clientId = one(query, 'client_id');
   if (typeof clientId !== 'string') {
@@ -124,7 +126,7 @@ export function checkAuthorizeRequest(
   const challenge = text(one(query, 'code_challenge'));
   if (challenge === undefined) return back('invalid_request', 'code_challenge is required (PKCE with S256)');
   const method = text(one(query, 'code_challenge_method'));
-  if (method !== 'S256')
+  if (method !== 'S256' && !(plainPkce && (method === undefined || method === 'plain')))
     return back(
       'invalid_request',
       method === undefined

@@ -86,7 +86,7 @@ export function authorizePage(deps: PublicDeps): RequestHandler {
     const base = deps.baseUrl(req);
     const query = req.query as Record<string, unknown>;
     const client = await findClient(deps, requestedClientId(query));
-    const checked = checkAuthorizeRequest(query, base, client);
+    const checked = checkAuthorizeRequest(query, base, client, deps.faults.has('pkce-plain-accepted'));
     if (checked.kind === 'untrusted') {
       return refusePage(
         req,

@@ -25,6 +25,8 @@ export interface GrantDeps {
   /** Keys the stored hashes of codes and tokens. */
   key: Uint8Array;
   now(): number;
+  /** Test-only (server/faults.ts `pkce-plain-accepted`): a verifier equal to the challenge passes too. */
+  plainPkce?: boolean;
 }
 
 const fail = (error: TokenError['error'], description: string): GrantResult => ({
@@ -129,7 +131,8 @@ export async function exchangeCode(deps: GrantDeps, request: CodeExchange): Prom
     return fail('invalid_grant', 'The authorization code was issued to another client');
   if (code.redirect_uri !== request.redirectUri)
     return fail('invalid_grant', 'redirect_uri does not match the one of the authorization request');
-  if (!verifyS256(request.codeVerifier, code.code_challenge))
+  const plain = deps.plainPkce === true && request.codeVerifier === code.code_challenge;
+  if (!plain && !verifyS256(request.codeVerifier, code.code_challenge))
     return fail('invalid_grant', 'code_verifier does not match the code_challenge');
   const grant = await deps.store.oauth.findGrant(code.grant_id);
   if (!grant)

@@ -28,7 +28,12 @@ export interface OAuthServer {
 const TOKEN_FORM = /^at_[A-Za-z0-9_-]{43}$/;
 
 export function createOAuthServer(deps: PublicDeps): OAuthServer {
-  const grantDeps: GrantDeps = { store: deps.store, key: deps.keys.oauth, now: () => deps.clock.now() };
+  const grantDeps: GrantDeps = {
+    store: deps.store,
+    key: deps.keys.oauth,
+    now: () => deps.clock.now(),
+    ...(deps.faults.has('pkce-plain-accepted') ? { plainPkce: true } : {}),
+  };
   const getAuthorizePage = authorizePage(deps);
   return {
     selfValidating: { getAuthorizePage },

@@ -100,7 +100,13 @@ export function listTransactions(deps: PartnerDeps): RequestHandler {
     const body: Schemas['TransactionList'] = {
       data: data.map(toTransaction),
       next_cursor,
-      totals: { ...transactionTotals(all, rates), currency: all[0]?.currency ?? 'USD' },
+      totals: {
+        ...transactionTotals(all, rates),
+        ...(deps.faults?.has('void-sales-in-gmv')
+          ? { gmv_cents: all.reduce((s, r) => s + r.sale_price_cents, 0) }
+          : {}),
+        currency: all[0]?.currency ?? 'USD',
+      },
     };
     res.json(body);
   };

@@ -65,6 +65,8 @@ export async function listMarketListings(
 export function listingsHandler(deps: PublicDeps): RequestHandler {
   return async (req, res) => {
     const query = parseListingQuery(req.query);
-    res.json(await listMarketListings(deps.store, deps.keys.cursors, query));
+    const answer = await listMarketListings(deps.store, deps.keys.cursors, query);
+    if (deps.faults.has('offset-pages-null-cursor') && query.cursor === undefined) answer.page.next_cursor = null;
+    res.json(answer);
   };
 }
