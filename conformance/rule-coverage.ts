@@ -231,7 +231,6 @@ export const EXTENSION_RULES: ExtensionRule[] = [
       'public.authz.refresh-per-client',
     ],
   },
-  { api: 'public', extension: 'x-openid-provider', requirements: ['public.oauth.metadata'] },
   {
     api: 'public',
     extension: 'x-signin-throttle',
@@ -291,6 +290,39 @@ export const EXTENSION_RULES: ExtensionRule[] = [
       'partner.lifecycle.brokerage.moves',
     ],
   },
+  // Rules stated in this round of the contract that no check exercises yet
+  ...(['partner', 'public'] as const).flatMap((api) => [
+    {
+      api,
+      extension: 'x-head',
+      requirements: [],
+      gap: 'no check sends HEAD yet (answered as GET without a body; signed with METHOD HEAD on the partner API)',
+    },
+    {
+      api,
+      extension: 'x-single-headers',
+      requirements: [],
+      gap: 'no check repeats Host, Authorization or a signing header yet (400 validation_error)',
+    },
+    {
+      api,
+      extension: 'x-request-target',
+      requirements: [],
+      gap: "no check sends an absolute-form or malformed request target yet (Node's fetch always sends the origin form)",
+    },
+    {
+      api,
+      extension: 'x-unknown-query-parameters',
+      requirements: [],
+      gap: 'no check sends an undocumented query parameter yet (400 validation_error)',
+    },
+  ]),
+  {
+    api: 'partner',
+    extension: 'x-failure-classes',
+    requirements: [],
+    gap: "the webhooks family does not read a failed delivery's last_error class yet",
+  },
   ...[
     'x-rate-limit',
     'x-prefix-by-environment',
@@ -300,6 +332,9 @@ export const EXTENSION_RULES: ExtensionRule[] = [
     'x-security-headers',
     'x-body-limits',
     'x-check-order',
+    'x-head',
+    'x-single-headers',
+    'x-request-target',
   ].map((extension) => ({ api: 'admin' as const, extension, requirements: [], excluded: OPERATOR })),
   { api: 'admin', extension: 'x-accepted-breaking-change', requirements: [], excluded: GATE },
   { api: 'admin', extension: 'x-internal', requirements: [], excluded: INTERNAL },
@@ -572,9 +607,11 @@ export const SEED_RULES: SeedRule[] = [
     'public.errors.idempotency',
     'public.authz.idempotency-per-grant',
   ]),
-  pub('Endpoints › OAuth 2.1 endpoints', 'Metadata (RFC 9728, RFC 8414, mirrored at openid-configuration)', [
-    'public.oauth.metadata',
-  ]),
+  pub(
+    'Endpoints › OAuth 2.1 endpoints',
+    'Metadata (RFC 9728, RFC 8414; the openid-configuration mirror is not served: the spec says why)',
+    ['public.oauth.metadata-rfc8414'],
+  ),
   pub('Endpoints › OAuth 2.1 endpoints', 'Dynamic client registration, no approval step, returns client_id', [
     'public.oauth.registration',
   ]),
@@ -584,7 +621,7 @@ export const SEED_RULES: SeedRule[] = [
     'public.mcp.bearer',
   ]),
   pub('Authentication', 'The only method is authorization_code with PKCE (S256); all clients are public', [
-    'public.oauth.metadata',
+    'public.oauth.metadata-rfc8414',
     'public.oauth.pkce-plain-refused.authorize',
     'public.oauth.pkce-plain-refused.token',
     'public.oauth.token-errors',
