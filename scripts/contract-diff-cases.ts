@@ -737,14 +737,10 @@ export const CASES: GateCase[] = [
     breaking: false,
   },
   {
-    anchor: 'x-openid-provider',
-    api: 'public',
-    what: 'the OpenID provider flag flipped',
-    edit: (d) => {
-      for (const item of Object.values(d.paths as Doc))
-        for (const o of Object.values(item as Doc))
-          if (o && typeof o === 'object' && 'x-openid-provider' in o) o['x-openid-provider'] = !o['x-openid-provider'];
-    },
+    anchor: 'x-failure-classes',
+    api: 'partner',
+    what: 'a delivery failure class no longer reported',
+    edit: (d) => delete schemas(d).WebhookDelivery.properties.last_error['x-failure-classes'].timeout,
     breaking: true,
   },
   {

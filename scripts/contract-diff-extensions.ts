@@ -138,7 +138,6 @@ export const EXTENSION_RULES: Record<string, Rule> = {
   'x-error-format': exact,
   'x-form-action': offered,
   'x-oauth-errors': offered,
-  'x-openid-provider': exact,
   'x-pkce': { added: 'breaking' },
   'x-redirect-uri-matching': offered,
   'x-signin-throttle': offered,
@@ -151,6 +150,7 @@ export const EXTENSION_RULES: Record<string, Rule> = {
   'x-error-codes': offered,
   'x-status-of-code': { numbers: 'any-breaks' },
   'x-delivered': offered,
+  'x-failure-classes': offered, // a class removed breaks who matches on it; a new one is reviewed
   'x-history-only': offered,
   'x-final-states': ordered,
   'x-url-rule': offered,
