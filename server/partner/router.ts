@@ -38,9 +38,6 @@ export interface PartnerRouterOptions {
   validateResponses: boolean;
 }
 
-/** Unknown paths count against the class of "reporting and every other read" (`x-rate-limit-classes`). */
-const UNMATCHED_CLASS = 'reporting';
-
 export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions): Router {
   const { contract } = options;
   const handlers: Record<string, RequestHandler> = handlersByOperationId(deps);
@@ -53,8 +50,8 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
       partnerAuth({
         credentials: deps.store.credentials,
         replayGuard: deps.store.replayGuard,
+        // No unmatched class: a path or method the document does not define is not counted.
         classes,
-        unmatchedClass: UNMATCHED_CLASS,
         clock: deps.clock,
         readMark: deps.store.readMark,
         ...(deps.faults ? { faults: deps.faults } : {}),
@@ -62,7 +59,6 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
       deprecationHeaders(),
       rateLimit({
         classes,
-        unmatchedClass: UNMATCHED_CLASS,
         counter: deps.store.replayGuard,
         clock: deps.clock,
         bucketOf: (_req, res, className) => `${credentialOf(res).keyId}:${className}`,
