@@ -73,7 +73,7 @@ describe('log settings', () => {
         const text = readFileSync(path, 'utf8');
         expect(text).toMatch(/INFO.*hello file/);
         // ESC [ … m: an ANSI colour sequence.
-        expect(/\u001b\[[0-9;]*m/.test(text), JSON.stringify(text)).toBe(coloured);
+        expect(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`).test(text), JSON.stringify(text)).toBe(coloured);
       } finally {
         closeSync(fd);
         rmSync(dir, { recursive: true, force: true });
