@@ -5,5 +5,7 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // The default summary, plus each failure printed when it happens (test/support/failures-now.ts).
+    reporters: ['default', './test/support/failures-now.ts'],
   },
 });
