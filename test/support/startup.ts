@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** vitest's own per-test timeout (vitest.config.ts): a scaled timeout is never shorter. */
+/** vitest's per-test timeout on a quiet machine (vitest.config.ts): a scaled timeout is never shorter. */
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface Startup {
