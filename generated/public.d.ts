@@ -962,14 +962,15 @@ export interface paths {
         /**
          * Readiness probe (send this instance traffic?)
          * @description 200 when every check passes, else 503 with the checks that failed (`failed`), so a load
-         *     balancer or an orchestrator stops routing here until it recovers. The checks:
+         *     balancer or an orchestrator stops routing here until it recovers. Each check is named for
+         *     what it asserts and is `true` when that holds:
          *
          *     - `store`: the database answers a query;
          *     - `migrations`: the database's applied migrations are exactly the ones this build knows
          *       (a newer build migrating a shared PostgreSQL further makes older instances not ready);
          *     - `search_index`: the domain-search indexes are warm (built at start; a cold index would
          *       make the first searches take seconds);
-         *     - `draining`: the instance has not been told to stop. On SIGTERM this check fails first,
+         *     - `not_draining`: the instance has not been told to stop. On SIGTERM this check fails first,
          *       while requests are still served for the drain grace period (`DRAIN_GRACE_MS`), so the
          *       balancer takes the instance out before it stops accepting connections.
          *
@@ -1965,7 +1966,7 @@ export interface components {
             /** @enum {string} */
             status: "ok";
         };
-        /** @description The readiness probe's answer; each check is `true` when it passed. */
+        /** @description The readiness probe's answer. Each check is named for what it asserts and is `true` when that holds (the check passed); `failed` lists the ones that do not. */
         Readiness: {
             /** @enum {string} */
             status: "ready" | "not_ready";
@@ -1976,11 +1977,11 @@ export interface components {
                 migrations: boolean;
                 /** @description The domain-search indexes are built. */
                 search_index: boolean;
-                /** @description `false` once the instance was told to stop (SIGTERM): it is draining. */
-                draining: boolean;
+                /** @description The instance has not been told to stop; `false` from SIGTERM on, while it drains. The only check that never recovers. */
+                not_draining: boolean;
             };
             /** @description The names of the checks that failed (empty when ready). */
-            failed: ("store" | "migrations" | "search_index" | "draining")[];
+            failed: ("store" | "migrations" | "search_index" | "not_draining")[];
         };
     };
     responses: {
@@ -4437,7 +4438,7 @@ export interface operations {
                      *         "store": true,
                      *         "migrations": true,
                      *         "search_index": true,
-                     *         "draining": true
+                     *         "not_draining": true
                      *       },
                      *       "failed": []
                      *     }

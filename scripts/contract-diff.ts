@@ -246,11 +246,13 @@ const ACCEPTANCE = 'x-accepted-breaking-change';
  * `version` of the document that makes the change: it must be the revision's `info.version` and
  * differ from the base's, so an acceptance covers the one release that made the change and never
  * a later change of the same keyword. (A schema can so accept the limits it states for all its
- * members at once.)
+ * members at once.) A property removed or renamed (`…/properties/<name>`) is a change of `properties`.
  */
 export function acceptedReason(revision: Json, pointer: string, baseVersion?: string): string | undefined {
   const parts = pointer.replace(/^#\//, '').split('/').map(unescape);
-  const keyword = parts.pop();
+  let keyword = parts.pop();
+  // A property removed or renamed is reported at `…/properties/<name>`: its keyword is `properties`.
+  if (parts.at(-1) === 'properties') keyword = parts.pop();
   const path: unknown[] = [revision];
   for (const part of parts) {
     const node = path.at(-1);

@@ -3,6 +3,7 @@
 // requests and deliveries in flight finished, store closed) and exits 0.
 import { configFromEnv } from './config.ts';
 import { startServer } from './embedded.ts';
+import { bannerText, say } from './ops/banner.ts';
 import { flushLogger, loggerFromEnv } from './ops/logger.ts';
 import { warmValidators } from './http/validator.ts';
 import { domainSearch } from './search/index.ts';
@@ -12,6 +13,19 @@ async function main(): Promise<void> {
   const config = configFromEnv();
   const running = await startServer({ config, logger });
   if (!config.adminToken) logger.info({ event: 'operator_api_off' }, 'operator API off: set ADMIN_TOKEN');
+  // A person at a terminal gets the installed sandbox's banner (server/ops/banner.ts) after the
+  // log lines so far; a log shipper (no terminal) gets the JSON lines alone.
+  if (process.stdout.isTTY || process.stderr.isTTY)
+    say(
+      logger,
+      bannerText({
+        title: 'Domain Sales reference server',
+        url: running.url,
+        config,
+        operator: config.adminToken ? { source: 'env', token: config.adminToken } : { source: 'none' },
+        withStore: true,
+      }),
+    );
   // Build the search indexes now rather than on the first search (a few seconds at 100,000
   // names); /readyz fails its search_index check until they are built.
   const warmed = Date.now();

@@ -7,8 +7,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_SANDBOX_USER, configFromEnv } from './config.ts';
+import { configFromEnv } from './config.ts';
 import { startServer } from './embedded.ts';
+import { bannerText, say, storeLine, type OperatorToken } from './ops/banner.ts';
+import { flushLogger } from './ops/logger.ts';
 import { domainSearch } from './search/index.ts';
 
 const USAGE = `domain-sales-sandbox [--data-dir DIR] [--port N] [--host H]
@@ -29,10 +31,7 @@ const TOKEN_FILE = 'admin-token';
  * in the data directory (mode 0600), so credentials minted with it keep working after a restart.
  * It is printed only when generated (source `generated`), that one time.
  */
-function operatorToken(
-  env: NodeJS.ProcessEnv,
-  dataDir: string,
-): { token: string; source: 'env' | 'generated' | 'file'; file?: string } {
+function operatorToken(env: NodeJS.ProcessEnv, dataDir: string): Exclude<OperatorToken, { source: 'none' }> {
   if (env.ADMIN_TOKEN) return { token: env.ADMIN_TOKEN, source: 'env' };
   const file = join(dataDir, TOKEN_FILE);
   if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), source: 'file', file };
@@ -40,14 +39,6 @@ function operatorToken(
   const token = randomBytes(24).toString('base64url');
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return { token, source: 'generated', file };
-}
-
-function mintCommand(url: string, token: string): string {
-  return [
-    `curl -s -X POST ${url}/api/admin/v1/credentials \\`,
-    `    -H 'authorization: Bearer ${token}' -H 'content-type: application/json' \\`,
-    `    -d '{"environment":"sandbox","scopes":["search","buy","webhook"]}'`,
-  ].join('\n');
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -74,38 +65,22 @@ async function main(argv: string[]): Promise<void> {
     ...(values.host !== undefined ? { HOST: values.host } : {}),
   };
   const config = configFromEnv(env);
-  console.log(
-    config.databaseUrl
-      ? `database: PostgreSQL (DATABASE_URL); keys in ${dataDir}`
-      : `data: ${dataDir} (embedded SQLite)`,
-  );
+  say(undefined, storeLine(config));
   const running = await startServer({ config });
   const warmed = Date.now();
   void Promise.all(['sandbox', 'live'].map((e) => domainSearch(running.store).warm(e))).then(
-    () => console.log(`search index ready in ${Date.now() - warmed} ms`),
+    () => say(running.logger, `search index ready in ${Date.now() - warmed} ms`),
     (err: unknown) => console.error('search index warm-up failed', err),
   );
-  const shownToken = operator.source === 'generated' ? operator.token : '$ADMIN_TOKEN';
-  console.log(
-    [
-      `Domain Sales sandbox listening on ${running.url}`,
-      `  developer docs:  ${running.url}/docs`,
-      operator.source === 'generated'
-        ? `  operator token:  ${operator.token}  (generated now and shown once; kept in ${operator.file})`
-        : operator.source === 'file'
-          ? `  operator token:  kept in ${operator.file} (shown when it was generated; ADMIN_TOKEN overrides it)`
-          : '  operator token:  from ADMIN_TOKEN',
-      `  OAuth sign-in user (the public API's sign-in page): ${config.sandboxUser?.email ?? DEFAULT_SANDBOX_USER.email} / ${config.sandboxUser?.password ?? DEFAULT_SANDBOX_USER.password}`,
-      '  mint a sandbox partner credential:',
-      `  ${mintCommand(running.url, operator.source === 'file' ? `$(cat ${operator.file})` : shownToken)}`,
-    ].join('\n'),
-  );
+  // After the logger's lines so far (store opened, listening): the console keeps their order.
+  say(running.logger, bannerText({ title: 'Domain Sales sandbox', url: running.url, config, operator }));
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: stopping`);
+    say(running.logger, `${signal}: stopping`);
     await running.stop();
+    flushLogger(running.logger);
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

@@ -110,9 +110,10 @@ export function rateLimitClasses(spec: unknown): Record<string, RateLimitClass> 
 export function rateLimitClassOf(
   classes: Readonly<Record<string, RateLimitClass>>,
   name: string | undefined,
-  fallback: string,
+  fallback: string | undefined,
 ): RateLimitClass & { name: string } {
   const chosen = name ?? fallback;
+  if (chosen === undefined) throw new Error('No rate-limit class: the operation declares no x-rate-limit');
   const cls = classes[chosen];
   if (!cls) throw new Error(`Unknown rate-limit class "${chosen}"`);
   return { ...cls, name: chosen };

@@ -50,8 +50,8 @@ export interface PartnerAuthDeps {
   replayGuard: Pick<ReplayGuardRepository, 'admit'>;
   /** The rate-limit classes of the document (x-rate-limit). */
   classes: Readonly<Record<string, RateLimitClass>>;
-  /** The class of a request that matched no operation. */
-  unmatchedClass: string;
+  /** The class of a request that matched no operation; absent: such a request is not counted (rate-limit.ts). */
+  unmatchedClass?: string;
   /** The store's mark of now (store/row-cache.ts); absent where nothing is kept in memory. */
   readMark?: () => ReadMark | undefined;
   /** The signature clock: real time, never a partner's test clock. */
@@ -171,6 +171,13 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
                 body: req.rawBody,
               })));
       if (!genuine || !credential) throw new ApiError('invalid_signature', BAD_SIGNATURE);
+      if (!res.locals.operation && deps.unmatchedClass === undefined) {
+        // Identified, and answered 404 or 405 next (unmatchedRoute): nothing was done, so nothing
+        // is counted and no nonce is kept (a replay gets the same 404).
+        res.locals.credential = credential;
+        next();
+        return;
+      }
 
       const { name, windowSeconds } = rateLimitClassOf(
         deps.classes,

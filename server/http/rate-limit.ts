@@ -1,5 +1,6 @@
 // The rate-limit step of every surface that counts calls (the partner and public APIs): the
-// operation's class (`x-rate-limit`, the class of unknown paths when none matched), the count in
+// operation's class (`x-rate-limit`; on a surface that counts them, the class of unknown paths
+// when none matched, else such a request is not counted and carries no headers), the count in
 // the caller's window (kept by the store, server/store/replay-guard.ts), the decision and its
 // headers (server/domain/rate-limit.ts), and a 429 `rate_limited` with `Retry-After` past the
 // quota. Surfaces differ only in whose bucket a call counts against (`bucketOf`) and its quota
@@ -13,8 +14,12 @@ import { ApiError } from './errors.ts';
 export interface RateLimitOptions {
   /** The document's `x-rate-limit-classes`. */
   classes: Readonly<Record<string, RateLimitClass>>;
-  /** The class a request that matched no operation counts against. */
-  unmatchedClass: string;
+  /**
+   * The class a request that matched no operation counts against (the public API: per client,
+   * unknown paths included). Absent (the partner API): such a request is not counted and gets its
+   * 404 or 405 without rate-limit headers, so a mistyped path costs a credential none of its budget.
+   */
+  unmatchedClass?: string;
   counter: Pick<ReplayGuardRepository, 'hit'>;
   clock: Clock;
   /** Whose window a call counts in, e.g. `<key id>:<class>`. */
@@ -39,9 +44,13 @@ declare module 'express-serve-static-core' {
 
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   // Checked once, at start-up: a missing class would otherwise be a 500 on the first request.
-  rateLimitClassOf(options.classes, undefined, options.unmatchedClass);
+  if (options.unmatchedClass !== undefined) rateLimitClassOf(options.classes, undefined, options.unmatchedClass);
   return async (req, res, next) => {
     try {
+      if (!res.locals.operation && options.unmatchedClass === undefined) {
+        next();
+        return;
+      }
       const cls = rateLimitClassOf(options.classes, res.locals.operation?.rateClass, options.unmatchedClass);
       const limit = options.limitOf?.(res, cls.name, cls) ?? cls.quota;
       const bucket = options.bucketOf(req, res, cls.name);

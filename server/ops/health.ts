@@ -8,7 +8,8 @@ import type { ApiContract } from '../contract/index.ts';
 import { migrations } from '../store/migrations.ts';
 import type { Store } from '../store/index.ts';
 
-export const READINESS_CHECKS = ['store', 'migrations', 'search_index', 'draining'] as const;
+// Each check is named for what it asserts, `true` when it holds (public document, Readiness).
+export const READINESS_CHECKS = ['store', 'migrations', 'search_index', 'not_draining'] as const;
 export type ReadinessCheck = (typeof READINESS_CHECKS)[number];
 
 export interface ReadinessReport {
@@ -19,7 +20,7 @@ export interface ReadinessReport {
 
 export interface Readiness {
   readonly draining: boolean;
-  /** SIGTERM: readiness fails from now on (the `draining` check). */
+  /** SIGTERM: readiness fails from now on (the `not_draining` check). */
   startDrain(): void;
   /** The search index is warm once `warming` settles successfully (until then the check fails). */
   trackSearchIndex(warming: Promise<unknown>): void;
@@ -65,7 +66,7 @@ export function createReadiness(store: Pick<Store, 'db' | 'dialect'>): Readiness
       } finally {
         clearTimeout(timer);
       }
-      const checks = { store: storeOk, migrations: migrationsOk, search_index: searchIndex, draining: !draining };
+      const checks = { store: storeOk, migrations: migrationsOk, search_index: searchIndex, not_draining: !draining };
       const failed = READINESS_CHECKS.filter((name) => !checks[name]);
       return { status: failed.length === 0 ? 'ready' : 'not_ready', checks, failed };
     },

@@ -1,5 +1,6 @@
 // The server's logger: pino, one JSON object per line on stdout (what log shippers read), or
-// pino-pretty's coloured lines when stdout is a terminal (`npm start` by hand). The level comes
+// pino-pretty's lines when stdout is a terminal (`npm start` by hand) or LOG_FORMAT=pretty,
+// coloured on a terminal only (colourWanted: NO_COLOR, FORCE_COLOR). The level comes
 // from LOG_LEVEL (trace, debug, info, warn, error, fatal, silent; default info, or silent under
 // vitest so test runs do not spam). Nothing logged carries a secret: request lines are built
 // field by field (access-log.ts) and never include headers, query strings or bodies; the redact
@@ -21,8 +22,10 @@ const REDACT = ['authorization', 'cookie', 'password', 'secret', 'token', 'signa
 
 export interface LoggerOptions {
   level?: LogLevel;
-  /** Coloured, human-readable lines instead of JSON. */
+  /** Human-readable lines instead of JSON. */
   pretty?: boolean;
+  /** ANSI colours in the pretty lines (default true; loggerFromEnv: colourWanted). */
+  colour?: boolean;
   /** Where the lines go (default stdout, buffered: bufferedDestination); tests capture them here. */
   destination?: DestinationStream;
 }
@@ -112,7 +115,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     return pino(
       base,
       pretty({
-        colorize: true,
+        colorize: options.colour ?? true,
         sync: true,
         singleLine: true,
         translateTime: 'SYS:HH:MM:ss.l',
@@ -141,7 +144,24 @@ export function logLevelOf(value: string | undefined, fallback: LogLevel): LogLe
   return v as LogLevel;
 }
 
-/** LOG_LEVEL (default info; silent under vitest), LOG_FORMAT=json|pretty (default: pretty on a terminal). */
+/**
+ * Whether text for `stream` may carry ANSI colours, by the conventions Node's own terminal code
+ * follows (tty.WriteStream#getColorDepth): FORCE_COLOR set to anything but `0`/`false` forces them
+ * (even into a file or a pipe), else NO_COLOR set to anything non-empty (no-color.org) turns them
+ * off, else only a terminal gets them: a file or a pipe must not fill up with escape codes.
+ */
+export function colourWanted(env: NodeJS.ProcessEnv, stream: { isTTY?: boolean }): boolean {
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== '') return force !== '0' && force.toLowerCase() !== 'false';
+  if (force === '') return true;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
+  return stream.isTTY === true;
+}
+
+/**
+ * LOG_LEVEL (default info; silent under vitest), LOG_FORMAT=json|pretty (default: pretty on a
+ * terminal); pretty lines are coloured only where colourWanted says so.
+ */
 export function loggerFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   stdout: { isTTY?: boolean } = process.stdout,
@@ -150,7 +170,11 @@ export function loggerFromEnv(
   const format = env.LOG_FORMAT?.toLowerCase();
   if (format !== undefined && format !== '' && format !== 'json' && format !== 'pretty')
     throw new Error(`LOG_FORMAT must be json or pretty, got "${env.LOG_FORMAT}"`);
-  return createLogger({ level, pretty: format === 'pretty' || (format !== 'json' && stdout.isTTY === true) });
+  return createLogger({
+    level,
+    pretty: format === 'pretty' || (format !== 'json' && stdout.isTTY === true),
+    colour: colourWanted(env, stdout),
+  });
 }
 
 /** A logger whose JSON lines go to `line` (the `log` option callers of startServer pass); LOG_LEVEL, silent under vitest. */

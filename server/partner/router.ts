@@ -41,9 +41,6 @@ export interface PartnerRouterOptions {
   onContractDefect?: ContractDefectLog;
 }
 
-/** Unknown paths count against the class of "reporting and every other read" (`x-rate-limit-classes`). */
-const UNMATCHED_CLASS = 'reporting';
-
 export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions): Router {
   const { contract } = options;
   const handlers: Record<string, RequestHandler> = handlersByOperationId(deps);
@@ -58,8 +55,8 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
       partnerAuth({
         credentials: deps.store.credentials,
         replayGuard: deps.store.replayGuard,
+        // No unmatched class: a path or method the document does not define is not counted.
         classes,
-        unmatchedClass: UNMATCHED_CLASS,
         clock: deps.clock,
         readMark: deps.store.readMark,
         ...(deps.faults ? { faults: deps.faults } : {}),
@@ -67,7 +64,6 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
       deprecationHeaders(),
       rateLimit({
         classes,
-        unmatchedClass: UNMATCHED_CLASS,
         counter: deps.store.replayGuard,
         clock: deps.clock,
         bucketOf: (_req, res, className) => `${credentialOf(res).keyId}:${className}`,

@@ -204,6 +204,20 @@ describe('contract:diff gate', { timeout: 60_000 }, () => {
       expect(d.accepted.length).toBeGreaterThan(0);
     });
 
+    it('passes a renamed property when its schema accepts a change of `properties` (and of `required`)', async () => {
+      const rename = (keywords: string[]) => (doc: Json) => {
+        const schema = schemas(doc).QuoteRequest;
+        schema.properties = { name: schema.properties.domain };
+        schema.required = ['name'];
+        schema['x-accepted-breaking-change'] = { keywords, reason: 'Renamed for clarity.', version: '9.1.0' };
+        doc.info.version = '9.1.0';
+      };
+      expect(passes([await gate('partner', rename(['required']))])).toBe(false);
+      const d = await gate('partner', rename(['required', 'properties']));
+      expect(d.breaking).toEqual([]);
+      expect(passes([d])).toBe(true);
+    });
+
     it('still fails when the document keeps the version of the base (the acceptance is stale)', async () => {
       release = ORIGINAL_VERSION;
       const d = await gate(

@@ -83,6 +83,21 @@ describe('the rate-limit step', () => {
     expect(counter.buckets).toEqual(['a:search', 'a:search', 'a:search', 'a:search', 'b:search', 'a:write', 'a:other']);
   });
 
+  it('without an unmatched class (the partner API), counts no request that matched no operation and sends no headers', async () => {
+    const counter = memoryCounter();
+    const base = await serve({ counter, unmatchedClass: undefined });
+    for (let i = 0; i < 3; i++) {
+      const r = await fetch(`${base}/nowhere`, { headers: { 'x-caller': 'a' } });
+      // Passed on to the next step (the surface's 404), not refused here.
+      expect(r.status).toBe(200);
+      expect(r.headers.get('ratelimit-policy')).toBeNull();
+    }
+    expect((await fetch(`${base}/search`, { headers: { 'x-caller': 'a' } })).headers.get('ratelimit-remaining')).toBe(
+      '2',
+    );
+    expect(counter.buckets).toEqual(['a:search']);
+  });
+
   it('takes the quota limitOf gives', async () => {
     const base = await serve({ counter: memoryCounter(), limitOf: () => 1 });
     expect((await fetch(`${base}/search`)).headers.get('ratelimit-limit')).toBe('1');

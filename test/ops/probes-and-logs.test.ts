@@ -70,7 +70,7 @@ describe('health probes and request logs', () => {
     expect(await (await fetch(`${running.url}/healthz`)).json()).toEqual({ status: 'ok' });
     expect(await (await fetch(`${running.url}/readyz`)).json()).toEqual({
       status: 'ready',
-      checks: { store: true, migrations: true, search_index: true, draining: true },
+      checks: { store: true, migrations: true, search_index: true, not_draining: true },
       failed: [],
     });
     const counted = await fetch(`${running.url}/api/v1`);
@@ -208,7 +208,7 @@ describe('health probes and request logs', () => {
     running.readiness.startDrain();
     const r = await fetch(`${running.url}/readyz`);
     expect(r.status).toBe(503);
-    expect(((await r.json()) as { failed: string[] }).failed).toEqual(['draining']);
+    expect(((await r.json()) as { failed: string[] }).failed).toEqual(['not_draining']);
     expect(r.headers.get('connection')).toBe('close');
     await running.drain();
     await expect(fetch(`${running.url}/healthz`)).rejects.toThrow();

@@ -19,7 +19,7 @@ describe.each(databases())('readiness checks ($name)', ({ databaseUrl }) => {
     const readiness = createReadiness(h.store);
     expect(await readiness.check()).toEqual({
       status: 'ready',
-      checks: { store: true, migrations: true, search_index: true, draining: true },
+      checks: { store: true, migrations: true, search_index: true, not_draining: true },
       failed: [],
     });
     await sql`insert into kysely_migration (name, timestamp) values ('999_newer_build', 'now')`.execute(h.store.db);
@@ -29,7 +29,7 @@ describe.each(databases())('readiness checks ($name)', ({ databaseUrl }) => {
       await sql`delete from kysely_migration where name = '999_newer_build'`.execute(h.store.db);
     }
     readiness.startDrain();
-    expect(await readiness.check()).toMatchObject({ status: 'not_ready', failed: ['draining'] });
+    expect(await readiness.check()).toMatchObject({ status: 'not_ready', failed: ['not_draining'] });
   });
 
   it('fails store and migrations when the database does not answer', async () => {

@@ -1,11 +1,15 @@
 // The operability settings read from the environment: LOG_LEVEL, LOG_FORMAT (server/ops/logger.ts)
 // and METRICS_PORT, METRICS_HOST, DRAIN_GRACE_MS (server/config.ts).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../server/config.ts';
-import { createLogger, loggerFromEnv, logLevelOf } from '../../server/ops/logger.ts';
+import { colourWanted, createLogger, loggerFromEnv, logLevelOf } from '../../server/ops/logger.ts';
+import { ROOT, measureStartup } from '../support/startup.ts';
+
+const startup = await measureStartup();
 
 describe('log settings', () => {
   it('takes LOG_LEVEL, info by default outside tests and silent under vitest', () => {
@@ -21,6 +25,62 @@ describe('log settings', () => {
     );
     expect(() => loggerFromEnv({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT must be json or pretty/);
   });
+
+  it('colours only a terminal, unless FORCE_COLOR or NO_COLOR says otherwise', () => {
+    const tty = { isTTY: true };
+    const file = { isTTY: false };
+    expect(colourWanted({}, tty)).toBe(true);
+    expect(colourWanted({}, file)).toBe(false);
+    expect(colourWanted({ NO_COLOR: '1' }, tty)).toBe(false);
+    expect(colourWanted({ NO_COLOR: '' }, tty)).toBe(true);
+    expect(colourWanted({ FORCE_COLOR: '1' }, file)).toBe(true);
+    expect(colourWanted({ FORCE_COLOR: '' }, file)).toBe(true);
+    expect(colourWanted({ FORCE_COLOR: '0' }, tty)).toBe(false);
+    expect(colourWanted({ FORCE_COLOR: 'false' }, tty)).toBe(false);
+    // Node's order: FORCE_COLOR before NO_COLOR.
+    expect(colourWanted({ FORCE_COLOR: '1', NO_COLOR: '1' }, file)).toBe(true);
+  });
+
+  it.each([
+    ['no escape codes', {}, false],
+    ['colours with FORCE_COLOR=1', { FORCE_COLOR: '1' }, true],
+  ])(
+    'LOG_FORMAT=pretty with stdout in a file (a real process) writes %s',
+    async (_name, extra, coloured) => {
+      const dir = mkdtempSync(join(tmpdir(), 'pretty-log-'));
+      const path = join(dir, 'server.log');
+      const fd = openSync(path, 'w');
+      try {
+        const env: NodeJS.ProcessEnv = { ...process.env, LOG_FORMAT: 'pretty', LOG_LEVEL: 'info', ...extra };
+        if (!('FORCE_COLOR' in extra)) delete env.FORCE_COLOR;
+        delete env.NO_COLOR;
+        const code = await new Promise<number | null>((resolve, reject) => {
+          const child = spawn(
+            process.execPath,
+            [
+              '--import',
+              'tsx',
+              '--input-type=module',
+              '-e',
+              "import { flushLogger, loggerFromEnv } from './server/ops/logger.ts'; const log = loggerFromEnv(); log.info({ event: 'listening' }, 'hello file'); flushLogger(log);",
+            ],
+            { cwd: ROOT, env, stdio: ['ignore', fd, 'inherit'] },
+          );
+          child.once('error', reject);
+          child.once('close', resolve);
+        });
+        expect(code).toBe(0);
+        const text = readFileSync(path, 'utf8');
+        expect(text).toMatch(/INFO.*hello file/);
+        // ESC [ … m: an ANSI colour sequence.
+        expect(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`).test(text), JSON.stringify(text)).toBe(coloured);
+      } finally {
+        closeSync(fd);
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    startup.timeout(10),
+  );
 
   it('censors secret-named fields passed to the logger by mistake', () => {
     const lines: string[] = [];

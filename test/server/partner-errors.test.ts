@@ -181,7 +181,8 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
 
     it('405 method_not_allowed on a known path with another method', async () => {
       const r = await signedRequest(h, cred, { method: 'DELETE', path: `${V1}/orders` });
-      expectIdentifiedError(r, 'method_not_allowed');
+      // No operation, so no rate-limit class: not counted, no rate-limit headers.
+      expectError(r, 'method_not_allowed');
       expect(r.headers.get('allow') ?? '').toMatch(/GET/);
     });
   });
@@ -543,7 +544,7 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
     });
 
     it('an unknown path under the partner prefix is 404 in the Error shape', async () => {
-      expectIdentifiedError(await signedRequest(h, cred, { path: `${V1}/no-such-thing` }), 'not_found');
+      expectError(await signedRequest(h, cred, { path: `${V1}/no-such-thing` }), 'not_found');
     });
   });
 
@@ -788,6 +789,30 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
       expectError(r, 'rate_limited');
       expectRateLimitHeaders(r, { quota: 2 });
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    });
+
+    it("a path or method the document does not define takes nothing of the credential's budget", async () => {
+      const low = { search: 2, write: 2, reporting: 2 };
+      const limited = await h.mint({ rate_limits: low });
+      // More unknown requests than any class allows: each is its 404 or 405, never a 429.
+      for (let i = 0; i < 3; i++) {
+        const unknown = await signedRequest(h, limited, { path: `${V1}/no-such-thing` });
+        expectError(unknown, 'not_found');
+        // Not counted, so no window to report.
+        expect(unknown.headers.get('ratelimit-policy')).toBeNull();
+        expectError(await signedRequest(h, limited, { method: 'DELETE', path: `${V1}/orders` }), 'method_not_allowed');
+      }
+      // Every class's budget is whole: the first call of each has quota - 1 left.
+      for (const [method, path, query, body] of [
+        ['GET', `${V1}/events`, 'limit=1', undefined],
+        ['GET', `${V1}/domains/search`, 'q=tea', undefined],
+        ['POST', `${V1}/quotes`, '', { domain: 'unlisted-example.com' }],
+      ] as const) {
+        const r = await signedRequest(h, limited, { method, path, query, ...(body ? { body } : {}) });
+        expect(r.status, r.text).not.toBe(429);
+        const cls = rateLimitOf(method, path);
+        expect(expectRateLimitHeaders(r, { className: cls.name, quota: 2 }).remaining, `${method} ${path}`).toBe(1);
+      }
     });
 
     it('the default quotas of the contract apply without an override', async () => {

@@ -21,6 +21,7 @@ import type { Database } from '../../server/store/schema.ts';
 import type { StatementEvent } from '../../server/store/statements.ts';
 import { postgresUrl, startHarness, type Harness } from './harness.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
+import { measureStartup } from '../support/startup.ts';
 import { signedRequest, type Credential } from './support/http.ts';
 
 const V1 = '/api/partner/v1';
@@ -30,6 +31,12 @@ const ORGANIC = 20_000;
 /** Partners with a credential and a webhook endpoint each: tables too large to read whole. */
 const PARTNERS = 5_000;
 const HIGH = { search: 100_000, write: 100_000, reporting: 100_000 };
+/**
+ * Each moment walks every hot path over tables of 20,000 rows: 120 s on a quiet machine, longer
+ * in proportion on a loaded one (the first moment failed only under load), measured by one
+ * start-up a moment before (test/support/startup.ts).
+ */
+const MOMENT = (await measureStartup()).timeout(100, 120_000);
 
 const pg = postgresUrl();
 const legs: Array<{ name: Dialect; databaseUrl: string | undefined }> = [
@@ -148,7 +155,7 @@ describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect,
       body: { url: rx.url, secret: `whsec_${randomUUID()}` },
     });
     expect(hook.status, hook.text).toBe(200);
-  }, 120_000);
+  }, MOMENT);
 
   afterAll(async () => {
     await h?.close();
@@ -184,36 +191,48 @@ describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect,
     return verdicts;
   }
 
-  it('after the sandbox generation', async () => {
-    const verdicts = await check('generated');
-    // Every entry is still sent by the paths it describes: none is stale, and the walk missed none.
-    const heardNames = new Set(verdicts.map((v) => v.intended));
-    expect(
-      walkedEntries(dialect)
-        .map((i) => i.name)
-        .filter((name) => !heardNames.has(name)),
-    ).toEqual([]);
-  }, 120_000);
+  it(
+    'after the sandbox generation',
+    async () => {
+      const verdicts = await check('generated');
+      // Every entry is still sent by the paths it describes: none is stale, and the walk missed none.
+      const heardNames = new Set(verdicts.map((v) => v.intended));
+      expect(
+        walkedEntries(dialect)
+          .map((i) => i.name)
+          .filter((name) => !heardNames.has(name)),
+      ).toEqual([]);
+    },
+    MOMENT,
+  );
 
-  it('after an import replaced the sandbox inventory', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'plans-import-')), 'inventory.csv');
-    const rows = [...generateInventory({ size: SANDBOX, seed: 2 })];
-    writeFileSync(
-      file,
-      `domain,price_cents,floor_cents\n${rows.map((r) => `${r.domain},${r.price_cents},${r.floor_cents}`).join('\n')}\n`,
-    );
-    const outcome = await importInventoryFile(h.store.db, 'sandbox', file);
-    expect(outcome.ok).toBe(true);
-    await check('imported');
-  }, 120_000);
+  it(
+    'after an import replaced the sandbox inventory',
+    async () => {
+      const file = join(mkdtempSync(join(tmpdir(), 'plans-import-')), 'inventory.csv');
+      const rows = [...generateInventory({ size: SANDBOX, seed: 2 })];
+      writeFileSync(
+        file,
+        `domain,price_cents,floor_cents\n${rows.map((r) => `${r.domain},${r.price_cents},${r.floor_cents}`).join('\n')}\n`,
+      );
+      const outcome = await importInventoryFile(h.store.db, 'sandbox', file);
+      expect(outcome.ok).toBe(true);
+      await check('imported');
+    },
+    MOMENT,
+  );
 
   // SQLite keeps no statistics (store/statistics.ts): the server never analyses it, and its
   // planner chooses by the indexes alone, which the moments above check.
   if (dialect === 'postgres') {
-    it('once every table has statistics', async () => {
-      await sql.raw('analyze').execute(h.store.db);
-      await check('analysed');
-    }, 120_000);
+    it(
+      'once every table has statistics',
+      async () => {
+        await sql.raw('analyze').execute(h.store.db);
+        await check('analysed');
+      },
+      MOMENT,
+    );
   }
 });
 

@@ -1,0 +1,169 @@
+// `npm start` stopped the way a container runtime stops it (Docker, Kubernetes, systemd with
+// `npm start` as the command): SIGTERM to the npm process's pid, not to node. npm forwards the
+// signal to its child, so that child must be node itself (package.json: `exec node …`, the shell
+// replaced by node); with a shell in between, the shell died of the signal and node was left
+// behind, still listening and ready, never draining. Here the whole tree must drain and be gone:
+// the drain's log lines in order, /readyz 503 during the grace period, npm's exit code 0 (the
+// drain's, README "The drain"), the port free again and no process of the tree left.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { ROOT, measureStartup } from '../support/startup.ts';
+
+const startup = await measureStartup();
+/** Long enough for a probe to see /readyz 503 before the listener closes, on this machine now. */
+const GRACE_MS = Math.max(1000, 2 * startup.ms);
+
+/** The pids of `root`'s descendants, from /proc (Linux). */
+function descendants(root: number): number[] {
+  const parentOf = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // pid (comm) state ppid …; comm may hold spaces and parentheses: read after the last ')'.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parentOf.set(Number(name), ppid);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  const found: number[] = [];
+  let frontier = [root];
+  while (frontier.length > 0) {
+    const next = [...parentOf].filter(([, ppid]) => frontier.includes(ppid)).map(([pid]) => pid);
+    found.push(...next);
+    frontier = next;
+  }
+  return found;
+}
+
+const commandOf = (pid: number): string => {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+};
+
+/** Alive and not a zombie waiting for its parent. */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+const portFree = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('npm start, stopped as a container runtime stops it (SIGTERM to npm)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
+  let npm: ChildProcess | undefined;
+  let tree: number[] = [];
+  afterAll(() => {
+    for (const pid of [...tree, ...(npm?.pid ? [npm.pid] : [])])
+      if (alive(pid)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // gone meanwhile
+        }
+      }
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it(
+    'drains, exits 0 and leaves neither the port nor a node process behind',
+    async () => {
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        DATA_DIR: dataDir,
+        PORT: '0',
+        HOST: '127.0.0.1',
+        SANDBOX_INVENTORY_SIZE: '200',
+        DRAIN_GRACE_MS: String(GRACE_MS),
+        LOG_LEVEL: 'info',
+        LOG_FORMAT: 'json',
+      };
+      delete env.DATABASE_URL;
+      delete env.METRICS_PORT;
+      delete env.ADMIN_TOKEN;
+      const spawnedAt = performance.now();
+      // As a container's CMD ["npm", "start"] runs it: npm from the PATH, no shell of ours.
+      const child = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      npm = child;
+      const lines: string[] = [];
+      const records: Array<{ event?: string; url?: string }> = [];
+      let buffered = '';
+      child.stdout?.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const split = buffered.split('\n');
+        buffered = split.pop() ?? '';
+        for (const line of split) {
+          lines.push(line);
+          if (line.startsWith('{')) records.push(JSON.parse(line) as { event?: string; url?: string });
+        }
+      });
+      child.stderr?.on('data', (chunk: Buffer) => lines.push(chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+      const output = () => lines.join('\n');
+      const waitFor = async (
+        what: string,
+        done: () => boolean | Promise<boolean>,
+        withinMs: number,
+        afterExit = false,
+      ) => {
+        const until = performance.now() + withinMs;
+        while (!(await done())) {
+          if (!afterExit && child.exitCode !== null)
+            throw new Error(`npm exited (${child.exitCode}) before ${what}:\n${output()}`);
+          if (performance.now() > until) throw new Error(`no ${what} within ${withinMs} ms:\n${output()}`);
+          await sleep(Math.min(200, startup.ms / 4));
+        }
+      };
+
+      // Ready: listening (its start-up measured), then /readyz 200 once the search index is built.
+      await waitFor('listening line', () => records.some((r) => r.event === 'listening'), startup.timeout(30, 60_000));
+      const startedMs = performance.now() - spawnedAt;
+      const url = records.find((r) => r.event === 'listening')?.url as string;
+      const port = Number(new URL(url).port);
+      const readyz = () =>
+        fetch(`${url}/readyz`).then(
+          (r) => r.status,
+          () => 0,
+        );
+      await waitFor('/readyz 200', async () => (await readyz()) === 200, 10 * startedMs);
+
+      tree = descendants(child.pid as number);
+      const server = tree.filter((pid) => /^\S*node --import tsx server\/main\.ts/.test(commandOf(pid)));
+      expect(server, `the process tree under npm:\n${tree.map(commandOf).join('\n')}`).toHaveLength(1);
+      expect(await portFree(port)).toBe(false);
+
+      process.kill(child.pid as number, 'SIGTERM');
+      // The balancer's view during the grace period: 503, the drain named.
+      let answer = 200;
+      await waitFor('/readyz 503 after SIGTERM', async () => (answer = await readyz()) !== 200, GRACE_MS);
+      expect(answer, output()).toBe(503);
+
+      const code = await Promise.race([exited, sleep(GRACE_MS + 10 * startedMs).then(() => 'still running')]);
+      expect(code, output()).toBe(0);
+      const drain = records.map((r) => r.event).filter((e) => e === 'signal' || e?.startsWith('drain'));
+      expect(drain).toEqual(['signal', 'drain_started', 'drain_requests_done', 'drain_deliveries_done', 'drain_done']);
+      await waitFor('the port freed', () => portFree(port), 10 * startedMs, true);
+      await waitFor('every process of the tree gone', () => !tree.some(alive), 10 * startedMs, true);
+    },
+    startup.timeout(120, 120_000),
+  );
+});
