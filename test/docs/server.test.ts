@@ -7,6 +7,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { manualClock } from '../../server/clock.ts';
 import { CATALOG } from '../../server/docs/catalog.ts';
+import { REPO_ROOT } from '../../server/docs/index.ts';
+import { loadSigners, signerSlug } from '../../server/docs/signers.ts';
 import { configFromEnv } from '../../server/config.ts';
 import { startServer, type RunningServer } from '../../server/embedded.ts';
 import { assertSchema, documents } from './support.ts';
@@ -52,7 +54,10 @@ describe('the docs pages', () => {
     expect(llms.headers.get('content-type')).toBe('text/plain; charset=utf-8');
     const fromIndex = docsPages(markdownLinks(await index.text()));
     const fromLlms = docsPages(markdownLinks(await llms.text()));
-    const expected = CATALOG.map((e) => `/docs/${e.slug}.md`);
+    // The catalog's pages, then a page per reference signer (examples/signing/<language>/).
+    const signers = loadSigners(REPO_ROOT).map((signer) => `/docs/${signerSlug(signer.language)}.md`);
+    expect(signers.length).toBe(6);
+    const expected = [...CATALOG.map((e) => `/docs/${e.slug}.md`), ...signers];
     expect(new Set(fromIndex.filter((p) => p !== '/docs.md'))).toEqual(new Set(expected));
     expect(new Set(fromLlms)).toEqual(new Set(['/docs.md', ...expected]));
     for (const url of markdownLinks(await (await get('/llms.txt')).text()))
