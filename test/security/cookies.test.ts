@@ -98,7 +98,8 @@ describe('cookie attributes', () => {
     const offenders: string[] = [];
     const walk = (dir: string) => {
       for (const entry of readdirSync(dir)) {
-        if (entry === 'node_modules') continue;
+        // dist/ is the compiled copy `npm pack` builds (test/packages does), not a source.
+        if (entry === 'node_modules' || entry === 'dist') continue;
         const path = join(dir, entry);
         if (statSync(path).isDirectory()) walk(path);
         else if (path.endsWith('.ts') && !path.endsWith(join('http', 'cookies.ts'))) {
