@@ -1,9 +1,10 @@
 // `npm run test:quick`: the edit-run loop's subset. Everything but the files that are slow for
 // what they are, each of which stays in `npm test` (and CI): real processes started and stopped
 // (npm start, the drain, the banner, the packaging check), a headless browser, the peer
-// languages and tools (Python's authlib and Prometheus parser, the MCP SDKs, Inspector and
-// conformance suite, Redocly's diff), the whole conformance suite run against a server or a
-// faulty proxy, timing measurements, and the plan check on large tables. Without DATABASE_URL the
+// languages and tools (the six reference signers, Python's authlib and Prometheus parser, the MCP
+// SDKs, Inspector and conformance suite, Redocly's diff and the gate's case list), the whole
+// conformance suite run against a server or a faulty proxy, timing measurements, and the plan
+// check on large tables. Without DATABASE_URL the
 // PostgreSQL legs of the storage tests skip as well (they say so). README "Tests" has the times.
 import { configDefaults, defineConfig, mergeConfig } from 'vitest/config';
 import base from './vitest.config.ts';
@@ -26,6 +27,10 @@ export const SLOW = [
   'test/conformance/baseline.test.ts',
   'test/conformance/bundle.test.ts',
   'test/contract/contract-diff.test.ts',
+  'test/contract/gate-cases.test.ts',
+  'test/signing-languages/**',
+  'test/conformance/teardown.test.ts',
+  'test/conformance/concurrent-sales.test.ts',
   'test/security/key-id-timing.test.ts',
   'test/server/plans.test.ts',
   'test/server/pg-idle-error.test.ts',
