@@ -5,6 +5,7 @@ import { configFromEnv } from './config.ts';
 import { startServer } from './embedded.ts';
 import { bannerText, say } from './ops/banner.ts';
 import { flushLogger, loggerFromEnv } from './ops/logger.ts';
+import { stopSignals, type StopSignal } from './ops/stop-signals.ts';
 import { warmValidators } from './http/validator.ts';
 import { domainSearch } from './search/index.ts';
 
@@ -46,15 +47,20 @@ async function main(): Promise<void> {
       logger.info({ event: 'validators_ready', built, ms: Date.now() - validatorsStarted }, 'request validators built'),
     (err: unknown) => logger.error({ event: 'validators_warm_up_failed', err }, 'validator warm-up failed'),
   );
-  let stopping = false;
-  const stop = async (signal: string) => {
-    // A second signal while draining (Ctrl-C twice) means now.
-    if (stopping) {
+  const signals = stopSignals();
+  const stop = async (signal: StopSignal) => {
+    const action = signals.receive(signal, performance.now());
+    if (action === 'ignore') {
+      // The same stop delivered again (the process group's copy and npm's relay): server/ops/stop-signals.ts.
+      logger.info({ event: 'signal_repeated', signal }, `${signal} again: already draining`);
+      return;
+    }
+    if (action === 'exit') {
+      // A second Ctrl-C, pressed again, while draining means now.
       logger.warn({ event: 'signal', signal }, `${signal} again: exiting without finishing the drain`);
       flushLogger(logger);
       process.exit(1);
     }
-    stopping = true;
     logger.info({ event: 'signal', signal }, `${signal}: draining`);
     try {
       await running.drain();

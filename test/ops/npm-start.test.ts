@@ -4,7 +4,9 @@
 // replaced by node); with a shell in between, the shell died of the signal and node was left
 // behind, still listening and ready, never draining. Here the whole tree must drain and be gone:
 // the drain's log lines in order, /readyz 503 during the grace period, npm's exit code 0 (the
-// drain's, README "The drain"), the port free again and no process of the tree left.
+// drain's, README "The drain"), the port free again and no process of the tree left. And stopped
+// as a terminal's Ctrl-C stops it: SIGINT to the whole process group, so node gets it from the
+// terminal and again through npm; that is one stop, and it must drain too, not exit at once.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -68,7 +70,12 @@ const portFree = (port: number) =>
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe('npm start, stopped as a container runtime stops it (SIGTERM to npm)', () => {
+const STOPS = [
+  { how: 'as a container runtime stops it (SIGTERM to npm)', signal: 'SIGTERM', group: false },
+  { how: "as a terminal's Ctrl-C stops it (SIGINT to the process group)", signal: 'SIGINT', group: true },
+] as const;
+
+describe.each(STOPS)('npm start, stopped $how', ({ signal, group }) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
   let npm: ChildProcess | undefined;
   let tree: number[] = [];
@@ -102,7 +109,8 @@ describe('npm start, stopped as a container runtime stops it (SIGTERM to npm)', 
       delete env.ADMIN_TOKEN;
       const spawnedAt = performance.now();
       // As a container's CMD ["npm", "start"] runs it: npm from the PATH, no shell of ours.
-      const child = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      // `detached` gives npm a process group of its own, as a terminal's job has.
+      const child = spawn('npm', ['start'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'], detached: group });
       npm = child;
       const lines: string[] = [];
       const records: Array<{ event?: string; url?: string }> = [];
@@ -151,16 +159,22 @@ describe('npm start, stopped as a container runtime stops it (SIGTERM to npm)', 
       expect(server, `the process tree under npm:\n${tree.map(commandOf).join('\n')}`).toHaveLength(1);
       expect(await portFree(port)).toBe(false);
 
-      process.kill(child.pid as number, 'SIGTERM');
+      process.kill(group ? -(child.pid as number) : (child.pid as number), signal);
       // The balancer's view during the grace period: 503, the drain named.
       let answer = 200;
-      await waitFor('/readyz 503 after SIGTERM', async () => (answer = await readyz()) !== 200, GRACE_MS);
+      await waitFor(`/readyz 503 after ${signal}`, async () => (answer = await readyz()) !== 200, GRACE_MS);
       expect(answer, output()).toBe(503);
 
       const code = await Promise.race([exited, sleep(GRACE_MS + 10 * startedMs).then(() => 'still running')]);
       expect(code, output()).toBe(0);
       const drain = records.map((r) => r.event).filter((e) => e === 'signal' || e?.startsWith('drain'));
       expect(drain).toEqual(['signal', 'drain_started', 'drain_requests_done', 'drain_deliveries_done', 'drain_done']);
+      // The group's signal reached node twice (the terminal's and npm's relay): the case this is about.
+      if (group)
+        expect(
+          records.filter((r) => r.event === 'signal_repeated'),
+          output(),
+        ).toHaveLength(1);
       await waitFor('the port freed', () => portFree(port), 10 * startedMs, true);
       await waitFor('every process of the tree gone', () => !tree.some(alive), 10 * startedMs, true);
     },
