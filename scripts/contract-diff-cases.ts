@@ -216,6 +216,44 @@ export const CASES: GateCase[] = [
     edit: (d) => (schemas(d).Quote.properties.price_cents = { type: 'string' }),
     breaking: true,
   },
+  // "Or null" in either spelling (type array, or anyOf with {type: 'null'}): a rewrite between them
+  // means the same; a change inside the anyOf form is still seen (scripts/contract-diff-nullable.ts).
+  {
+    anchor: 'response-property-type-changed',
+    api: 'partner',
+    what: 'a nullable enum rewritten from anyOf [enum, null] to a type array (same values)',
+    edit: (d) => {
+      const reason = schemas(d).BrokerageEligibility.properties.reason;
+      const [member] = reason.anyOf;
+      schemas(d).BrokerageEligibility.properties.reason = {
+        description: reason.description,
+        type: [member.type, 'null'],
+        enum: [...member.enum, null],
+      };
+    },
+    breaking: false,
+  },
+  {
+    anchor: 'response-property-enum-value-removed',
+    api: 'partner',
+    what: 'a nullable response enum (anyOf with null) lost a value',
+    edit: (d) => {
+      const [member] = schemas(d).BrokerageEligibility.properties.reason.anyOf;
+      member.enum = drop(member.enum, 'open_case');
+    },
+    breaking: true,
+  },
+  {
+    anchor: 'response-property-type-changed',
+    api: 'partner',
+    what: 'the non-null member of a nullable response member (anyOf with null) changed type',
+    edit: (d) => {
+      const [member] = schemas(d).BrokerageEligibility.properties.reason.anyOf;
+      member.type = 'integer';
+      delete member.enum;
+    },
+    breaking: true,
+  },
   {
     anchor: 'response-optional-property-added',
     api: 'partner',
