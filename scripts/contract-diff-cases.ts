@@ -216,8 +216,33 @@ export const CASES: GateCase[] = [
     edit: (d) => (schemas(d).Quote.properties.price_cents = { type: 'string' }),
     breaking: true,
   },
+  {
+    anchor: 'request-property-enum-value-removed',
+    api: 'partner',
+    what: 'a one-value enum written as const (the same single value)',
+    edit: (d) => {
+      const type = schemas(d).GenericLinkRequest.properties.type;
+      type.const = type.enum[0];
+      delete type.enum;
+    },
+    breaking: false,
+  },
+  {
+    anchor: 'request-property-enum-value-removed',
+    api: 'partner',
+    what: 'a one-value request enum (a discriminator tag) changed its value',
+    edit: (d) => (schemas(d).GenericLinkRequest.properties.type.enum = ['home']),
+    breaking: true,
+  },
+  {
+    anchor: 'response-property-type-changed',
+    api: 'public',
+    what: 'an items schema that only annotates added beside prefixItems (constrains nothing)',
+    edit: (d) => (schemas(d).RdapEntity.properties.vcardArray.items = { description: 'Either member.' }),
+    breaking: false,
+  },
   // "Or null" in either spelling (type array, or anyOf with {type: 'null'}): a rewrite between them
-  // means the same; a change inside the anyOf form is still seen (scripts/contract-diff-nullable.ts).
+  // means the same; a change inside the anyOf form is still seen (scripts/contract-diff-spelling.ts).
   {
     anchor: 'response-property-type-changed',
     api: 'partner',

@@ -27,7 +27,7 @@ import { isDeepStrictEqual, parseArgs, promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { APIS, ROOT, bundle, type ApiName } from './contract.ts';
 import { extensionChanges } from './contract-diff-extensions.ts';
-import { nullableAsTypeArray } from './contract-diff-nullable.ts';
+import { oneSpelling } from './contract-diff-spelling.ts';
 
 const run = promisify(execFile);
 const REDOCLY = join(ROOT, 'node_modules', '.bin', 'redocly');
@@ -300,8 +300,9 @@ export async function diffApi(api: ApiName, base: Json | undefined, revision: Js
     pointer: x.pointer,
   }));
   // redocly does not read `x-` values, so when nothing else changed it has nothing to say. It
-  // reads "or null" only as a `type` array: both documents are compared in that one spelling.
-  const [plainBase, plainRevision] = [base, revision].map((d) => nullableAsTypeArray(d) as Json) as [Json, Json];
+  // reads a single value only as `enum` and "or null" only as a `type` array: both documents are
+  // compared in that one spelling (contract-diff-spelling.ts).
+  const [plainBase, plainRevision] = [base, revision].map((d) => oneSpelling(d) as Json) as [Json, Json];
   const rated = isDeepStrictEqual(withoutExtensions(plainBase), withoutExtensions(plainRevision))
     ? []
     : classify(await redoclyDiff(plainBase, plainRevision));
