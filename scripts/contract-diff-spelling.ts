@@ -1,5 +1,16 @@
-// One spelling for "this value or null" before `redocly diff` compares two documents.
+// One spelling for what JSON Schema lets a document say two ways, before `redocly diff` compares
+// two documents: redocly reads only one of each pair, and would rate a rewrite between them as a
+// change of meaning. Code generators read the other one better, so the documents use it.
 //
+// 1. A single value: `const: x` is `enum: [x]` (2020-12 §6.1.2, §6.1.3). openapi-zod-client
+//    ignores `const`, so a discriminated union whose members say their tag with `const` has no
+//    literal to tell them apart (zod throws when the client module loads); it reads `enum`.
+//
+// 2. No constraint: an `items` schema that only annotates (title, description, examples, `x-`)
+//    accepts everything, like no `items` at all (2020-12 §4.3.2). hey-api's zod plugin reads any
+//    `items` beside `prefixItems` as a further required member, so the documents leave it out.
+//
+// 3. "This value or null":
 // JSON Schema 2020-12 says the same thing two ways: `{type: [string, 'null'], enum: [a, b, null]}`
 // and `{anyOf: [{type: string, enum: [a, b]}, {type: 'null'}]}` (or `oneOf`: the members cannot
 // both match). Code generators read the second one better (openapi-zod-client turns a `null` in an
@@ -86,10 +97,34 @@ function collapse(schema: Json): Json | undefined {
   return out;
 }
 
-/** A copy of `node` with every nullable `anyOf`/`oneOf` written as a `type` array, at any depth. */
-export function nullableAsTypeArray(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(nullableAsTypeArray);
+/** `enum: [x]` for `const: x` (a schema with both is left alone). */
+function constAsEnum(schema: Json): Json {
+  if (!('const' in schema) || 'enum' in schema) return schema;
+  const { const: only, ...rest } = schema;
+  return { ...rest, enum: [only] };
+}
+
+/** Without an `items` that only annotates (it accepts every member). */
+function withoutAnnotationOnlyItems(schema: Json): Json {
+  const items = schema.items;
+  if (!isObject(items) || !Object.keys(items).every((k) => ANNOTATIONS.has(k) || k.startsWith('x-'))) return schema;
+  const { items: _dropped, ...rest } = schema;
+  return rest;
+}
+
+/** Values, not schemas: never rewritten. */
+const VALUES = new Set(['example', 'examples', 'default', 'enum', 'const']);
+
+/**
+ * A copy of `node` in one spelling, at any depth: `const` as a one-value `enum`, no `items` that
+ * only annotates, and every nullable `anyOf`/`oneOf` as a `type` array.
+ */
+export function oneSpelling(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(oneSpelling);
   if (!isObject(node)) return node;
-  const walked = Object.fromEntries(Object.entries(node).map(([k, v]) => [k, nullableAsTypeArray(v)]));
+  const children = Object.fromEntries(
+    Object.entries(node).map(([k, v]) => [k, VALUES.has(k) || k.startsWith('x-') ? v : oneSpelling(v)]),
+  );
+  const walked = withoutAnnotationOnlyItems(constAsEnum(children));
   return collapse(walked) ?? walked;
 }
