@@ -1412,11 +1412,8 @@ export interface components {
         BrokerageEligibility: {
             domain: components["schemas"]["DomainName"];
             eligible: boolean;
-            /**
-             * @description Why the domain is ineligible; null when `eligible` is true.
-             * @enum {string|null}
-             */
-            reason: "active_site" | "open_case" | null;
+            /** @description Why the domain is ineligible; null when `eligible` is true. */
+            reason: ("active_site" | "open_case") | null;
         };
         /**
          * @description Status of a brokerage case. `open` → `contacting_owner` → `negotiating` → `deal_closed`;

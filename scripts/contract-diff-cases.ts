@@ -217,6 +217,69 @@ export const CASES: GateCase[] = [
     breaking: true,
   },
   {
+    anchor: 'request-property-enum-value-removed',
+    api: 'partner',
+    what: 'a one-value enum written as const (the same single value)',
+    edit: (d) => {
+      const type = schemas(d).GenericLinkRequest.properties.type;
+      type.const = type.enum[0];
+      delete type.enum;
+    },
+    breaking: false,
+  },
+  {
+    anchor: 'request-property-enum-value-removed',
+    api: 'partner',
+    what: 'a one-value request enum (a discriminator tag) changed its value',
+    edit: (d) => (schemas(d).GenericLinkRequest.properties.type.enum = ['home']),
+    breaking: true,
+  },
+  {
+    anchor: 'response-property-type-changed',
+    api: 'public',
+    what: 'an items schema that only annotates added beside prefixItems (constrains nothing)',
+    edit: (d) => (schemas(d).RdapEntity.properties.vcardArray.items = { description: 'Either member.' }),
+    breaking: false,
+  },
+  // "Or null" in either spelling (type array, or anyOf with {type: 'null'}): a rewrite between them
+  // means the same; a change inside the anyOf form is still seen (scripts/contract-diff-spelling.ts).
+  {
+    anchor: 'response-property-type-changed',
+    api: 'partner',
+    what: 'a nullable enum rewritten from anyOf [enum, null] to a type array (same values)',
+    edit: (d) => {
+      const reason = schemas(d).BrokerageEligibility.properties.reason;
+      const [member] = reason.anyOf;
+      schemas(d).BrokerageEligibility.properties.reason = {
+        description: reason.description,
+        type: [member.type, 'null'],
+        enum: [...member.enum, null],
+      };
+    },
+    breaking: false,
+  },
+  {
+    anchor: 'response-property-enum-value-removed',
+    api: 'partner',
+    what: 'a nullable response enum (anyOf with null) lost a value',
+    edit: (d) => {
+      const [member] = schemas(d).BrokerageEligibility.properties.reason.anyOf;
+      member.enum = drop(member.enum, 'open_case');
+    },
+    breaking: true,
+  },
+  {
+    anchor: 'response-property-type-changed',
+    api: 'partner',
+    what: 'the non-null member of a nullable response member (anyOf with null) changed type',
+    edit: (d) => {
+      const [member] = schemas(d).BrokerageEligibility.properties.reason.anyOf;
+      member.type = 'integer';
+      delete member.enum;
+    },
+    breaking: true,
+  },
+  {
     anchor: 'response-optional-property-added',
     api: 'partner',
     what: 'a response member added',

@@ -27,6 +27,7 @@ import { isDeepStrictEqual, parseArgs, promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { APIS, ROOT, bundle, type ApiName } from './contract.ts';
 import { extensionChanges } from './contract-diff-extensions.ts';
+import { oneSpelling } from './contract-diff-spelling.ts';
 
 const run = promisify(execFile);
 const REDOCLY = join(ROOT, 'node_modules', '.bin', 'redocly');
@@ -298,10 +299,13 @@ export async function diffApi(api: ApiName, base: Json | undefined, revision: Js
     // The extension's own pointer: an acceptance names the extension as its keyword.
     pointer: x.pointer,
   }));
-  // redocly does not read `x-` values, so when nothing else changed it has nothing to say.
-  const rated = isDeepStrictEqual(withoutExtensions(base), withoutExtensions(revision))
+  // redocly does not read `x-` values, so when nothing else changed it has nothing to say. It
+  // reads a single value only as `enum` and "or null" only as a `type` array: both documents are
+  // compared in that one spelling (contract-diff-spelling.ts).
+  const [plainBase, plainRevision] = [base, revision].map((d) => oneSpelling(d) as Json) as [Json, Json];
+  const rated = isDeepStrictEqual(withoutExtensions(plainBase), withoutExtensions(plainRevision))
     ? []
-    : classify(await redoclyDiff(base, revision));
+    : classify(await redoclyDiff(plainBase, plainRevision));
   const changes = [...rated, ...own].map((c) => {
     const reason = c.breaking ? acceptedReason(revision, c.pointer, versionOf(base)) : undefined;
     return reason ? { ...c, accepted: reason } : c;

@@ -1,8 +1,8 @@
-// npm run conformance:crosscheck [-- --only schema,idempotency --seed 42 --num-runs 15]
+// npm run conformance:crosscheck [-- --surface partner|public|all --only schema,idempotency --seed 42 --num-runs 15]
 //
-// An independent cross-check of the reference server: the conformance suite's partner traffic
-// goes through `prism proxy generated/partner.openapi.json <server>` (Stoplight Prism, a second
-// validator that shares no code with ours), and every violation Prism reports is collected. Exit 1
+// An independent cross-check of the reference server: the conformance suite's traffic of each
+// surface goes through `prism proxy generated/<surface>.openapi.json <server>` (Stoplight Prism, a
+// second validator that shares no code with ours), and every violation Prism reports is collected. Exit 1
 // when Prism finds an answer of the server that does not match the document (a response
 // violation). Request violations are counted and printed but never fail: the suite sends
 // deliberately invalid requests (missing signatures, bad cursors, unknown fields) on purpose.
@@ -17,15 +17,28 @@
 // with a 500 problem+json. The suite would then check Prism's answers instead of the server's, and
 // its deliberately invalid requests (a third of the partner traffic) would never reach the server.
 // The proxy therefore runs WITHOUT `--errors`: it forwards everything unchanged and reports
-// through the header, which is read here from every response of the proxy.
+// through the header, which is read here from every response of the proxy. It also runs with
+// `--cors=false`, so the CORS headers the suite checks are the server's.
+//
+// Two relays sit around Prism (scripts/crosscheck-relay.ts) so that the server sees each request
+// as the suite sent it: from the suite's client address (the public rate limit counts per client),
+// with its Host, without headers Prism fills in, and with redirects answered as redirects (Prism's
+// forwarder would follow them). What Prism still changes, and is reported as the suite's failures
+// through the proxy, not as violations: it re-serialises JSON request bodies and re-encodes query
+// strings (the partner checks that sign unusual bytes on purpose then fail the signature), and a
+// request body that is not JSON under a JSON media type is answered by Prism's own HTTP layer
+// (micri: 400 `invalid_json`, without the server's headers), never forwarded.
 import { join } from 'node:path';
 import type { Faults } from '../server/faults.ts';
 import { runConformance, startReferenceServer } from '../conformance/run.ts';
 import { SpecIndex } from '../conformance/spec.ts';
 import { ROOT } from './contract.ts';
+import { startBackRelay, startFrontRelay, type Relay, type RelayedExchange } from './crosscheck-relay.ts';
 import { freePort, spawnPrism, type RunningPrism } from './mock.ts';
 
-const DOCUMENT = join(ROOT, 'generated', 'partner.openapi.json');
+/** The two surfaces a partner or a public client calls; the operator API is internal. */
+export type CrosscheckSurface = 'partner' | 'public';
+const documentOf = (surface: CrosscheckSurface) => join(ROOT, 'generated', `${surface}.openapi.json`);
 
 export interface PrismViolation {
   side: 'request' | 'response';
@@ -40,7 +53,7 @@ export interface ProxiedExchange {
   method: string;
   url: string;
   status: number;
-  /** operationId in the partner document, or `METHOD /path (not in the partner document)`. */
+  /** operationId in the surface's document, or `METHOD /path (not in the <surface> document)`. */
   operation: string;
   /** The suite marked the request as deliberately invalid; undefined when it went through a recorder of a check's own. */
   deliberate: boolean | undefined;
@@ -50,6 +63,12 @@ export interface ProxiedExchange {
 }
 
 export interface CrosscheckResult {
+  surface: CrosscheckSurface;
+  /**
+   * Prism's "required header Location missing" on a redirect whose Location the back relay hid
+   * from it (so that Prism's forwarder would not follow it): the relay's doing, not the server's.
+   */
+  hiddenLocations: Array<PrismViolation & { exchange: ProxiedExchange }>;
   exchanges: ProxiedExchange[];
   responseViolations: Array<PrismViolation & { exchange: ProxiedExchange }>;
   requestViolations: Array<PrismViolation & { exchange: ProxiedExchange }>;
@@ -58,6 +77,8 @@ export interface CrosscheckResult {
 }
 
 export interface CrosscheckOptions {
+  /** Which document Prism validates against, and which of the suite's surfaces sends the traffic (default partner). */
+  surface?: CrosscheckSurface;
   only?: string[];
   skip?: string[];
   seed: number;
@@ -67,9 +88,20 @@ export interface CrosscheckOptions {
   log?: (line: string) => void;
 }
 
-/** Starts `prism proxy <partner document> <upstream>` (report mode, see above); resolves once it listens. */
-export async function startPrismProxy(upstream: string, log: (line: string) => void = () => {}): Promise<RunningPrism> {
-  return spawnPrism(['proxy', DOCUMENT, upstream], await freePort(), 'proxy', log);
+/** Starts `prism proxy <surface's document> <upstream>` (report mode, see above); resolves once it listens. */
+export async function startPrismProxy(
+  upstream: string,
+  log: (line: string) => void = () => {},
+  surface: CrosscheckSurface = 'partner',
+): Promise<RunningPrism> {
+  // --cors=false: Prism would otherwise answer preflights itself and add CORS headers of its own
+  // to every answer, and the suite checks the server's (x-cors).
+  return spawnPrism(
+    ['proxy', documentOf(surface), upstream, '--cors=false'],
+    await freePort(),
+    `proxy ${surface}`,
+    log,
+  );
 }
 
 /** The violations of one `sl-violations` header value. */
@@ -113,6 +145,9 @@ export function parseViolations(header: string | null): { violations: PrismViola
   return { violations, truncated };
 }
 
+/** Prism's complaint that a response lacks its documented `Location` header. */
+const hiddenLocation = (v: PrismViolation) => v.side === 'response' && /location/i.test(`${v.location} ${v.message}`);
+
 function headerValue(headers: HeadersInit | undefined, name: string): string | undefined {
   if (!headers) return undefined;
   if (headers instanceof Headers) return headers.get(name) ?? undefined;
@@ -121,41 +156,31 @@ function headerValue(headers: HeadersInit | undefined, name: string): string | u
 }
 
 /**
- * Runs the partner conformance suite against a fresh reference server through Prism's proxy and
- * returns every exchange Prism saw with the violations it reported. The operator API is not in
- * the partner document: the suite's admin calls go to the server directly.
+ * Runs one surface of the conformance suite against a fresh reference server through Prism's
+ * proxy of that surface's document and returns every exchange Prism saw with the violations it
+ * reported. The operator API is in neither document: the suite's admin calls go to the server
+ * directly.
  */
 export async function crosscheck(o: CrosscheckOptions): Promise<CrosscheckResult> {
   const log = o.log ?? (() => {});
+  const surface = o.surface ?? 'partner';
   const started = performance.now();
   const server = await startReferenceServer(o.faults);
   let prism: Awaited<ReturnType<typeof startPrismProxy>> | undefined;
-  const original = globalThis.fetch;
+  let back: Relay | undefined;
+  let front: Relay | undefined;
   try {
-    prism = await startPrismProxy(server.url, log);
-    const proxyUrl = prism.url;
-    // Every response of the proxy, including those of checks that send through a recorder of
-    // their own (the rate-limit check): the suite's recorders take globalThis.fetch when built.
-    const seen: Array<{ method: string; url: string; nonce: string; status: number; header: string | null }> = [];
-    globalThis.fetch = async (input, init) => {
-      const response = await original(input, init);
-      const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
-      if (url.startsWith(proxyUrl)) {
-        seen.push({
-          method: (init?.method ?? 'GET').toUpperCase(),
-          url,
-          nonce: headerValue(init?.headers, 'x-service-nonce') ?? '',
-          status: response.status,
-          header: response.headers.get('sl-violations'),
-        });
-      }
-      return response;
-    };
+    // suite → front relay → prism proxy → back relay → server (scripts/crosscheck-relay.ts says why).
+    // The front relay sees every request of the run, whichever of the suite's recorders sent it.
+    const seen: RelayedExchange[] = [];
+    back = await startBackRelay(server.url);
+    prism = await startPrismProxy(back.url, log, surface);
+    front = await startFrontRelay(prism.url, (exchange) => seen.push(exchange));
     const run = await runConformance({
-      baseUrl: proxyUrl,
+      baseUrl: front.url,
       adminBaseUrl: server.url,
       adminToken: server.adminToken,
-      surface: 'partner',
+      surface,
       reference: true,
       seed: o.seed,
       numRuns: o.numRuns,
@@ -163,7 +188,6 @@ export async function crosscheck(o: CrosscheckOptions): Promise<CrosscheckResult
       ...(o.skip ? { skip: o.skip } : {}),
       log,
     });
-    globalThis.fetch = original;
 
     // Which requests the suite meant to be invalid: matched in order on method, URL and nonce.
     const deliberate = new Map<string, boolean[]>();
@@ -172,24 +196,31 @@ export async function crosscheck(o: CrosscheckOptions): Promise<CrosscheckResult
       deliberate.set(key, [...(deliberate.get(key) ?? []), e.deliberate === true]);
     }
     const spec = SpecIndex.load();
+    const relayed: Array<PrismViolation & { exchange: ProxiedExchange }> = [];
     const exchanges: ProxiedExchange[] = seen.map((s) => {
       const path = new URL(s.url).pathname;
-      const op = spec.match('partner', s.method, path);
-      const { violations, truncated } = parseViolations(s.header);
-      return {
+      const op = spec.match(surface, s.method, path);
+      const { violations, truncated } = parseViolations(s.violations);
+      const nonce = s.requestHeaders['x-service-nonce'];
+      const exchange: ProxiedExchange = {
         method: s.method,
         url: s.url,
         status: s.status,
-        operation: op?.operationId ?? `${s.method} ${path} (not in the partner document)`,
-        deliberate: deliberate.get(`${s.method} ${s.url} ${s.nonce}`)?.shift(),
-        violations,
+        operation: op?.operationId ?? `${s.method} ${path} (not in the ${surface} document)`,
+        deliberate: deliberate.get(`${s.method} ${s.url} ${typeof nonce === 'string' ? nonce : ''}`)?.shift(),
+        violations: violations.filter((v) => !(s.relocated && hiddenLocation(v))),
         truncated,
       };
+      // The Location the back relay hid from Prism so that it would not follow the redirect.
+      if (s.relocated) relayed.push(...violations.filter(hiddenLocation).map((v) => ({ ...v, exchange })));
+      return exchange;
     });
     const all = exchanges.flatMap((exchange) => exchange.violations.map((v) => ({ ...v, exchange })));
     const count = (status: string) => run.results.filter((r) => r.status === status).length;
     return {
+      surface,
       exchanges,
+      hiddenLocations: relayed,
       responseViolations: all.filter((v) => v.side === 'response'),
       requestViolations: all.filter((v) => v.side === 'request'),
       suite: {
@@ -203,8 +234,9 @@ export async function crosscheck(o: CrosscheckOptions): Promise<CrosscheckResult
       seconds: (performance.now() - started) / 1000,
     };
   } finally {
-    globalThis.fetch = original;
+    await front?.close();
     await prism?.stop();
+    await back?.close();
     await server.stop();
   }
 }
@@ -214,7 +246,7 @@ export function summarize(result: CrosscheckResult): string {
   const lines: string[] = [];
   const deliberate = result.requestViolations.filter((v) => v.exchange.deliberate === true).length;
   lines.push(
-    `cross-check through prism proxy: ${result.exchanges.length} exchanges proxied in ${result.seconds.toFixed(1)} s`,
+    `cross-check of the ${result.surface} document through prism proxy: ${result.exchanges.length} exchanges proxied in ${result.seconds.toFixed(1)} s`,
   );
   lines.push(
     `  suite through the proxy: ${result.suite.passed} passed, ${result.suite.failed} failed, ${result.suite.skipped} skipped`,
@@ -258,21 +290,34 @@ async function main() {
   console.log(`cross-check: seed ${seed}, ${numRuns} runs per property`);
   const only = list('--only');
   const skip = list('--skip');
-  const result = await crosscheck({
-    seed,
-    numRuns,
-    ...(only ? { only } : {}),
-    ...(skip ? { skip } : {}),
-    ...(args.includes('--verbose') ? { log: (line: string) => console.log(line) } : {}),
-  });
-  console.log(summarize(result));
-  if (result.responseViolations.length > 0) {
-    console.error(
-      `\ncross-check FAILED: Prism found ${result.responseViolations.length} answer(s) of the server that do not match generated/partner.openapi.json`,
-    );
-    process.exit(1);
+  const asked = value('--surface') ?? 'all';
+  if (!['partner', 'public', 'all'].includes(asked)) {
+    console.error(`--surface is partner, public or all, not ${asked}`);
+    process.exit(2);
   }
-  console.log('\ncross-check passed: Prism found no answer of the server that violates the partner document');
+  const surfaces: CrosscheckSurface[] = asked === 'all' ? ['partner', 'public'] : [asked as CrosscheckSurface];
+  let failed = 0;
+  // One surface after the other: each has its own server and proxy, and neither slows the other.
+  for (const surface of surfaces) {
+    const result = await crosscheck({
+      surface,
+      seed,
+      numRuns,
+      ...(only ? { only } : {}),
+      ...(skip ? { skip } : {}),
+      ...(args.includes('--verbose') ? { log: (line: string) => console.log(line) } : {}),
+    });
+    console.log(summarize(result));
+    if (result.responseViolations.length > 0) {
+      failed++;
+      console.error(
+        `\ncross-check FAILED: Prism found ${result.responseViolations.length} answer(s) of the server that do not match generated/${surface}.openapi.json\n`,
+      );
+    } else {
+      console.log(`\ncross-check passed: Prism found no answer of the server that violates the ${surface} document\n`);
+    }
+  }
+  if (failed > 0) process.exit(1);
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'))) {

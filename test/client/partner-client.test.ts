@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPartnerClient } from '../../client/partner.ts';
+import { createPartnerClient, createPartnerFetch } from '../../client/partner.ts';
 import { ROOT } from '../../scripts/contract.ts';
 
 const run = promisify(execFile);
@@ -99,6 +99,28 @@ describe('createPartnerClient', () => {
     await client.POST('/api/partner/v1/quotes', { body: { domain: 'bestcoffeebeans.com' } });
     const tampered = recorded.map((r) => ({ ...r, body: Buffer.from(r.body.toString().replace('best', 'worst')) }));
     await expect(independentlyVerified(tampered)).rejects.toThrow(/signature does not verify/);
+  });
+
+  it('createPartnerFetch: a fetch(input, init) for generated clients signs URL strings, URLs and Requests alike', async () => {
+    const signedFetch = createPartnerFetch({ keyId: KEY_ID, secret: SECRET, retry: fastRetry });
+    await signedFetch(`${baseUrl}/api/partner/v1/availability?domain=bestcoffeebeans.com`);
+    await signedFetch(new URL(`${baseUrl}/api/partner/v1/quotes`), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ domain: 'café.com' }),
+    });
+    await signedFetch(
+      new Request(`${baseUrl}/api/partner/v1/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"domain":"bestcoffeebeans.com"}',
+      }),
+    );
+    expect(recorded.map((r) => r.method)).toEqual(['GET', 'POST', 'POST']);
+    expect(recorded[1]!.body.toString()).toBe('{"domain":"café.com"}');
+    // POST /orders got its Idempotency-Key, as through createPartnerClient.
+    expect(recorded[2]!.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await independentlyVerified(recorded)).toBe('requests OK: 3 verified');
   });
 
   it('re-signs each retry with a fresh nonce and keeps one Idempotency-Key per logical POST /orders', async () => {

@@ -35,9 +35,9 @@ describe('Spectral: spectral:oas and the reviewed OWASP ruleset', () => {
     [
       'an array schema without items (spectral:oas)',
       'public',
-      (doc) =>
-        delete at(doc, ['components', 'schemas', 'RdapEntity', 'properties', 'vcardArray', 'prefixItems', 1]).items,
-      { code: 'array-items', path: 'components.schemas.RdapEntity.properties.vcardArray.prefixItems.1' },
+      // (Not inside the jCard tuple: array-items is off there, spectral.ruleset.mjs says why.)
+      (doc) => delete at(doc, ['components', 'schemas', 'RdapEntity', 'properties', 'roles']).items,
+      { code: 'array-items', path: 'components.schemas.RdapEntity.properties.roles' },
     ],
     [
       'a request string without maxLength',
