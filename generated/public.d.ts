@@ -1679,7 +1679,7 @@ export interface components {
          */
         ClientRegistrationRequest: {
             redirect_uris: string[];
-            /** @description Shown to the user on the consent page; not blank, and without control characters or bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which could make the page show another name than the one registered (a name with one is `invalid_client_metadata`). */
+            /** @description Shown to the user on the consent page; not blank, and without control characters or bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which could make the page show another name than the one registered (a name with one is `invalid_client_metadata`). A name registered before this rule that holds one is shown with each such character written out as a visible escape (`\u202E`), never acting on the text around it. */
             client_name: string;
             /** @description Defaults to `[authorization_code, refresh_token]`; must include `authorization_code`, the only way to obtain tokens here. */
             grant_types?: ("authorization_code" | "refresh_token")[];
@@ -4194,7 +4194,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The sign-in and consent page, naming the client, its redirect host and the scopes asked for. */
+            /** @description The sign-in and consent page, naming the client (its `client_name`, with any control or bidirectional formatting character written out as a visible escape such as `\u202E`), its redirect host and the scopes asked for. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
