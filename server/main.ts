@@ -1,10 +1,11 @@
 // Process entry: configuration and the logger from the environment, then the server. On SIGTERM
-// or SIGINT the instance drains (server/ops/drain.ts: /readyz 503, DRAIN_GRACE_MS of service,
-// requests and deliveries in flight finished, store closed) and exits 0.
+// or SIGINT the instance drains (server/ops/shutdown.ts, drain.ts: /readyz 503, DRAIN_GRACE_MS of
+// service, requests and deliveries in flight finished, store closed) and exits 0.
 import { configFromEnv } from './config.ts';
 import { startServer } from './embedded.ts';
 import { bannerText, say } from './ops/banner.ts';
-import { flushLogger, loggerFromEnv } from './ops/logger.ts';
+import { loggerFromEnv } from './ops/logger.ts';
+import { drainOnShutdown } from './ops/shutdown.ts';
 import { warmValidators } from './http/validator.ts';
 import { domainSearch } from './search/index.ts';
 
@@ -46,28 +47,7 @@ async function main(): Promise<void> {
       logger.info({ event: 'validators_ready', built, ms: Date.now() - validatorsStarted }, 'request validators built'),
     (err: unknown) => logger.error({ event: 'validators_warm_up_failed', err }, 'validator warm-up failed'),
   );
-  let stopping = false;
-  const stop = async (signal: string) => {
-    // A second signal while draining (Ctrl-C twice) means now.
-    if (stopping) {
-      logger.warn({ event: 'signal', signal }, `${signal} again: exiting without finishing the drain`);
-      flushLogger(logger);
-      process.exit(1);
-    }
-    stopping = true;
-    logger.info({ event: 'signal', signal }, `${signal}: draining`);
-    try {
-      await running.drain();
-    } catch (err) {
-      logger.fatal({ event: 'drain_failed', err }, 'the drain failed');
-      flushLogger(logger);
-      process.exit(1);
-    }
-    flushLogger(logger);
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  drainOnShutdown({ drain: () => running.drain(), logger });
 }
 
 main().catch((err: unknown) => {

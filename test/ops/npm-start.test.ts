@@ -6,65 +6,16 @@
 // the drain's log lines in order, /readyz 503 during the grace period, npm's exit code 0 (the
 // drain's, README "The drain"), the port free again and no process of the tree left.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alive, commandOf, descendants, portFree } from '../support/processes.ts';
 import { ROOT, measureStartup } from '../support/startup.ts';
 
 const startup = await measureStartup();
 /** Long enough for a probe to see /readyz 503 before the listener closes, on this machine now. */
 const GRACE_MS = Math.max(1000, 2 * startup.ms);
-
-/** The pids of `root`'s descendants, from /proc (Linux). */
-function descendants(root: number): number[] {
-  const parentOf = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // pid (comm) state ppid …; comm may hold spaces and parentheses: read after the last ')'.
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parentOf.set(Number(name), ppid);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  const found: number[] = [];
-  let frontier = [root];
-  while (frontier.length > 0) {
-    const next = [...parentOf].filter(([, ppid]) => frontier.includes(ppid)).map(([pid]) => pid);
-    found.push(...next);
-    frontier = next;
-  }
-  return found;
-}
-
-const commandOf = (pid: number): string => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-  } catch {
-    return '';
-  }
-};
-
-/** Alive and not a zombie waiting for its parent. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
