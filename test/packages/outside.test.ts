@@ -452,7 +452,9 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
         expect(await portFree(Number(new URL(url).port))).toBe(true);
         expect(tree.filter(alive).map(commandOf)).toEqual([]);
       } finally {
-        for (const pid of [child.pid as number, ...tree].filter(alive)) process.kill(pid, 'SIGKILL');
+        // The tree as recorded, or as it is now when the test failed before recording it.
+        const all = [...(tree.length ? tree : descendants(child.pid as number)), child.pid as number];
+        for (const pid of all.filter(alive)) process.kill(pid, 'SIGKILL');
       }
     },
     3 * MINUTE,
