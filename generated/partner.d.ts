@@ -414,7 +414,9 @@ export interface paths {
         /**
          * Create a tracked referral link
          * @description Creates a generic, domain or product link. Its `url` (`/r/{code}`) records each click and
-         *     redirects (302) to the target; a hosted-checkout sale within 30 days of a click is
+         *     redirects (302) to the target's page on the service's public site, an HTML page the public
+         *     document describes: `/` for a generic link, `/domains/{name}` for a domain link,
+         *     `/products/{slug}` for a product link; a hosted-checkout sale within 30 days of a click is
          *     attributed to the link and its commission enters the ledger as `accrued`. A `domain` link
          *     needs a listed domain and a `product` link a known product, else 404 `not_found`.
          *     Needs the credential to be linked to an affiliate account; otherwise 403 `forbidden`
@@ -1499,7 +1501,7 @@ export interface components {
         ProductSlug: string;
         /**
          * @description A tracked referral link. Its `url` (`/r/{code}`) records the click and redirects (302) to
-         *     the target. A hosted-checkout sale within 30 days of a click is attributed to the link.
+         *     the target's page (`/`, `/domains/{name}` or `/products/{slug}` of the public document). A hosted-checkout sale within 30 days of a click is attributed to the link.
          */
         Link: {
             /** @example lnk_8RC3VW6N2J */

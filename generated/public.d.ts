@@ -514,13 +514,98 @@ export interface paths {
         };
         /**
          * Follow a tracked referral link
-         * @description Records a click on the partner's tracked link and redirects (302) to the link's destination:
-         *     the domain's page for a domain link, the product's page for a product link, the home page for
-         *     a generic link. An attribution cookie is set for 30 days: a hosted-checkout sale within 30
+         * @description Records a click on the partner's tracked link and redirects (302) to the link's destination,
+         *     a page of this deployment's public base URL: the domain's page (`/domains/{name}`,
+         *     getDomainPage) for a domain link, the product's page (`/products/{slug}`, getProductPage) for
+         *     a product link, the home page (`/`, getHomePage) for a generic link. Every destination is an
+         *     operation of this document that answers 200 with an HTML page, so a published link never
+         *     ends on a 404; a domain sold since the link was made still has its page, saying so. An
+         *     attribution cookie is set for 30 days: a hosted-checkout sale within 30
          *     days of the click is attributed to the link. Query parameters the link is opened with (such as
          *     `utm_*`) are ignored for tracking and passed on to the destination. An unknown code is 404.
          */
         get: operations["followReferralLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show the service's home page (a referral landing page)
+         * @description The service's home page: what the service sells, links to its product pages (`/products/{slug}`)
+         *     and to the developer docs. A generic referral link (`/r/{code}`) lands here. Query parameters
+         *     the page is opened with (the `utm_*` tags a referral link passes on) are accepted and ignored.
+         *     The reference server serves this small page; a deployment with its own public site serves
+         *     that site's home page at the same path.
+         */
+        get: operations["getHomePage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/domains/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show one domain's page (a referral landing page)
+         * @description The public page of one domain of the inventory: for sale at its buy-now price while it is
+         *     listed, otherwise a note that it has been sold. A domain referral link (`/r/{code}`) lands
+         *     here. The page shows the same inventory as the public reads (the **sandbox environment's**,
+         *     as `/api/market/listings`). Query parameters the page is opened with (the `utm_*` tags a
+         *     referral link passes on) are accepted and ignored.
+         *
+         *     The name in the path must be a `DomainName` (lowercase ASCII, IDNs as `xn--` A-labels), else
+         *     400 `validation_error`; a well-formed name the inventory never held is 404 `not_found`, so
+         *     the page never shows a name nobody listed. Both are HTML pages, or the `Error` body when
+         *     `Accept` prefers `application/json`; the name is never echoed unescaped.
+         */
+        get: operations["getDomainPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Show a product page (a referral landing page)
+         * @description The public page of one of the service's products: `hosted-checkout`, `brokerage`,
+         *     `referral`, `partner-api`, `domain-search` and `marketplace` (the product slugs a product
+         *     referral link may name). A product referral link (`/r/{code}`) lands here. Query parameters
+         *     the page is opened with (the `utm_*` tags a referral link passes on) are accepted and ignored.
+         *
+         *     A slug outside the `ProductSlug` form (lowercase letters, digits and hyphens, at most 64) is
+         *     400 `validation_error`; a well-formed slug that names no product is 404 `not_found`. Both
+         *     are HTML pages, or the `Error` body when `Accept` prefers `application/json`; the slug is
+         *     never echoed unescaped.
+         */
+        get: operations["getProductPage"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1594,7 +1679,7 @@ export interface components {
          */
         ClientRegistrationRequest: {
             redirect_uris: string[];
-            /** @description Shown to the user on the consent page; not blank, and without control characters or bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which could make the page show another name than the one registered (a name with one is `invalid_client_metadata`). */
+            /** @description Shown to the user on the consent page; not blank, and without control characters or bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which could make the page show another name than the one registered (a name with one is `invalid_client_metadata`). A name registered before this rule that holds one is shown with each such character written out as a visible escape (`\u202E`), never acting on the text around it. */
             client_name: string;
             /** @description Defaults to `[authorization_code, refresh_token]`; must include `authorization_code`, the only way to obtain tokens here. */
             grant_types?: ("authorization_code" | "refresh_token")[];
@@ -3785,6 +3870,109 @@ export interface operations {
             default: components["responses"]["InternalError"];
         };
     };
+    getHomePage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The home page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Domain Sales</title></head><body><h1>Domain Sales</h1><ul><li><a href="/products/hosted-checkout">Hosted checkout</a></li><li><a href="/products/brokerage">Domain brokerage</a></li></ul><p><a href="/docs">Developer docs</a></p></body></html> */
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getDomainPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The domain.
+                 * @example bestcoffeebeans.com
+                 */
+                name: components["schemas"]["DomainName"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The domain's page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>bestcoffeebeans.com is for sale</title></head><body><h1>bestcoffeebeans.com</h1><p>For sale at <strong>$2,500.00 USD</strong>.</p></body></html> */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["PageBadRequest"];
+            404: components["responses"]["PageNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getProductPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The product's slug.
+                 * @example brokerage
+                 */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The product's page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example <!doctype html><html lang="en"><head><title>Domain brokerage</title></head><body><h1>Domain brokerage</h1><p>We contact the owner of a domain you want and negotiate for you.</p></body></html> */
+                    "text/html": string;
+                };
+            };
+            400: components["responses"]["PageBadRequest"];
+            404: components["responses"]["PageNotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     getBrokerageProgress: {
         parameters: {
             query?: never;
@@ -4006,7 +4194,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The sign-in and consent page, naming the client, its redirect host and the scopes asked for. */
+            /** @description The sign-in and consent page, naming the client (its `client_name`, with any control or bidirectional formatting character written out as a visible escape such as `\u202E`), its redirect host and the scopes asked for. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];

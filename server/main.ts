@@ -1,11 +1,11 @@
 // Process entry: configuration and the logger from the environment, then the server. On SIGTERM
-// or SIGINT the instance drains (server/ops/drain.ts: /readyz 503, DRAIN_GRACE_MS of service,
-// requests and deliveries in flight finished, store closed) and exits 0.
+// or SIGINT the instance drains (server/ops/shutdown.ts, drain.ts: /readyz 503, DRAIN_GRACE_MS of
+// service, requests and deliveries in flight finished, store closed) and exits 0.
 import { configFromEnv } from './config.ts';
 import { startServer } from './embedded.ts';
 import { bannerText, say } from './ops/banner.ts';
-import { flushLogger, loggerFromEnv } from './ops/logger.ts';
-import { stopSignals, type StopSignal } from './ops/stop-signals.ts';
+import { loggerFromEnv } from './ops/logger.ts';
+import { drainOnShutdown } from './ops/shutdown.ts';
 import { warmValidators } from './http/validator.ts';
 import { domainSearch } from './search/index.ts';
 
@@ -47,33 +47,7 @@ async function main(): Promise<void> {
       logger.info({ event: 'validators_ready', built, ms: Date.now() - validatorsStarted }, 'request validators built'),
     (err: unknown) => logger.error({ event: 'validators_warm_up_failed', err }, 'validator warm-up failed'),
   );
-  const signals = stopSignals();
-  const stop = async (signal: StopSignal) => {
-    const action = signals.receive(signal, performance.now());
-    if (action === 'ignore') {
-      // The same stop delivered again (the process group's copy and npm's relay): server/ops/stop-signals.ts.
-      logger.info({ event: 'signal_repeated', signal }, `${signal} again: already draining`);
-      return;
-    }
-    if (action === 'exit') {
-      // A second Ctrl-C, pressed again, while draining means now.
-      logger.warn({ event: 'signal', signal }, `${signal} again: exiting without finishing the drain`);
-      flushLogger(logger);
-      process.exit(1);
-    }
-    logger.info({ event: 'signal', signal }, `${signal}: draining`);
-    try {
-      await running.drain();
-    } catch (err) {
-      logger.fatal({ event: 'drain_failed', err }, 'the drain failed');
-      flushLogger(logger);
-      process.exit(1);
-    }
-    flushLogger(logger);
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  drainOnShutdown({ drain: () => running.drain(), logger });
 }
 
 main().catch((err: unknown) => {

@@ -2,7 +2,8 @@
 // `npx @domain-sales/sandbox` (bin `domain-sales-sandbox`): the reference server as a sandbox one
 // command away. The same server as `npm start` (server/main.ts, configured by the same
 // environment variables), with what a first run needs said on the console: where its data lives,
-// where it listens, the operator token and the call that mints a partner credential.
+// where it listens, the operator token and the call that mints a partner credential. It stops as
+// `npm start` does (server/ops/shutdown.ts): SIGTERM or SIGINT drains, a second one stops at once.
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { configFromEnv } from './config.ts';
 import { startServer } from './embedded.ts';
 import { bannerText, say, storeLine, type OperatorToken } from './ops/banner.ts';
-import { flushLogger } from './ops/logger.ts';
+import { drainOnShutdown } from './ops/shutdown.ts';
 import { domainSearch } from './search/index.ts';
 
 const USAGE = `domain-sales-sandbox [--data-dir DIR] [--port N] [--host H]
@@ -25,6 +26,14 @@ Every variable of the reference server applies (README: DATABASE_URL, ADMIN_TOKE
 PUBLIC_BASE_URL, SANDBOX_INVENTORY_SIZE, …).`;
 
 const TOKEN_FILE = 'admin-token';
+
+/**
+ * How often the launcher is looked at (server/ops/launcher.ts): how long at most a server whose
+ * npx was stopped keeps serving before its drain begins. One getppid and one kill(pid, 0) each
+ * time, so it costs nothing measurable; well inside the 10 s a container runtime waits after its
+ * SIGTERM.
+ */
+const LAUNCHER_CHECK_MS = 500;
 
 /**
  * The operator token: ADMIN_TOKEN when set; otherwise one generated on the first start and kept
@@ -74,17 +83,14 @@ async function main(argv: string[]): Promise<void> {
   );
   // After the logger's lines so far (store opened, listening): the console keeps their order.
   say(running.logger, bannerText({ title: 'Domain Sales sandbox', url: running.url, config, operator }));
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    say(running.logger, `${signal}: stopping`);
-    await running.stop();
-    flushLogger(running.logger);
-    process.exit(0);
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
+  // Stopped like `npm start`: a drain, then exit 0. Under npx a shell sits between npx and this
+  // process and dies of the SIGTERM npx forwards, so the launcher's end drains it too.
+  drainOnShutdown({
+    drain: () => running.drain(),
+    logger: running.logger,
+    say: (text) => say(running.logger, text),
+    launcherCheckMs: LAUNCHER_CHECK_MS,
+  });
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {

@@ -1,6 +1,7 @@
 // The sign-in and consent page and the authorization error page: server-rendered, no
 // JavaScript, one accessible layout (server/public/html.ts), every value escaped.
 import { escapeHtml, htmlPage } from '../public/html.ts';
+import { showableClientName } from './client-name.ts';
 import { SCOPE_DESCRIPTIONS, type Scope } from './scopes.ts';
 
 // Colours meet WCAG AA contrast on white (#1a1a1a 17:1, #1d4ed8 6.7:1, #b91c1c 6.5:1); focus is
@@ -13,6 +14,7 @@ const STYLE =
   ':focus-visible{outline:3px solid #1a1a1a;outline-offset:2px}.alert{color:#b91c1c;font-weight:600}.hint{color:#444;font-size:.9rem}';
 
 export interface ConsentView {
+  /** As stored; shown through showableClientName (client-name.ts). */
   clientName: string;
   /** Where the browser goes afterwards, as the user should recognise it (host or app scheme). */
   redirectTarget: string;
@@ -32,7 +34,7 @@ export function consentPage(view: ConsentView): string {
   return htmlPage(
     'Sign in to continue',
     STYLE,
-    `<h1>${escapeHtml(view.clientName)} wants access to your account</h1>
+    `<h1>${escapeHtml(showableClientName(view.clientName))} wants access to your account</h1>
 <p>If you approve, it will be able to:</p>
 <ul>
 ${scopes}

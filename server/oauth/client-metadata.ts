@@ -1,6 +1,7 @@
 // Dynamic client registration (RFC 7591): checking the metadata a client sends and filling in
 // the defaults. Pure: the handler stores and answers what this returns.
 import type { components } from '../../generated/public.d.ts';
+import { hasUnshowable } from './client-name.ts';
 import { redirectUriProblem } from './redirect-uri.ts';
 import { DEFAULT_SCOPE, formatScope, MAX_SCOPE_LENGTH, parseScope } from './scopes.ts';
 
@@ -17,14 +18,6 @@ const MAX_TEXT = 200;
 const MAX_URL = 2000;
 const MAX_CONTACTS = 10;
 const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
-
-/**
- * Characters a consent page cannot show as they are (ClientRegistrationRequest.client_name):
- * controls (Cc) and the bidirectional formatting characters, with which `evil\u202Eelgoog` reads
- * as another name (Unicode Bidirectional Algorithm, UAX #9).
- */
-// eslint-disable-next-line no-control-regex -- finding control characters is the point
-const UNSHOWABLE = /[\u0000-\u001F\u007F-\u009F\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
 
 /** Lengths count Unicode code points, as JSON Schema's maxLength does (the contract states them so). */
 const length = (s: string) => [...s].length;
@@ -67,7 +60,7 @@ export function checkClientMetadata(body: unknown): CheckedMetadata {
       `client_name is required: a string of 1 to ${MAX_TEXT} characters shown to the user on the consent page`,
     );
   }
-  if (UNSHOWABLE.test(name)) {
+  if (hasUnshowable(name)) {
     return metadataError(
       'client_name must not contain control characters or bidirectional formatting characters (U+202E and the like): the consent page must show the name as registered',
     );

@@ -4,6 +4,7 @@ import { bulkHandlers } from '../bulk/index.ts';
 import { documentHandlers } from '../docs/index.ts';
 import { mcpHandlers } from '../mcp/index.ts';
 import { createOAuthServer } from '../oauth/index.ts';
+import { landingHandlers } from '../public/landing.ts';
 import { rdapFromConfig } from '../rdap/index.ts';
 import type { AccessTokenVerifier, HandlerMap, PublicDeps } from './context.ts';
 import { createPublicReads, readHandlers } from './reads.ts';
@@ -25,6 +26,7 @@ export function publicModules(deps: PublicDeps): PublicModules {
     ...readHandlers(deps, reads),
     ...mcpHandlers(deps, reads, deps.mcpAllowedOrigins?.length ? { allowedOrigins: deps.mcpAllowedOrigins } : {}),
     ...bulkHandlers(deps),
+    ...landingHandlers(deps),
   };
   // A token-holding prober gets the API index (probeApi: "the same as GET /api/v1").
   if (!handlers.probeApi && handlers.getApiIndex) handlers.probeApi = handlers.getApiIndex;

@@ -103,7 +103,7 @@ describe('the start-up banner', () => {
       const opened = at(event('store_opened'), 'store_opened');
       const listening = at(event('listening'), 'the listening log line');
       const banner = at((l) => l.startsWith('Domain Sales sandbox listening on http://127.0.0.1:'), 'the banner');
-      const stopping = at((l) => l === 'SIGTERM: stopping', 'SIGTERM: stopping');
+      const stopping = at((l) => l === 'SIGTERM: draining (Ctrl-C again to stop at once)', 'SIGTERM: draining');
       const drained = at(event('drain_done'), 'drain_done');
       expect([data, opened, listening, banner, stopping, drained]).toEqual(
         [data, opened, listening, banner, stopping, drained].sort((a, b) => a - b),

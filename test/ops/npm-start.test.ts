@@ -8,65 +8,16 @@
 // as a terminal's Ctrl-C stops it: SIGINT to the whole process group, so node gets it from the
 // terminal and again through npm; that is one stop, and it must drain too, not exit at once.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { alive, commandOf, descendants, portFree } from '../support/processes.ts';
 import { ROOT, measureStartup } from '../support/startup.ts';
 
 const startup = await measureStartup();
 /** Long enough for a probe to see /readyz 503 before the listener closes, on this machine now. */
 const GRACE_MS = Math.max(1000, 2 * startup.ms);
-
-/** The pids of `root`'s descendants, from /proc (Linux). */
-function descendants(root: number): number[] {
-  const parentOf = new Map<number, number>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      // pid (comm) state ppid …; comm may hold spaces and parentheses: read after the last ')'.
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      parentOf.set(Number(name), ppid);
-    } catch {
-      // exited meanwhile
-    }
-  }
-  const found: number[] = [];
-  let frontier = [root];
-  while (frontier.length > 0) {
-    const next = [...parentOf].filter(([, ppid]) => frontier.includes(ppid)).map(([pid]) => pid);
-    found.push(...next);
-    frontier = next;
-  }
-  return found;
-}
-
-const commandOf = (pid: number): string => {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
-  } catch {
-    return '';
-  }
-};
-
-/** Alive and not a zombie waiting for its parent. */
-function alive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-const portFree = (port: number) =>
-  new Promise<boolean>((resolve) => {
-    const probe = createServer();
-    probe.once('error', () => resolve(false));
-    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -169,12 +120,10 @@ describe.each(STOPS)('npm start, stopped $how', ({ signal, group }) => {
       expect(code, output()).toBe(0);
       const drain = records.map((r) => r.event).filter((e) => e === 'signal' || e?.startsWith('drain'));
       expect(drain).toEqual(['signal', 'drain_started', 'drain_requests_done', 'drain_deliveries_done', 'drain_done']);
-      // The group's signal reached node twice (the terminal's and npm's relay): the case this is about.
-      if (group)
-        expect(
-          records.filter((r) => r.event === 'signal_repeated'),
-          output(),
-        ).toHaveLength(1);
+      // The group's signal reaches node twice (the terminal's and npm's relay), the case this is
+      // about, unless the kernel merged the two because the first was still pending (a busy
+      // machine): a standard signal is not queued twice. Never more than that one repeat.
+      if (group) expect(records.filter((r) => r.event === 'signal_repeated').length, output()).toBeLessThanOrEqual(1);
       await waitFor('the port freed', () => portFree(port), 10 * startedMs, true);
       await waitFor('every process of the tree gone', () => !tree.some(alive), 10 * startedMs, true);
     },

@@ -8,6 +8,7 @@
 //     webhook delivery verified by webhookHandler, verifyWebhook, the public client;
 //   - `npx domain-sales-conformance --base-url …` passes against that sandbox, nothing skipped;
 //   - the sandbox prints its operator token once and keeps it across a restart;
+//   - `npx domain-sales-sandbox` stopped by SIGTERM to npx drains and leaves no process behind;
 //   - `domain-sales listen` (the partner CLI, the client package's bin) forwards an order event
 //     to a receiver verifying it with the installed verifyWebhook.
 // It prints each tarball's size and dependency counts and the time of every step. The install
@@ -23,6 +24,7 @@ import { delimiter, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { alive, commandOf, descendants, portFree } from '../support/processes.ts';
 
 const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -398,6 +400,64 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
       expect(minted.status).toBe(201);
     },
     2 * MINUTE,
+  );
+
+  it(
+    'stops `npx domain-sales-sandbox` by SIGTERM to npx: the server drains and exits, nothing left behind',
+    async () => {
+      // npm exec runs the bin through `sh -c`, which does not exec it: npx forwards the signal to
+      // the shell alone, and the server must notice its launcher's end by itself.
+      const child = spawn('npx', ['--no-install', 'domain-sales-sandbox', '--port', '0'], {
+        cwd: project,
+        env: {
+          ...env,
+          DATA_DIR: join(work, 'data-npx'),
+          SANDBOX_INVENTORY_SIZE: '200',
+          // The drain's log lines, which the logger leaves out under vitest by default.
+          LOG_LEVEL: 'info',
+          LOG_FORMAT: 'json',
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+      // Every holder of the pipes gone, the server included (it inherited them).
+      const closed = new Promise((resolve) => child.once('close', resolve));
+      const tree: number[] = [];
+      try {
+        const until = Date.now() + MINUTE;
+        while (!/"webhook"\]\}'/.test(out)) {
+          if (Date.now() > until || child.exitCode !== null) throw new Error(`no banner from npx:\n${out}`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        const url = /"event":"listening"[^\n]*"url":"([^"]+)"/.exec(out)?.[1];
+        if (!url) throw new Error(`no listening line:\n${out}`);
+        tree.push(...descendants(child.pid as number));
+        expect(
+          tree.map(commandOf).some((c) => c.includes('domain-sales-sandbox')),
+          out,
+        ).toBe(true);
+        process.kill(child.pid as number, 'SIGTERM');
+        const gone = await Promise.race([closed.then(() => true), new Promise((r) => setTimeout(r, MINUTE))]);
+        expect(gone, `still running a minute after SIGTERM to npx:\n${out}`).toBe(true);
+        const events = [...out.matchAll(/"event":"([a-z_]+)"/g)].map((m) => m[1]);
+        expect(events.filter((e) => e === 'launcher_gone' || e!.startsWith('drain'))).toEqual([
+          'launcher_gone',
+          'drain_started',
+          'drain_requests_done',
+          'drain_deliveries_done',
+          'drain_done',
+        ]);
+        expect(await portFree(Number(new URL(url).port))).toBe(true);
+        expect(tree.filter(alive).map(commandOf)).toEqual([]);
+      } finally {
+        // The tree as recorded, or as it is now when the test failed before recording it.
+        const all = [...(tree.length ? tree : descendants(child.pid as number)), child.pid as number];
+        for (const pid of all.filter(alive)) process.kill(pid, 'SIGKILL');
+      }
+    },
+    3 * MINUTE,
   );
 
   // The partner CLI (`client/cli/`), installed as the client package's bin `domain-sales`.
