@@ -7,6 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { canonicalString, HEADERS, signatureHex } from '../client/protocol/index.ts';
 import { parseRateLimit } from '../client/rate-limit.ts';
+import { createTransport, type TransportFailure } from './bundle/transport.mjs';
 import { ClientPool } from './clients.ts';
 
 /**
@@ -138,10 +139,13 @@ export class HttpRecorder {
   readonly webhookDeliveries: Map<string, number>;
   /** Shared with unpaced copies: set when the run is interrupted (see stop). */
   private readonly stopped: { value: boolean };
+  /** How every request reaches the deployment: the kit's transport unless a test gives another. */
+  private readonly fetchImpl: typeof fetch;
 
   constructor(
     readonly baseUrl: string,
-    private readonly fetchImpl: typeof fetch = globalThis.fetch,
+    /** Default: the kit's transport (bundle/transport.mjs), which sends a request once more only by its rule. */
+    fetchImpl?: typeof fetch,
     private readonly log: (line: string) => void = () => {},
     /** The clients this run may act as (see clients.ts); one by default. */
     readonly clients: ClientPool = ClientPool.single(),
@@ -155,6 +159,21 @@ export class HttpRecorder {
     this.stopped = parent?.stopped ?? { value: false };
     this.webhookDeliveries = parent?.webhookDeliveries ?? new Map();
     if (parent) this.clockOffsetMs = parent.clockOffsetMs;
+    this.fetchImpl = fetchImpl ?? parent?.fetchImpl ?? createTransport({ onResend: (...a) => this.resent(...a) });
+    clients.onResend ??= (...a) => this.resent(...a);
+  }
+
+  /** Says when the transport sent a request once more (a stale kept-alive connection, transport.mjs). */
+  private resent(method: string, url: string, failure: TransportFailure): void {
+    this.log(
+      `  ${method} ${url} sent once more: the connection failed (${failure.code}${failure.reusedSocket ? ' on a reused kept-alive socket' : ''}) before any byte of the answer`,
+    );
+  }
+
+  /** Closes the kept-alive connections of the run. */
+  close(): void {
+    (this.fetchImpl as { close?: () => void }).close?.();
+    this.clients.close();
   }
 
   /** A recorder that records into this one but does not wait for windows this one saw spent. */

@@ -116,7 +116,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     log(
       `  the deployment is on loopback: public requests come from ${clients.size} client addresses (127.0.0.2-254), each with its own rate-limit window`,
     );
-  const http = new HttpRecorder(o.baseUrl, globalThis.fetch, log, clients);
+  const http = new HttpRecorder(o.baseUrl, undefined, log, clients);
   const admin = o.adminToken ? adminClient(http, o.adminBaseUrl, o.adminToken) : undefined;
   if (o.credentials) http.register(o.credentials);
   // One promise, so the two lanes asking at once mint one credential.
@@ -192,7 +192,7 @@ export async function runConformance(o: ConformanceOptions): Promise<Conformance
     // What the run changed is put back (the webhook registration...), also after a failure or Ctrl-C.
     const problems = await http.scope(TEARDOWN, TEARDOWN).run(() => runTeardowns(ctx));
     for (const p of problems) log(`  could not undo ${p}`);
-    clients.close();
+    http.close();
   }
   const coverage = computeCoverage(ctx.spec, http.exchanges, results, http.webhookDeliveries, o.baseUrl);
   return {

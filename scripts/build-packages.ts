@@ -51,7 +51,13 @@ export const PACKAGES: Record<string, () => void> = {
   },
   conformance() {
     compile('conformance');
-    copyInto('conformance', [...DOCUMENTS, 'conformance/bundle/replay.mjs', 'conformance/bundle/replay.d.mts']);
+    copyInto('conformance', [
+      ...DOCUMENTS,
+      'conformance/bundle/replay.mjs',
+      'conformance/bundle/replay.d.mts',
+      'conformance/bundle/transport.mjs',
+      'conformance/bundle/transport.d.mts',
+    ]);
   },
   server() {
     compile('server');

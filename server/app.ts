@@ -1,6 +1,6 @@
 // createApp(deps): the one place that wires the pipeline and the routes. The clock, the store,
 // the configuration and the webhook dispatcher are injected, so tests control all of them.
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { adminRouter } from './admin/router.ts';
 import type { Clock } from './clock.ts';
 import { Contract, GENERATED_DIR } from './contract/index.ts';
@@ -86,11 +86,16 @@ export function createApp(deps: AppDeps): Express {
     baseUrl: hosts.baseUrl,
   };
 
+  const repeatedHeaders: RequestHandler = faults.has('repeated-headers-joined')
+    ? (_req, _res, next) => next()
+    : refuseRepeatedHeaders(singleHeadersOf([contract.public, contract.partner, contract.admin]));
+
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   // Every target reaches the pipeline below, however odd (`x-request-target`).
-  acceptEveryRequestTarget(app);
+  if (!faults.has('target-parsed-by-router'))
+    acceptEveryRequestTarget(app, { forgetAbsoluteForm: faults.has('absolute-target-path-signed') });
   // CORS is the public document's (`x-cors`); `allowed-origins` is the /mcp Origin rule.
   const corsLayer = cors({
     contract: contract.public,
@@ -106,15 +111,34 @@ export function createApp(deps: AppDeps): Express {
   if (deps.metrics || logger.isLevelEnabled('fatal'))
     app.use(requestObserver({ logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) }));
   app.use(
-    securityHeaders({ contract: contract.public, publicBaseUrl: deps.config.publicBaseUrl }),
+    securityHeaders({
+      contract: contract.public,
+      publicBaseUrl: deps.config.publicBaseUrl,
+      ...(faults.has('form-action-self-only') ? { formActionSelfOnly: true } : {}),
+    }),
     // HEAD is the GET without its body (`x-head`); its headers are derived from the body all the same.
     headAsGet(),
     // A repeated Host (RFC 9112 §3.2), credential or signing header is a 400 before anything reads it.
-    refuseRepeatedHeaders(singleHeadersOf([contract.public, contract.partner, contract.admin])),
+    repeatedHeaders,
     hosts.middleware,
     refuseMalformedTarget(),
     closeConnectionsWhileDraining(readiness),
   );
+  if (faults.has('head-signed-as-get'))
+    app.use((req, _res, next) => {
+      if (req.method === 'HEAD' && req.path.startsWith('/api/partner/')) req.method = 'GET';
+      next();
+    });
+  if (faults.has('head-content-length-zero'))
+    app.use((req, res, next) => {
+      if (req.method !== 'HEAD') return next();
+      const writeHead = res.writeHead;
+      res.writeHead = function (this: typeof res, ...args: unknown[]) {
+        res.setHeader('Content-Length', '0');
+        return (writeHead as (...a: unknown[]) => typeof res).apply(this, args);
+      } as typeof res.writeHead;
+      next();
+    });
   if (faults.has('partner-no-nosniff'))
     app.use((req, res, next) => {
       if (req.path.startsWith('/api/partner/')) res.removeHeader('X-Content-Type-Options');

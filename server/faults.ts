@@ -41,6 +41,30 @@ export const FAULTS = [
   'cors-missing-on-errors',
   // Body limits: a partner body over max-bytes is not refused with 413 (the truncated body then fails the signature).
   'partner-body-limit-ignored',
+  // x-head: a partner HEAD is turned into a GET at the edge, so its signature is checked with METHOD GET.
+  'head-signed-as-get',
+  // x-head: HEAD answers say Content-Length: 0 (the length of the body not sent) instead of the GET's.
+  'head-content-length-zero',
+  // x-single-headers: a repeated Host, credential or signing header is not refused (Node joins or drops the copies).
+  'repeated-headers-joined',
+  // x-request-target: the target is left to Express's router, so a malformed one gets its HTML 404.
+  'target-parsed-by-router',
+  // x-signing request-target: a partner target in absolute form is accepted, signed over its path.
+  'absolute-target-path-signed',
+  // x-unknown-query-parameters: an undocumented query parameter is ignored instead of refused.
+  'unknown-query-ignored',
+  // x-failure-classes: last_error carries the failure's detail (addresses, library text), not its class.
+  'delivery-error-detail',
+  // x-form-action: the hosted pages' form-action keeps 'self' only, without the return, cancel or redirect origins.
+  'form-action-self-only',
+  // x-attribution-window-days: a sale is attributed to a click however old.
+  'attribution-window-ignored',
+  // x-balance-effect: a paid_out row leaves the ledger's running balance unchanged (payouts not debited).
+  'payouts-not-debited',
+  // Brokerage eligibility: GET /brokerage/eligibility ignores an open case on the domain.
+  'eligibility-ignores-open-cases',
+  // x-token-lifetimes: authorization codes live 10 minutes instead of 60 s.
+  'long-code-lifetime',
 ] as const;
 
 export type Fault = (typeof FAULTS)[number];

@@ -25,11 +25,16 @@
 // the deployment issued are learned (see correlate) and times skipped; secrets are never
 // compared or printed: a member the bundle withheld (${REDACTED}), a secret member (secret,
 // access_token…), and any secret from the environment are shown as ${REDACTED} or (withheld).
-// Plain Node 20, no dependencies: it runs without the kit installed.
+// Plain Node 20, no dependencies: it runs without the kit installed. Requests go through
+// transport.mjs beside it, the kit's own transport, so a stale kept-alive connection is resent by
+// the kit's one rule rather than read as a difference.
 import { createHash, createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createTransport } from './transport.mjs';
+
+const transport = createTransport();
 
 // ---------------------------------------------------------------------------------------------
 // The v1 signature (spec/docs/signing.md; checked against spec/vectors/signing.json by the kit's tests)
@@ -377,7 +382,7 @@ function parseArgs(argv) {
 
 /** Sends a request and reads the answer (no redirects followed). */
 async function send(url, method, headers, body) {
-  const res = await fetch(url, {
+  const res = await transport(url, {
     method,
     headers,
     redirect: 'manual',

@@ -13,6 +13,8 @@ import { SpecIndex } from '../spec.ts';
 import { har, toHarEntry, type HarEntry } from './har.ts';
 
 const REPLAY = fileURLToPath(new URL('./replay.mjs', import.meta.url));
+/** The transport replay.mjs imports (the kit's own, with its one resend rule). */
+const TRANSPORT = fileURLToPath(new URL('./transport.mjs', import.meta.url));
 
 export interface BundleMeta {
   baseUrl: string;
@@ -209,6 +211,7 @@ export async function writeBundle(
     )}\n`,
   );
   await copyFile(REPLAY, join(dir, 'replay.mjs'));
+  await copyFile(TRANSPORT, join(dir, 'transport.mjs'));
   await writeFile(
     join(dir, 'README.txt'),
     [

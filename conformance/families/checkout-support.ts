@@ -56,14 +56,19 @@ export function pagePath(ctx: Context, session: Session): string {
   return `${url.pathname}${url.search}`;
 }
 
-/** Opens the checkout page and pays with the test card; returns the PAID order's public_id (from the redirect). */
+/**
+ * Opens the checkout page and pays with the test card; returns the PAID order's public_id (from
+ * the redirect). `cookie`: what the buyer's browser sends along (a referral click's cookie).
+ */
 export async function payCheckout(
   ctx: Context,
   session: Session,
+  cookie?: string,
 ): Promise<{ publicId: string; exchanges: Exchange[] }> {
+  const withCookie: Record<string, string> = cookie ? { cookie } : {};
   const page = await ctx.http.send({
     target: pagePath(ctx, session),
-    headers: { accept: 'text/html' },
+    headers: { accept: 'text/html', ...withCookie },
     operation: { method: 'GET', path: '/checkout' },
     rateClass: 'public',
   });
@@ -82,7 +87,7 @@ export async function payCheckout(
   const paid = await ctx.http.send({
     method: 'POST',
     target: action.pathname,
-    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html', ...withCookie },
     body: fields.toString(),
     operation: { method: 'POST', path: '/checkout/pay' },
     rateClass: 'public',

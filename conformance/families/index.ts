@@ -8,7 +8,9 @@ import { headersFamily } from './headers.ts';
 import { webhooksFamily } from './webhooks.ts';
 import { authorizationFamily } from './authorization.ts';
 import { lifecycleFamily } from './lifecycle.ts';
+import { salesRulesFamily } from './sales-rules.ts';
 import { edgesFamily } from './edges.ts';
+import { framingFamily, publicFramingFamily } from './framing.ts';
 import { publicEdgesFamily } from './public-edges.ts';
 import { publicAuthorizationFamily } from './public-authorization.ts';
 import { schemaFamily } from './schema.ts';
@@ -32,13 +34,16 @@ export const ALL_FAMILIES: Family[] = [
   webhooksFamily,
   authorizationFamily,
   lifecycleFamily,
+  salesRulesFamily,
   edgesFamily,
+  framingFamily,
   schemaFamily,
   listingsFamily,
   publicErrorsFamily,
   oauthFamily,
   mcpFamily,
   publicEdgesFamily,
+  publicFramingFamily,
   publicAuthorizationFamily,
   // After the others: it reviews every public answer they caused.
   publicHeadersFamily,

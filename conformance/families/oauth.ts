@@ -22,6 +22,7 @@ import {
   tokenRequest,
 } from '../oauth-flow.ts';
 import { callPublic, expectPublicCode, okJson } from './public-support.ts';
+import { codeLifetimeChecks } from './oauth-lifetimes.ts';
 import { pkcePlainChecks } from './oauth-pkce.ts';
 import { expectOAuthError, noStore } from './oauth-support.ts';
 
@@ -683,5 +684,6 @@ export const oauthFamily: Family = {
       },
     },
     ...pkcePlainChecks,
+    ...codeLifetimeChecks,
   ],
 };

@@ -7,6 +7,7 @@
 import fc from 'fast-check';
 import { CheckFailure, CheckSkipped, expect, property, type Context, type Family } from '../context.ts';
 import { jsonOf, type Exchange } from '../http.ts';
+import { formActionCheck } from './form-action.ts';
 import { operationOf, rateLimitFields, rateLimitProblems, type RateLimitFields } from './headers.ts';
 import { BOGUS_TOKEN, callPublic, tokensFor } from './public-support.ts';
 
@@ -286,6 +287,7 @@ export const publicHeadersFamily: Family = {
         }
       },
     },
+    formActionCheck,
     {
       id: 'public.headers.429',
       rules: ['spec:public#/components/schemas/ErrorCode/x-status-of-code/rate_limited', 'seed:public › Limits'],

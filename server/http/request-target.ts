@@ -50,7 +50,11 @@ export function routableTarget(target: string): string | undefined {
  * calls `app.handle` for every request and gives no middleware a turn before its router parses
  * the target, so this is the one place it can be done inside the app itself.
  */
-export function acceptEveryRequestTarget(app: Express): void {
+export function acceptEveryRequestTarget(
+  app: Express,
+  /** Test-only (server/faults.ts `absolute-target-path-signed`): route the absolute form as if its path had been sent. */
+  options: { forgetAbsoluteForm?: boolean } = {},
+): void {
   type Handle = (req: IncomingMessage, res: ServerResponse, done?: (err?: unknown) => void) => void;
   const target = app as unknown as { handle: Handle };
   const handle = target.handle.bind(app);
@@ -62,7 +66,7 @@ export function acceptEveryRequestTarget(app: Express): void {
       req.url = '/';
     } else if (routable !== sent) {
       // Every step routes on the path and query; `sentTarget` keeps the form the client chose.
-      absolute.set(req, sent);
+      if (!options.forgetAbsoluteForm) absolute.set(req, sent);
       req.url = routable;
     }
     handle(req, res, done);

@@ -29,6 +29,8 @@ export interface SecurityHeadersOptions {
   contract: ApiContract;
   /** PUBLIC_BASE_URL; HSTS is sent only when it is https. */
   publicBaseUrl?: string | undefined;
+  /** Test-only (server/faults.ts `form-action-self-only`): form-action keeps 'self' and drops the dynamic targets. */
+  formActionSelfOnly?: boolean;
 }
 
 interface Policy {
@@ -156,7 +158,7 @@ export function securityHeaders(options: SecurityHeadersOptions): RequestHandler
     const operationId = res.locals.operation?.operationId;
     const targets = res.locals.formTargets ?? {};
     const actions = (operationId ? (policy.formActions.get(operationId) ?? []) : []).flatMap((s) =>
-      s === "'self'" ? [s] : (targets[s as FormTarget] ?? []),
+      s === "'self'" ? [s] : options.formActionSelfOnly ? [] : (targets[s as FormTarget] ?? []),
     );
     const values = {
       'inline-styles': styles.length ? [...new Set(styles)].join(' ') : "'none'",

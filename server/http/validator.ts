@@ -44,6 +44,8 @@ export interface ValidatorOptions {
    * its change is committed, and logged as a contract defect. A safe method's is a 500.
    */
   onContractDefect?: ContractDefectLog;
+  /** Test-only (server/faults.ts `unknown-query-ignored`): undocumented query parameters pass. */
+  ignoreUnknownQuery?: boolean;
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
@@ -58,7 +60,7 @@ export function openApiValidator(contract: ApiContract, options: ValidatorOption
   let built = builtFor.get(contract.document);
   if (!built) builtFor.set(contract.document, (built = new Map()));
   const kept = built;
-  const mode = options.validateResponses ? 'responses' : 'requests';
+  const mode = `${options.validateResponses ? 'responses' : 'requests'}${options.ignoreUnknownQuery ? ' lenient-query' : ''}`;
   // A HEAD request runs its GET operation (`x-head`): the validator, which routes on the request's
   // method, is given that operation under `head`.
   const validatorOf = (operation: ContractOperation, method: string = operation.method): RequestHandler => {
@@ -119,7 +121,7 @@ function operationValidator(
     apiSpec: validatorDocument(contract, operation, method) as unknown as ApiSpec,
     // Parameters are text and always coerced by the validator; a JSON body is typed, so
     // `"expected_price": "250000"` or `true` is a validation_error, never silently converted.
-    validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false },
+    validateRequests: { allowUnknownQueryParameters: options.ignoreUnknownQuery === true, coerceTypes: false },
     validateResponses: options.validateResponses
       ? {
           removeAdditional: false,

@@ -27,6 +27,8 @@ export interface GrantDeps {
   now(): number;
   /** Test-only (server/faults.ts `pkce-plain-accepted`): a verifier equal to the challenge passes too. */
   plainPkce?: boolean;
+  /** Test-only (server/faults.ts `long-code-lifetime`): another code lifetime than CODE_TTL_MS. */
+  codeTtlMs?: number;
 }
 
 const fail = (error: TokenError['error'], description: string): GrantResult => ({
@@ -65,7 +67,7 @@ export async function issueCode(deps: GrantDeps, approval: Approval): Promise<st
       client_id: approval.clientId,
       redirect_uri: approval.redirectUri,
       code_challenge: approval.codeChallenge,
-      expires_at: now + CODE_TTL_MS,
+      expires_at: now + (deps.codeTtlMs ?? CODE_TTL_MS),
       used_at: null,
       created_at: now,
     });

@@ -33,6 +33,7 @@ export function createOAuthServer(deps: PublicDeps): OAuthServer {
     key: deps.keys.oauth,
     now: () => deps.clock.now(),
     ...(deps.faults.has('pkce-plain-accepted') ? { plainPkce: true } : {}),
+    ...(deps.faults.has('long-code-lifetime') ? { codeTtlMs: 10 * 60 * 1000 } : {}),
   };
   const getAuthorizePage = authorizePage(deps);
   return {

@@ -160,19 +160,26 @@ export function listCommissions(deps: PartnerDeps): RequestHandler {
       p ? Number(p[0]) : undefined,
     );
     const { data, next_cursor } = list.page(rows, (r) => [r.seq]);
+    // Test-only (server/faults.ts `payouts-not-debited`): the payouts of the page added back.
+    let paidBack = 0;
+    const balanceOf = (r: { status: string; amount_cents: number; balance_cents: number }) => {
+      if (!deps.faults?.has('payouts-not-debited')) return r.balance_cents;
+      if (r.status === 'paid_out') paidBack += r.amount_cents;
+      return r.balance_cents + paidBack;
+    };
     const body: Schemas['CommissionLedger'] = {
       data: data.map((r) => ({
         entry_id: r.entry_id,
         status: r.status,
         amount_cents: r.amount_cents,
-        balance_cents: r.balance_cents,
+        balance_cents: balanceOf(r),
         currency: r.currency,
         public_id: r.public_id,
         payout_id: r.payout_id,
         created_at: rfc3339(r.created_at),
       })),
       next_cursor,
-      balance_cents: await deps.store.referral.balance(caller.partner.id),
+      balance_cents: (await deps.store.referral.balance(caller.partner.id)) + paidBack,
       currency: CURRENCY,
     };
     res.json(body);

@@ -78,6 +78,7 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
       openApiValidator(contract, {
         validateResponses: options.validateResponses,
         ...(options.onContractDefect ? { onContractDefect: options.onContractDefect } : {}),
+        ...(deps.faults?.has('unknown-query-ignored') ? { ignoreUnknownQuery: true } : {}),
       }),
       dispatchByOperationId(handlers),
     ),

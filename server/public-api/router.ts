@@ -59,6 +59,7 @@ export function publicRouter(deps: PublicDeps, options: PublicRouterOptions): Ro
     openApiValidator(contract, {
       validateResponses: options.validateResponses,
       ...(options.onContractDefect ? { onContractDefect: options.onContractDefect } : {}),
+      ...(deps.faults.has('unknown-query-ignored') ? { ignoreUnknownQuery: true } : {}),
     }),
   );
   const idempotent = new Set(

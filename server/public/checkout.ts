@@ -173,17 +173,20 @@ async function referralClick(
   session: CheckoutSessionRow,
   clickId: string | undefined,
   at: number,
+  /** Test-only (server/faults.ts `attribution-window-ignored`). */
+  ignoreWindow = false,
 ) {
   if (!clickId || !CLICK_FORM.test(clickId)) return undefined;
   const click = await tx.referral.findClick(clickId);
-  if (!click || click.partner_id !== session.partner_id || !isWithinAttributionWindow(click.created_at, at))
-    return undefined;
+  const inWindow = ignoreWindow || isWithinAttributionWindow(click?.created_at ?? 0, at);
+  if (!click || click.partner_id !== session.partner_id || !inWindow) return undefined;
   return click;
 }
 
 /** Records the paid order; throws (rolling everything back) when the session or domain is taken. */
 async function pay(deps: PartnerDeps, loaded: Loaded, cookieClick: string | undefined): Promise<string> {
   const { session, businessNow: at } = loaded;
+  const ignoreWindow = deps.faults?.has('attribution-window-ignored') === true;
   return deps.store.transaction(async (tx) => {
     const environment = session.environment;
     const listing = await tx.inventory.find(environment, session.domain);
@@ -231,8 +234,8 @@ async function pay(deps: PartnerDeps, loaded: Loaded, cookieClick: string | unde
     });
     // The click the session started from, else one the buyer brings to the payment itself.
     const click =
-      (await referralClick(tx, session, session.click_id ?? undefined, at)) ??
-      (await referralClick(tx, session, cookieClick, at));
+      (await referralClick(tx, session, session.click_id ?? undefined, at, ignoreWindow)) ??
+      (await referralClick(tx, session, cookieClick, at, ignoreWindow));
     if (click) {
       if (!session.click_id) await tx.checkout.attachReferral(session.session_id, click.click_id, click.link_id, at);
       await accrueCommission(tx, order, click, at);
@@ -281,7 +284,13 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
     // Opening the page from a referral click is the funnel's "checkout started".
     if (!loaded.session.click_id) {
       const ref = typeof req.query.ref === 'string' ? req.query.ref : readCookie(req, REFERRAL_COOKIE);
-      const click = await referralClick(deps.store, loaded.session, ref, loaded.businessNow);
+      const click = await referralClick(
+        deps.store,
+        loaded.session,
+        ref,
+        loaded.businessNow,
+        deps.faults?.has('attribution-window-ignored'),
+      );
       if (click)
         await deps.store.checkout.attachReferral(
           loaded.session.session_id,

@@ -112,7 +112,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       'failure' in outcome
         ? outcome.failure
         : { class: 'http_status', status: outcome.status, detail: `the receiver answered HTTP ${outcome.status}` };
-    const error = lastErrorOf(failure, timeoutMs);
+    const error = options.faults?.has('delivery-error-detail') ? failure.detail : lastErrorOf(failure, timeoutMs);
     const delay = nextAttemptDelayMs(attempt, options.backoffScale ?? 1);
     await store.events.markRetry(d.outboxId, attempt, delay === undefined ? undefined : clock.now() + delay, error);
     onAttempt(delay === undefined ? 'failed' : 'retry');

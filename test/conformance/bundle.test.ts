@@ -169,7 +169,9 @@ describe('npm run conformance -- --report bundle=DIR, and DIR/replay.mjs', () =>
       expect(failure).toContain(c.rules[0]!);
       expect(failure).toMatch(/--seed 9/);
     }
-    expect((await readdir(bundle)).sort()).toEqual(expect.arrayContaining(['README.txt', 'bundle.json', 'replay.mjs']));
+    expect((await readdir(bundle)).sort()).toEqual(
+      expect.arrayContaining(['README.txt', 'bundle.json', 'replay.mjs', 'transport.mjs']),
+    );
   });
 
   it('replays against a fresh server with the same fault: every answer as recorded (exit 0), signed afresh', async () => {

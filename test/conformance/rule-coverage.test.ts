@@ -68,7 +68,7 @@ describe('rule coverage', () => {
     const text = listing(ALL_FAMILIES);
     expect(text).toMatch(/\nrule coverage: \d+ rules .*: \d+ exercised, \d+ gaps, \d+ excluded\n/);
     expect(text).toContain('  partner x-signing: partner.auth.canonical-query.accepted, ');
-    expect(text).toContain('  public x-form-action: gap: ');
+    expect(text).toContain('  public x-trusted-hosts: excluded: ');
     expect(text).toContain('  public x-signin-throttle: excluded: ');
     expect(text).toContain(
       '  seed:public › Endpoints › Public REST: "next_cursor is also returned on offset pages, so the caller may switch styles"\n      public.listings.offset-next-cursor',
