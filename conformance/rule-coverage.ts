@@ -312,6 +312,12 @@ export const EXTENSION_RULES: ExtensionRule[] = [
     },
     {
       api,
+      extension: 'x-protocol-refusals',
+      requirements: [],
+      gap: "no check sends what Node's fetch cannot (a malformed request line, HTTP/2.0, CONNECT, an unknown Expect); the reference server's tests check it",
+    },
+    {
+      api,
       extension: 'x-unknown-query-parameters',
       requirements: [],
       gap: 'no check sends an undocumented query parameter yet (400 validation_error)',
@@ -335,6 +341,7 @@ export const EXTENSION_RULES: ExtensionRule[] = [
     'x-head',
     'x-single-headers',
     'x-request-target',
+    'x-protocol-refusals',
   ].map((extension) => ({ api: 'admin' as const, extension, requirements: [], excluded: OPERATOR })),
   { api: 'admin', extension: 'x-accepted-breaking-change', requirements: [], excluded: GATE },
   { api: 'admin', extension: 'x-internal', requirements: [], excluded: INTERNAL },

@@ -4,7 +4,8 @@
 // environment variables), with what a first run needs said on the console: where its data lives,
 // where it listens, the operator token and the call that mints a partner credential.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { makeDataDir } from './store/data-dir.ts';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFromEnv } from './config.ts';
@@ -35,7 +36,7 @@ function operatorToken(env: NodeJS.ProcessEnv, dataDir: string): Exclude<Operato
   if (env.ADMIN_TOKEN) return { token: env.ADMIN_TOKEN, source: 'env' };
   const file = join(dataDir, TOKEN_FILE);
   if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), source: 'file', file };
-  mkdirSync(dataDir, { recursive: true });
+  makeDataDir(dataDir);
   const token = randomBytes(24).toString('base64url');
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return { token, source: 'generated', file };
