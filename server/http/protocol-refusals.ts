@@ -126,8 +126,10 @@ export function answerProtocolRefusals(server: Server, deps: ProtocolRefusalDeps
   }
 
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
-    // A connection reset has no one left to answer.
-    if (err.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    // A reset, or an end of the stream in the middle of a request, has no one left to answer: the
+    // request the app holds (if any) is then logged as aborted (499, server/ops/access-log.ts).
+    if (err.code === 'ECONNRESET' || err.code === 'HPE_INVALID_EOF_STATE' || !socket.writable)
+      return void socket.destroy();
     const { name, message } = parserRefusal(err.code, server);
     const refusal = refusals[name];
     const res = inFlight(socket);
