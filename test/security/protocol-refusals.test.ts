@@ -8,6 +8,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../server/ops/logger.ts';
 import { startHarness, type Harness } from '../server/harness.ts';
+import { measureStartup } from '../support/startup.ts';
 
 const lines: Array<Record<string, unknown>> = [];
 const logger = createLogger({
@@ -220,6 +221,11 @@ describe('requests refused before any operation (x-protocol-refusals)', () => {
   });
 });
 
+// The limits of the timeout tests' server, from a start-up of node measured now: far longer than
+// one write on loopback takes to arrive, however busy the machine, and short enough for a test.
+const timing = await measureStartup();
+const HEADERS_TIMEOUT_MS = Math.max(200, timing.ms);
+
 describe('requests that do not arrive in time (x-protocol-refusals request-timeout)', () => {
   let h: Harness;
   let host: string;
@@ -229,30 +235,42 @@ describe('requests that do not arrive in time (x-protocol-refusals request-timeo
       inventorySize: 20,
       dispatch: false,
       logger,
-      serverOptions: { headersTimeout: 500, requestTimeout: 1000, connectionsCheckingInterval: 50 },
+      serverOptions: {
+        headersTimeout: HEADERS_TIMEOUT_MS,
+        requestTimeout: 2 * HEADERS_TIMEOUT_MS,
+        connectionsCheckingInterval: Math.ceil(HEADERS_TIMEOUT_MS / 10),
+      },
     });
     host = new URL(h.baseUrl).host;
   });
   afterAll(() => h.close());
 
-  it('answers headers that never end with 408 request_timeout in the Error shape', async () => {
-    const c = open(h.baseUrl);
-    c.write(`GET /api/v1 HTTP/1.1\r\nHost: ${host}\r\n`);
-    const answer = firstAnswer(await c.until((t) => firstAnswer(t) !== undefined)) as Answer;
-    const body = expectRefusal(answer, 408, 'request_timeout');
-    expect(await logLineOf(body.request_id)).toMatchObject({ status: 408, code: 'request_timeout' });
-    c.destroy();
-  });
+  it(
+    'answers headers that never end with 408 request_timeout in the Error shape',
+    async () => {
+      const c = open(h.baseUrl);
+      c.write(`GET /api/v1 HTTP/1.1\r\nHost: ${host}\r\n`);
+      const answer = firstAnswer(await c.until((t) => firstAnswer(t) !== undefined)) as Answer;
+      const body = expectRefusal(answer, 408, 'request_timeout');
+      expect(await logLineOf(body.request_id)).toMatchObject({ status: 408, code: 'request_timeout' });
+      c.destroy();
+    },
+    timing.timeout(20),
+  );
 
-  it('answers a body that stalls with 408 through the request it belongs to (its own id, one log line)', async () => {
-    const c = open(h.baseUrl);
-    c.write(
-      `POST /api/domain/search HTTP/1.1\r\nHost: ${host}\r\nX-Request-Id: stalled-body-1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"q":`,
-    );
-    const answer = firstAnswer(await c.until((t) => firstAnswer(t) !== undefined)) as Answer;
-    const body = expectRefusal(answer, 408, 'request_timeout');
-    expect(body.request_id).toBe('stalled-body-1');
-    expect(await logLineOf('stalled-body-1')).toMatchObject({ status: 408, code: 'request_timeout' });
-    c.destroy();
-  });
+  it(
+    'answers a body that stalls with 408 through the request it belongs to (its own id, one log line)',
+    async () => {
+      const c = open(h.baseUrl);
+      c.write(
+        `POST /api/domain/search HTTP/1.1\r\nHost: ${host}\r\nX-Request-Id: stalled-body-1\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"q":`,
+      );
+      const answer = firstAnswer(await c.until((t) => firstAnswer(t) !== undefined)) as Answer;
+      const body = expectRefusal(answer, 408, 'request_timeout');
+      expect(body.request_id).toBe('stalled-body-1');
+      expect(await logLineOf('stalled-body-1')).toMatchObject({ status: 408, code: 'request_timeout' });
+      c.destroy();
+    },
+    timing.timeout(20),
+  );
 });
