@@ -252,6 +252,7 @@ describe('requests that do not arrive in time (x-protocol-refusals request-timeo
       c.write(`GET /api/v1 HTTP/1.1\r\nHost: ${host}\r\n`);
       const answer = firstAnswer(await c.until((t) => firstAnswer(t) !== undefined)) as Answer;
       const body = expectRefusal(answer, 408, 'request_timeout');
+      await c.closed();
       expect(await logLineOf(body.request_id)).toMatchObject({ status: 408, code: 'request_timeout' });
       c.destroy();
     },
@@ -268,6 +269,7 @@ describe('requests that do not arrive in time (x-protocol-refusals request-timeo
       const answer = firstAnswer(await c.until((t) => firstAnswer(t) !== undefined)) as Answer;
       const body = expectRefusal(answer, 408, 'request_timeout');
       expect(body.request_id).toBe('stalled-body-1');
+      await c.closed();
       expect(await logLineOf('stalled-body-1')).toMatchObject({ status: 408, code: 'request_timeout' });
       c.destroy();
     },
