@@ -1594,7 +1594,7 @@ export interface components {
          */
         ClientRegistrationRequest: {
             redirect_uris: string[];
-            /** @description Shown to the user on the consent page; not blank, and without control characters or bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which could make the page show another name than the one registered (a name with one is `invalid_client_metadata`). */
+            /** @description Shown to the user on the consent page; not blank, well-formed Unicode text (a lone surrogate such as `\ud800`, which no page can show, is refused), and without control characters or bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which could make the page show another name than the one registered (a name with one is `invalid_client_metadata`). */
             client_name: string;
             /** @description Defaults to `[authorization_code, refresh_token]`; must include `authorization_code`, the only way to obtain tokens here. */
             grant_types?: ("authorization_code" | "refresh_token")[];
