@@ -580,7 +580,9 @@ export interface paths {
          *     no version segment (`/api/partner/webhooks`), and that is the PATH line that is signed.
          *
          *     **URL rules.** The same rules are applied when the URL is registered and again at every
-         *     delivery attempt, to the address actually connected to (see `x-url-rules`):
+         *     delivery attempt, to the address actually connected to (see `x-url-rules`). In both
+         *     environments the URL is absolute `http` or `https`, without credentials, without a fragment
+         *     (`#…` is never sent to the receiver, RFC 3986 §3.5) and without port 0 (a port is 1 to 65535).
          *
          *     - Live credentials need an `https` URL whose host is a **public unicast** address: every
          *       address its name resolves to must be public, and a name that does not resolve is refused.
@@ -1741,7 +1743,8 @@ export interface components {
              * Format: uri
              * @description Delivery endpoint. Live credentials need `https` and a host that is, or resolves only
              *     to, public unicast addresses; sandbox credentials may also use `http`, and loopback
-             *     where the deployment allows it (`SANDBOX_WEBHOOK_LOOPBACK`).
+             *     where the deployment allows it (`SANDBOX_WEBHOOK_LOOPBACK`). Never a fragment (`#…`,
+             *     which is not sent to the receiver) nor port 0 (a port is 1 to 65535).
              *     Anything else is refused with 400 `validation_error`. The rules (PUT
              *     `/api/partner/webhooks`, `x-url-rules`) are applied again at every delivery attempt.
              * @example https://partner.example.net/hooks/domain-sales

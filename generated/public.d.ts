@@ -646,7 +646,8 @@ export interface paths {
          * @description Dynamic client registration with no approval step. Every client is public: no secret is
          *     issued and `token_endpoint_auth_method` is always `none`. Metadata errors answer the RFC 7591
          *     shape (`error`, `error_description`) with status 400: `invalid_redirect_uri` for a redirect
-         *     URI that is not absolute, has a fragment, or is plain `http` on a non-loopback host;
+         *     URI that is not absolute, has a fragment, names port 0, or is plain `http` on a non-loopback
+         *     host;
          *     `invalid_client_metadata` for anything else, including a body that is not JSON, a
          *     `token_endpoint_auth_method` other than `none`, or grant or response types not offered. Every
          *     answer carries `Cache-Control: no-store`. `Idempotency-Key` is not honoured here; a retried
@@ -1587,9 +1588,9 @@ export interface components {
         /**
          * @description RFC 7591 client metadata. Every client is public: there is no secret and
          *     `token_endpoint_auth_method` can only be `none`. Redirect URIs must be absolute, without a
-         *     fragment, and either `https`, `http` on a loopback host (`127.0.0.1`, `[::1]`,
-         *     `localhost`), or a private-use scheme in reverse-domain form (`com.example.app:/callback`,
-         *     RFC 8252). Members this server does not know are ignored, as RFC 7591 §2 requires (so
+         *     fragment (RFC 6749 §3.1.2), without port 0 (a port is 1 to 65535), and either `https`,
+         *     `http` on a loopback host (`127.0.0.1`, `[::1]`, `localhost`), or a private-use scheme in
+         *     reverse-domain form (`com.example.app:/callback`, RFC 8252). Members this server does not know are ignored, as RFC 7591 §2 requires (so
          *     this body is not closed), and are not echoed.
          */
         ClientRegistrationRequest: {

@@ -33,6 +33,8 @@ export function redirectUriProblem(uri: string): string | undefined {
   }
   if (uri.includes('#')) return `redirect URIs must not have a fragment: ${uri}`;
   if (url.username || url.password) return `redirect URIs must not carry user credentials: ${uri}`;
+  // Port 0 asks the operating system for any free port: no listener can be reached at it.
+  if (url.port === '0') return `redirect URIs must not name port 0 (a port is 1 to 65535): ${uri}`;
   if (url.protocol === 'https:') return url.hostname ? undefined : `https redirect URIs need a host: ${uri}`;
   if (url.protocol === 'http:') {
     return isLoopbackHost(url.hostname) ? undefined : `http redirect URIs are allowed only on loopback hosts: ${uri}`;
@@ -46,13 +48,14 @@ export function redirectUriProblem(uri: string): string | undefined {
   return undefined;
 }
 
-/** The largest TCP port; five digits can spell more, which is no port at all. */
+/** TCP ports are 1 to 65535: five digits can spell more, and 0 (any free port) is no port to send a browser to. */
+const MIN_PORT = 1;
 const MAX_PORT = 65535;
 
 /** Splits a loopback URI into what must match exactly (everything) and what may differ (the port). */
 function loopbackParts(uri: string): { scheme: string; host: string; rest: string } | undefined {
   const m = LOOPBACK.exec(uri);
-  if (!m || (m[3] !== undefined && Number(m[3]) > MAX_PORT)) return undefined;
+  if (!m || (m[3] !== undefined && (Number(m[3]) < MIN_PORT || Number(m[3]) > MAX_PORT))) return undefined;
   return { scheme: m[1] ?? '', host: m[2] ?? '', rest: m[4] ?? '' };
 }
 
