@@ -825,7 +825,9 @@ export interface paths {
          *     with the same inputs and answers as the batch operations of the same names (`x-mcp-tools`
          *     names each tool's input and output schema; `McpToolCallParams` and `McpToolCallResult` type
          *     `tools/call`). `tools/list` gives each tool's `inputSchema` (closed, as the params schema)
-         *     and `outputSchema` (open, as every response body). A successful call's `content` holds a
+         *     and `outputSchema` (open, as every response body). The arguments are checked as sent: a
+         *     member the `inputSchema` does not name is `validation_error`, `__proto__`, `constructor` and
+         *     the like included (they are ordinary JSON members, never a way around the schema). A successful call's `content` holds a
          *     one-line summary and then `structuredContent` as JSON text. A bearer token is optional;
          *     when sent it must be valid (else 401 `invalid_token`) and bound to `<base>` or
          *     `<base>/mcp`, and it reaches `search_domain`, which then returns real prices.
