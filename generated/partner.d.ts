@@ -2301,7 +2301,9 @@ export interface components {
         /**
          * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
          *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-         *     are sent.
+         *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+         *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+         *     window.
          * @example 2026-12-01
          */
         To: string;
@@ -2607,7 +2609,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2836,7 +2840,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2896,7 +2902,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2971,7 +2979,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3073,7 +3083,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3301,7 +3313,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3347,7 +3361,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3412,7 +3428,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3472,7 +3490,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3532,7 +3552,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
