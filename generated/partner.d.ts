@@ -136,9 +136,10 @@ export interface paths {
          *
          *     **Price.** Without `quote_id`, `expected_price` must equal the current listing price; with a
          *     valid quote it must equal the quoted price; otherwise 422 `price_mismatch`. An expired quote
-         *     is 422 `quote_expired`; a tampered or another partner's quote is 400 `validation_error`.
-         *     Unlisted or already sold domains are 404 `not_found`; a domain reserved by another partner's
-         *     live quote is 409 `domain_reserved`.
+         *     is 422 `quote_expired`; a tampered or another partner's quote is 400 `validation_error`,
+         *     answered alike and before the domain's state is looked at (so another partner's live quote
+         *     is that 400, never 409). Unlisted or already sold domains are 404 `not_found`; a domain
+         *     reserved by another partner's live quote is 409 `domain_reserved`.
          *
          *     **Idempotency** (`x-idempotency`). `Idempotency-Key` is required (1 to 255 characters,
          *     scoped to the credential, kept at least 24 hours). The body fingerprint is the SHA-256 of
@@ -234,8 +235,10 @@ export interface paths {
          *
          *     `expected_price` must equal the current listing price, or the quoted price with `quote_id`
          *     (else 422 `price_mismatch`); an expired quote is 422 `quote_expired`, a tampered or another
-         *     partner's quote 400 `validation_error`. Unlisted or already sold domains are 404
-         *     `not_found`; a domain reserved by another partner's live quote is 409 `domain_reserved`.
+         *     partner's quote 400 `validation_error`, answered alike and before the domain's state is
+         *     looked at (so another partner's live quote is that 400, never 409). Unlisted or already sold
+         *     domains are 404 `not_found`; a domain reserved by another partner's live quote is 409
+         *     `domain_reserved`.
          *     If the domain is sold elsewhere before the buyer pays, the hosted page tells the buyer it is
          *     no longer available and charges nothing.
          *
@@ -1047,8 +1050,10 @@ export interface components {
         };
         /**
          * @description Signed quote token from POST `/quotes` (it binds domain, price, partner and expiry).
-         *     Opaque: do not parse it. A tampered or another partner's token is 400 `validation_error`;
-         *     an expired one is 422 `quote_expired`.
+         *     Opaque: do not parse it. A tampered or another partner's token is 400 `validation_error`,
+         *     one answer for both (the same message), checked before the domain's state: another
+         *     partner's live quote never gets 409 `domain_reserved`, which would confirm the token and
+         *     tell when that partner's reservation ends. An expired one is 422 `quote_expired`.
          * @example qt_eyJ2IjoxLCJkIjoiYmVzdGNvZmZlZWJlYW5zLmNvbSIsInAiOjI1MDAwMCwiYyI6IlVTRCIsInB0IjoicHRuXzhYSzJSN000IiwiZSI6InNhbmRib3giLCJpYXQiOjE3OTUzMzk4MDAwMDAsImV4cCI6MTc5NTM0MDQwMDAwMH0.uRIu452eXKD-CDaWw5mpdP9R_hB7EEYjl4dGPnfZJa0
          */
         QuoteId: string;
