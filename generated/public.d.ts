@@ -707,6 +707,13 @@ export interface paths {
          *     exactly alike. A missing or wrong `csrf_token`,
          *     or an `auth_request` that is tampered or older than 10 minutes, is a 400 page (start again
          *     from the client).
+         *
+         *     **One decision per authorization request.** An `auth_request` takes one decision: `deny`,
+         *     or `approve` with valid credentials. Posting it again afterwards (approving after a denial,
+         *     or approving twice for a second code) is a 400 page (`validation_error`, at
+         *     `/body/auth_request`; start again from the client), and issues nothing. Wrong or missing
+         *     credentials, a throttled attempt and a refused form are no decision: the same form can still
+         *     be used.
          */
         post: operations["submitAuthorizeForm"];
         delete?: never;

@@ -579,7 +579,7 @@ export const oauthFamily: Family = {
       id: 'public.oauth.csrf',
       rules: ['spec:public:submitAuthorizeForm#/description'],
       needs: ['oauth-user'],
-      name: 'the sign-in form is CSRF-protected: without the cookie, or with another csrf_token, it is a 400 and issues nothing',
+      name: 'the sign-in form is CSRF-protected: without the cookie, or with another csrf_token, it is a 400 and issues nothing; it takes one decision: approving after "Deny" is a 400 and issues nothing',
       async run(ctx) {
         const as = await discovered(ctx);
         const client = await register(ctx, as, scope);
@@ -592,7 +592,7 @@ export const oauthFamily: Family = {
         const form = parseForms(page.responseBody).find((f) => 'csrf_token' in f.fields);
         if (!form) throw new CheckFailure('the authorization page has no form with csrf_token', [page]);
         const cookie = (page.setCookies ?? []).map((c) => c.split(';')[0]).join('; ');
-        const post = (fields: Record<string, string>, withCookie: boolean) =>
+        const post = (fields: Record<string, string>, withCookie: boolean, decision = 'approve') =>
           ctx.http.send({
             method: 'POST',
             target: new URL(form.action || target, `${ctx.http.baseUrl}${target}`).pathname,
@@ -605,17 +605,27 @@ export const oauthFamily: Family = {
               ...fields,
               email: ctx.options.oauthUser ?? '',
               password: ctx.options.oauthPassword ?? '',
-              decision: 'approve',
+              decision,
             }).toString(),
             deliberate: true,
           });
-        for (const [what, e] of [
+        const refusedAlready = [
           ['without the CSRF cookie', await post(form.fields, false)],
           [
             'with another csrf_token',
             await post({ ...form.fields, csrf_token: randomBytes(16).toString('hex') }, true),
           ],
-        ] as const) {
+        ] as const;
+        // The refusals above were no decision: the form is still good for one, "Deny"...
+        const denied = await post(form.fields, true, 'deny');
+        expect(
+          denied.status === 303 && (denied.responseHeaders.location ?? '').includes('error=access_denied'),
+          `the untouched form with "Deny" must send the browser back with error=access_denied, got ${denied.status} ${denied.responseHeaders.location ?? ''}`,
+          [denied],
+        );
+        // ...and only one: the same form approved afterwards (submitAuthorizeForm, one decision per request).
+        const afterDeny = await post(form.fields, true);
+        for (const [what, e] of [...refusedAlready, ['approved after it was denied', afterDeny]] as const) {
           expect(
             e.status === 400 && e.responseHeaders.location === undefined,
             `the consent form posted ${what} must be refused with 400 (no redirect, no code), got ${e.status}${e.responseHeaders.location ? ` to ${e.responseHeaders.location}` : ''}`,

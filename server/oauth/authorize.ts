@@ -121,6 +121,19 @@ export function authorizePage(deps: PublicDeps): RequestHandler {
 }
 
 const FORM_EXPIRED = 'The form has expired or was not sent from this site; start the sign-in again';
+const FORM_USED = 'This sign-in form was already answered (approved or denied); start the sign-in again';
+
+/** The name the store records decided authorization requests under (beside partner key ids, never one of them). */
+const DECIDED = 'oauth:auth_request';
+
+/**
+ * Records the one decision an authorization request allows; false when it already had one. A
+ * signed form could otherwise be posted again: approved after "Deny", or approved twice for two
+ * codes. Kept until the form expires, after which it is refused as expired anyway.
+ */
+function consumeAuthRequest(deps: PublicDeps, opened: { id: string; expiresAt: number }): Promise<boolean> {
+  return deps.store.replayGuard.recordNonce(DECIDED, opened.id, opened.expiresAt, deps.clock.now());
+}
 
 export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHandler {
   const throttle = signinThrottle({ store: deps.store, key: deps.keys.oauth, now: () => deps.clock.now() });
@@ -174,9 +187,21 @@ export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
     }
     const back = (params: Record<string, string>) =>
       res.redirect(303, withParams(request.redirectUri, { ...params, state: request.state, iss: base }));
+    const alreadyDecided = () =>
+      refusePage(
+        req,
+        res,
+        new ApiError('validation_error', FORM_USED, [
+          { path: '/body/auth_request', message: 'was already approved or denied' },
+        ]),
+        'This sign-in form is no longer valid',
+      );
 
     const decision = single(form, 'decision');
-    if (decision === 'deny') return back({ error: 'access_denied', error_description: 'The user denied the request' });
+    if (decision === 'deny') {
+      if (!(await consumeAuthRequest(deps, opened))) return alreadyDecided();
+      return back({ error: 'access_denied', error_description: 'The user denied the request' });
+    }
     if (decision !== 'approve') {
       return refusePage(
         req,
@@ -210,6 +235,8 @@ export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
         .send(consent(request, client.name, authRequest, csrf, { ...(email ? { email } : {}), error }));
       return;
     }
+    // Signed in: this is the request's decision, unless it already had one.
+    if (!(await consumeAuthRequest(deps, opened))) return alreadyDecided();
     const code = await issueCode(grantDeps, {
       clientId: request.clientId,
       userId,
