@@ -212,7 +212,16 @@ describe('the signed sign-in form state', () => {
 
   it('round-trips with the matching CSRF pair within 10 minutes', () => {
     const token = sealAuthRequest(key, request, csrf, now);
-    expect(openAuthRequest(key, token, csrf, csrf, now + AUTH_REQUEST_TTL_MS - 1)).toEqual({ ok: true, request });
+    expect(openAuthRequest(key, token, csrf, csrf, now + AUTH_REQUEST_TTL_MS - 1)).toEqual({
+      ok: true,
+      request,
+      id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      expiresAt: now + AUTH_REQUEST_TTL_MS,
+    });
+    // Each sealing is its own request, with its own single decision (one id each).
+    const twin = openAuthRequest(key, sealAuthRequest(key, request, csrf, now), csrf, csrf, now);
+    const first = openAuthRequest(key, token, csrf, csrf, now);
+    expect(twin.ok && first.ok && twin.id !== first.id).toBe(true);
     expect(openAuthRequest(key, token, csrf, csrf, now + AUTH_REQUEST_TTL_MS)).toEqual({
       ok: false,
       problem: 'expired',
