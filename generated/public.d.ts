@@ -677,11 +677,20 @@ export interface paths {
          *        `validation_error` for the client). Redirect URIs are compared as exact strings, except that
          *        the port is ignored on loopback redirects (`127.0.0.1`, `[::1]`, `localhost`), as native
          *        clients pick a free port.
-         *     2. Other errors are redirected (302) to `redirect_uri` with `error`, `error_description`,
-         *        `state` (when sent) and `iss`: `unsupported_response_type` (not `code`), `invalid_request`
-         *        (missing `code_challenge`, `code_challenge_method` other than `S256`, a repeated
-         *        parameter), `invalid_scope` (a scope the client may not request), `invalid_target`
-         *        (a `resource` this server does not serve).
+         *     2. Other errors: `unsupported_response_type` (not `code`), `invalid_request` (missing
+         *        `code_challenge`, `code_challenge_method` other than `S256`, a repeated parameter),
+         *        `invalid_scope` (a scope the client may not request), `invalid_target` (a `resource` this
+         *        server does not serve). They go back to the client with `error`, `error_description`,
+         *        `state` (when sent) and `iss`, and how depends on where `redirect_uri` leads (RFC 9700
+         *        §4.11.2: anyone can register a client, so a registered redirect URI alone does not make it
+         *        safe to send a browser there before the user has signed in):
+         *        - a loopback `http` redirect URI or a private-use scheme (a native app: it stays on the
+         *          user's device): redirected (302) there at once;
+         *        - an `https` redirect URI: **never redirected automatically**. A 400 page names the error
+         *          and offers the same URL (`redirect_uri` with `error`, `error_description`, `state`,
+         *          `iss`) as a link naming its host, which the user may follow; no cookie is set. With
+         *          `Accept: application/json` the `Error` body instead: `validation_error`, the message
+         *          `<error>: <error_description>` and a `details` entry at the parameter at fault.
          *     3. Otherwise the sign-in and consent page (200). The user signs in and approves or denies;
          *        consent is asked every time (there is no bypass, also not in sandbox, whose seeded sign-in
          *        users are listed in the README). The form posts to POST `/oauth/authorize`.
@@ -4035,8 +4044,10 @@ export interface operations {
                 };
             };
             /**
-             * @description An error that may be redirected: the browser goes back to `redirect_uri` with `error`,
-             *     `error_description`, `state` (when sent) and `iss`.
+             * @description An error sent back to a redirect URI that stays on the user's device (loopback `http`, a
+             *     private-use scheme): the browser goes back to `redirect_uri` with `error`,
+             *     `error_description`, `state` (when sent) and `iss`. An `https` redirect URI gets the 400
+             *     page with a link instead (RFC 9700 §4.11.2).
              */
             302: {
                 headers: {
@@ -4054,8 +4065,11 @@ export interface operations {
             };
             /**
              * @description `client_id` unknown or missing, or `redirect_uri` missing or not registered: shown to the
-             *     user, never redirected. An HTML page, or the `Error` body when `Accept` prefers
-             *     `application/json`.
+             *     user, never redirected. Also any other error of a request whose `redirect_uri` is
+             *     `https` (step 2): the page names the OAuth error and links to `redirect_uri` with
+             *     `error`, `error_description`, `state` and `iss`, for the user to follow or not; nothing
+             *     sends the browser there by itself. An HTML page, or the `Error` body when `Accept`
+             *     prefers `application/json`.
              */
             400: {
                 headers: {
@@ -4068,7 +4082,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><title>Authorization error</title></head><body><h1>This sign-in link is not valid</h1><p>The application's redirect address is not registered. Contact the application's developer.</p></body></html> */
                     "text/html": string;
                     "application/json": components["schemas"]["Error"];
                 };

@@ -576,6 +576,38 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.no-open-redirect',
+      rules: ['spec:public:getAuthorizePage#/description', 'spec:public:getAuthorizePage#/responses/400'],
+      name: 'not an open redirector (RFC 9700 §4.11.2): an error for a self-registered https redirect_uri is a 400 page with a link to it, never a redirect',
+      async run(ctx) {
+        const as = await discovered(ctx);
+        const https = 'https://app.example.net/oauth/callback';
+        const client = await register(ctx, as, scope, https);
+        const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier());
+        const target = authorizeTarget(ctx, as, client, {
+          scope,
+          state: 'st-4',
+          codeChallenge: challenge,
+          redirectUri: https,
+        }).replace('response_type=code', 'response_type=x');
+        const page = await ctx.http.send({ target, headers: { accept: 'text/html' }, deliberate: true });
+        expect(
+          page.status === 400 && page.responseHeaders.location === undefined,
+          `GET /oauth/authorize with response_type=x for the https redirect_uri ${https} must show a 400 page, not send the browser there; got ${page.status}${page.responseHeaders.location ? ` to ${page.responseHeaders.location}` : ''}`,
+          [page],
+        );
+        const link = /<a [^>]*href="([^"]*)"/.exec(page.responseBody)?.[1]?.replace(/&amp;/g, '&');
+        const back = link?.startsWith(https)
+          ? new URL(link.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))))
+          : undefined;
+        expect(
+          back?.searchParams.get('error') === 'unsupported_response_type' && back.searchParams.get('state') === 'st-4',
+          `the page must offer a link to ${https} with error=unsupported_response_type and the state; found ${link ?? 'no link to it'}`,
+          [page],
+        );
+      },
+    },
+    {
       id: 'public.oauth.csrf',
       rules: ['spec:public:submitAuthorizeForm#/description'],
       needs: ['oauth-user'],

@@ -21,6 +21,26 @@ export const MAX_REDIRECT_URI_LENGTH = 2000;
 
 export const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname);
 
+/**
+ * Whether an authorization error may send the browser to `uri` automatically, before the user
+ * has signed in (RFC 9700 §4.11.2, the authorization server as open redirector). Anyone can
+ * register a client with any https redirect URI, so such a URI is not trusted for that: a
+ * redirect to it would take the browser from this origin to any site at once. A loopback `http`
+ * URI or a private-use scheme stays on the user's own device (a native app, RFC 8252), so a
+ * redirect there sends nobody elsewhere.
+ */
+export function errorRedirectsAutomatically(uri: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (url.protocol === 'https:') return false;
+  if (url.protocol === 'http:') return isLoopbackHost(url.hostname);
+  return !FORBIDDEN_SCHEMES.has(url.protocol);
+}
+
 /** Why `uri` cannot be registered as a redirect URI, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
   if ([...uri].length > MAX_REDIRECT_URI_LENGTH)
