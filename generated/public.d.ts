@@ -652,6 +652,14 @@ export interface paths {
          *     `token_endpoint_auth_method` other than `none`, or grant or response types not offered. Every
          *     answer carries `Cache-Control: no-store`. `Idempotency-Key` is not honoured here; a retried
          *     registration simply registers another client.
+         *
+         *     **Rate limit.** Registration has its own class (`x-rate-limit: registration`): 60 requests
+         *     an hour per client address (an IPv6 address by its /64), whatever bearer token is sent, and
+         *     refused registrations count too. Past it: 429 `rate_limited` (the `Error` body, not an RFC
+         *     7591 error) with `Retry-After` and the RateLimit fields of the `registration` policy
+         *     (`"registration";q=60;w=3600`). Register a client once and keep its `client_id`. Registering
+         *     more clients never adds to what one user may call: every client of a user shares the user's
+         *     ceiling (`public_user` in `x-rate-limit-classes`).
          */
         post: operations["registerOAuthClient"];
         delete?: never;
@@ -2138,7 +2146,8 @@ export interface components {
         /**
          * @description The client's 60 requests per 60 s are spent (per authorization grant, the OAuth client and
          *     user, shared by all its tokens, when a valid bearer token is sent; else per IP; each batch
-         *     entry counts as one call). Wait `Retry-After` seconds.
+         *     entry counts as one call), or, with a bearer token, the user's 120 per 60 s across all
+         *     their clients (`public_user`; `RateLimit-Policy` names which). Wait `Retry-After` seconds.
          */
         RateLimited: {
             headers: {
@@ -2393,33 +2402,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /**
-         * @description The client's 60 requests per 60 s are spent; wait `Retry-After` seconds. The body is the
-         *     `Error` shape, not an OAuth error. Like every answer of this endpoint, not cacheable.
-         */
-        RateLimitedNoStore: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "Retry-After": components["headers"]["Retry-After"];
-                "Cache-Control": components["headers"]["Cache-Control-No-Store"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": "rate_limited",
-                 *       "message": "Rate limit \"public\" of 60 requests per 60 s exceeded; retry in 12 s",
-                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7S"
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /** @description Unexpected error; retry with exponential back-off. Like every answer of this endpoint, not cacheable. */
         InternalErrorNoStore: {
             headers: {
@@ -2469,6 +2451,34 @@ export interface components {
                  *       "code": "rate_limited",
                  *       "message": "Too many failed sign-in attempts. Wait 2 minutes before trying again.",
                  *       "request_id": "req_01JD9Q4X7M2N8B5V3C7Q"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The client's 60 requests per 60 s are spent (or, with a bearer token, its user's 120 per
+         *     60 s across all their clients, `public_user`); wait `Retry-After` seconds. The body is the
+         *     `Error` shape, not an OAuth error. Like every answer of this endpoint, not cacheable.
+         */
+        RateLimitedNoStore: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "message": "Rate limit \"public\" of 60 requests per 60 s exceeded; retry in 12 s",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7S"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -3971,7 +3981,34 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLargeNoStore"];
-            429: components["responses"]["RateLimitedNoStore"];
+            /**
+             * @description The address's 60 registrations an hour are spent (`x-rate-limit: registration`); wait
+             *     `Retry-After` seconds. The body is the `Error` shape, not an RFC 7591 error. Like every
+             *     answer of this endpoint, not cacheable.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit \"registration\" of 60 requests per 3600 s exceeded; retry in 1712 s",
+                     *       "request_id": "req_01JD9Q4X7M2N8B5V3C7T"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalErrorNoStore"];
         };
     };

@@ -247,7 +247,7 @@ export const oauthFamily: Family = {
             );
           },
           Math.min(ctx.fc.numRuns, 6),
-          { cost: { public: 1 } },
+          { cost: { registration: 1 } },
         );
         const badRedirects = fc.constantFrom<unknown>(
           ['not a uri'],
@@ -275,7 +275,7 @@ export const oauthFamily: Family = {
             );
           },
           5,
-          { cost: { public: 1 } },
+          { cost: { registration: 1 } },
         );
         for (const [what, body, raw] of [
           [
