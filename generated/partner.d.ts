@@ -136,9 +136,10 @@ export interface paths {
          *
          *     **Price.** Without `quote_id`, `expected_price` must equal the current listing price; with a
          *     valid quote it must equal the quoted price; otherwise 422 `price_mismatch`. An expired quote
-         *     is 422 `quote_expired`; a tampered or another partner's quote is 400 `validation_error`.
-         *     Unlisted or already sold domains are 404 `not_found`; a domain reserved by another partner's
-         *     live quote is 409 `domain_reserved`.
+         *     is 422 `quote_expired`; a tampered or another partner's quote is 400 `validation_error`,
+         *     answered alike and before the domain's state is looked at (so another partner's live quote
+         *     is that 400, never 409). Unlisted or already sold domains are 404 `not_found`; a domain
+         *     reserved by another partner's live quote is 409 `domain_reserved`.
          *
          *     **Idempotency** (`x-idempotency`). `Idempotency-Key` is required (1 to 255 characters,
          *     scoped to the credential, kept at least 24 hours). The body fingerprint is the SHA-256 of
@@ -234,8 +235,10 @@ export interface paths {
          *
          *     `expected_price` must equal the current listing price, or the quoted price with `quote_id`
          *     (else 422 `price_mismatch`); an expired quote is 422 `quote_expired`, a tampered or another
-         *     partner's quote 400 `validation_error`. Unlisted or already sold domains are 404
-         *     `not_found`; a domain reserved by another partner's live quote is 409 `domain_reserved`.
+         *     partner's quote 400 `validation_error`, answered alike and before the domain's state is
+         *     looked at (so another partner's live quote is that 400, never 409). Unlisted or already sold
+         *     domains are 404 `not_found`; a domain reserved by another partner's live quote is 409
+         *     `domain_reserved`.
          *     If the domain is sold elsewhere before the buyer pays, the hosted page tells the buyer it is
          *     no longer available and charges nothing.
          *
@@ -582,7 +585,9 @@ export interface paths {
          *     no version segment (`/api/partner/webhooks`), and that is the PATH line that is signed.
          *
          *     **URL rules.** The same rules are applied when the URL is registered and again at every
-         *     delivery attempt, to the address actually connected to (see `x-url-rules`):
+         *     delivery attempt, to the address actually connected to (see `x-url-rules`). In both
+         *     environments the URL is absolute `http` or `https`, without credentials, without a fragment
+         *     (`#…` is never sent to the receiver, RFC 3986 §3.5) and without port 0 (a port is 1 to 65535).
          *
          *     - Live credentials need an `https` URL whose host is a **public unicast** address: every
          *       address its name resolves to must be public, and a name that does not resolve is refused.
@@ -1051,8 +1056,10 @@ export interface components {
         };
         /**
          * @description Signed quote token from POST `/quotes` (it binds domain, price, partner and expiry).
-         *     Opaque: do not parse it. A tampered or another partner's token is 400 `validation_error`;
-         *     an expired one is 422 `quote_expired`.
+         *     Opaque: do not parse it. A tampered or another partner's token is 400 `validation_error`,
+         *     one answer for both (the same message), checked before the domain's state: another
+         *     partner's live quote never gets 409 `domain_reserved`, which would confirm the token and
+         *     tell when that partner's reservation ends. An expired one is 422 `quote_expired`.
          * @example qt_eyJ2IjoxLCJkIjoiYmVzdGNvZmZlZWJlYW5zLmNvbSIsInAiOjI1MDAwMCwiYyI6IlVTRCIsInB0IjoicHRuXzhYSzJSN000IiwiZSI6InNhbmRib3giLCJpYXQiOjE3OTUzMzk4MDAwMDAsImV4cCI6MTc5NTM0MDQwMDAwMH0.uRIu452eXKD-CDaWw5mpdP9R_hB7EEYjl4dGPnfZJa0
          */
         QuoteId: string;
@@ -1747,7 +1754,8 @@ export interface components {
              * Format: uri
              * @description Delivery endpoint. Live credentials need `https` and a host that is, or resolves only
              *     to, public unicast addresses; sandbox credentials may also use `http`, and loopback
-             *     where the deployment allows it (`SANDBOX_WEBHOOK_LOOPBACK`).
+             *     where the deployment allows it (`SANDBOX_WEBHOOK_LOOPBACK`). Never a fragment (`#…`,
+             *     which is not sent to the receiver) nor port 0 (a port is 1 to 65535).
              *     Anything else is refused with 400 `validation_error`. The rules (PUT
              *     `/api/partner/webhooks`, `x-url-rules`) are applied again at every delivery attempt.
              * @example https://partner.example.net/hooks/domain-sales
@@ -2310,7 +2318,9 @@ export interface components {
         /**
          * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
          *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-         *     are sent.
+         *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+         *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+         *     window.
          * @example 2026-12-01
          */
         To: string;
@@ -2616,7 +2626,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2845,7 +2857,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2905,7 +2919,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2980,7 +2996,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3082,7 +3100,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3310,7 +3330,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3356,7 +3378,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3421,7 +3445,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3481,7 +3507,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3541,7 +3569,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
