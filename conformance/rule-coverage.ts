@@ -284,6 +284,14 @@ export const EXTENSION_RULES: ExtensionRule[] = [
     ],
   },
   // How each surface reads the request itself (root extensions of both documents)
+  ...(['partner', 'public'] as const).flatMap((api) => [
+    {
+      api,
+      extension: 'x-protocol-refusals',
+      requirements: [],
+      gap: "no check sends a malformed request line, HTTP/2.0, CONNECT or an unknown Expect yet (conformance/raw-http.ts could); the reference server's tests check it",
+    },
+  ]),
   {
     api: 'partner',
     extension: 'x-head',
@@ -308,6 +316,7 @@ export const EXTENSION_RULES: ExtensionRule[] = [
     'x-head',
     'x-single-headers',
     'x-request-target',
+    'x-protocol-refusals',
   ].map((extension) => ({ api: 'admin' as const, extension, requirements: [], excluded: OPERATOR })),
   { api: 'admin', extension: 'x-accepted-breaking-change', requirements: [], excluded: GATE },
   { api: 'admin', extension: 'x-internal', requirements: [], excluded: INTERNAL },

@@ -282,7 +282,10 @@ export interface paths {
          *     (affiliate commission; it also writes a `paid_out` entry of `amount_cents` to the partner's
          *     commission ledger, lowering the running balance). `currency` defaults to `USD`. `paid_at` is
          *     the partner's business time when the payout is recorded. Unknown `partner_id`: 404
-         *     `not_found`. Not idempotent: every call records a new payout.
+         *     `not_found`. A payout that would take the partner's total of payouts of its `kind` past
+         *     2^53 − 1 cents is 400 `validation_error` (on `/body/amount_cents`): the partner API reports
+         *     that total (`total_paid_cents`) and every total stays exact. Not idempotent: every call
+         *     records a new payout.
          */
         post: operations["recordPayout"];
         delete?: never;
@@ -457,7 +460,7 @@ export interface components {
          *
          *     | code | status | when |
          *     |---|---|---|
-         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form or with a fragment, a malformed request target (`x-request-target`), a repeated `Host`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`). `details` names each failing member. |
+         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form, a malformed request target or one with a fragment or userinfo (`x-request-target`), a repeated `Host`, `Content-Type`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`, a request the HTTP/1.1 parser refuses or one without `Host` (`x-protocol-refusals`)). `details` names each failing member. |
          *     | `missing_idempotency_key` | 400 | POST `/orders` without `Idempotency-Key`. |
          *     | `invalid_cursor` | 400 | A cursor that is malformed, tampered, or reused with other filters or sort. |
          *     | `invalid_redirect_uri` | 400 | OAuth: `redirect_uri` is not registered for the client (shown to the user, never redirected to). |
@@ -471,21 +474,25 @@ export interface components {
          *     | `forbidden` | 403 | Credential lacks the operation's scope, live credential not yet approved, or credential not linked to an affiliate account. |
          *     | `insufficient_scope` | 403 | Bearer token valid but lacks the scope the operation needs (RFC 6750 §3.1). |
          *     | `not_found` | 404 | Unknown path, domain not listed, or resource not visible to this caller. |
-         *     | `method_not_allowed` | 405 | The path exists but not with this method. |
+         *     | `method_not_allowed` | 405 | The path exists but not with this method; also `CONNECT`, since the server is no proxy (`x-protocol-refusals`). |
+         *     | `request_timeout` | 408 | The request did not arrive in time: its header fields, or the whole request, took longer than the server waits (`x-protocol-refusals`). |
          *     | `conflict` | 409 | Idempotency key reused with another body, or the first request with that key is still executing (then with `Retry-After: 1`). |
          *     | `domain_reserved` | 409 | Another partner holds a live quote on the domain. |
          *     | `invalid_state` | 409 | The order, case or partner is not in a state that allows the move; `message` names the current status. |
          *     | `session_expired` | 410 | A hosted checkout session is past its 7-day life. |
-         *     | `payload_too_large` | 413 | Request body larger than 1 MiB. |
-         *     | `unsupported_media_type` | 415 | Body sent with a content type the operation does not accept. |
+         *     | `payload_too_large` | 413 | Request body larger than 1 MiB (also announced by `Content-Length` with `Expect: 100-continue`: refused before the body is sent). |
+         *     | `unsupported_media_type` | 415 | Body sent with a content type the operation does not accept, or without `Content-Type`. |
+         *     | `expectation_failed` | 417 | An `Expect` other than `100-continue` (RFC 9110 §10.1.1; `x-protocol-refusals`). |
          *     | `misdirected_request` | 421 | The request's `Host` is not one the deployment answers for (`x-trusted-hosts`). |
          *     | `price_mismatch` | 422 | `expected_price` differs from the listing (or quoted) price. |
          *     | `quote_expired` | 422 | `quote_id` is past its 10-minute window. |
          *     | `rate_limited` | 429 | Rate limit exceeded; wait `Retry-After` seconds. |
+         *     | `header_fields_too_large` | 431 | The request line and header fields are larger than the server reads (16 KiB; `x-protocol-refusals`). |
          *     | `internal_error` | 500 | Unexpected error; retry with exponential back-off. |
+         *     | `http_version_not_supported` | 505 | The request line names an HTTP major version other than 1 (`HTTP/2.0`); send HTTP/1.1 (`x-protocol-refusals`). |
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error";
+        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported";
         /** @description One failing member of a `validation_error`. */
         ErrorDetail: {
             /**

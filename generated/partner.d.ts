@@ -136,9 +136,10 @@ export interface paths {
          *
          *     **Price.** Without `quote_id`, `expected_price` must equal the current listing price; with a
          *     valid quote it must equal the quoted price; otherwise 422 `price_mismatch`. An expired quote
-         *     is 422 `quote_expired`; a tampered or another partner's quote is 400 `validation_error`.
-         *     Unlisted or already sold domains are 404 `not_found`; a domain reserved by another partner's
-         *     live quote is 409 `domain_reserved`.
+         *     is 422 `quote_expired`; a tampered or another partner's quote is 400 `validation_error`,
+         *     answered alike and before the domain's state is looked at (so another partner's live quote
+         *     is that 400, never 409). Unlisted or already sold domains are 404 `not_found`; a domain
+         *     reserved by another partner's live quote is 409 `domain_reserved`.
          *
          *     **Idempotency** (`x-idempotency`). `Idempotency-Key` is required (1 to 255 characters,
          *     scoped to the credential, kept at least 24 hours). The body fingerprint is the SHA-256 of
@@ -234,8 +235,10 @@ export interface paths {
          *
          *     `expected_price` must equal the current listing price, or the quoted price with `quote_id`
          *     (else 422 `price_mismatch`); an expired quote is 422 `quote_expired`, a tampered or another
-         *     partner's quote 400 `validation_error`. Unlisted or already sold domains are 404
-         *     `not_found`; a domain reserved by another partner's live quote is 409 `domain_reserved`.
+         *     partner's quote 400 `validation_error`, answered alike and before the domain's state is
+         *     looked at (so another partner's live quote is that 400, never 409). Unlisted or already sold
+         *     domains are 404 `not_found`; a domain reserved by another partner's live quote is 409
+         *     `domain_reserved`.
          *     If the domain is sold elsewhere before the buyer pays, the hosted page tells the buyer it is
          *     no longer available and charges nothing.
          *
@@ -582,7 +585,9 @@ export interface paths {
          *     no version segment (`/api/partner/webhooks`), and that is the PATH line that is signed.
          *
          *     **URL rules.** The same rules are applied when the URL is registered and again at every
-         *     delivery attempt, to the address actually connected to (see `x-url-rules`):
+         *     delivery attempt, to the address actually connected to (see `x-url-rules`). In both
+         *     environments the URL is absolute `http` or `https`, without credentials, without a fragment
+         *     (`#…` is never sent to the receiver, RFC 3986 §3.5) and without port 0 (a port is 1 to 65535).
          *
          *     - Live credentials need an `https` URL whose host is a **public unicast** address: every
          *       address its name resolves to must be public, and a name that does not resolve is refused.
@@ -914,7 +919,7 @@ export interface components {
          *
          *     | code | status | when |
          *     |---|---|---|
-         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form or with a fragment, a malformed request target (`x-request-target`), a repeated `Host`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`). `details` names each failing member. |
+         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form, a malformed request target or one with a fragment or userinfo (`x-request-target`), a repeated `Host`, `Content-Type`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`, a request the HTTP/1.1 parser refuses or one without `Host` (`x-protocol-refusals`)). `details` names each failing member. |
          *     | `missing_idempotency_key` | 400 | POST `/orders` without `Idempotency-Key`. |
          *     | `invalid_cursor` | 400 | A cursor that is malformed, tampered, or reused with other filters or sort. |
          *     | `invalid_redirect_uri` | 400 | OAuth: `redirect_uri` is not registered for the client (shown to the user, never redirected to). |
@@ -928,21 +933,25 @@ export interface components {
          *     | `forbidden` | 403 | Credential lacks the operation's scope, live credential not yet approved, or credential not linked to an affiliate account. |
          *     | `insufficient_scope` | 403 | Bearer token valid but lacks the scope the operation needs (RFC 6750 §3.1). |
          *     | `not_found` | 404 | Unknown path, domain not listed, or resource not visible to this caller. |
-         *     | `method_not_allowed` | 405 | The path exists but not with this method. |
+         *     | `method_not_allowed` | 405 | The path exists but not with this method; also `CONNECT`, since the server is no proxy (`x-protocol-refusals`). |
+         *     | `request_timeout` | 408 | The request did not arrive in time: its header fields, or the whole request, took longer than the server waits (`x-protocol-refusals`). |
          *     | `conflict` | 409 | Idempotency key reused with another body, or the first request with that key is still executing (then with `Retry-After: 1`). |
          *     | `domain_reserved` | 409 | Another partner holds a live quote on the domain. |
          *     | `invalid_state` | 409 | The order, case or partner is not in a state that allows the move; `message` names the current status. |
          *     | `session_expired` | 410 | A hosted checkout session is past its 7-day life. |
-         *     | `payload_too_large` | 413 | Request body larger than 1 MiB. |
-         *     | `unsupported_media_type` | 415 | Body sent with a content type the operation does not accept. |
+         *     | `payload_too_large` | 413 | Request body larger than 1 MiB (also announced by `Content-Length` with `Expect: 100-continue`: refused before the body is sent). |
+         *     | `unsupported_media_type` | 415 | Body sent with a content type the operation does not accept, or without `Content-Type`. |
+         *     | `expectation_failed` | 417 | An `Expect` other than `100-continue` (RFC 9110 §10.1.1; `x-protocol-refusals`). |
          *     | `misdirected_request` | 421 | The request's `Host` is not one the deployment answers for (`x-trusted-hosts`). |
          *     | `price_mismatch` | 422 | `expected_price` differs from the listing (or quoted) price. |
          *     | `quote_expired` | 422 | `quote_id` is past its 10-minute window. |
          *     | `rate_limited` | 429 | Rate limit exceeded; wait `Retry-After` seconds. |
+         *     | `header_fields_too_large` | 431 | The request line and header fields are larger than the server reads (16 KiB; `x-protocol-refusals`). |
          *     | `internal_error` | 500 | Unexpected error; retry with exponential back-off. |
+         *     | `http_version_not_supported` | 505 | The request line names an HTTP major version other than 1 (`HTTP/2.0`); send HTTP/1.1 (`x-protocol-refusals`). |
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error";
+        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported";
         /** @description One failing member of a `validation_error`. */
         ErrorDetail: {
             /**
@@ -1047,8 +1056,10 @@ export interface components {
         };
         /**
          * @description Signed quote token from POST `/quotes` (it binds domain, price, partner and expiry).
-         *     Opaque: do not parse it. A tampered or another partner's token is 400 `validation_error`;
-         *     an expired one is 422 `quote_expired`.
+         *     Opaque: do not parse it. A tampered or another partner's token is 400 `validation_error`,
+         *     one answer for both (the same message), checked before the domain's state: another
+         *     partner's live quote never gets 409 `domain_reserved`, which would confirm the token and
+         *     tell when that partner's reservation ends. An expired one is 422 `quote_expired`.
          * @example qt_eyJ2IjoxLCJkIjoiYmVzdGNvZmZlZWJlYW5zLmNvbSIsInAiOjI1MDAwMCwiYyI6IlVTRCIsInB0IjoicHRuXzhYSzJSN000IiwiZSI6InNhbmRib3giLCJpYXQiOjE3OTUzMzk4MDAwMDAsImV4cCI6MTc5NTM0MDQwMDAwMH0.uRIu452eXKD-CDaWw5mpdP9R_hB7EEYjl4dGPnfZJa0
          */
         QuoteId: string;
@@ -1254,8 +1265,11 @@ export interface components {
          *     `127.0.0.0/8`, `[::1]`) for a partner developing on its own machine. Any other scheme
          *     (`javascript:`, `data:`, `file:`, `ftp:`, plain `http` to another host) is refused with 400
          *     `validation_error` naming the member, and so is loopback `http` with a live credential
-         *     (`x-url-rule`). The hosted page's Content-Security-Policy lets its forms lead only to
-         *     these addresses' origins.
+         *     (`x-url-rule`). The host must be a host name (labels of letters, digits and inner
+         *     hyphens; an internationalised name in its `xn--` form, as a URL parser writes it) or an IP
+         *     literal: a host a URL parser keeps but no name can have (`https://p.example.net;sandbox/x`)
+         *     is refused the same way. The hosted page's Content-Security-Policy lets its forms lead only
+         *     to these addresses' origins, and every accepted host is one a policy can name.
          * @example https://partner.example.net/checkout/done
          */
         BuyerRedirectUrl: string;
@@ -1740,7 +1754,8 @@ export interface components {
              * Format: uri
              * @description Delivery endpoint. Live credentials need `https` and a host that is, or resolves only
              *     to, public unicast addresses; sandbox credentials may also use `http`, and loopback
-             *     where the deployment allows it (`SANDBOX_WEBHOOK_LOOPBACK`).
+             *     where the deployment allows it (`SANDBOX_WEBHOOK_LOOPBACK`). Never a fragment (`#…`,
+             *     which is not sent to the receiver) nor port 0 (a port is 1 to 65535).
              *     Anything else is refused with 400 `validation_error`. The rules (PUT
              *     `/api/partner/webhooks`, `x-url-rules`) are applied again at every delivery attempt.
              * @example https://partner.example.net/hooks/domain-sales
@@ -1961,11 +1976,17 @@ export interface components {
          *     or more than 300 s from server time; exactly 300 s is accepted), `invalid_signature`
          *     (unknown key id, malformed or wrong signature: deliberately indistinguishable),
          *     `replay_detected` (nonce already used by this key id). The credential is not identified,
-         *     so no rate-limit headers are sent.
+         *     so no rate-limit headers are sent; `WWW-Authenticate` names the signing scheme.
          */
         Unauthorized: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                /**
+                 * @description The challenge of the partner signing scheme (`x-signing`), on every 401 whatever its
+                 *     code: RFC 9110 §11.6.1 requires one on a 401. A client needs nothing from it; the
+                 *     answer's `code` says what to fix.
+                 */
+                "WWW-Authenticate": "ServiceSignature realm=\"partner\"";
                 [name: string]: unknown;
             };
             content: {
@@ -2297,7 +2318,9 @@ export interface components {
         /**
          * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
          *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-         *     are sent.
+         *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+         *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+         *     window.
          * @example 2026-12-01
          */
         To: string;
@@ -2603,7 +2626,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2832,7 +2857,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2892,7 +2919,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -2967,7 +2996,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3069,7 +3100,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3297,7 +3330,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3343,7 +3378,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3408,7 +3445,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3468,7 +3507,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];
@@ -3528,7 +3569,9 @@ export interface operations {
                 /**
                  * @description End of the date window, exclusive: an RFC 3339 date-time, or a full date meaning 00:00:00Z
                  *     of that day (UTC), a day that exists in the calendar. Must be later than `from` when both
-                 *     are sent.
+                 *     are sent: a `to` equal to or before `from` (an empty or inverted window) is 400
+                 *     `validation_error` with a `details` entry at `/query/to`, on every operation that takes a
+                 *     window.
                  * @example 2026-12-01
                  */
                 to?: components["parameters"]["To"];

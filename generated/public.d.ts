@@ -731,11 +731,20 @@ export interface paths {
          * @description Dynamic client registration with no approval step. Every client is public: no secret is
          *     issued and `token_endpoint_auth_method` is always `none`. Metadata errors answer the RFC 7591
          *     shape (`error`, `error_description`) with status 400: `invalid_redirect_uri` for a redirect
-         *     URI that is not absolute, has a fragment, or is plain `http` on a non-loopback host;
+         *     URI that is not absolute, has a fragment, names port 0, or is plain `http` on a non-loopback
+         *     host;
          *     `invalid_client_metadata` for anything else, including a body that is not JSON, a
          *     `token_endpoint_auth_method` other than `none`, or grant or response types not offered. Every
          *     answer carries `Cache-Control: no-store`. `Idempotency-Key` is not honoured here; a retried
          *     registration simply registers another client.
+         *
+         *     **Rate limit.** Registration has its own class (`x-rate-limit: registration`): 60 requests
+         *     an hour per client address (an IPv6 address by its /64), whatever bearer token is sent, and
+         *     refused registrations count too. Past it: 429 `rate_limited` (the `Error` body, not an RFC
+         *     7591 error) with `Retry-After` and the RateLimit fields of the `registration` policy
+         *     (`"registration";q=60;w=3600`). Register a client once and keep its `client_id`. Registering
+         *     more clients never adds to what one user may call: every client of a user shares the user's
+         *     ceiling (`public_user` in `x-rate-limit-classes`).
          */
         post: operations["registerOAuthClient"];
         delete?: never;
@@ -761,11 +770,20 @@ export interface paths {
          *        `validation_error` for the client). Redirect URIs are compared as exact strings, except that
          *        the port is ignored on loopback redirects (`127.0.0.1`, `[::1]`, `localhost`), as native
          *        clients pick a free port.
-         *     2. Other errors are redirected (302) to `redirect_uri` with `error`, `error_description`,
-         *        `state` (when sent) and `iss`: `unsupported_response_type` (not `code`), `invalid_request`
-         *        (missing `code_challenge`, `code_challenge_method` other than `S256`, a repeated
-         *        parameter), `invalid_scope` (a scope the client may not request), `invalid_target`
-         *        (a `resource` this server does not serve).
+         *     2. Other errors: `unsupported_response_type` (not `code`), `invalid_request` (missing
+         *        `code_challenge`, `code_challenge_method` other than `S256`, a repeated parameter),
+         *        `invalid_scope` (a scope the client may not request), `invalid_target` (a `resource` this
+         *        server does not serve). They go back to the client with `error`, `error_description`,
+         *        `state` (when sent) and `iss`, and how depends on where `redirect_uri` leads (RFC 9700
+         *        §4.11.2: anyone can register a client, so a registered redirect URI alone does not make it
+         *        safe to send a browser there before the user has signed in):
+         *        - a loopback `http` redirect URI or a private-use scheme (a native app: it stays on the
+         *          user's device): redirected (302) there at once;
+         *        - an `https` redirect URI: **never redirected automatically**. A 400 page names the error
+         *          and offers the same URL (`redirect_uri` with `error`, `error_description`, `state`,
+         *          `iss`) as a link naming its host, which the user may follow; no cookie is set. With
+         *          `Accept: application/json` the `Error` body instead: `validation_error`, the message
+         *          `<error>: <error_description>` and a `details` entry at the parameter at fault.
          *     3. Otherwise the sign-in and consent page (200). The user signs in and approves or denies;
          *        consent is asked every time (there is no bypass, also not in sandbox, whose seeded sign-in
          *        users are listed in the README). The form posts to POST `/oauth/authorize`.
@@ -791,6 +809,13 @@ export interface paths {
          *     exactly alike. A missing or wrong `csrf_token`,
          *     or an `auth_request` that is tampered or older than 10 minutes, is a 400 page (start again
          *     from the client).
+         *
+         *     **One decision per authorization request.** An `auth_request` takes one decision: `deny`,
+         *     or `approve` with valid credentials. Posting it again afterwards (approving after a denial,
+         *     or approving twice for a second code) is a 400 page (`validation_error`, at
+         *     `/body/auth_request`; start again from the client), and issues nothing. Wrong or missing
+         *     credentials, a throttled attempt and a refused form are no decision: the same form can still
+         *     be used.
          */
         post: operations["submitAuthorizeForm"];
         delete?: never;
@@ -909,7 +934,9 @@ export interface paths {
          *     with the same inputs and answers as the batch operations of the same names (`x-mcp-tools`
          *     names each tool's input and output schema; `McpToolCallParams` and `McpToolCallResult` type
          *     `tools/call`). `tools/list` gives each tool's `inputSchema` (closed, as the params schema)
-         *     and `outputSchema` (open, as every response body). A successful call's `content` holds a
+         *     and `outputSchema` (open, as every response body). The arguments are checked as sent: a
+         *     member the `inputSchema` does not name is `validation_error`, `__proto__`, `constructor` and
+         *     the like included (they are ordinary JSON members, never a way around the schema). A successful call's `content` holds a
          *     one-line summary and then `structuredContent` as JSON text. A bearer token is optional;
          *     when sent it must be valid (else 401 `invalid_token`) and bound to `<base>` or
          *     `<base>/mcp`, and it reaches `search_domain`, which then returns real prices.
@@ -1148,7 +1175,7 @@ export interface components {
          *
          *     | code | status | when |
          *     |---|---|---|
-         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form or with a fragment, a malformed request target (`x-request-target`), a repeated `Host`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`). `details` names each failing member. |
+         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form, a malformed request target or one with a fragment or userinfo (`x-request-target`), a repeated `Host`, `Content-Type`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`, a request the HTTP/1.1 parser refuses or one without `Host` (`x-protocol-refusals`)). `details` names each failing member. |
          *     | `missing_idempotency_key` | 400 | POST `/orders` without `Idempotency-Key`. |
          *     | `invalid_cursor` | 400 | A cursor that is malformed, tampered, or reused with other filters or sort. |
          *     | `invalid_redirect_uri` | 400 | OAuth: `redirect_uri` is not registered for the client (shown to the user, never redirected to). |
@@ -1162,21 +1189,25 @@ export interface components {
          *     | `forbidden` | 403 | Credential lacks the operation's scope, live credential not yet approved, or credential not linked to an affiliate account. |
          *     | `insufficient_scope` | 403 | Bearer token valid but lacks the scope the operation needs (RFC 6750 §3.1). |
          *     | `not_found` | 404 | Unknown path, domain not listed, or resource not visible to this caller. |
-         *     | `method_not_allowed` | 405 | The path exists but not with this method. |
+         *     | `method_not_allowed` | 405 | The path exists but not with this method; also `CONNECT`, since the server is no proxy (`x-protocol-refusals`). |
+         *     | `request_timeout` | 408 | The request did not arrive in time: its header fields, or the whole request, took longer than the server waits (`x-protocol-refusals`). |
          *     | `conflict` | 409 | Idempotency key reused with another body, or the first request with that key is still executing (then with `Retry-After: 1`). |
          *     | `domain_reserved` | 409 | Another partner holds a live quote on the domain. |
          *     | `invalid_state` | 409 | The order, case or partner is not in a state that allows the move; `message` names the current status. |
          *     | `session_expired` | 410 | A hosted checkout session is past its 7-day life. |
-         *     | `payload_too_large` | 413 | Request body larger than 1 MiB. |
-         *     | `unsupported_media_type` | 415 | Body sent with a content type the operation does not accept. |
+         *     | `payload_too_large` | 413 | Request body larger than 1 MiB (also announced by `Content-Length` with `Expect: 100-continue`: refused before the body is sent). |
+         *     | `unsupported_media_type` | 415 | Body sent with a content type the operation does not accept, or without `Content-Type`. |
+         *     | `expectation_failed` | 417 | An `Expect` other than `100-continue` (RFC 9110 §10.1.1; `x-protocol-refusals`). |
          *     | `misdirected_request` | 421 | The request's `Host` is not one the deployment answers for (`x-trusted-hosts`). |
          *     | `price_mismatch` | 422 | `expected_price` differs from the listing (or quoted) price. |
          *     | `quote_expired` | 422 | `quote_id` is past its 10-minute window. |
          *     | `rate_limited` | 429 | Rate limit exceeded; wait `Retry-After` seconds. |
+         *     | `header_fields_too_large` | 431 | The request line and header fields are larger than the server reads (16 KiB; `x-protocol-refusals`). |
          *     | `internal_error` | 500 | Unexpected error; retry with exponential back-off. |
+         *     | `http_version_not_supported` | 505 | The request line names an HTTP major version other than 1 (`HTTP/2.0`); send HTTP/1.1 (`x-protocol-refusals`). |
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error";
+        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported";
         /** @description One failing member of a `validation_error`. */
         ErrorDetail: {
             /**
@@ -1672,14 +1703,14 @@ export interface components {
         /**
          * @description RFC 7591 client metadata. Every client is public: there is no secret and
          *     `token_endpoint_auth_method` can only be `none`. Redirect URIs must be absolute, without a
-         *     fragment, and either `https`, `http` on a loopback host (`127.0.0.1`, `[::1]`,
-         *     `localhost`), or a private-use scheme in reverse-domain form (`com.example.app:/callback`,
-         *     RFC 8252). Members this server does not know are ignored, as RFC 7591 §2 requires (so
+         *     fragment (RFC 6749 §3.1.2), without port 0 (a port is 1 to 65535), and either `https`,
+         *     `http` on a loopback host (`127.0.0.1`, `[::1]`, `localhost`), or a private-use scheme in
+         *     reverse-domain form (`com.example.app:/callback`, RFC 8252). Members this server does not know are ignored, as RFC 7591 §2 requires (so
          *     this body is not closed), and are not echoed.
          */
         ClientRegistrationRequest: {
             redirect_uris: string[];
-            /** @description Shown to the user on the consent page; not blank, and without control characters or bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which could make the page show another name than the one registered (a name with one is `invalid_client_metadata`). A name registered before this rule that holds one is shown with each such character written out as a visible escape (`\u202E`), never acting on the text around it. */
+            /** @description Shown to the user on the consent page; not blank, well-formed Unicode text (a lone surrogate such as `\ud800`, which no page can show, is refused), and without control characters or bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069), which could make the page show another name than the one registered (a name with one is `invalid_client_metadata`). A name registered before this rule that holds one is shown with each such character written out as a visible escape (`\u202E`), never acting on the text around it. */
             client_name: string;
             /** @description Defaults to `[authorization_code, refresh_token]`; must include `authorization_code`, the only way to obtain tokens here. */
             grant_types?: ("authorization_code" | "refresh_token")[];
@@ -2204,7 +2235,8 @@ export interface components {
         /**
          * @description The client's 60 requests per 60 s are spent (per authorization grant, the OAuth client and
          *     user, shared by all its tokens, when a valid bearer token is sent; else per IP; each batch
-         *     entry counts as one call). Wait `Retry-After` seconds.
+         *     entry counts as one call), or, with a bearer token, the user's 120 per 60 s across all
+         *     their clients (`public_user`; `RateLimit-Policy` names which). Wait `Retry-After` seconds.
          */
         RateLimited: {
             headers: {
@@ -2459,33 +2491,6 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /**
-         * @description The client's 60 requests per 60 s are spent; wait `Retry-After` seconds. The body is the
-         *     `Error` shape, not an OAuth error. Like every answer of this endpoint, not cacheable.
-         */
-        RateLimitedNoStore: {
-            headers: {
-                "X-Request-Id": components["headers"]["X-Request-Id"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "Retry-After": components["headers"]["Retry-After"];
-                "Cache-Control": components["headers"]["Cache-Control-No-Store"];
-                [name: string]: unknown;
-            };
-            content: {
-                /**
-                 * @example {
-                 *       "code": "rate_limited",
-                 *       "message": "Rate limit \"public\" of 60 requests per 60 s exceeded; retry in 12 s",
-                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7S"
-                 *     }
-                 */
-                "application/json": components["schemas"]["Error"];
-            };
-        };
         /** @description Unexpected error; retry with exponential back-off. Like every answer of this endpoint, not cacheable. */
         InternalErrorNoStore: {
             headers: {
@@ -2535,6 +2540,34 @@ export interface components {
                  *       "code": "rate_limited",
                  *       "message": "Too many failed sign-in attempts. Wait 2 minutes before trying again.",
                  *       "request_id": "req_01JD9Q4X7M2N8B5V3C7Q"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
+         * @description The client's 60 requests per 60 s are spent (or, with a bearer token, its user's 120 per
+         *     60 s across all their clients, `public_user`); wait `Retry-After` seconds. The body is the
+         *     `Error` shape, not an OAuth error. Like every answer of this endpoint, not cacheable.
+         */
+        RateLimitedNoStore: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "Retry-After": components["headers"]["Retry-After"];
+                "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "rate_limited",
+                 *       "message": "Rate limit \"public\" of 60 requests per 60 s exceeded; retry in 12 s",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7S"
                  *     }
                  */
                 "application/json": components["schemas"]["Error"];
@@ -4140,7 +4173,34 @@ export interface operations {
                 };
             };
             413: components["responses"]["PayloadTooLargeNoStore"];
-            429: components["responses"]["RateLimitedNoStore"];
+            /**
+             * @description The address's 60 registrations an hour are spent (`x-rate-limit: registration`); wait
+             *     `Retry-After` seconds. The body is the `Error` shape, not an RFC 7591 error. Like every
+             *     answer of this endpoint, not cacheable.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control-No-Store"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "rate_limited",
+                     *       "message": "Rate limit \"registration\" of 60 requests per 3600 s exceeded; retry in 1712 s",
+                     *       "request_id": "req_01JD9Q4X7M2N8B5V3C7T"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             500: components["responses"]["InternalErrorNoStore"];
         };
     };
@@ -4213,8 +4273,10 @@ export interface operations {
                 };
             };
             /**
-             * @description An error that may be redirected: the browser goes back to `redirect_uri` with `error`,
-             *     `error_description`, `state` (when sent) and `iss`.
+             * @description An error sent back to a redirect URI that stays on the user's device (loopback `http`, a
+             *     private-use scheme): the browser goes back to `redirect_uri` with `error`,
+             *     `error_description`, `state` (when sent) and `iss`. An `https` redirect URI gets the 400
+             *     page with a link instead (RFC 9700 §4.11.2).
              */
             302: {
                 headers: {
@@ -4232,8 +4294,11 @@ export interface operations {
             };
             /**
              * @description `client_id` unknown or missing, or `redirect_uri` missing or not registered: shown to the
-             *     user, never redirected. An HTML page, or the `Error` body when `Accept` prefers
-             *     `application/json`.
+             *     user, never redirected. Also any other error of a request whose `redirect_uri` is
+             *     `https` (step 2): the page names the OAuth error and links to `redirect_uri` with
+             *     `error`, `error_description`, `state` and `iss`, for the user to follow or not; nothing
+             *     sends the browser there by itself. An HTML page, or the `Error` body when `Accept`
+             *     prefers `application/json`.
              */
             400: {
                 headers: {
@@ -4246,7 +4311,6 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example <!doctype html><html lang="en"><head><title>Authorization error</title></head><body><h1>This sign-in link is not valid</h1><p>The application's redirect address is not registered. Contact the application's developer.</p></body></html> */
                     "text/html": string;
                     "application/json": components["schemas"]["Error"];
                 };

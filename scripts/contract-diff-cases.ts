@@ -765,6 +765,20 @@ export const CASES: GateCase[] = [
     breaking: false,
   },
   {
+    anchor: 'x-protocol-refusals',
+    api: 'partner',
+    what: 'HTTP/2 request lines refused with another code',
+    edit: (d) => (d['x-protocol-refusals']['http-version'].code = 'validation_error'),
+    breaking: true,
+  },
+  {
+    anchor: 'x-protocol-refusals',
+    api: 'public',
+    what: 'the wording of the parser refusals changed',
+    edit: (d) => (d['x-protocol-refusals']['malformed-message'].when += ' (and a few more)'),
+    breaking: false,
+  },
+  {
     anchor: 'x-trusted-hosts',
     api: 'public',
     what: 'a trusted host kind removed',

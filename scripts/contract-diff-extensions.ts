@@ -183,6 +183,7 @@ export const EXTENSION_RULES: Record<string, Rule> = {
   'x-request-target': offered,
   'x-single-headers': { members: { headers: { lists: 'addition-breaks' } } }, // one more header refused when repeated
   'x-trusted-hosts': offered,
+  'x-protocol-refusals': offered, // each refusal's status and code are tokens: another one breaks who branches on it
   'x-security-headers': notAPromise, // headers the server adds for browsers; no client request fails
   'x-check-order': ordered,
   'x-scope-definitions': offered,

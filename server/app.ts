@@ -10,6 +10,7 @@ import { cors, corsRules } from './http/cors.ts';
 import { errorHandler } from './http/errors.ts';
 import { headAsGet } from './http/head.ts';
 import { noOperation } from './http/match-operation.ts';
+import { answerExpectation, bodyLimitOfPath, refuseUnsupportedMessage } from './http/message-checks.ts';
 import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
 import { acceptEveryRequestTarget, refuseMalformedTarget } from './http/request-target.ts';
@@ -118,10 +119,14 @@ export function createApp(deps: AppDeps): Express {
     }),
     // HEAD is the GET without its body (`x-head`); its headers are derived from the body all the same.
     headAsGet(),
+    // Another HTTP major version (505) or an HTTP/1.1 request without Host (400): `x-protocol-refusals`.
+    refuseUnsupportedMessage(),
     // A repeated Host (RFC 9112 §3.2), credential or signing header is a 400 before anything reads it.
     repeatedHeaders,
     hosts.middleware,
     refuseMalformedTarget(),
+    // Expect: 417, an early 413, or 100 Continue, once the Host and the target have passed.
+    answerExpectation(bodyLimitOfPath(contract)),
     closeConnectionsWhileDraining(readiness),
   );
   if (faults.has('head-signed-as-get'))

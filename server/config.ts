@@ -1,7 +1,8 @@
 // Configuration from the environment, read once at start. Everything the server needs to know
 // about its surroundings is here, so createApp() itself reads no environment variables.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { makeDataDir } from './store/data-dir.ts';
 import { join } from 'node:path';
 import { DELIVERY_TIMEOUT_SECONDS } from './domain/webhook-schedule.ts';
 import { sandboxLoopbackByDefault } from './domain/webhook-url.ts';
@@ -79,7 +80,7 @@ function loadMasterKey(env: NodeJS.ProcessEnv, dataDir: string): Buffer {
   }
   const file = join(dataDir, 'master.key');
   if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
-  mkdirSync(dataDir, { recursive: true });
+  makeDataDir(dataDir);
   const key = randomBytes(32);
   writeFileSync(file, key.toString('hex'), { mode: 0o600 });
   return key;

@@ -7,7 +7,9 @@ import { seedUserDomains } from './bulk/seed.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { DEFAULT_SANDBOX_USER, type Config } from './config.ts';
 import type { Faults } from './faults.ts';
+import { Contract, GENERATED_DIR } from './contract/index.ts';
 import { createExpressServer } from './http/express-server.ts';
+import { answerProtocolRefusals } from './http/protocol-refusals.ts';
 import { generateInventory } from './inventory/generate.ts';
 import { ensureSandboxUser } from './oauth/index.ts';
 import { runScheduledSettlement } from './partner/settlement-run.ts';
@@ -132,6 +134,13 @@ export async function startServer(options: StartOptions): Promise<RunningServer>
     ...(resolve ? { resolve } : {}),
   });
   const server = createExpressServer(app);
+  // What Node would answer by itself (parser refusals, CONNECT, Expect) gets the contract's answers.
+  answerProtocolRefusals(server, {
+    contract: Contract.load(GENERATED_DIR),
+    publicBaseUrl: config.publicBaseUrl,
+    logger,
+    metrics,
+  });
   // Slow clients are cut off instead of holding sockets: 10 s to send headers, 30 s in all.
   server.headersTimeout = 10_000;
   server.requestTimeout = 30_000;

@@ -5,7 +5,8 @@
 // where it listens, the operator token and the call that mints a partner credential. It stops as
 // `npm start` does (server/ops/shutdown.ts): SIGTERM or SIGINT drains, a second one stops at once.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { makeDataDir } from './store/data-dir.ts';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFromEnv } from './config.ts';
@@ -44,7 +45,7 @@ function operatorToken(env: NodeJS.ProcessEnv, dataDir: string): Exclude<Operato
   if (env.ADMIN_TOKEN) return { token: env.ADMIN_TOKEN, source: 'env' };
   const file = join(dataDir, TOKEN_FILE);
   if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), source: 'file', file };
-  mkdirSync(dataDir, { recursive: true });
+  makeDataDir(dataDir);
   const token = randomBytes(24).toString('base64url');
   writeFileSync(file, `${token}\n`, { mode: 0o600 });
   return { token, source: 'generated', file };

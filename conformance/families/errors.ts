@@ -461,9 +461,9 @@ export const errorCodesFamily: Family = {
     },
     {
       id: 'partner.errors.domain-reserved',
-      rules: ['spec:partner:createQuote#/description'],
+      rules: ['spec:partner:createQuote#/description', 'spec:partner#/components/schemas/QuoteId'],
       needs: ['admin'],
-      name: "domain_reserved: another partner's quote and order for a domain under a live quote",
+      name: "domain_reserved: another partner's quote and order for a domain under a live quote; an order with the holder's quote_id is 400 validation_error, never 409",
       async run(ctx) {
         need(ctx);
         const holder = await ctx.mint(['search', 'buy']);
@@ -480,8 +480,23 @@ export const errorCodesFamily: Family = {
             rateClass: quotes.rateClass,
             deliberate,
           });
-        expectStatus(await quote(holder, false), 200, `the first partner quotes ${listed.domain}`);
+        const held = await quote(holder, false);
+        expectStatus(held, 200, `the first partner quotes ${listed.domain}`);
         expectCode(ctx, await quote(other, true), 'domain_reserved', 'another partner quotes the reserved domain');
+        // The holder's genuine quote in another partner's hands is as invalid as a forged one:
+        // a 409 would confirm it and tell when the reservation ends (QuoteId).
+        const { quote_id } = jsonOf(held) as { quote_id?: unknown };
+        expectCode(
+          ctx,
+          await postOrder(ctx, {
+            credentials: other,
+            body: JSON.stringify(orderRequest(listed, { quote_id: String(quote_id) })),
+            key: randomUUID(),
+            deliberate: true,
+          }),
+          'validation_error',
+          "another partner orders the reserved domain with the holder's live quote_id",
+        );
         expectCode(
           ctx,
           await postOrder(ctx, {

@@ -119,6 +119,13 @@ function documentedWindow(ctx: Context, api: Api, name: string): number | undefi
   return classes?.[name]?.['window-seconds'];
 }
 
+/** Whether class `name` is documented as a ceiling over class `of` (its `ceiling-of`): an answer may report either window. */
+function isCeilingOf(ctx: Context, api: Api, name: string, of: string): boolean {
+  const classes = ctx.spec.documents[api]['x-rate-limit-classes'] as
+    Record<string, { 'ceiling-of'?: unknown }> | undefined;
+  return classes?.[name]?.['ceiling-of'] === of;
+}
+
 /**
  * What is wrong with the rate-limit fields of one answer. Presence where the contract requires
  * them is the schema family's rule; this checks that the fields present agree with each other,
@@ -161,8 +168,10 @@ export function rateLimitProblems(
   if (current.name !== policy.name)
     problems.push(`RateLimit names "${current.name}" but RateLimit-Policy names "${policy.name}"`);
   const cls = found?.op.rateClass;
-  if (cls !== undefined && policy.name !== cls)
-    problems.push(`RateLimit-Policy names class "${policy.name}"; the operation's x-rate-limit is "${cls}"`);
+  if (cls !== undefined && policy.name !== cls && !(found && isCeilingOf(ctx, found.api, policy.name, cls)))
+    problems.push(
+      `RateLimit-Policy names class "${policy.name}"; the operation's x-rate-limit is "${cls}" (or a class documented as its ceiling)`,
+    );
   if (limit !== policy.q) problems.push(`RateLimit-Limit ${limit} differs from the policy's q=${policy.q}`);
   if (remaining !== current.r) problems.push(`RateLimit-Remaining ${remaining} differs from RateLimit r=${current.r}`);
   if (reset !== current.t) problems.push(`RateLimit-Reset ${reset} differs from RateLimit t=${current.t}`);

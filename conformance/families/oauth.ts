@@ -248,7 +248,7 @@ export const oauthFamily: Family = {
             );
           },
           Math.min(ctx.fc.numRuns, 6),
-          { cost: { public: 1 } },
+          { cost: { registration: 1 } },
         );
         const badRedirects = fc.constantFrom<unknown>(
           ['not a uri'],
@@ -276,7 +276,7 @@ export const oauthFamily: Family = {
             );
           },
           5,
-          { cost: { public: 1 } },
+          { cost: { registration: 1 } },
         );
         for (const [what, body, raw] of [
           [
@@ -577,10 +577,42 @@ export const oauthFamily: Family = {
       },
     },
     {
+      id: 'public.oauth.no-open-redirect',
+      rules: ['spec:public:getAuthorizePage#/description', 'spec:public:getAuthorizePage#/responses/400'],
+      name: 'not an open redirector (RFC 9700 §4.11.2): an error for a self-registered https redirect_uri is a 400 page with a link to it, never a redirect',
+      async run(ctx) {
+        const as = await discovered(ctx);
+        const https = 'https://app.example.net/oauth/callback';
+        const client = await register(ctx, as, scope, https);
+        const challenge = await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier());
+        const target = authorizeTarget(ctx, as, client, {
+          scope,
+          state: 'st-4',
+          codeChallenge: challenge,
+          redirectUri: https,
+        }).replace('response_type=code', 'response_type=x');
+        const page = await ctx.http.send({ target, headers: { accept: 'text/html' }, deliberate: true });
+        expect(
+          page.status === 400 && page.responseHeaders.location === undefined,
+          `GET /oauth/authorize with response_type=x for the https redirect_uri ${https} must show a 400 page, not send the browser there; got ${page.status}${page.responseHeaders.location ? ` to ${page.responseHeaders.location}` : ''}`,
+          [page],
+        );
+        const link = /<a [^>]*href="([^"]*)"/.exec(page.responseBody)?.[1]?.replace(/&amp;/g, '&');
+        const back = link?.startsWith(https)
+          ? new URL(link.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c))))
+          : undefined;
+        expect(
+          back?.searchParams.get('error') === 'unsupported_response_type' && back.searchParams.get('state') === 'st-4',
+          `the page must offer a link to ${https} with error=unsupported_response_type and the state; found ${link ?? 'no link to it'}`,
+          [page],
+        );
+      },
+    },
+    {
       id: 'public.oauth.csrf',
       rules: ['spec:public:submitAuthorizeForm#/description'],
       needs: ['oauth-user'],
-      name: 'the sign-in form is CSRF-protected: without the cookie, or with another csrf_token, it is a 400 and issues nothing',
+      name: 'the sign-in form is CSRF-protected: without the cookie, or with another csrf_token, it is a 400 and issues nothing; it takes one decision: approving after "Deny" is a 400 and issues nothing',
       async run(ctx) {
         const as = await discovered(ctx);
         const client = await register(ctx, as, scope);
@@ -593,7 +625,7 @@ export const oauthFamily: Family = {
         const form = parseForms(page.responseBody).find((f) => 'csrf_token' in f.fields);
         if (!form) throw new CheckFailure('the authorization page has no form with csrf_token', [page]);
         const cookie = (page.setCookies ?? []).map((c) => c.split(';')[0]).join('; ');
-        const post = (fields: Record<string, string>, withCookie: boolean) =>
+        const post = (fields: Record<string, string>, withCookie: boolean, decision = 'approve') =>
           ctx.http.send({
             method: 'POST',
             target: new URL(form.action || target, `${ctx.http.baseUrl}${target}`).pathname,
@@ -606,17 +638,27 @@ export const oauthFamily: Family = {
               ...fields,
               email: ctx.options.oauthUser ?? '',
               password: ctx.options.oauthPassword ?? '',
-              decision: 'approve',
+              decision,
             }).toString(),
             deliberate: true,
           });
-        for (const [what, e] of [
+        const refusedAlready = [
           ['without the CSRF cookie', await post(form.fields, false)],
           [
             'with another csrf_token',
             await post({ ...form.fields, csrf_token: randomBytes(16).toString('hex') }, true),
           ],
-        ] as const) {
+        ] as const;
+        // The refusals above were no decision: the form is still good for one, "Deny"...
+        const denied = await post(form.fields, true, 'deny');
+        expect(
+          denied.status === 303 && (denied.responseHeaders.location ?? '').includes('error=access_denied'),
+          `the untouched form with "Deny" must send the browser back with error=access_denied, got ${denied.status} ${denied.responseHeaders.location ?? ''}`,
+          [denied],
+        );
+        // ...and only one: the same form approved afterwards (submitAuthorizeForm, one decision per request).
+        const afterDeny = await post(form.fields, true);
+        for (const [what, e] of [...refusedAlready, ['approved after it was denied', afterDeny]] as const) {
           expect(
             e.status === 400 && e.responseHeaders.location === undefined,
             `the consent form posted ${what} must be refused with 400 (no redirect, no code), got ${e.status}${e.responseHeaders.location ? ` to ${e.responseHeaders.location}` : ''}`,

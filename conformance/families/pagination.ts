@@ -367,7 +367,12 @@ function filtersArbitrary(f: Fixture): fc.Arbitrary<OrderFilters> {
       from: sometimes(fc.constantFrom(...times), 2),
       to: sometimes(fc.constantFrom(...times), 2),
     })
-    .filter((x) => x.from === undefined || x.to === undefined || time(x.from) < time(x.to));
+    .filter((x) => {
+      // The window the walk sends: a shared credential's walk starts at its scope's `from`. A `to`
+      // not later than `from` is refused (the To parameter), so only real windows are drawn.
+      const from = x.from ?? walkScope(f).from;
+      return from === undefined || x.to === undefined || time(from) < time(x.to);
+    });
 }
 
 const limitsArbitrary = fc.array(fc.integer({ min: 1, max: 5 }), { minLength: 1, maxLength: 3 });

@@ -1,6 +1,7 @@
 // Operator settlement and payouts: POST /settlements/run and POST /payouts (admin contract).
 import type { RequestHandler } from 'express';
 import type { components } from '../../generated/admin.d.ts';
+import { MAX_CENTS } from '../domain/money.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
@@ -40,6 +41,20 @@ export function settlementHandlers(deps: PartnerDeps): Record<'runSettlement' | 
         created_at: now,
       };
       await deps.store.transaction(async (tx) => {
+        // The partner API reports the total paid of a kind (total_paid_cents); it must stay a
+        // number JSON carries exactly, so the payout that would take it past 2^53 - 1 is refused.
+        const paid = await tx.settlements.payoutTotal(partner.id, payout.kind);
+        if (paid + BigInt(payout.amount_cents) > BigInt(MAX_CENTS))
+          throw new ApiError(
+            'validation_error',
+            `Request is invalid: /body/amount_cents would take the partner's total of ${payout.kind} payouts past ${MAX_CENTS} cents (it is ${paid})`,
+            [
+              {
+                path: '/body/amount_cents',
+                message: `must keep the partner's total of ${payout.kind} payouts within ${MAX_CENTS}`,
+              },
+            ],
+          );
         await tx.settlements.insertPayout(payout);
         // A referral payout pays pending commission, oldest first (the ledger's paid_out rows).
         if (payout.kind === 'referral_commission')

@@ -15,6 +15,19 @@ function isLoopbackHostname(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || LOOPBACK_IPV4.test(hostname);
 }
 
+// A host name as the WHATWG parser writes one (lowercase, an IDN in its `xn--` form): labels of
+// letters, digits and inner hyphens, at most 63 each (RFC 1035 §2.3.1, RFC 1123 §2.1); or an IP
+// literal. The parser keeps characters no name can have (`p.example.net;sandbox`): such a host
+// could be neither reached nor named in the hosted page's Content-Security-Policy (`form-action`).
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const IPV6_LITERAL = /^\[[0-9a-f:.]+\]$/;
+
+function isHostName(hostname: string): boolean {
+  if (IPV6_LITERAL.test(hostname)) return true;
+  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  return name.length > 0 && name.length <= 253 && name.split('.').every((label) => LABEL.test(label));
+}
+
 /** Why `url` may not be a buyer's return or cancel address, or undefined when it may. */
 export function buyerUrlProblem(url: string, environment: BuyerUrlEnvironment): string | undefined {
   let parsed: URL;
@@ -23,7 +36,10 @@ export function buyerUrlProblem(url: string, environment: BuyerUrlEnvironment): 
   } catch {
     return 'must be an absolute URL';
   }
-  if (parsed.protocol === 'https:') return parsed.hostname ? undefined : 'must name a host';
+  if (parsed.protocol === 'https:') {
+    if (!parsed.hostname) return 'must name a host';
+    return isHostName(parsed.hostname) ? undefined : 'must name a host name or an IP address';
+  }
   if (parsed.protocol === 'http:' && isLoopbackHostname(parsed.hostname)) {
     return environment === 'sandbox'
       ? undefined

@@ -4,6 +4,7 @@
  * token can never carry a price or domain the store did not agree to.
  */
 import { open, seal } from './signed-token.ts';
+import { formatCents } from './money.ts';
 
 /** x-session-validity-seconds of POST /checkout-session. */
 export const SESSION_VALIDITY_SECONDS = 7 * 24 * 60 * 60;
@@ -68,9 +69,6 @@ export function returnUrlWithOrder(returnUrl: string, publicId: string): string 
 
 /** Integer cents as the page shows them, e.g. `$2,500.00 USD`. */
 export function formatPrice(cents: number, currency: string): string {
-  const whole = Math.floor(cents / 100)
-    .toString()
-    .replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   const symbol = currency === 'USD' ? '$' : '';
-  return `${symbol}${whole}.${String(cents % 100).padStart(2, '0')} ${currency}`;
+  return `${symbol}${formatCents(cents)} ${currency}`;
 }

@@ -46,3 +46,32 @@ export function sumCents(values: Iterable<number>): number {
   }
   return total;
 }
+
+/** 2^53 − 1: the bound of every amount and every total (the shared `Cents` schema). */
+export const MAX_CENTS = Number.MAX_SAFE_INTEGER;
+
+/**
+ * A total the store summed, exactly: SQL sums are read as text (`cast(sum(x) as text)`), since a
+ * driver hands a large integer back as a double and rounds it (27021597764222977 became …976).
+ * Throws rather than report a total the contract's number cannot carry exactly (past 2^53 − 1).
+ */
+export function exactCents(value: string | number | bigint | null | undefined): number {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === 'number' && !Number.isSafeInteger(value))
+    throw new RangeError(`not an exact integer number of cents: ${value}`);
+  const exact = BigInt(value);
+  if (exact > BigInt(MAX_CENTS) || exact < -BigInt(MAX_CENTS))
+    throw new RangeError(`a total of ${exact} cents is past 2^53 - 1: it cannot be reported exactly`);
+  return Number(exact);
+}
+
+/**
+ * `1,234,567.89`: cents written from integers, never through a float (`cents / 100` rounded
+ * 9007199254740991 to …409.90, a cent off).
+ */
+export function formatCents(cents: number): string {
+  assertCents(cents, 'cents');
+  const fraction = cents % 100;
+  const whole = (cents - fraction) / 100;
+  return `${whole.toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${String(fraction).padStart(2, '0')}`;
+}

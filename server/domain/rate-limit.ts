@@ -11,6 +11,13 @@ export interface RateLimitClass {
   readonly quota: number;
   readonly windowSeconds: number;
   readonly description?: string;
+  /** Whose window a call counts in (`per`), where the document says: see the surface's bucketOf. */
+  readonly per?: string;
+  /**
+   * `ceiling-of`: this class is no operation's own but a second window over the calls of the named
+   * class that its bucket applies to (the public surface: one user's calls through every client).
+   */
+  readonly ceilingOf?: string;
 }
 
 export interface RateLimitInput {
@@ -94,6 +101,8 @@ export function rateLimitClasses(spec: unknown): Record<string, RateLimitClass> 
     const quota = isRecord(value) ? value.quota : undefined;
     const windowSeconds = isRecord(value) ? value['window-seconds'] : undefined;
     const description = isRecord(value) ? value.description : undefined;
+    const per = isRecord(value) ? value.per : undefined;
+    const ceilingOf = isRecord(value) ? value['ceiling-of'] : undefined;
     if (!CLASS_NAME.test(name) || !Number.isSafeInteger(quota) || !Number.isSafeInteger(windowSeconds)) {
       throw new TypeError(`x-rate-limit-classes.${name} needs integer quota and window-seconds`);
     }
@@ -101,6 +110,8 @@ export function rateLimitClasses(spec: unknown): Record<string, RateLimitClass> 
       quota: quota as number,
       windowSeconds: windowSeconds as number,
       ...(typeof description === 'string' ? { description } : {}),
+      ...(typeof per === 'string' ? { per } : {}),
+      ...(typeof ceilingOf === 'string' ? { ceilingOf } : {}),
     };
   }
   return out;

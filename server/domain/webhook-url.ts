@@ -180,6 +180,10 @@ export function checkWebhookUrl(
   } catch {
     return refuse('url is not a valid URL');
   }
+  // RFC 3986 §3.5: a fragment is never sent to the server, so the receiver could not see it.
+  if (url.includes('#')) return refuse('url must not have a fragment (#...): it is never sent to the receiver');
+  // Port 0 is "any free port" to a listener and reaches nothing as a destination.
+  if (parsed.port === '0') return refuse('url must not name port 0: a port is 1 to 65535');
   if (environment === 'live' && parsed.protocol !== 'https:') return refuse('url must use https for live credentials');
   // Checked on the raw authority too: the parser drops an empty user ("https://@host/").
   const authority = url.slice(url.indexOf('//') + 2).split(/[/?#\\]/, 1)[0] ?? '';

@@ -31,17 +31,21 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   domain_reserved: 409,
   invalid_state: 409,
   session_expired: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  expectation_failed: 417,
   misdirected_request: 421,
   price_mismatch: 422,
   quote_expired: 422,
   rate_limited: 429,
+  header_fields_too_large: 431,
   internal_error: 500,
+  http_version_not_supported: 505,
 };
 
 export class ApiError extends Error {
@@ -115,8 +119,7 @@ export function toApiError(err: unknown): ApiError {
   const status = e.status ?? e.statusCode;
   if (e.type === 'entity.too.large' || status === 413)
     return new ApiError('payload_too_large', 'Request body exceeds the limit of 1048576 bytes');
-  if (status === 415)
-    return new ApiError('unsupported_media_type', e.message ?? 'Unsupported content type; send application/json');
+  if (status === 415) return new ApiError('unsupported_media_type', unsupportedMediaTypeMessage(e.message));
   if (status === 405) return new ApiError('method_not_allowed', e.message ?? 'Method not allowed on this path');
   if (status === 404) return new ApiError('not_found', e.message ?? 'Not found');
   if (status === 400) {
@@ -127,6 +130,16 @@ export function toApiError(err: unknown): ApiError {
     return new ApiError('validation_error', `Request is invalid: ${summary}`, details);
   }
   return new ApiError('internal_error', 'An unexpected error occurred; retry with exponential back-off');
+}
+
+/**
+ * The validator names the media type it could not take, and writes `undefined` when the request
+ * had no Content-Type at all ("unsupported media type undefined"): that case gets words of its own.
+ */
+function unsupportedMediaTypeMessage(message: string | undefined): string {
+  if (message === undefined || /\bundefined$/.test(message) || /media type not specified/.test(message))
+    return 'The request has no Content-Type header: send its body with the media type the operation takes (Content-Type: application/json for a JSON body)';
+  return message;
 }
 
 /** The validator writes `.body.buyer.email`, `.query.limit`, `.headers.idempotency-key`; the contract says `/body/buyer/email`. */

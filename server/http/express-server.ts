@@ -8,16 +8,20 @@
 // reference server spent its time in V8 building shapes and looking up properties. With
 // the prototype already in place, Express's call changes nothing: setting an object's prototype
 // to the one it has returns at once (ECMA-262 OrdinarySetPrototypeOf, step 2).
-import { IncomingMessage, ServerResponse, createServer, type Server } from 'node:http';
+import { IncomingMessage, ServerResponse, createServer, type Server, type ServerOptions } from 'node:http';
 import type { Express } from 'express';
 
-export function createExpressServer(app: Express): Server {
+// An HTTP/1.1 request without Host reaches the app, which refuses it in the `Error` shape
+// (message-checks.ts); Node's own answer to it is a bare 400 with no request id or log line.
+const OPTIONS: ServerOptions = { requireHostHeader: false };
+
+export function createExpressServer(app: Express, options: ServerOptions = {}): Server {
   const Request = bornWith(IncomingMessage, app.request);
   const Response = bornWith(ServerResponse, app.response);
   // Node's constructors are plain functions (Node 20); should one become a class, it cannot be
   // called on an object of ours, and the server is created as Express would create it.
-  if (!Request || !Response) return createServer(app);
-  return createServer({ IncomingMessage: Request, ServerResponse: Response }, app);
+  if (!Request || !Response) return createServer({ ...OPTIONS, ...options }, app);
+  return createServer({ ...OPTIONS, ...options, IncomingMessage: Request, ServerResponse: Response }, app);
 }
 
 /**

@@ -25,15 +25,22 @@ export function sentTarget(req: IncomingMessage & { originalUrl?: string }): str
   return absolute.get(req) ?? req.originalUrl ?? req.url ?? '';
 }
 
-/** The authority (`host[:port]`) of an absolute-form target; undefined for any other form. */
+/** The authority of a URL as its text has it, before a parser rewrites it (`0x7f.1` into `127.0.0.1`). */
+const AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/([^/?#]*)/i;
+
+/** The authority (`host[:port]`) of an absolute-form target, as sent; undefined for any other form. */
 export function targetAuthority(req: IncomingMessage): string | undefined {
   const sent = absolute.get(req);
-  return sent === undefined ? undefined : new URL(sent).host;
+  return sent === undefined ? undefined : AUTHORITY.exec(sent)?.[1]?.toLowerCase();
 }
 
 /** What Express's router should route `target` on; undefined when the target is malformed. */
 export function routableTarget(target: string): string | undefined {
+  // A fragment is the client's own business and never sent (RFC 9112 §3.2).
+  if (target.includes('#')) return undefined;
   if (target.startsWith('/') || target === '*') return target;
+  // Userinfo in a request target is an error (RFC 9110 §4.2.4): `http://evil.com@host/`.
+  if (AUTHORITY.exec(target)?.[1]?.includes('@')) return undefined;
   let url: URL;
   try {
     url = new URL(target);
@@ -81,7 +88,7 @@ export function refuseMalformedTarget(): RequestHandler {
     next(
       new ApiError(
         'validation_error',
-        `The request target ${JSON.stringify(sent.slice(0, 200))} is malformed: send a path starting with "/" (RFC 9112 §3.2)`,
+        `The request target ${JSON.stringify(sent.slice(0, 200))} is malformed: send a path starting with "/", without a fragment or userinfo (RFC 9112 §3.2)`,
         [{ path: '/request-target', message: 'is not a valid origin-form or absolute-form target' }],
       ),
     );

@@ -48,15 +48,20 @@ export function hostOfHeader(value: string): string | undefined {
   const match = HOST_HEADER.exec(value.toLowerCase());
   if (!match) return undefined;
   const port = match[2];
-  if (port !== undefined && Number(port) > 65535) return undefined;
+  // Port 0 names no listener (RFC 9110 §4.2.1 ports are 1 to 65535), so no absolute URL may carry it.
+  if (port !== undefined && (Number(port) > 65535 || Number(port) === 0)) return undefined;
   const host = match[1] as string;
   if (host.startsWith('[')) return host.slice(1, -1);
   // Every label of a name is 1 to 63 letters, digits and inner hyphens (RFC 1035 §2.3.1): an
-  // empty label (`evil.example..localhost`) is no name, however it ends.
-  return host.split('.').every((label) => LABEL.test(label)) ? host : undefined;
+  // empty label (`evil.example..localhost`) is no name, however it ends. A last label that is a
+  // number makes an IPv4 shorthand (`127.1`, `0x7f.1`) that URL parsers rewrite into an address:
+  // an address is accepted only in its dotted-decimal form.
+  if (!host.split('.').every((label) => LABEL.test(label))) return undefined;
+  return isIP(host) === 0 && NUMERIC.test(host.slice(host.lastIndexOf('.') + 1)) ? undefined : host;
 }
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const NUMERIC = /^(?:[0-9]+|0x[0-9a-f]*)$/;
 
 /** An IPv4-mapped IPv6 socket address (`::ffff:10.0.0.5`) names the IPv4 host. */
 function plainAddress(address: string | undefined): string | undefined {
@@ -111,7 +116,8 @@ export function hostTrust(options: HostTrustOptions): HostTrust {
       );
     },
     baseUrl(req) {
-      const header = req.headers.host;
+      // An absolute-form target's authority stands for the Host (RFC 9112 §3.2.2).
+      const header = targetAuthority(req) ?? req.headers.host;
       if (header !== undefined) return `${req.protocol}://${header.toLowerCase()}`;
       return socketBaseUrl(req);
     },

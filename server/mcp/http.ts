@@ -141,12 +141,14 @@ export function mcpPostHandler(deps: PublicDeps, reads: PublicReads, options: Mc
       );
     }
     const shape = responseShape(req.get('accept'));
+    const sentArguments = toolArgumentsOf(req.body as Record<string, unknown>);
     const ctx: ToolContext = {
       reads,
       viewer: res.locals.viewer,
       requestId:
         typeof res.getHeader('x-request-id') === 'string' ? (res.getHeader('x-request-id') as string) : undefined,
       log: deps.log,
+      ...(sentArguments !== undefined ? { sentArguments } : {}),
     };
     const authInfo = authInfoFor(ctx, res.locals.viewer ? res.locals.bearerToken : undefined);
     const request = await sdkRequest(req);
@@ -164,6 +166,18 @@ export function mcpPostHandler(deps: PublicDeps, reads: PublicReads, options: Mc
     }
     await send(await modern[shape].fetch(request, { parsedBody: req.body, authInfo }), res, () => {});
   };
+}
+
+/**
+ * `params.arguments` of a `tools/call` message as parsed from the body (own members only, so a
+ * `"__proto__"` member is still a member), for the tool to check (ToolContext.sentArguments).
+ * One message per request: these are the arguments of the call the SDK routes.
+ */
+function toolArgumentsOf(message: Record<string, unknown>): unknown {
+  if (message.method !== 'tools/call') return undefined;
+  const params = message.params;
+  if (typeof params !== 'object' || params === null || !Object.hasOwn(params, 'arguments')) return undefined;
+  return (params as Record<string, unknown>).arguments;
 }
 
 /**

@@ -20,6 +20,13 @@ export interface ToolContext {
   viewer: Viewer | undefined;
   requestId: string | undefined;
   log: (message: string, err?: unknown) => void;
+  /**
+   * `params.arguments` of the `tools/call` message as the request body was parsed, when it has
+   * one. The tool checks these, not the SDK's copy: the SDK rebuilds the object by assignment,
+   * which turns a `"__proto__"` member into the copy's prototype, out of sight of the closed
+   * schema (it would pass where every other unknown key is refused).
+   */
+  sentArguments?: unknown;
 }
 
 export interface McpToolDefinition {
@@ -57,7 +64,7 @@ function define<I extends z.ZodType, O>(spec: Spec<I, O>): McpToolDefinition {
   return {
     ...rest,
     async call(ctx, raw) {
-      const parsed = spec.input.safeParse(raw ?? {});
+      const parsed = spec.input.safeParse((ctx.sentArguments !== undefined ? ctx.sentArguments : raw) ?? {});
       if (!parsed.success) return { ok: false, error: withRequestId(argumentError(parsed.error), ctx.requestId) };
       try {
         const body = await run(ctx, parsed.data);

@@ -2,7 +2,8 @@
 // form as a signed 10-minute `auth_request` token (no server-side session), and the form is
 // CSRF-protected by a double-submit cookie: `csrf_token` must equal the cookie, and the
 // auth_request is bound to that same value, so a form can only be posted with the cookie of the
-// browser that loaded it.
+// browser that loaded it. Each token also carries a random id, so the one decision it allows
+// (approve or deny) can be recorded and a second one refused (authorize.ts, consumeAuthRequest).
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { open, seal } from '../domain/signed-token.ts';
 
@@ -23,6 +24,8 @@ export interface AuthRequest {
 }
 
 interface Payload {
+  /** A random id: the request's single decision is recorded under it. */
+  i: string;
   c: string;
   r: string;
   cc: string;
@@ -43,6 +46,7 @@ const binding = (key: Uint8Array, csrf: string) =>
 
 export function sealAuthRequest(key: Uint8Array, request: AuthRequest, csrf: string, now: number): string {
   const payload: Payload = {
+    i: randomBytes(16).toString('base64url'),
     c: request.clientId,
     r: request.redirectUri,
     cc: request.codeChallenge,
@@ -56,7 +60,14 @@ export function sealAuthRequest(key: Uint8Array, request: AuthRequest, csrf: str
 }
 
 export type OpenedAuthRequest =
-  { ok: true; request: AuthRequest } | { ok: false; problem: 'csrf' | 'invalid' | 'expired' };
+  | {
+      ok: true;
+      request: AuthRequest;
+      /** The token's own id and expiry (epoch ms): what its single decision is recorded under, and until when. */
+      id: string;
+      expiresAt: number;
+    }
+  | { ok: false; problem: 'csrf' | 'invalid' | 'expired' };
 
 /** Checks the CSRF pair and the token; the request it carries, or why the form cannot be used. */
 export function openAuthRequest(
@@ -73,6 +84,7 @@ export function openAuthRequest(
   if (!opened.ok) return { ok: false, problem: 'invalid' };
   const p = opened.payload as Partial<Payload>;
   if (
+    typeof p.i !== 'string' ||
     typeof p.c !== 'string' ||
     typeof p.r !== 'string' ||
     typeof p.cc !== 'string' ||
@@ -87,6 +99,8 @@ export function openAuthRequest(
   if (now >= p.e) return { ok: false, problem: 'expired' };
   return {
     ok: true,
+    id: p.i,
+    expiresAt: p.e,
     request: {
       clientId: p.c,
       redirectUri: p.r,

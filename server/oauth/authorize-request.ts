@@ -21,8 +21,19 @@ export type CheckedAuthorizeRequest =
       path: string;
       detail: string;
     }
-  /** Sent back to the client (302 to the redirect URI). */
-  | { kind: 'redirect'; redirectUri: string; error: RedirectError; description: string; state: string | undefined }
+  /**
+   * Sent back to the client: a 302 to the redirect URI, or, when that URI is not trusted for an
+   * automatic redirect (redirect-uri.ts, errorRedirectsAutomatically), a page with a link to it.
+   */
+  | {
+      kind: 'redirect';
+      redirectUri: string;
+      error: RedirectError;
+      description: string;
+      state: string | undefined;
+      /** The query parameter at fault. */
+      param: string;
+    }
   | { kind: 'ok'; request: AuthRequest };
 
 /** The registered client as far as the check needs it. */
@@ -106,52 +117,61 @@ export function checkAuthorizeRequest(
   // From here on the redirect URI is trusted: errors go back to the client.
   const rawState = one(query, 'state');
   const state = typeof rawState === 'string' && rawState.length <= MAX_STATE ? rawState : undefined;
-  const back = (error: RedirectError, description: string): CheckedAuthorizeRequest => ({
+  const back = (param: string, error: RedirectError, description: string): CheckedAuthorizeRequest => ({
     kind: 'redirect',
     redirectUri,
     error,
     description,
     state,
+    param,
   });
 
   const twice = KNOWN.filter((name) => typeof one(query, name) === 'object');
-  if (twice.length > 0) return back('invalid_request', `Parameters must not be repeated: ${twice.join(', ')}`);
+  if (twice.length > 0)
+    return back(twice[0] ?? 'state', 'invalid_request', `Parameters must not be repeated: ${twice.join(', ')}`);
   if (typeof rawState === 'string' && rawState.length > MAX_STATE)
-    return back('invalid_request', `state must be at most ${MAX_STATE} characters`);
+    return back('state', 'invalid_request', `state must be at most ${MAX_STATE} characters`);
 
   const responseType = text(one(query, 'response_type'));
-  if (responseType === undefined) return back('invalid_request', 'response_type is required (code)');
-  if (responseType !== 'code') return back('unsupported_response_type', 'response_type must be code');
+  if (responseType === undefined) return back('response_type', 'invalid_request', 'response_type is required (code)');
+  if (responseType !== 'code') return back('response_type', 'unsupported_response_type', 'response_type must be code');
 
   const challenge = text(one(query, 'code_challenge'));
-  if (challenge === undefined) return back('invalid_request', 'code_challenge is required (PKCE with S256)');
+  if (challenge === undefined)
+    return back('code_challenge', 'invalid_request', 'code_challenge is required (PKCE with S256)');
   const method = text(one(query, 'code_challenge_method'));
   if (method !== 'S256' && !(plainPkce && (method === undefined || method === 'plain')))
     return back(
+      'code_challenge_method',
       'invalid_request',
       method === undefined
         ? 'code_challenge_method is required and must be S256'
         : 'code_challenge_method must be S256 (plain is not accepted)',
     );
   if (!CHALLENGE_FORM.test(challenge))
-    return back('invalid_request', 'code_challenge must be the 43-character base64url SHA-256 of the code verifier');
+    return back(
+      'code_challenge',
+      'invalid_request',
+      'code_challenge must be the 43-character base64url SHA-256 of the code verifier',
+    );
 
   const scopeParam = text(one(query, 'scope'));
   if (scopeParam !== undefined && scopeParam.length > MAX_SCOPE_LENGTH)
-    return back('invalid_scope', `scope must be at most ${MAX_SCOPE_LENGTH} characters`);
+    return back('scope', 'invalid_scope', `scope must be at most ${MAX_SCOPE_LENGTH} characters`);
   const asked = parseScope(scopeParam ?? DEFAULT_SCOPE);
   if (!asked.ok)
     return back(
+      'scope',
       'invalid_scope',
       `Unknown scope "${asked.unknown}"; this server offers pricing:read and domains:manage`,
     );
   const allowed = parseScope(client.scope);
   if (!allowed.ok || !isSubset(asked.scopes, allowed.scopes))
-    return back('invalid_scope', `This client may request only: ${client.scope}`);
+    return back('scope', 'invalid_scope', `This client may request only: ${client.scope}`);
 
   const resourceParam = text(one(query, 'resource'));
   const resource = resolveResource(base, resourceParam);
-  if (resource === undefined) return back('invalid_target', `resource must be ${base} or ${base}/mcp`);
+  if (resource === undefined) return back('resource', 'invalid_target', `resource must be ${base} or ${base}/mcp`);
 
   return {
     kind: 'ok',

@@ -1,6 +1,8 @@
 // GET and POST /oauth/authorize (getAuthorizePage, submitAuthorizeForm): the browser side of
 // the authorization code flow. Every authorization response carries `iss` (RFC 9207) and the
-// client's `state`; nothing is ever redirected to a URI that is not registered for the client.
+// client's `state`; nothing is ever redirected to a URI that is not registered for the client,
+// and an error is redirected automatically, before the user has signed in, only to a URI that
+// stays on the user's device (RFC 9700 §4.11.2; redirect-uri.ts, errorRedirectsAutomatically).
 import type { Request, RequestHandler, Response } from 'express';
 import { readCookie, setCookie } from '../http/cookies.ts';
 import { ApiError } from '../http/errors.ts';
@@ -15,11 +17,12 @@ import {
   type AuthRequest,
 } from './auth-request.ts';
 import { checkAuthorizeRequest, requestedClientId, type ClientView } from './authorize-request.ts';
+import { errorReturnPage } from './authorize-error-page.ts';
 import { consentPage, errorPage } from './authorize-page.ts';
 import { readClientMetadata } from './client-metadata.ts';
 import { isFormEncoded, readForm, single } from './form.ts';
 import { issueCode, type GrantDeps } from './grants.ts';
-import { withParams } from './redirect-uri.ts';
+import { errorRedirectsAutomatically, withParams } from './redirect-uri.ts';
 import { parseScope } from './scopes.ts';
 import { refuseThrottled, signinThrottle } from './signin-throttle.ts';
 import { authenticate } from './users.ts';
@@ -96,15 +99,33 @@ export function authorizePage(deps: PublicDeps): RequestHandler {
       );
     }
     if (checked.kind === 'redirect') {
-      res.redirect(
-        302,
-        withParams(checked.redirectUri, {
-          error: checked.error,
-          error_description: checked.description,
-          state: checked.state,
-          iss: base,
-        }),
-      );
+      const location = withParams(checked.redirectUri, {
+        error: checked.error,
+        error_description: checked.description,
+        state: checked.state,
+        iss: base,
+      });
+      if (errorRedirectsAutomatically(checked.redirectUri)) {
+        res.redirect(302, location);
+        return;
+      }
+      // A self-registered https redirect URI: shown, with a link the user may follow.
+      if (wantsJson(req)) {
+        throw new ApiError('validation_error', `${checked.error}: ${checked.description}`, [
+          { path: `/query/${checked.param}`, message: checked.description },
+        ]);
+      }
+      res
+        .status(400)
+        .type('html')
+        .send(
+          errorReturnPage({
+            error: checked.error,
+            description: checked.description,
+            returnUrl: location,
+            destination: redirectTarget(checked.redirectUri),
+          }),
+        );
       return;
     }
     allowFormTargets(res, { redirect_uri: cspSourceOf(checked.request.redirectUri) });
@@ -121,6 +142,19 @@ export function authorizePage(deps: PublicDeps): RequestHandler {
 }
 
 const FORM_EXPIRED = 'The form has expired or was not sent from this site; start the sign-in again';
+const FORM_USED = 'This sign-in form was already answered (approved or denied); start the sign-in again';
+
+/** The name the store records decided authorization requests under (beside partner key ids, never one of them). */
+const DECIDED = 'oauth:auth_request';
+
+/**
+ * Records the one decision an authorization request allows; false when it already had one. A
+ * signed form could otherwise be posted again: approved after "Deny", or approved twice for two
+ * codes. Kept until the form expires, after which it is refused as expired anyway.
+ */
+function consumeAuthRequest(deps: PublicDeps, opened: { id: string; expiresAt: number }): Promise<boolean> {
+  return deps.store.replayGuard.recordNonce(DECIDED, opened.id, opened.expiresAt, deps.clock.now());
+}
 
 export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHandler {
   const throttle = signinThrottle({ store: deps.store, key: deps.keys.oauth, now: () => deps.clock.now() });
@@ -174,9 +208,21 @@ export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
     }
     const back = (params: Record<string, string>) =>
       res.redirect(303, withParams(request.redirectUri, { ...params, state: request.state, iss: base }));
+    const alreadyDecided = () =>
+      refusePage(
+        req,
+        res,
+        new ApiError('validation_error', FORM_USED, [
+          { path: '/body/auth_request', message: 'was already approved or denied' },
+        ]),
+        'This sign-in form is no longer valid',
+      );
 
     const decision = single(form, 'decision');
-    if (decision === 'deny') return back({ error: 'access_denied', error_description: 'The user denied the request' });
+    if (decision === 'deny') {
+      if (!(await consumeAuthRequest(deps, opened))) return alreadyDecided();
+      return back({ error: 'access_denied', error_description: 'The user denied the request' });
+    }
     if (decision !== 'approve') {
       return refusePage(
         req,
@@ -210,6 +256,8 @@ export function authorizeForm(deps: PublicDeps, grantDeps: GrantDeps): RequestHa
         .send(consent(request, client.name, authRequest, csrf, { ...(email ? { email } : {}), error }));
       return;
     }
+    // Signed in: this is the request's decision, unless it already had one.
+    if (!(await consumeAuthRequest(deps, opened))) return alreadyDecided();
     const code = await issueCode(grantDeps, {
       clientId: request.clientId,
       userId,

@@ -19,6 +19,13 @@ const MAX_URL = 2000;
 const MAX_CONTACTS = 10;
 const GRANT_TYPES = ['authorization_code', 'refresh_token'] as const;
 
+/**
+ * A lone UTF-16 surrogate (`"\ud800"` in JSON): with the `u` flag a well-formed pair is one code
+ * point, so only an unpaired half matches. Such a string is not Unicode text: no page can show
+ * it (a browser draws U+FFFD), so the name shown would not be the one registered.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 /** Lengths count Unicode code points, as JSON Schema's maxLength does (the contract states them so). */
 const length = (s: string) => [...s].length;
 
@@ -58,6 +65,11 @@ export function checkClientMetadata(body: unknown): CheckedMetadata {
   if (typeof name !== 'string' || name.trim().length === 0 || length(name) > MAX_TEXT) {
     return metadataError(
       `client_name is required: a string of 1 to ${MAX_TEXT} characters shown to the user on the consent page`,
+    );
+  }
+  if (LONE_SURROGATE.test(name)) {
+    return metadataError(
+      'client_name must be well-formed Unicode text: it has a lone surrogate (such as \\ud800) that no page can show',
     );
   }
   if (hasUnshowable(name)) {

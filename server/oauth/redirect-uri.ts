@@ -21,6 +21,26 @@ export const MAX_REDIRECT_URI_LENGTH = 2000;
 
 export const isLoopbackHost = (hostname: string) => LOOPBACK_HOSTS.has(hostname);
 
+/**
+ * Whether an authorization error may send the browser to `uri` automatically, before the user
+ * has signed in (RFC 9700 §4.11.2, the authorization server as open redirector). Anyone can
+ * register a client with any https redirect URI, so such a URI is not trusted for that: a
+ * redirect to it would take the browser from this origin to any site at once. A loopback `http`
+ * URI or a private-use scheme stays on the user's own device (a native app, RFC 8252), so a
+ * redirect there sends nobody elsewhere.
+ */
+export function errorRedirectsAutomatically(uri: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return false;
+  }
+  if (url.protocol === 'https:') return false;
+  if (url.protocol === 'http:') return isLoopbackHost(url.hostname);
+  return !FORBIDDEN_SCHEMES.has(url.protocol);
+}
+
 /** Why `uri` cannot be registered as a redirect URI, or undefined when it can. */
 export function redirectUriProblem(uri: string): string | undefined {
   if ([...uri].length > MAX_REDIRECT_URI_LENGTH)
@@ -33,6 +53,8 @@ export function redirectUriProblem(uri: string): string | undefined {
   }
   if (uri.includes('#')) return `redirect URIs must not have a fragment: ${uri}`;
   if (url.username || url.password) return `redirect URIs must not carry user credentials: ${uri}`;
+  // Port 0 asks the operating system for any free port: no listener can be reached at it.
+  if (url.port === '0') return `redirect URIs must not name port 0 (a port is 1 to 65535): ${uri}`;
   if (url.protocol === 'https:') return url.hostname ? undefined : `https redirect URIs need a host: ${uri}`;
   if (url.protocol === 'http:') {
     return isLoopbackHost(url.hostname) ? undefined : `http redirect URIs are allowed only on loopback hosts: ${uri}`;
@@ -46,13 +68,14 @@ export function redirectUriProblem(uri: string): string | undefined {
   return undefined;
 }
 
-/** The largest TCP port; five digits can spell more, which is no port at all. */
+/** TCP ports are 1 to 65535: five digits can spell more, and 0 (any free port) is no port to send a browser to. */
+const MIN_PORT = 1;
 const MAX_PORT = 65535;
 
 /** Splits a loopback URI into what must match exactly (everything) and what may differ (the port). */
 function loopbackParts(uri: string): { scheme: string; host: string; rest: string } | undefined {
   const m = LOOPBACK.exec(uri);
-  if (!m || (m[3] !== undefined && Number(m[3]) > MAX_PORT)) return undefined;
+  if (!m || (m[3] !== undefined && (Number(m[3]) < MIN_PORT || Number(m[3]) > MAX_PORT))) return undefined;
   return { scheme: m[1] ?? '', host: m[2] ?? '', rest: m[4] ?? '' };
 }
 

@@ -18,7 +18,7 @@ import { ApiError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import type { CaseRow, CaseTimelineRow } from '../store/brokerage.ts';
 import type { Repositories } from '../store/index.ts';
-import { callerOf, parseInstant, partnerCursorList, queryString, type Caller, type PartnerDeps } from './context.ts';
+import { callerOf, dateWindow, partnerCursorList, queryString, type Caller, type PartnerDeps } from './context.ts';
 import { newEventId } from './order-moves.ts';
 
 type Schemas = components['schemas'];
@@ -215,8 +215,7 @@ export function listBrokerageCases(deps: PartnerDeps): RequestHandler {
       {
         partnerId: caller.partner.id,
         status: queryString(req, 'status'),
-        from: parseInstant(queryString(req, 'from')),
-        to: parseInstant(queryString(req, 'to')),
+        ...dateWindow(req),
       },
       list.fetch,
       after,

@@ -4,11 +4,11 @@ import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
 import { buyerUrlProblem } from '../domain/buyer-url.ts';
 import { issueCheckoutToken, SESSION_VALIDITY_SECONDS } from '../domain/checkout.ts';
-import { quoteError, readQuote } from '../domain/quote-token.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import { callerOf, type PartnerDeps } from './context.ts';
+import { requestQuote } from './request-quote.ts';
 
 type Schemas = components['schemas'];
 
@@ -36,6 +36,8 @@ export function createCheckoutSession(deps: PartnerDeps): RequestHandler {
       );
     }
     const { domain } = request;
+    // Before the domain's state: a quote that is not the caller's answers alike whatever that is.
+    const quote = requestQuote(deps, caller, request);
     const listing = await deps.store.inventory.find(environment, domain);
     if (!listing) throw new ApiError('not_found', `Domain "${domain}" is not listed`);
     if (listing.status !== 'listed' || (await deps.store.orders.liveOrderFor(environment, domain)))
@@ -47,26 +49,8 @@ export function createCheckoutSession(deps: PartnerDeps): RequestHandler {
         `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(held.expires_at)}`,
       );
 
-    let price = listing.price_cents;
-    if (request.quote_id !== undefined && request.quote_id !== null) {
-      const quote = readQuote(deps.keys.quotes, request.quote_id, {
-        partnerId: caller.partner.id,
-        environment,
-        now: caller.businessNow,
-      });
-      if (!quote.ok) {
-        const err = quoteError(quote);
-        throw err.status === 400
-          ? new ApiError('validation_error', err.message, err.details)
-          : new ApiError(err.code, err.message);
-      }
-      if (quote.payload.domain !== domain) {
-        throw new ApiError('validation_error', `quote_id was issued for "${quote.payload.domain}", not "${domain}"`, [
-          { path: '/body/quote_id', message: 'quotes another domain' },
-        ]);
-      }
-      price = quote.payload.priceCents;
-    }
+    if (quote.kind === 'expired') throw new ApiError(quote.code, quote.message);
+    const price = quote.kind === 'valid' ? quote.priceCents : listing.price_cents;
     if (request.expected_price !== price || request.currency !== listing.currency) {
       const what = request.quote_id ? 'quoted' : 'current';
       throw new ApiError(

@@ -97,3 +97,29 @@ export function parseInstant(value: string | undefined): number | undefined {
   if (Number.isNaN(ms)) throw new ApiError('validation_error', `"${value}" is not an RFC 3339 date-time or full-date`);
   return ms;
 }
+
+/** A date window: `from` inclusive, `to` exclusive, each absent when not sent (ms). */
+export interface DateWindow {
+  from: number | undefined;
+  to: number | undefined;
+}
+
+/**
+ * The date window of every operation that takes `from` and `to` (the From and To parameters):
+ * each an instant (parseInstant), and `to` later than `from` when both are sent. An empty or
+ * inverted window would answer an empty list (or reversed analytics) that looks like "nothing
+ * happened"; it is the caller's mistake, so it is refused.
+ */
+export function dateWindow(req: Request): DateWindow {
+  const from = parseInstant(queryString(req, 'from'));
+  const to = parseInstant(queryString(req, 'to'));
+  if (from !== undefined && to !== undefined && to <= from) {
+    const message = 'must be later than from (the window is from inclusive to to exclusive)';
+    throw new ApiError(
+      'validation_error',
+      `to "${queryString(req, 'to') ?? ''}" ${message}: from is "${queryString(req, 'from') ?? ''}"`,
+      [{ path: '/query/to', message }],
+    );
+  }
+  return { from, to };
+}

@@ -3,7 +3,7 @@ import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
 import { decideForExistingKey, fingerprint, isStoredOutcome } from '../domain/idempotency.ts';
 import { initialState } from '../domain/order-state.ts';
-import { issueQuote, quoteError, readQuote, QUOTE_VALIDITY_SECONDS } from '../domain/quote-token.ts';
+import { issueQuote, QUOTE_VALIDITY_SECONDS } from '../domain/quote-token.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError, errorBody } from '../http/errors.ts';
 import { replayOrThrow, sendReplay } from '../http/idempotency-answer.ts';
@@ -14,13 +14,14 @@ import {
   callerFrom,
   callerOf,
   credentialOf,
-  parseInstant,
+  dateWindow,
   partnerCursorList,
   queryString,
   type Caller,
   type PartnerDeps,
 } from './context.ts';
 import { applyMove, orderEvents } from './order-moves.ts';
+import { requestQuote } from './request-quote.ts';
 import { toOrder, toOrderDetail } from './resources.ts';
 
 type Schemas = components['schemas'];
@@ -104,6 +105,8 @@ async function executeOrder(
   };
   const environment = caller.credential.environment;
   const { domain } = request;
+  // Before the domain's state: a quote that is not the caller's answers alike whatever that is.
+  const quote = requestQuote(deps, caller, request);
   const listing = sight.listing;
   if (!listing) return refuse('not_found', `Domain "${domain}" is not listed`);
   if (listing.status !== 'listed' || sight.liveOrder) return refuse('not_found', `Domain "${domain}" is already sold`);
@@ -114,26 +117,8 @@ async function executeOrder(
     );
   }
 
-  let price = listing.price_cents;
-  if (request.quote_id !== undefined && request.quote_id !== null) {
-    const quote = readQuote(deps.keys.quotes, request.quote_id, {
-      partnerId: caller.partner.id,
-      environment,
-      now: caller.businessNow,
-    });
-    if (!quote.ok) {
-      const err = quoteError(quote);
-      // A tampered or foreign quote is a validation error: not stored, so not an Outcome.
-      if (err.status === 400) throw new ApiError('validation_error', err.message, err.details);
-      return refuse(err.code, err.message);
-    }
-    if (quote.payload.domain !== domain) {
-      throw new ApiError('validation_error', `quote_id was issued for "${quote.payload.domain}", not "${domain}"`, [
-        { path: '/body/quote_id', message: 'quotes another domain' },
-      ]);
-    }
-    price = quote.payload.priceCents;
-  }
+  if (quote.kind === 'expired') return refuse(quote.code, quote.message);
+  const price = quote.kind === 'valid' ? quote.priceCents : listing.price_cents;
   if (request.expected_price !== price || request.currency !== listing.currency) {
     const what = request.quote_id ? 'quoted' : 'current';
     return refuse(
@@ -232,8 +217,7 @@ export function listOrders(deps: PartnerDeps): RequestHandler {
         partnerId: caller.partner.id,
         status: queryString(req, 'status'),
         domain: queryString(req, 'domain'),
-        from: parseInstant(queryString(req, 'from')),
-        to: parseInstant(queryString(req, 'to')),
+        ...dateWindow(req),
       },
       list.fetch,
       after,

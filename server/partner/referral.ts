@@ -7,7 +7,7 @@ import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError } from '../http/errors.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import type { LinkRow } from '../store/referral.ts';
-import { callerOf, parseInstant, partnerCursorList, queryString, type Caller, type PartnerDeps } from './context.ts';
+import { callerOf, dateWindow, partnerCursorList, queryString, type Caller, type PartnerDeps } from './context.ts';
 
 type Schemas = components['schemas'];
 
@@ -25,11 +25,6 @@ async function affiliateCaller(deps: PartnerDeps, res: Parameters<RequestHandler
   }
   return caller;
 }
-
-const windowOf = (req: Request) => ({
-  from: parseInstant(queryString(req, 'from')),
-  to: parseInstant(queryString(req, 'to')),
-});
 
 function toLink(deps: PartnerDeps, req: Request, row: LinkRow): Schemas['Link'] {
   return {
@@ -102,7 +97,7 @@ export function listLinks(deps: PartnerDeps): RequestHandler {
 export function getReferralClicks(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await affiliateCaller(deps, res);
-    const window = windowOf(req);
+    const window = dateWindow(req);
     const report = await deps.store.referral.clickReport(caller.partner.id, window);
     const body: Schemas['ClickReport'] = {
       from: window.from === undefined ? null : rfc3339(window.from),
@@ -118,7 +113,7 @@ export function getReferralClicks(deps: PartnerDeps): RequestHandler {
 export function listReferralSales(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await affiliateCaller(deps, res);
-    const window = windowOf(req);
+    const window = dateWindow(req);
     const list = partnerCursorList(deps, req, `referral-sales:${caller.partner.id}`, ['from', 'to']);
     const p = list.after;
     const rows = await deps.store.referral.listSales(
@@ -155,7 +150,7 @@ export function listCommissions(deps: PartnerDeps): RequestHandler {
     const p = list.after;
     const rows = await deps.store.referral.listLedger(
       caller.partner.id,
-      { ...windowOf(req), status },
+      { ...dateWindow(req), status },
       list.fetch,
       p ? Number(p[0]) : undefined,
     );
@@ -193,7 +188,7 @@ export function listReferralPayouts(deps: PartnerDeps): RequestHandler {
     const p = list.after;
     const { rows, totalCents } = await deps.store.referral.listPayouts(
       caller.partner.id,
-      windowOf(req),
+      dateWindow(req),
       list.fetch,
       p ? { paidAt: Number(p[0]), payoutId: String(p[1]) } : undefined,
     );
@@ -217,7 +212,7 @@ export function listReferralPayouts(deps: PartnerDeps): RequestHandler {
 export function getReferralAnalytics(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await affiliateCaller(deps, res);
-    const { from, to } = windowOf(req);
+    const { from, to } = dateWindow(req);
     const window = analyticsWindow(from, to, caller.businessNow);
     const funnel = await deps.store.referral.funnel(caller.partner.id, window);
     const body: Schemas['Analytics'] = {

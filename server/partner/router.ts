@@ -14,6 +14,7 @@ import { partnerAuth } from '../http/partner-auth.ts';
 import { partnerPermissions } from '../http/permissions.ts';
 import { rateLimit } from '../http/rate-limit.ts';
 import { bodyReadError, jsonBody } from '../http/raw-body.ts';
+import { challengeOnUnauthorized, signingChallengeOf } from '../http/signing-challenge.ts';
 import { openApiValidator, type ContractDefectLog } from '../http/validator.ts';
 import { createBrokerageCase, getBrokerageCase, getBrokerageEligibility, listBrokerageCases } from './brokerage.ts';
 import { createCheckoutSession } from './checkout.ts';
@@ -83,6 +84,8 @@ export function partnerRouter(deps: WebhookDeps, options: PartnerRouterOptions):
       dispatchByOperationId(handlers),
     ),
   );
+  // Every 401 above names the signing scheme (RFC 9110 §11.6.1).
+  router.use(challengeOnUnauthorized(signingChallengeOf(contract)));
   return router;
 }
 

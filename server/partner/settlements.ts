@@ -6,7 +6,7 @@ import type { CursorPosition } from '../domain/cursor.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { transactionCommissionCents, transactionTotals } from '../domain/settlement.ts';
 import type { PayoutKind, PayoutRow, StatementWithOrders, TransactionRow } from '../store/settlements.ts';
-import { callerOf, parseInstant, partnerCursorList, queryString, type PartnerDeps } from './context.ts';
+import { callerOf, dateWindow, partnerCursorList, queryString, type PartnerDeps } from './context.ts';
 
 type Schemas = components['schemas'];
 
@@ -48,8 +48,7 @@ export function listSettlements(deps: PartnerDeps): RequestHandler {
     const rows = await deps.store.settlements.listStatements(
       {
         partnerId: caller.partner.id,
-        from: parseInstant(queryString(req, 'from')),
-        to: parseInstant(queryString(req, 'to')),
+        ...dateWindow(req),
       },
       page.fetch,
       key ? { periodEnd: key.at, statementId: key.id } : undefined,
@@ -73,8 +72,7 @@ export function listTransactions(deps: PartnerDeps): RequestHandler {
       partnerId: caller.partner.id,
       status: queryString(req, 'status'),
       paymentModel: queryString(req, 'payment_model'),
-      from: parseInstant(queryString(req, 'from')),
-      to: parseInstant(queryString(req, 'to')),
+      ...dateWindow(req),
     };
     const key = keyOf(page.after);
     const rates = await deps.store.settlements.commissionRates(caller.partner.id);
@@ -121,8 +119,7 @@ export function listPayouts(deps: PartnerDeps): RequestHandler {
       {
         partnerId: caller.partner.id,
         kind: queryString(req, 'kind') as PayoutKind | undefined,
-        from: parseInstant(queryString(req, 'from')),
-        to: parseInstant(queryString(req, 'to')),
+        ...dateWindow(req),
       },
       page.fetch,
       key ? { paidAt: key.at, payoutId: key.id } : undefined,

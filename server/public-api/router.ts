@@ -20,7 +20,7 @@ import type { AccessTokenVerifier, HandlerMap, PublicDeps } from './context.ts';
 import { errorShapes, publicErrorHandler } from './error-format.ts';
 import { formBody } from './form-body.ts';
 import { publicIdempotency } from './idempotency.ts';
-import { publicBucketOf } from './rate-limit.ts';
+import { publicBuckets } from './rate-limit.ts';
 
 /** Every public operation counts against the one class of the public document; unknown paths too. */
 const UNMATCHED_CLASS = 'public';
@@ -66,6 +66,8 @@ export function publicRouter(deps: PublicDeps, options: PublicRouterOptions): Ro
     contract.operations.filter((op) => op.idempotencyKey !== undefined).map((op) => op.operationId),
   );
 
+  const classes = rateLimitClasses(contract.document);
+  const buckets = publicBuckets(classes);
   const router = express.Router();
   router.use(
     inOrder(
@@ -76,11 +78,12 @@ export function publicRouter(deps: PublicDeps, options: PublicRouterOptions): Ro
       deprecationHeaders(),
       resolveBearer(bearer),
       rateLimit({
-        classes: rateLimitClasses(contract.document),
+        classes,
         unmatchedClass: UNMATCHED_CLASS,
         counter: deps.store.replayGuard,
         clock: deps.clock,
-        bucketOf: publicBucketOf,
+        bucketOf: buckets.bucketOf,
+        ceilingBucketOf: buckets.ceilingBucketOf,
         furtherCalls: true,
       }),
       unmatchedRoute(),

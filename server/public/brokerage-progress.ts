@@ -9,6 +9,7 @@ import { ApiError } from '../http/errors.ts';
 import type { CaseRow, CaseTimelineRow } from '../store/brokerage.ts';
 import type { Store } from '../store/index.ts';
 import { escapeHtml, htmlPage } from './html.ts';
+import { formatCents } from '../domain/money.ts';
 
 type Progress = components['schemas']['BrokerageProgress'];
 
@@ -42,8 +43,8 @@ function toProgress(row: CaseRow, timeline: readonly CaseTimelineRow[]): Progres
   };
 }
 
-const money = (cents: number, currency: string) =>
-  `${(cents / 100).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`;
+// From the integer cents, never `cents / 100` (a float: 9007199254740991 showed as …409.90).
+const money = (cents: number, currency: string) => `${formatCents(cents)} ${currency}`;
 const readableDate = (iso: string) =>
   new Date(iso).toLocaleString('en-GB', { dateStyle: 'medium', timeStyle: 'short', timeZone: 'UTC' }) + ' UTC';
 

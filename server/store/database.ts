@@ -1,6 +1,7 @@
 // Opens the database: embedded SQLite by default (zero setup), PostgreSQL when a URL is given
 // (several instances behind a load balancer share it). Migrations run before it is handed out.
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, openSync } from 'node:fs';
+import { makeDataDir } from './data-dir.ts';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
@@ -104,7 +105,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
   }
   const filename = options.filename ?? join(options.dataDir ?? './data', 'service.sqlite');
   if (filename !== ':memory:') {
-    mkdirSync(options.dataDir ?? './data', { recursive: true });
+    makeDataDir(options.dataDir ?? './data');
     ownerOnly(filename);
   }
   const sqlite = new BetterSqlite3(filename);

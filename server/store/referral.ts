@@ -2,6 +2,7 @@
 // and its running balance is summed along ledger order when read, so concurrent writers can
 // never leave a stored balance that disagrees with the entries.
 import { sql, type Kysely } from 'kysely';
+import { exactCents } from '../domain/money.ts';
 import { BALANCE_EFFECT } from '../domain/referral.ts';
 import type {
   CommissionLedgerTable,
@@ -34,8 +35,8 @@ export interface LinkStatsRow {
 
 const DAY_MS = 86_400_000;
 const UNDONE = ['REFUNDED', 'CANCELLED'];
-// Sums of bigint are numeric in PostgreSQL, which pg hands back as text; a bigint cast keeps
-// them numbers in both dialects.
+// Sums are read as text and converted exactly (exactCents): a driver hands a large integer back
+// as a double, and a total past 2^53 would come out rounded instead of refused.
 // The running balance by the domain's rule (BALANCE_EFFECT: x-balance-effect of CommissionStatus).
 const balanceCases = sql.join(
   Object.entries(BALANCE_EFFECT).map(
@@ -43,7 +44,7 @@ const balanceCases = sql.join(
   ),
   sql` `,
 );
-const signedAmount = sql<number>`cast(sum(case status ${balanceCases} end) over (order by seq) as bigint)`;
+const signedAmount = sql<string>`cast(sum(case status ${balanceCases} end) over (order by seq) as text)`;
 
 export function referralRepository(db: Kysely<Database>) {
   return {
@@ -96,8 +97,8 @@ export function referralRepository(db: Kysely<Database>) {
         .select([
           'referral_sales.link_id',
           (eb) => eb.fn.countAll<number>().as('n'),
-          sql<number>`cast(sum(referral_sales.amount_cents) as bigint)`.as('gmv'),
-          sql<number>`cast(sum(referral_sales.commission_cents) as bigint)`.as('commission'),
+          sql<string>`cast(sum(referral_sales.amount_cents) as text)`.as('gmv'),
+          sql<string>`cast(sum(referral_sales.commission_cents) as text)`.as('commission'),
         ])
         .where('referral_sales.link_id', 'in', linkIds)
         .where('orders.status', 'not in', UNDONE)
@@ -106,8 +107,8 @@ export function referralRepository(db: Kysely<Database>) {
       for (const s of sales)
         Object.assign(stats.get(s.link_id)!, {
           sales: Number(s.n),
-          gmv_cents: Number(s.gmv),
-          commission_cents: Number(s.commission),
+          gmv_cents: exactCents(s.gmv),
+          commission_cents: exactCents(s.commission),
         });
       return stats;
     },
@@ -204,8 +205,8 @@ export function referralRepository(db: Kysely<Database>) {
         .innerJoin('orders', 'orders.public_id', 'referral_sales.public_id')
         .select([
           (eb) => eb.fn.countAll<number>().as('n'),
-          sql<number | null>`cast(sum(referral_sales.amount_cents) as bigint)`.as('gmv'),
-          sql<number | null>`cast(sum(referral_sales.commission_cents) as bigint)`.as('commission'),
+          sql<string | null>`cast(sum(referral_sales.amount_cents) as text)`.as('gmv'),
+          sql<string | null>`cast(sum(referral_sales.commission_cents) as text)`.as('commission'),
         ])
         .where('referral_sales.partner_id', '=', partnerId)
         .where('referral_sales.sold_at', '>=', window.from)
@@ -216,8 +217,8 @@ export function referralRepository(db: Kysely<Database>) {
         clicks: Number(clicks?.n ?? 0),
         checkouts_started: Number(started?.n ?? 0),
         sales: Number(sales?.n ?? 0),
-        gmv_cents: Number(sales?.gmv ?? 0),
-        commission_cents: Number(sales?.commission ?? 0),
+        gmv_cents: exactCents(sales?.gmv),
+        commission_cents: exactCents(sales?.commission),
       };
     },
 
@@ -283,7 +284,7 @@ export function referralRepository(db: Kysely<Database>) {
         ...r,
         seq: Number(r.seq),
         amount_cents: Number(r.amount_cents),
-        balance_cents: Number(r.balance_cents),
+        balance_cents: exactCents(r.balance_cents),
       }));
     },
 
@@ -292,14 +293,14 @@ export function referralRepository(db: Kysely<Database>) {
         .selectFrom('commission_ledger')
         .select(
           sql<
-            number | null
-          >`cast(sum(case status when 'accrued' then amount_cents when 'pending' then 0 else -amount_cents end) as bigint)`.as(
+            string | null
+          >`cast(sum(case status when 'accrued' then amount_cents when 'pending' then 0 else -amount_cents end) as text)`.as(
             'b',
           ),
         )
         .where('partner_id', '=', partnerId)
         .executeTakeFirst();
-      return Number(row?.b ?? 0);
+      return exactCents(row?.b);
     },
 
     /** The partner's referral rate: its setting when the operator made one, else the default. */
@@ -317,12 +318,12 @@ export function referralRepository(db: Kysely<Database>) {
       let base = db.selectFrom('payouts').where('partner_id', '=', partnerId).where('kind', '=', 'referral_commission');
       if (window.from !== undefined) base = base.where('paid_at', '>=', window.from);
       if (window.to !== undefined) base = base.where('paid_at', '<', window.to);
-      const total = await base.select(sql<number | null>`cast(sum(amount_cents) as bigint)`.as('t')).executeTakeFirst();
+      const total = await base.select(sql<string | null>`cast(sum(amount_cents) as text)`.as('t')).executeTakeFirst();
       let q = base.selectAll();
       if (after)
         q = q.where((eb) => eb(eb.refTuple('paid_at', 'payout_id'), '<', eb.tuple(after.paidAt, after.payoutId)));
       const rows = await q.orderBy('paid_at', 'desc').orderBy('payout_id', 'desc').limit(limit).execute();
-      return { rows, totalCents: Number(total?.t ?? 0) };
+      return { rows, totalCents: exactCents(total?.t) };
     },
   };
 }

@@ -1,7 +1,7 @@
 // Settlement statements, the orders they settled, payouts and per-partner commission rates.
 // Every method runs on the executor it was built with, so a run can settle a partner's orders
 // and write its statement in one transaction.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { DEFAULT_COMMISSION_RATES, type CommissionRates } from '../domain/settlement.ts';
 import type { Database, Environment, OrdersTable } from './schema.ts';
 
@@ -179,6 +179,17 @@ export function settlementRepository(db: Kysely<Database>) {
         );
       }
       return withOrders(await q.orderBy('period_end', 'desc').orderBy('statement_id', 'desc').limit(limit).execute());
+    },
+
+    /** The exact total of a partner's payouts of one kind (summed as text: a driver's double would round it). */
+    async payoutTotal(partnerId: string, kind: PayoutKind): Promise<bigint> {
+      const row = await db
+        .selectFrom('payouts')
+        .select(sql<string | null>`cast(sum(amount_cents) as text)`.as('t'))
+        .where('partner_id', '=', partnerId)
+        .where('kind', '=', kind)
+        .executeTakeFirst();
+      return BigInt(row?.t ?? 0);
     },
 
     async insertPayout(row: PayoutRow): Promise<void> {

@@ -231,11 +231,11 @@ describe('partner document', () => {
     }
   });
 
-  it('401 answers carry no rate-limit headers (the credential is not identified)', () => {
+  it('401 answers carry no rate-limit headers (the credential is not identified), and the signing challenge', () => {
     for (const { operation } of operations(doc)) {
       const unauthorized = Object.fromEntries(responsesOf(doc, operation))['401'];
       expect(unauthorized).toBeDefined();
-      expect(Object.keys((unauthorized?.headers as JsonObject) ?? {})).toEqual(['X-Request-Id']);
+      expect(Object.keys((unauthorized?.headers as JsonObject) ?? {})).toEqual(['X-Request-Id', 'WWW-Authenticate']);
     }
   });
 

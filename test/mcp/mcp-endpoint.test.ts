@@ -250,6 +250,45 @@ describe('HTTP edges of POST /mcp', () => {
     });
   });
 
+  // JSON.parse keeps `"__proto__"` as an ordinary member, but a copy made by assignment turns it
+  // into the object's prototype, where a closed schema no longer sees it (probe round 3, I13).
+  it.each([
+    ['legacy', '2025-11-25', {}],
+    [
+      'modern',
+      '2026-07-28',
+      {
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
+    ],
+  ])('refuses a __proto__ argument like any unknown key (%s era)', async (_era, version, meta) => {
+    for (const [n, value] of ['{"polluted":true}', 'null', '1', '[]'].entries()) {
+      const params = JSON.stringify({ name: 'tld_requirements', ...meta }).slice(0, -1);
+      const raw = `{"jsonrpc":"2.0","id":${30 + n},"method":"tools/call","params":${params},"arguments":{"tld":"io","__proto__":${value}}}}`;
+      const res = await fetch(`${server.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json',
+          'mcp-protocol-version': version,
+          'mcp-method': 'tools/call',
+          'mcp-name': 'tld_requirements',
+        },
+        body: raw,
+      });
+      expect(res.status, raw).toBe(200);
+      const body = (await res.json()) as { result: { isError: boolean; content: Array<{ text: string }> } };
+      expect(body.result.isError, `${raw} answered ${JSON.stringify(body)}`).toBe(true);
+      const error = JSON.parse(body.result.content[1]?.text ?? '{}') as { code: string; message: string };
+      expect(error.code).toBe('validation_error');
+      expect(error.message).toMatch(/__proto__/);
+    }
+  });
+
   it('accepts a notification with 202 and no body', async () => {
     const res = await post({ jsonrpc: '2.0', method: 'notifications/initialized' });
     expect(res.status).toBe(202);

@@ -1,7 +1,10 @@
 // The authorization endpoint's error redirects through the public pipeline, with the endpoint
 // wired as self-validating (OAuthServer.selfValidating): once client_id and redirect_uri are
 // trusted, every other error goes back to the client as a 302 with error, error_description,
-// state and iss (RFC 6749 §4.1.2.1, RFC 9207); before that, nothing is ever redirected.
+// state and iss (RFC 6749 §4.1.2.1, RFC 9207) when the redirect URI stays on the user's device
+// (loopback http, a private-use scheme); before that, nothing is ever redirected. An https
+// redirect URI, which anyone can register, never gets an automatic redirect before the user has
+// signed in (RFC 9700 §4.11.2): the error is a page with a link (probe round 3, L1).
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -98,6 +101,64 @@ describe('authorization error redirects', () => {
     expect(back.searchParams.get('state')).toBe('st-1');
     expect(back.searchParams.get('iss')).toBe(base);
     expect(page.cookie).toBeUndefined();
+  });
+
+  describe('a redirect URI that leaves the device (https): shown with a link, never redirected', () => {
+    const PHISH = 'https://phish.example/login';
+    const APP = 'com.example.app:/oauth';
+    let phish: Registered;
+    beforeAll(async () => {
+      phish = await register(base, { client_name: 'Totally Legit', redirect_uris: [PHISH, APP] });
+    });
+
+    it.each([
+      [{ response_type: 'x' }, 'unsupported_response_type', 'response_type'],
+      [{ code_challenge: undefined }, 'invalid_request', 'code_challenge'],
+      [{ code_challenge_method: 'plain' }, 'invalid_request', 'code_challenge_method'],
+      [{ scope: 'bogus' }, 'invalid_scope', 'scope'],
+      [{ resource: 'https://elsewhere.example.com' }, 'invalid_target', 'resource'],
+    ])('%j: a 400 page naming %s, with a link back, and no Location', async (params, error, param) => {
+      const page = await openAuthorize(url({ client_id: phish.client_id, redirect_uri: PHISH, ...params }));
+      expect(page.status, page.html).toBe(400);
+      expect(page.location).toBeNull();
+      expect(page.cookie).toBeUndefined();
+      expect(page.html).toContain('<title>This sign-in request cannot be completed</title>');
+      expect(page.html).toContain(`<code>${error}</code>`);
+      // The link is what the redirect would have carried, written out for the user to follow or not.
+      const href = /<a href="([^"]*)"/
+        .exec(page.html)?.[1]
+        ?.replace(/&#(\d+);/g, (_, c: string) => String.fromCharCode(Number(c)));
+      const back = new URL(href ?? '');
+      expect(`${back.origin}${back.pathname}`).toBe(PHISH);
+      expect(back.searchParams.get('error')).toBe(error);
+      expect(back.searchParams.get('state')).toBe('st-1');
+      expect(back.searchParams.get('iss')).toBe(base);
+      expect(page.html).toContain('return to phish.example');
+
+      const json = await fetch(url({ client_id: phish.client_id, redirect_uri: PHISH, ...params }), {
+        redirect: 'manual',
+        headers: { accept: 'application/json' },
+      });
+      expect(json.status).toBe(400);
+      expect(json.headers.get('location')).toBeNull();
+      expect(await json.json()).toMatchObject({
+        code: 'validation_error',
+        message: expect.stringMatching(new RegExp(`^${error}: `)),
+        details: [{ path: `/query/${param}` }],
+      });
+    });
+
+    it('still redirects an error to a private-use scheme (a native app on the device)', async () => {
+      const page = await openAuthorize(url({ client_id: phish.client_id, redirect_uri: APP, response_type: 'x' }));
+      expect(page.status).toBe(302);
+      expect(page.location?.startsWith(`${APP}?error=unsupported_response_type`)).toBe(true);
+    });
+
+    it('serves the sign-in page for a valid request: the user sees where approval leads', async () => {
+      const page = await openAuthorize(url({ client_id: phish.client_id, redirect_uri: PHISH }));
+      expect(page.status).toBe(200);
+      expect(page.html).toContain('phish.example');
+    });
   });
 
   it('redirects to the loopback redirect URI with the port that was sent', async () => {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasUnshowable, showableClientName } from '../../server/oauth/client-name.ts';
 import { newId } from '../../server/ids.ts';
+import { checkClientMetadata } from '../../server/oauth/client-metadata.ts';
 import { startHarness, type Harness } from '../server/harness.ts';
 import { openAuthorize, submitForm } from './support.ts';
 
@@ -35,12 +36,27 @@ describe('client_name at registration', () => {
     ['a newline', 'App\nGoogle'],
     ['NUL', 'App\u0000'],
     ['U+0085 (a C1 control)', 'App\u0085'],
+    // Not Unicode text at all: JSON carries them as \ud800 escapes, a page shows U+FFFD.
+    ['a lone high surrogate', 'App\uD800'],
+    ['a lone low surrogate', '\uDC00App'],
+    ['a reversed pair', 'App\uDE00\uD83D'],
   ])('refuses a name with %s: invalid_client_metadata', async (_what, name) => {
     const res = await register(name);
     const body = (await res.json()) as { error: string; error_description: string };
     expect(res.status).toBe(400);
     expect(body.error).toBe('invalid_client_metadata');
     expect(body.error_description).toMatch(/client_name/);
+  });
+
+  it('refuses a lone surrogate in the pure check too, whatever validator ran before it', () => {
+    for (const name of ['App\uD800', '\uDC00App', 'App\uDE00\uD83D']) {
+      const checked = checkClientMetadata({ client_name: name, redirect_uris: ['https://app.example.net/cb'] });
+      expect(checked.ok, JSON.stringify(name)).toBe(false);
+      if (!checked.ok) expect(checked.error.error_description).toMatch(/client_name must be well-formed Unicode/);
+    }
+    expect(
+      checkClientMetadata({ client_name: 'App \u{1F600}', redirect_uris: ['https://app.example.net/cb'] }).ok,
+    ).toBe(true);
   });
 
   it.each(['My App', 'Café ☕', 'تطبيق', 'אפליקציה', 'App 😀'])('registers %s', async (name) => {

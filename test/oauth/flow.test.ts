@@ -503,6 +503,56 @@ describe.each(databases())('OAuth 2.1 flow ($name)', ({ databaseUrl }) => {
     expect(back.searchParams.has('code')).toBe(false);
   });
 
+  // One decision per authorization request (probe round 3, I9): the signed form is used up by
+  // "Deny" or by a signed-in "approve", so it can neither be approved after a denial nor give
+  // two codes; a failed sign-in does not use it up.
+  it('takes one decision per authorization request: no approval after a denial, no second code', async () => {
+    const approveFields = { email: SANDBOX_USER.email, password: SANDBOX_USER.password, decision: 'approve' };
+    const expectUsed = (answer: Awaited<ReturnType<typeof submitForm>>, what: string) => {
+      expect(answer.status, `${what}: ${answer.html}`).toBe(400);
+      expect(answer.location, what).toBeNull();
+      expect(answer.html).toContain('already answered');
+    };
+
+    const denied = await openAuthorize((await authorizationUrl()).url);
+    expect((await submitForm(base, denied, { decision: 'deny' })).status).toBe(303);
+    expectUsed(await submitForm(base, denied, approveFields), 'approve after deny');
+    expectUsed(await submitForm(base, denied, { decision: 'deny' }), 'deny after deny');
+
+    const approved = await openAuthorize((await authorizationUrl()).url);
+    expect((await submitForm(base, approved, { ...approveFields, password: 'wrong-password' })).status).toBe(200);
+    const first = await submitForm(base, approved, approveFields);
+    expect(first.status, first.html).toBe(303);
+    expect(new URL(first.location!).searchParams.has('code')).toBe(true);
+    expectUsed(await submitForm(base, approved, approveFields), 'approve twice');
+    expectUsed(await submitForm(base, approved, { decision: 'deny' }), 'deny after approve');
+
+    // As JSON too (Accept: application/json): the Error body, at /body/auth_request.
+    const json = await fetch(`${base}/oauth/authorize`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        cookie: approved.cookie ?? '',
+      },
+      body: new URLSearchParams({
+        auth_request: approved.authRequest ?? '',
+        csrf_token: approved.csrfToken ?? '',
+        ...approveFields,
+      }),
+    });
+    expect(json.status).toBe(400);
+    expect(await json.json()).toMatchObject({
+      code: 'validation_error',
+      details: [{ path: '/body/auth_request', message: 'was already approved or denied' }],
+    });
+
+    // A second page for the same client and user is a new request, with its own decision.
+    const another = await openAuthorize((await authorizationUrl()).url);
+    expect((await submitForm(base, another, approveFields)).status).toBe(303);
+  });
+
   it('sends a denial back whatever the sign-in fields hold, as a browser posts them (empty or half-typed)', async () => {
     for (const typed of [
       { email: '', password: '' },

@@ -28,6 +28,12 @@ describe('redirect URI matching', () => {
     for (const uri of registered) expect(isRegisteredRedirectUri(registered, uri)).toBe(true);
   });
 
+  it('matches a loopback redirect on a port from 1 to 65535 only: port 0 is no port', () => {
+    for (const uri of ['http://127.0.0.1:0/callback', 'http://127.0.0.1:00/callback', 'http://[::1]:0/x?a=1'])
+      expect(isRegisteredRedirectUri(registered, uri), uri).toBe(false);
+    expect(isRegisteredRedirectUri(registered, 'http://127.0.0.1:1/callback')).toBe(true);
+  });
+
   it('ignores the port on loopback hosts only', () => {
     expect(isRegisteredRedirectUri(registered, 'http://127.0.0.1:50000/callback')).toBe(true);
     expect(isRegisteredRedirectUri(registered, 'http://127.0.0.1/callback')).toBe(true);
@@ -70,6 +76,8 @@ describe('redirect URI matching', () => {
       'http redirect URIs are allowed only on loopback hosts: http://app.example.net/callback',
     );
     expect(redirectUriProblem('https://app.example.net/cb#frag')).toMatch(/fragment/);
+    for (const zero of ['http://localhost:0/cb', 'http://127.0.0.1:00/cb', 'https://app.example.net:0/cb'])
+      expect(redirectUriProblem(zero), zero).toMatch(/port 0/);
     expect(redirectUriProblem('/relative/cb')).toMatch(/not an absolute URI/);
     expect(redirectUriProblem('javascript:alert(1)')).toMatch(/javascript scheme is not allowed/);
     expect(redirectUriProblem('data:text/html,hi')).toMatch(/data scheme/);
@@ -204,7 +212,16 @@ describe('the signed sign-in form state', () => {
 
   it('round-trips with the matching CSRF pair within 10 minutes', () => {
     const token = sealAuthRequest(key, request, csrf, now);
-    expect(openAuthRequest(key, token, csrf, csrf, now + AUTH_REQUEST_TTL_MS - 1)).toEqual({ ok: true, request });
+    expect(openAuthRequest(key, token, csrf, csrf, now + AUTH_REQUEST_TTL_MS - 1)).toEqual({
+      ok: true,
+      request,
+      id: expect.stringMatching(/^[A-Za-z0-9_-]{22}$/),
+      expiresAt: now + AUTH_REQUEST_TTL_MS,
+    });
+    // Each sealing is its own request, with its own single decision (one id each).
+    const twin = openAuthRequest(key, sealAuthRequest(key, request, csrf, now), csrf, csrf, now);
+    const first = openAuthRequest(key, token, csrf, csrf, now);
+    expect(twin.ok && first.ok && twin.id !== first.id).toBe(true);
     expect(openAuthRequest(key, token, csrf, csrf, now + AUTH_REQUEST_TTL_MS)).toEqual({
       ok: false,
       problem: 'expired',

@@ -1,5 +1,5 @@
-// Loopback redirect URIs match on any port (RFC 8252 §7.3), but only on a port: a number above
-// 65535 is no port, so such a redirect_uri is not registered (400 `invalid_redirect_uri`, shown to
+// Loopback redirect URIs match on any port (RFC 8252 §7.3), but only on a port: 0 (any free
+// port, to a listener) and a number above 65535 are no port, so such a redirect_uri is not registered (400 `invalid_redirect_uri`, shown to
 // the user, never redirected to) rather than a 500.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { register } from '../oauth/support.ts';
@@ -40,6 +40,9 @@ describe('loopback redirect URIs and their ports', () => {
     'http://127.0.0.1:65536/cb',
     'http://[::1]:100000/cb',
     'http://localhost:70000/cb',
+    'http://127.0.0.1:0/cb',
+    'http://[::1]:00/cb',
+    'http://localhost:0/cb',
   ])('refuses %s as not registered, with a page, never a redirect', async (uri) => {
     const page = await authorize(uri);
     expect(page.status, await page.clone().text()).toBe(400);
@@ -57,13 +60,16 @@ describe('loopback redirect URIs and their ports', () => {
     },
   );
 
-  it('refuses to register a loopback URI with a port above 65535', async () => {
-    const res = await fetch(`${h.baseUrl}/api/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'x', redirect_uris: ['http://127.0.0.1:99999/cb'] }),
-    });
-    expect(res.status).toBe(400);
-    expect(await res.json()).toMatchObject({ error: 'invalid_redirect_uri' });
-  });
+  it.each(['http://127.0.0.1:99999/cb', 'http://localhost:0/cb', 'http://[::1]:0/cb', 'https://app.example.net:0/cb'])(
+    'refuses to register %s (a port is 1 to 65535): invalid_redirect_uri',
+    async (uri) => {
+      const res = await fetch(`${h.baseUrl}/api/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: 'x', redirect_uris: [uri] }),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: 'invalid_redirect_uri' });
+    },
+  );
 });

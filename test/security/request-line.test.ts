@@ -84,6 +84,40 @@ describe('the request line and headers', () => {
     expectPipelineError(answer, 421, 'misdirected_request');
   });
 
+  it.each(['0x7f.1', '127.1', '2130706433', '0177.0.0.1'])(
+    'checks the authority of an absolute target as sent: %s is no loopback name (421), whatever a URL parser makes of it',
+    async (name) => {
+      const port = new URL(h.baseUrl).port;
+      const answer = await rawRequest(h.baseUrl, [`GET http://${name}:${port}/api/v1 HTTP/1.1`, `Host: ${host}`]);
+      expectPipelineError(answer, 421, 'misdirected_request');
+    },
+  );
+
+  it('refuses userinfo in an absolute target with 400 (RFC 9110 §4.2.4)', async () => {
+    for (const userinfo of ['evil.com@', 'user:pass@', '@']) {
+      const answer = await rawRequest(h.baseUrl, [`GET http://${userinfo}${host}/api/v1 HTTP/1.1`, `Host: ${host}`]);
+      expectPipelineError(answer, 400, 'validation_error');
+      expect(JSON.parse(answer.body).message).toMatch(/request target/);
+    }
+  });
+
+  it("builds absolute URLs from an absolute target's authority, not from Host (RFC 9112 §3.2.2)", async () => {
+    const port = new URL(h.baseUrl).port;
+    const answer = await rawRequest(h.baseUrl, [`GET http://localhost:${port}/api/v1 HTTP/1.1`, `Host: ${host}`]);
+    expect(answer.status, answer.body).toBe(200);
+    expect(answer.body).toContain(`http://localhost:${port}/`);
+    expect(answer.body).not.toContain(`http://${host}/`);
+  });
+
+  it.each(['/api/v1#frag', '/r/abc?x=1#y', '/api/partner/v1/availability?domain=a.com#f'])(
+    'refuses a fragment in the target %s with 400 on every surface',
+    async (target) => {
+      const answer = await rawRequest(h.baseUrl, [`GET ${target} HTTP/1.1`, `Host: ${host}`]);
+      expectPipelineError(answer, 400, 'validation_error');
+      expect(JSON.parse(answer.body).message).toMatch(/request target/);
+    },
+  );
+
   describe('Host', () => {
     it('refuses two Host headers with 400 (RFC 9112 §3.2), whichever comes first', async () => {
       for (const pair of [
@@ -104,6 +138,20 @@ describe('the request line and headers', () => {
         expectPipelineError(answer, 421, 'misdirected_request');
       },
     );
+
+    it.each(['127.0.0.1:0', 'localhost:0', '[::1]:0', '127.0.0.1:00000'])(
+      'refuses port 0 in Host %s with 421, never copying it into a link',
+      async (value) => {
+        const answer = await rawRequest(h.baseUrl, ['GET /api/v1 HTTP/1.1', `Host: ${value}`]);
+        expectPipelineError(answer, 421, 'misdirected_request');
+        expect(answer.body).not.toMatch(/:0\//);
+      },
+    );
+
+    it.each(['127.1', '0x7f.1', '0x7f000001'])('refuses the IPv4 shorthand %s as a Host with 421', async (value) => {
+      const answer = await rawRequest(h.baseUrl, ['GET /api/v1 HTTP/1.1', `Host: ${value}`]);
+      expectPipelineError(answer, 421, 'misdirected_request');
+    });
 
     it('still answers app.localhost', async () => {
       const answer = await rawRequest(h.baseUrl, ['GET /api/v1 HTTP/1.1', 'Host: app.localhost']);
@@ -136,6 +184,47 @@ describe('the request line and headers', () => {
         ]);
         expectPipelineError(answer, 400, 'validation_error');
       }
+    });
+  });
+
+  describe('Content-Type (x-single-headers)', () => {
+    it.each(['/api/domain/search', '/api/partner/v1/quotes', '/api/admin/v1/credentials'])(
+      'refuses two Content-Type headers on POST %s with 400, before anything reads the body',
+      async (path) => {
+        const answer = await rawRequest(
+          h.baseUrl,
+          [`POST ${path} HTTP/1.1`, `Host: ${host}`, 'Content-Type: application/json', 'Content-Type: text/plain'],
+          JSON.stringify({ q: 'coffee.com' }),
+        );
+        expectPipelineError(answer, 400, 'validation_error');
+        expect(JSON.parse(answer.body).details).toEqual([{ path: '/headers/content-type', message: 'is repeated' }]);
+      },
+    );
+
+    it('says what is missing when a body comes without Content-Type (415, never "media type undefined")', async () => {
+      for (const [path, auth] of [
+        ['/api/domain/search', []],
+        ['/api/admin/v1/credentials', [`Authorization: Bearer ${ADMIN_TOKEN}`]],
+      ] as const) {
+        const answer = await rawRequest(
+          h.baseUrl,
+          [`POST ${path} HTTP/1.1`, `Host: ${host}`, ...auth],
+          JSON.stringify({ q: 'coffee.com' }),
+        );
+        expectPipelineError(answer, 415, 'unsupported_media_type');
+        const { message } = JSON.parse(answer.body) as { message: string };
+        expect(message).not.toMatch(/undefined/);
+        expect(message).toMatch(/no Content-Type header/);
+      }
+    });
+
+    it('answers the same request with one Content-Type (the control)', async () => {
+      const answer = await rawRequest(
+        h.baseUrl,
+        ['POST /api/domain/search HTTP/1.1', `Host: ${host}`, 'Content-Type: application/json'],
+        JSON.stringify({ q: 'coffee.com' }),
+      );
+      expect(answer.status, answer.body).toBe(200);
     });
   });
 

@@ -40,6 +40,14 @@ describe('checkout return_url and cancel_url', () => {
     'https:///no-host',
     '//partner.example.net/done',
     '/relative/done',
+    // Hosts the URL parser keeps but no name can have: a policy could not name them (form-action).
+    'https://p.example.net;sandbox/x',
+    'https://p.example.net,evil.example/x',
+    'https://p.example.net$&/x',
+    "https://p.example.net'/x",
+    'https://a..example.net/x',
+    'https://-a.example.net/x',
+    'https://under_score.example.net/x',
   ])('refuses %j with 400 validation_error naming the member, as return_url and as cancel_url', async (url) => {
     for (const member of ['return_url', 'cancel_url']) {
       const r = await create(cred, { [member]: url });
@@ -57,6 +65,11 @@ describe('checkout return_url and cancel_url', () => {
     'http://127.0.0.1:3000/done',
     'http://localhost:8080/cancel',
     'http://[::1]:9000/done',
+    'https://xn--caf-dma.example/done',
+    'https://café.example/done',
+    'https://partner.example.net./done',
+    'https://203.0.113.7/done',
+    'https://[2001:db8::1]:8443/done',
   ])('accepts %j from a sandbox credential', async (url) => {
     const r = await create(cred, { return_url: url, cancel_url: url });
     expect(r.status, r.text).toBe(201);

@@ -261,6 +261,17 @@ describe('registration (finding 2 and the name rules), over HTTP', () => {
     }
   });
 
+  it('refuses port 0 and a fragment with 400 validation_error at /body/url, sandbox loopback included (probe round 3, I10)', async () => {
+    const sandbox = await mint('sandbox');
+    for (const url of ['http://127.0.0.1:0/', 'http://127.0.0.1:9000/h#frag', 'http://localhost:9000/h#']) {
+      const r = await register(sandbox, url);
+      expect(r.status, `${url}: ${JSON.stringify(r.body)}`).toBe(400);
+      expect(r.body.code).toBe('validation_error');
+      expect(r.body.details[0].path).toBe('/body/url');
+    }
+    expect((await register(sandbox, 'http://127.0.0.1:9000/h')).status).toBe(200);
+  });
+
   it('live refuses a name that does not resolve and a name resolving inward; sandbox accepts the first', async () => {
     answers.set('inward.example', ['93.184.216.34', '::ffff:a9fe:a9fe']);
     const live = await mint('live');

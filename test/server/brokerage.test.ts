@@ -481,6 +481,15 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
       });
     });
 
+    it('shows the agreed price from integer cents, exact up to 2^53 - 1 (never rounded through a float)', async () => {
+      const opened = await openCase(broker);
+      await moveTo(opened.case_id, 'negotiating');
+      const closed = await act(opened.case_id, 'close-deal', { final_price_cents: Number.MAX_SAFE_INTEGER });
+      expect(closed.status, closed.text).toBe(200);
+      const html = await progress(opened.progress_url);
+      expect(html.text).toContain('Agreed price: <strong>90,071,992,547,409.91 USD</strong>');
+    });
+
     it('an unknown or malformed token is 404, as HTML or as the Error body', async () => {
       const unknown = `${h.baseUrl}/brokerage/progress/${'A'.repeat(43)}`;
       const html = await progress(unknown);

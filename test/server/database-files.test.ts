@@ -1,9 +1,11 @@
 // The SQLite database and its -wal and -shm files are readable by the server's user only (0600),
-// like the master key beside them (README, DATA_DIR; issue 31 item 11).
+// like the master key beside them (README, DATA_DIR; issue 31 item 11), and the data directory
+// the server creates for them is its user's only (0700).
 import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { configFromEnv } from '../../server/config.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { sql } from 'kysely';
 
@@ -33,6 +35,31 @@ describe('the database files', () => {
     } finally {
       process.umask(previous);
     }
+  });
+
+  it('creates the data directory 0700, whether the store or the master key makes it first', async () => {
+    const previous = process.umask(0o022);
+    try {
+      const forStore = join(freshDir(), 'data', 'nested');
+      const opened = await openDatabase({ dataDir: forStore });
+      await opened.close();
+      expect(modeOf(forStore).toString(8)).toBe('700');
+      const forKey = join(freshDir(), 'data');
+      const config = configFromEnv({ DATA_DIR: forKey });
+      expect(config.masterKey.length).toBe(32);
+      expect(modeOf(forKey).toString(8)).toBe('700');
+      expect(modeOf(join(forKey, 'master.key')).toString(8)).toBe('600');
+    } finally {
+      process.umask(previous);
+    }
+  });
+
+  it('leaves a data directory the operator made as it is', async () => {
+    const dataDir = freshDir();
+    chmodSync(dataDir, 0o750);
+    const opened = await openDatabase({ dataDir });
+    await opened.close();
+    expect(modeOf(dataDir).toString(8)).toBe('750');
   });
 
   it('tightens the files an older version left readable by others', async () => {

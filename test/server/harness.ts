@@ -1,10 +1,13 @@
 // Starts the reference server in-process on an ephemeral port, on a fresh database, with a
 // clock the test controls. The PostgreSQL leg uses its own schema so test files never collide.
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import type { Server, ServerOptions } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../server/app.ts';
-import type { Logger } from '../../server/ops/logger.ts';
+import { Contract, GENERATED_DIR } from '../../server/contract/index.ts';
+import { createExpressServer } from '../../server/http/express-server.ts';
+import { answerProtocolRefusals } from '../../server/http/protocol-refusals.ts';
+import { loggerFromEnv, type Logger } from '../../server/ops/logger.ts';
 import type { Metrics } from '../../server/ops/metrics.ts';
 import type { Faults } from '../../server/faults.ts';
 import { manualClock } from '../../server/clock.ts';
@@ -67,6 +70,8 @@ export interface HarnessOptions {
   logger?: Logger;
   /** Test-only breakage of the contract (server/faults.ts). */
   faults?: Faults;
+  /** Options of the HTTP server itself (its timeouts, say). */
+  serverOptions?: ServerOptions;
 }
 
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
@@ -140,7 +145,13 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.faults ? { faults: options.faults } : {}),
   });
-  const server: Server = createServer(app);
+  // The server as startServer builds it (server/embedded.ts), Node's own answers taken over.
+  const server: Server = createExpressServer(app, options.serverOptions);
+  answerProtocolRefusals(server, {
+    contract: Contract.load(GENERATED_DIR),
+    logger: options.logger ?? loggerFromEnv(),
+    metrics: options.metrics,
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   if (options.dispatch !== false) dispatcher.start();
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

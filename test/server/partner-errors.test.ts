@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../client/protocol/index.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { sessionBody } from './support/checkout.ts';
 import { partnerDoc, rateLimitOf, scopesOf } from './support/contract.ts';
 import {
   createOrder,
@@ -144,16 +145,39 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
         idempotencyKey: randomUUID(),
       });
       expectIdentifiedError(r, 'validation_error');
-      // Another partner's quote is foreign: 400 too.
-      const foreign = await signedRequest(h, other, {
-        method: 'POST',
-        path: `${V1}/orders`,
-        body: orderBody(d, { quote_id: id }),
-        idempotencyKey: randomUUID(),
-      });
-      expect([400, 409]).toContain(foreign.status);
-      if (foreign.status === 400) expectIdentifiedError(foreign, 'validation_error');
-      else expectIdentifiedError(foreign, 'domain_reserved');
+    });
+
+    // A quote of another partner is answered exactly as a tampered one, even while it holds the
+    // domain: a 409 domain_reserved would confirm the stolen id is genuine and tell when the
+    // competitor's reservation ends (probe round 3, I15).
+    it.each([
+      ['POST /orders', `${V1}/orders`],
+      ['POST /checkout-session', `${V1}/checkout-session`],
+    ])("another partner's live quote is 400 at %s, the answer of a tampered one", async (_what, path) => {
+      const owner = await h.mint({ scopes: ALL_SCOPES, rate_limits: HIGH });
+      const thief = await h.mint({ scopes: ALL_SCOPES, rate_limits: HIGH });
+      const d = await take(h, owner);
+      const q = await signedRequest(h, owner, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } });
+      expect(q.status, q.text).toBe(200);
+      const id: string = q.body.quote_id;
+      const tampered = id.slice(0, -3) + (id.endsWith('AAA') ? 'BBB' : 'AAA');
+      const body = (quoteId: string) =>
+        path.endsWith('/orders') ? orderBody(d, { quote_id: quoteId }) : sessionBody(d, { quote_id: quoteId });
+      const send = (quoteId: string) =>
+        signedRequest(h, thief, {
+          method: 'POST',
+          path,
+          body: body(quoteId),
+          ...(path.endsWith('/orders') ? { idempotencyKey: randomUUID() } : {}),
+        });
+      const foreign = await send(id);
+      const forged = await send(tampered);
+      expectIdentifiedError(foreign, 'validation_error');
+      expectIdentifiedError(forged, 'validation_error');
+      const { request_id: _a, ...foreignBody } = foreign.body as Record<string, unknown>;
+      const { request_id: _b, ...forgedBody } = forged.body as Record<string, unknown>;
+      expect(foreignBody).toEqual(forgedBody);
+      expect(foreign.text).not.toMatch(/reserved|until|\d{4}-\d{2}-\d{2}T/);
     });
   });
 

@@ -331,6 +331,48 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     expect((await get(c, '/analytics')).body).toMatchObject({ sales: 1, gmv_cents: a.d.price, commission_cents: ca });
   });
 
+  it('keeps total_paid_cents exact: a payout past 2^53 - 1 in all is refused, and a total past it is never reported rounded', async () => {
+    const c = await affiliate();
+    const pay = async (amount_cents: number) =>
+      toReply(await h.admin('/payouts', { partner_id: c.partner_id, amount_cents, kind: 'referral_commission' }));
+    expect((await pay(Number.MAX_SAFE_INTEGER - 1)).status).toBe(201);
+    expect((await pay(1)).status).toBe(201);
+    const over = await pay(1);
+    expectError(over, 'validation_error');
+    expect(over.body.details).toEqual([{ path: '/body/amount_cents', message: expect.stringMatching(/total/) }]);
+    // Another kind has its own total.
+    expect(
+      (await toReply(await h.admin('/payouts', { partner_id: c.partner_id, amount_cents: 1, kind: 'brokerage' })))
+        .status,
+    ).toBe(201);
+    const paid = await get(c, '/me/payouts');
+    expect(paid.status, paid.text).toBe(200);
+    expect(paid.body.total_paid_cents).toBe(Number.MAX_SAFE_INTEGER);
+
+    // Rows written past the operator API's check (an older deployment's): the sum is exact in the
+    // store, and a total JSON could only carry rounded (27021597764222977 read as …976) is refused.
+    const d = await affiliate();
+    const at = h.clock.now();
+    await h.store.db
+      .insertInto('payouts')
+      .values(
+        [0, 1, 2].map((i) => ({
+          payout_id: `po_BIGTOTAL${i}${d.partner_id.slice(-6)}`,
+          partner_id: d.partner_id,
+          kind: 'referral_commission' as const,
+          amount_cents: Number.MAX_SAFE_INTEGER,
+          currency: 'USD',
+          paid_at: at + i,
+          created_at: at + i,
+        })),
+      )
+      .execute();
+    // The store itself refuses to hand out the rounded figure (the answer's `maximum` would also
+    // catch it, but only where responses are validated: VALIDATE_RESPONSES may be off).
+    await expect(h.store.referral.listPayouts(d.partner_id, {}, 10)).rejects.toThrow(/2\^53/);
+    expectError(await get(d, '/me/payouts'), 'internal_error');
+  });
+
   it('through the operator API: the settlement run makes commission pending, a referral payout pays it out', async () => {
     const c = await affiliate();
     const { click } = await follow(codeOf((await createLink(c, { type: 'generic' })).body));

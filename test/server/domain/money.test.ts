@@ -4,9 +4,12 @@ import {
   BPS_SCALE,
   COMMISSION_DEFAULTS_BPS,
   commissionCents,
+  exactCents,
+  formatCents,
   isCents,
   sumCents,
 } from '../../../server/domain/money.ts';
+import { formatPrice } from '../../../server/domain/checkout.ts';
 import { PARTNER_ROOT, at, loadYaml } from './spec.ts';
 
 const defaults = at(loadYaml(PARTNER_ROOT), 'x-commission-defaults') as Record<string, unknown>;
@@ -117,5 +120,53 @@ describe('sumCents', () => {
   it('isCents accepts non-negative safe integers only', () => {
     expect([0, 1, Number.MAX_SAFE_INTEGER].every(isCents)).toBe(true);
     expect([-1, 0.5, Number.MAX_SAFE_INTEGER + 1, '1', Number.NaN].some(isCents)).toBe(false);
+  });
+});
+
+describe('formatCents: cents written from integers', () => {
+  it.each([
+    [0, '0.00'],
+    [5, '0.05'],
+    [250_000, '2,500.00'],
+    [123_456_789, '1,234,567.89'],
+    [Number.MAX_SAFE_INTEGER, '90,071,992,547,409.91'],
+    [Number.MAX_SAFE_INTEGER - 1, '90,071,992,547,409.90'],
+    [9_007_199_254_740_899, '90,071,992,547,408.99'],
+  ])('%i cents is %s', (cents, text) => {
+    expect(formatCents(cents)).toBe(text);
+  });
+
+  it('matches the decimal digits of the integer for any safe amount', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), (cents) => {
+        const digits = String(cents).padStart(3, '0');
+        expect(formatCents(cents).replace(/,/g, '')).toBe(`${digits.slice(0, -2)}.${digits.slice(-2)}`);
+      }),
+    );
+  });
+
+  it('is what the checkout page shows', () => {
+    expect(formatPrice(Number.MAX_SAFE_INTEGER, 'USD')).toBe('$90,071,992,547,409.91 USD');
+  });
+
+  it.each([-1, 1.5, Number.MAX_SAFE_INTEGER + 1])('refuses %d', (cents) => {
+    expect(() => formatCents(cents)).toThrow(RangeError);
+  });
+});
+
+describe('exactCents: a total read from the store', () => {
+  it.each([
+    [null, 0],
+    ['0', 0],
+    ['9007199254740991', Number.MAX_SAFE_INTEGER],
+    ['-9007199254740991', -Number.MAX_SAFE_INTEGER],
+    [42, 42],
+    [42n, 42],
+  ] as const)('%s is %d', (value, expected) => {
+    expect(exactCents(value)).toBe(expected);
+  });
+
+  it.each(['9007199254740992', '27021597764222977', 2 ** 53, 0.5])('refuses %s rather than round it', (value) => {
+    expect(() => exactCents(value)).toThrow(RangeError);
   });
 });

@@ -76,6 +76,31 @@ describe('checkWebhookUrl: syntax and scheme', () => {
     expect(ok('HTTPS://partner.example.net/', 'sandbox')).toBe(false);
   });
 
+  it('refuses a fragment and port 0 in both environments, as the schema pattern and x-url-rules say', () => {
+    expect(at(registration, 'put', 'x-url-rules', 'form')).toMatch(/without a fragment.*without port 0/);
+    const pattern = new RegExp(urlSchema.pattern);
+    for (const url of [
+      'http://127.0.0.1:9000/h#frag',
+      'http://127.0.0.1:9000/h#',
+      'https://partner.example.net/#',
+      'http://127.0.0.1:0/',
+      'http://127.0.0.1:00/hook',
+      'https://partner.example.net:0',
+      'https://[2001:4860:4860::8888]:0/h',
+    ]) {
+      expect(pattern.test(url), `pattern ${url}`).toBe(false);
+      for (const env of ['live', 'sandbox'] as const) {
+        const checked = checkWebhookUrl(url, env);
+        expect(checked.ok, `${env} ${url}`).toBe(false);
+        if (!checked.ok) expect(checked.details[0]?.message, url).toMatch(/fragment|port 0/);
+      }
+    }
+    for (const url of ['http://127.0.0.1:9000/h', 'http://127.0.0.1:1/', 'https://partner.example.net:8443/h?a=0']) {
+      expect(pattern.test(url), `pattern ${url}`).toBe(true);
+      expect(ok(url, 'sandbox'), url).toBe(true);
+    }
+  });
+
   it('refuses credentials, even an empty user', () => {
     for (const url of [
       'https://user:pass@partner.example.net/',
