@@ -109,6 +109,14 @@ const noChallenge: Mutation = async (_request, upstream) => {
   return { ...answer, headers };
 };
 
+/** A gateway answering HEAD with a media type of its own (the GET's is what HEAD must repeat). */
+const headOwnType: Mutation = async (request, upstream) => {
+  const answer = await upstream();
+  return request.method === 'HEAD'
+    ? { ...answer, headers: { ...answer.headers, 'content-type': 'text/plain' } }
+    : answer;
+};
+
 const maskAll = (body: Record<string, unknown>) => {
   for (const r of [body.result, ...((body.alternatives as unknown[] | undefined) ?? [])] as Array<
     Record<string, unknown> | undefined
@@ -214,6 +222,7 @@ const globalIdempotency: Mutation = (() => {
 const CASES: Array<[string, Mutation, string, RegExp?]> = [
   ['a cache serving a listings row twice (and losing another)', duplicatedListing, 'public-pagination'],
   ['a gateway stripping WWW-Authenticate', noChallenge, 'public-error-codes'],
+  ['a gateway answering HEAD with a media type of its own', headOwnType, 'public-http-framing', /HEAD/],
   ['a layer reporting bad batch entries as 200', batchEntriesOk, 'public-error-codes'],
   ['a cache serving masked prices to bearer searches', maskedForBearer, 'oauth'],
   ['a layer unmasking search_domain for anonymous MCP clients', unmaskedMcp, 'mcp'],
