@@ -148,6 +148,18 @@ export function parseViolations(header: string | null): { violations: PrismViola
 /** Prism's complaint that a response lacks its documented `Location` header. */
 const hiddenLocation = (v: PrismViolation) => v.side === 'response' && /location/i.test(`${v.location} ${v.message}`);
 
+/**
+ * The path of a relayed request. The suite's raw-HTTP checks send targets and Host values no URL
+ * parser accepts (that is what they check); those are reported by the target as sent.
+ */
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return url.replace(/^http:\/\/[^/]*/, '') || url;
+  }
+}
+
 function headerValue(headers: HeadersInit | undefined, name: string): string | undefined {
   if (!headers) return undefined;
   if (headers instanceof Headers) return headers.get(name) ?? undefined;
@@ -198,7 +210,7 @@ export async function crosscheck(o: CrosscheckOptions): Promise<CrosscheckResult
     const spec = SpecIndex.load();
     const relayed: Array<PrismViolation & { exchange: ProxiedExchange }> = [];
     const exchanges: ProxiedExchange[] = seen.map((s) => {
-      const path = new URL(s.url).pathname;
+      const path = pathOf(s.url);
       const op = spec.match(surface, s.method, path);
       const { violations, truncated } = parseViolations(s.violations);
       const nonce = s.requestHeaders['x-service-nonce'];
