@@ -23,6 +23,14 @@ export interface RawRequest {
   body?: string;
   /** The source address (a client of the run's pool on loopback). */
   localAddress?: string | undefined;
+  /** The request line's version (`HTTP/1.1` unless given): `HTTP/2.0` and `HTTP/1.0` are refused and served (`x-protocol-refusals`). */
+  version?: string;
+  /**
+   * Stops reading once what arrived satisfies it, without waiting for the close: a check that
+   * must not wait out an answer it already knows is wrong (a `100 Continue` inviting a body the
+   * check will not send).
+   */
+  until?: (received: Buffer) => boolean;
 }
 
 export interface RawAnswer {
@@ -49,7 +57,7 @@ export async function sendRaw(ctx: Context, request: RawRequest): Promise<RawAns
   const base = new URL(ctx.http.baseUrl);
   const headers = request.headers ?? [];
   const lines = [
-    `${request.method} ${request.target} HTTP/1.1`,
+    `${request.method} ${request.target} ${request.version ?? 'HTTP/1.1'}`,
     ...(headers.some(([n]) => n.toLowerCase() === 'host') ? [] : [`Host: ${base.host}`]),
     ...headers.map(([n, v]) => `${n}: ${v}`),
     'Connection: close',
@@ -62,7 +70,7 @@ export async function sendRaw(ctx: Context, request: RawRequest): Promise<RawAns
   const waitMs = patienceMs(ctx, 10_000, 20);
   const started = performance.now();
   const startedAt = Date.now();
-  const { received, closed } = await exchangeBytes(base, bytes, waitMs, request.localAddress);
+  const { received, closed } = await exchangeBytes(base, bytes, waitMs, request.localAddress, request.until);
   const answer = parseAnswer(received, request.method === 'HEAD');
   if (!answer)
     throw new CheckFailure(
@@ -93,12 +101,13 @@ export async function sendRaw(ctx: Context, request: RawRequest): Promise<RawAns
   return { ...answer, closed, exchange };
 }
 
-/** Writes `bytes` and reads until the peer closes or `waitMs` passes. */
+/** Writes `bytes` and reads until the peer closes, `waitMs` passes or `until` holds. */
 function exchangeBytes(
   base: URL,
   bytes: Buffer,
   waitMs: number,
   localAddress: string | undefined,
+  until?: (received: Buffer) => boolean,
 ): Promise<{ received: Buffer; closed: boolean }> {
   const port = Number(base.port || (base.protocol === 'https:' ? 443 : 80));
   const host = base.hostname.replace(/^\[|\]$/g, '');
@@ -123,7 +132,10 @@ function exchangeBytes(
     };
     const timer = setTimeout(() => finish(false), waitMs);
     socket.on(base.protocol === 'https:' ? 'secureConnect' : 'connect', () => socket.write(bytes));
-    socket.on('data', (c: Buffer) => chunks.push(c));
+    socket.on('data', (c: Buffer) => {
+      chunks.push(c);
+      if (until?.(Buffer.concat(chunks))) finish(false);
+    });
     socket.on('end', () => finish(true));
     socket.on('close', () => finish(true));
     socket.on('error', (err) => {

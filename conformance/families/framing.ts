@@ -4,8 +4,9 @@
 // the GET without its body (signed as HEAD on the partner API); a repeated Host, credential or
 // signing header is a 400, never joined or read as one copy; a target in absolute form is
 // routed on its path (refused by the partner API), a malformed one is a JSON 400; an undocumented
-// query parameter is a 400. Requests no client library sends as written go out as raw bytes
-// (raw-http.ts).
+// query parameter is a 400; the refusals made before any operation (`x-protocol-refusals`:
+// HTTP/2.0, CONNECT, an unknown Expect, an early 413) are the contract's Error (protocol-refusals.ts).
+// Requests no client library sends as written go out as raw bytes (raw-http.ts).
 import { randomUUID } from 'node:crypto';
 import { canonicalString, HEADERS, signatureHex } from '../../client/protocol/index.ts';
 import { CheckFailure, expect, expectStatus, oncePerRun, type Context, type Family } from '../context.ts';
@@ -13,6 +14,7 @@ import { jsonOf, splitOnce, type Credentials, type Exchange } from '../http.ts';
 import { headerValue, sendRaw, type RawAnswer } from '../raw-http.ts';
 import { expectCode } from './errors.ts';
 import { partnerOp, partnerScopes, unlistedDomain } from './orders-support.ts';
+import { protocolRefusalChecks } from './protocol-refusals.ts';
 import { callPublic, publicOp } from './public-support.ts';
 
 /** The signature headers of a partner request, signed with METHOD `signMethod` (the method sent, unless a check errs on purpose). */
@@ -86,7 +88,7 @@ export const framingFamily: Family = {
   name: 'http-framing',
   surface: 'partner',
   description:
-    'The partner API reads the request line and headers as the contract says: HEAD signed as HEAD, repeated signing headers and Host refused, no absolute-form target, undocumented query parameters refused',
+    'The partner API reads the request line and headers as the contract says: HEAD signed as HEAD, repeated signing headers and Host refused, no absolute-form target, undocumented query parameters refused, HTTP/2.0, CONNECT, unknown Expect and an oversized 100-continue refused with the Error body',
   needs: ['credentials'],
   checks: [
     {
@@ -215,6 +217,8 @@ export const framingFamily: Family = {
         }
       },
     },
+    // Unsigned requests: each refusal comes before any operation, hence any signature, is looked at.
+    ...protocolRefusalChecks('partner', () => undefined),
   ],
 };
 
@@ -240,7 +244,7 @@ export const publicFramingFamily: Family = {
   name: 'public-http-framing',
   surface: 'public',
   description:
-    'The public surface reads the request line and headers as the contract says: HEAD as GET without a body, repeated Host, Authorization or Idempotency-Key refused, absolute-form targets routed, malformed ones a JSON 400, undocumented query parameters refused',
+    'The public surface reads the request line and headers as the contract says: HEAD as GET without a body, repeated Host, Authorization or Idempotency-Key refused, absolute-form targets routed, malformed ones a JSON 400, undocumented query parameters refused, HTTP/2.0, CONNECT, unknown Expect and an oversized 100-continue refused with the Error body',
   needs: [],
   checks: [
     {
@@ -390,5 +394,6 @@ export const publicFramingFamily: Family = {
         );
       },
     },
+    ...protocolRefusalChecks('public', poolClient),
   ],
 };
