@@ -5,6 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runConformance, startReferenceServer } from '../../conformance/run.ts';
+import { carelessGateway, startRawFront, type FrontFault } from '../support/raw-front.ts';
 
 interface Upstream {
   status: number;
@@ -157,5 +158,41 @@ describe('the suite against faults injected outside the server', () => {
       reference: true,
     });
     expect(results.filter((r) => r.status !== 'passed')).toEqual([]);
+  }, 120_000);
+});
+
+/** The requirements of `x-protocol-refusals`, which the careless gateway breaks each. */
+const REFUSALS = ['http-version', 'connect', 'expectation', 'continue-too-large'].map(
+  (r) => `partner.http.refusal.${r}`,
+);
+
+/** The x-protocol-refusals checks run through an honest proxy, with a front that has `fault` if any; the IDs that failed. */
+async function refusalFailures(fault: FrontFault | undefined): Promise<string[]> {
+  const server = await startReferenceServer();
+  cleanup.push(server.stop);
+  const proxy = await startProxy(server.url, (_request, upstream) => upstream());
+  cleanup.push(proxy.close);
+  // node:http cannot relay HTTP/2.0, CONNECT or Expect as sent: the front passes those to the server.
+  const front = await startRawFront(proxy.url, server.url, fault);
+  cleanup.push(front.close);
+  const { results } = await runConformance({
+    baseUrl: front.url,
+    adminToken: server.adminToken,
+    only: REFUSALS,
+    seed: 11,
+    numRuns: 10,
+    reference: true,
+  });
+  expect(results.map((r) => r.id).sort()).toEqual([...REFUSALS].sort());
+  return results.filter((r) => r.status === 'failed').map((r) => r.id);
+}
+
+describe('the partner protocol refusals against a gateway that answers them itself', () => {
+  it('an honest front passes every x-protocol-refusals check', async () => {
+    expect(await refusalFailures(undefined)).toEqual([]);
+  }, 120_000);
+
+  it('an HTML 400 for HTTP/2.0, 200 for CONNECT, an unknown Expect dropped and its own 100 Continue fail each check of the http-framing family', async () => {
+    expect((await refusalFailures(carelessGateway)).sort()).toEqual([...REFUSALS].sort());
   }, 120_000);
 });

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runConformance, startReferenceServer } from '../../conformance/run.ts';
 import { ALL_FAMILIES } from '../../conformance/families/index.ts';
+import { carelessGateway, startRawFront, type FrontFault } from '../support/raw-front.ts';
 
 interface Upstream {
   status: number;
@@ -250,12 +251,23 @@ const CASES: Array<[string, Mutation, string, RegExp?]> = [
 
 const PUBLIC = ALL_FAMILIES.filter((f) => f.surface === 'public').map((f) => f.name);
 
-async function failedChecks(mutate: Mutation, only: string[]): Promise<Array<{ check: string; message: string }>> {
+/** The requirements of `x-protocol-refusals`, which the careless gateway below breaks each. */
+const REFUSALS = ['http-version', 'connect', 'expectation', 'continue-too-large'].map(
+  (r) => `public.http.refusal.${r}`,
+);
+
+async function failedChecks(
+  mutate: Mutation,
+  only: string[],
+  frontFault?: FrontFault,
+): Promise<Array<{ id: string; check: string; message: string }>> {
   const server = await startReferenceServer();
   const proxy = await startProxy(server.url, mutate);
+  // In front, so that what node:http cannot relay (HTTP/2.0, CONNECT, Expect) reaches the server as sent.
+  const front = await startRawFront(proxy.url, server.url, frontFault);
   try {
     const { results } = await runConformance({
-      baseUrl: proxy.url,
+      baseUrl: front.url,
       adminToken: server.adminToken,
       only,
       seed: 5,
@@ -266,8 +278,9 @@ async function failedChecks(mutate: Mutation, only: string[]): Promise<Array<{ c
     expect(results.filter((r) => r.status === 'skipped')).toEqual([]);
     return results
       .filter((r) => r.status === 'failed')
-      .map((r) => ({ check: `${r.family} › ${r.check}`, message: r.message ?? '' }));
+      .map((r) => ({ id: r.id, check: `${r.family} › ${r.check}`, message: r.message ?? '' }));
   } finally {
+    await front.close();
     await proxy.close();
     await server.stop();
   }
@@ -294,6 +307,12 @@ describe('the public families against faults injected outside the server', () =>
     },
     120_000,
   );
+
+  it('a gateway answering the protocol refusals its own way (an HTML 400 for HTTP/2.0, 200 for CONNECT, an unknown Expect dropped, its own 100 Continue) fails each x-protocol-refusals check', async () => {
+    const failed = await failedChecks((_request, upstream) => upstream(), REFUSALS, carelessGateway);
+    expect(honest.filter((check) => failed.some((f) => f.check === check))).toEqual([]);
+    expect(failed.map((f) => f.id).sort()).toEqual([...REFUSALS].sort());
+  }, 120_000);
 
   it('every public family is covered by at least one fault', () => {
     const covered = new Set(CASES.map(([, , family]) => family));
