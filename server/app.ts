@@ -9,6 +9,7 @@ import { NO_FAULTS, withoutCurrency, type Faults } from './faults.ts';
 import { cors, corsRules } from './http/cors.ts';
 import { errorHandler } from './http/errors.ts';
 import { headAsGet } from './http/head.ts';
+import { inOrder } from './http/in-order.ts';
 import { noOperation } from './http/match-operation.ts';
 import { answerExpectation, bodyLimitOfPath, refuseUnsupportedMessage } from './http/message-checks.ts';
 import { rawBody } from './http/raw-body.ts';
@@ -106,28 +107,35 @@ export function createApp(deps: AppDeps): Express {
   // The Host check comes first: nothing may be answered, or echoed, for an untrusted host. The
   // security headers go on every answer, the Host check's refusals included. Preflights are
   // answered next, before anything counts them.
-  app.use(requestId());
   // Observed from the request id on, so every answer (a 421 included) is logged and counted; left
   // out entirely when nothing would be logged or counted (the benchmark's baseline).
-  if (deps.metrics || logger.isLevelEnabled('fatal'))
-    app.use(requestObserver({ logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) }));
+  const observed =
+    deps.metrics || logger.isLevelEnabled('fatal')
+      ? [requestObserver({ logger, ...(deps.metrics ? { metrics: deps.metrics } : {}) })]
+      : [];
+  // One router layer for the whole group (http/in-order.ts): Express pays per layer on every
+  // request, however short the middleware.
   app.use(
-    securityHeaders({
-      contract: contract.public,
-      publicBaseUrl: deps.config.publicBaseUrl,
-      ...(faults.has('form-action-self-only') ? { formActionSelfOnly: true } : {}),
-    }),
-    // HEAD is the GET without its body (`x-head`); its headers are derived from the body all the same.
-    headAsGet(),
-    // Another HTTP major version (505) or an HTTP/1.1 request without Host (400): `x-protocol-refusals`.
-    refuseUnsupportedMessage(),
-    // A repeated Host (RFC 9112 §3.2), credential or signing header is a 400 before anything reads it.
-    repeatedHeaders,
-    hosts.middleware,
-    refuseMalformedTarget(),
-    // Expect: 417, an early 413, or 100 Continue, once the Host and the target have passed.
-    answerExpectation(bodyLimitOfPath(contract)),
-    closeConnectionsWhileDraining(readiness),
+    inOrder(
+      requestId(),
+      ...observed,
+      securityHeaders({
+        contract: contract.public,
+        publicBaseUrl: deps.config.publicBaseUrl,
+        ...(faults.has('form-action-self-only') ? { formActionSelfOnly: true } : {}),
+      }),
+      // HEAD is the GET without its body (`x-head`); its headers are derived from the body all the same.
+      headAsGet(),
+      // Another HTTP major version (505) or an HTTP/1.1 request without Host (400): `x-protocol-refusals`.
+      refuseUnsupportedMessage(),
+      // A repeated Host (RFC 9112 §3.2), credential or signing header is a 400 before anything reads it.
+      repeatedHeaders,
+      hosts.middleware,
+      refuseMalformedTarget(),
+      // Expect: 417, an early 413, or 100 Continue, once the Host and the target have passed.
+      answerExpectation(bodyLimitOfPath(contract)),
+      closeConnectionsWhileDraining(readiness),
+    ),
   );
   if (faults.has('head-signed-as-get'))
     app.use((req, _res, next) => {
@@ -151,7 +159,7 @@ export function createApp(deps: AppDeps): Express {
     });
   // The probes (x-rate-limit: none) before CORS, the body reader and the rate-limited pipeline.
   app.use(healthRouter(readiness, contract.public));
-  app.use(corsLayer, rawBody());
+  app.use(inOrder(corsLayer, rawBody()));
   if (faults.has('cors-missing-on-errors'))
     app.use((_req, res, next) => {
       const writeHead = res.writeHead;

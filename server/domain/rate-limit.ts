@@ -117,15 +117,30 @@ export function rateLimitClasses(spec: unknown): Record<string, RateLimitClass> 
   return out;
 }
 
-/** The class named `name` (an operation's `x-rate-limit`), or `fallback` for an unknown path; throws for a class the document lacks. */
+/**
+ * Each class with its name, made once per set of classes (they are read at start-up and never
+ * change): every counted request looks its class up, twice on the partner surface.
+ */
+const namedClasses = new WeakMap<object, Map<string, Readonly<RateLimitClass & { name: string }>>>();
+
+/**
+ * The class named `name` (an operation's `x-rate-limit`), or `fallback` for an unknown path; throws for a class the document lacks.
+ * Shared and frozen: read it, never change it.
+ */
 export function rateLimitClassOf(
   classes: Readonly<Record<string, RateLimitClass>>,
   name: string | undefined,
   fallback: string | undefined,
-): RateLimitClass & { name: string } {
+): Readonly<RateLimitClass & { name: string }> {
   const chosen = name ?? fallback;
   if (chosen === undefined) throw new Error('No rate-limit class: the operation declares no x-rate-limit');
-  const cls = classes[chosen];
-  if (!cls) throw new Error(`Unknown rate-limit class "${chosen}"`);
-  return { ...cls, name: chosen };
+  let named = namedClasses.get(classes);
+  if (!named) namedClasses.set(classes, (named = new Map()));
+  let cls = named.get(chosen);
+  if (!cls) {
+    const declared = Object.hasOwn(classes, chosen) ? classes[chosen] : undefined;
+    if (!declared) throw new Error(`Unknown rate-limit class "${chosen}"`);
+    named.set(chosen, (cls = Object.freeze({ ...declared, name: chosen })));
+  }
+  return cls;
 }

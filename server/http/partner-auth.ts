@@ -113,12 +113,12 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
       const timestamp = req.get(HEADER_TIMESTAMP);
       const nonce = req.get(HEADER_NONCE);
       const signature = req.get(HEADER_SIGNATURE);
-      const missing = [
-        [HEADER_TIMESTAMP, timestamp],
-        [HEADER_NONCE, nonce],
-        [HEADER_SIGNATURE, signature],
-      ].filter(([, v]) => v === undefined);
-      if (missing.length > 0 || timestamp === undefined || nonce === undefined || signature === undefined) {
+      if (timestamp === undefined || nonce === undefined || signature === undefined) {
+        const missing = [
+          [HEADER_TIMESTAMP, timestamp],
+          [HEADER_NONCE, nonce],
+          [HEADER_SIGNATURE, signature],
+        ].filter(([, v]) => v === undefined);
         throw new ApiError('missing_signature_headers', `Missing header(s): ${missing.map(([n]) => n).join(', ')}`);
       }
 

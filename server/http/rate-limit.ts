@@ -47,15 +47,12 @@ declare module 'express-serve-static-core' {
   }
 }
 
-/** One window's decision on this call: counted in `bucket` now, or by authentication already (`counted`). */
-async function decide(
-  options: Pick<RateLimitOptions, 'counter' | 'clock'>,
+/** One window's decision on a call counted `counted.count`-th in its window. */
+function decided(
   window: { name: string; limit: number; windowSeconds: number },
-  bucket: string,
-  counted: Counted | undefined,
+  now: number,
+  { count, windowStart }: Counted,
 ) {
-  const now = options.clock.now();
-  const { count, windowStart } = counted ?? (await options.counter.hit(bucket, now, window.windowSeconds * 1000));
   const decision = decideRateLimit({
     limit: window.limit,
     windowSeconds: window.windowSeconds,
@@ -66,6 +63,16 @@ async function decide(
   return { ...window, decision };
 }
 
+type Shown = ReturnType<typeof decided>;
+
+/** Sends a decision's headers (not yet `Retry-After`: only a refusal has it); gives the refusal's `Retry-After`. */
+function sendHeaders(res: Response, shown: Shown): string {
+  const headers = rateLimitHeaders(shown.name, shown, shown.decision);
+  if (!res.headersSent)
+    for (const name in headers) if (name !== 'Retry-After') res.setHeader(name, headers[name] as string);
+  return headers['Retry-After'] ?? '1';
+}
+
 export function rateLimit(options: RateLimitOptions): RequestHandler {
   // Checked once, at start-up: a missing class would otherwise be a 500 on the first request.
   if (options.unmatchedClass !== undefined) rateLimitClassOf(options.classes, undefined, options.unmatchedClass);
@@ -73,45 +80,69 @@ export function rateLimit(options: RateLimitOptions): RequestHandler {
   const ceilings = new Map<string, { name: string; limit: number; windowSeconds: number }>();
   for (const [name, c] of Object.entries(options.classes))
     if (c.ceilingOf) ceilings.set(c.ceilingOf, { name, limit: c.quota, windowSeconds: c.windowSeconds });
-  return async (req, res, next) => {
+  /** One window's decision on this call: counted in `bucket` now, or by authentication already (`counted`). */
+  const decide = async (
+    window: { name: string; limit: number; windowSeconds: number },
+    bucket: string,
+    counted: Counted | undefined,
+  ) => {
+    const now = options.clock.now();
+    return decided(window, now, counted ?? (await options.counter.hit(bucket, now, window.windowSeconds * 1000)));
+  };
+  const refusal = (shown: Shown, retryAfter: string) =>
+    new ApiError(
+      'rate_limited',
+      `Rate limit "${shown.name}" of ${shown.limit} requests per ${shown.windowSeconds} s exceeded; retry in ${retryAfter} s`,
+      undefined,
+      { 'Retry-After': retryAfter },
+    );
+  return (req, res, next) => {
+    if (!res.locals.operation && options.unmatchedClass === undefined) {
+      next();
+      return;
+    }
+    const cls = rateLimitClassOf(options.classes, res.locals.operation?.rateClass, options.unmatchedClass);
+    const limit = options.limitOf?.(res, cls.name, cls) ?? cls.quota;
+    const own = { name: cls.name, limit, windowSeconds: cls.windowSeconds };
+    const ceiling = ceilings.get(cls.name);
+    const counted = res.locals.counted;
+    // The partner surface's every call: counted with its nonce by authentication already, and no
+    // ceiling over its class. Decided here and now, without a promise or a turn of the event loop.
+    if (counted && !ceiling && !options.furtherCalls) {
+      const shown = decided(own, options.clock.now(), counted);
+      const retryAfter = sendHeaders(res, shown);
+      next(shown.decision.allowed ? undefined : refusal(shown, retryAfter));
+      return;
+    }
+    return counting(req, res, next, own, ceiling, counted);
+  };
+
+  async function counting(
+    req: Request,
+    res: Response,
+    next: (err?: unknown) => void,
+    own: { name: string; limit: number; windowSeconds: number },
+    ceiling: { name: string; limit: number; windowSeconds: number } | undefined,
+    counted: Counted | undefined,
+  ): Promise<void> {
     try {
-      if (!res.locals.operation && options.unmatchedClass === undefined) {
-        next();
-        return;
-      }
-      const cls = rateLimitClassOf(options.classes, res.locals.operation?.rateClass, options.unmatchedClass);
-      const limit = options.limitOf?.(res, cls.name, cls) ?? cls.quota;
-      const bucket = options.bucketOf(req, res, cls.name);
-      const ceiling = ceilings.get(cls.name);
+      const bucket = options.bucketOf(req, res, own.name);
       const ceilingBucket = ceiling ? options.ceilingBucketOf?.(req, res, ceiling.name) : undefined;
-      const own = { name: cls.name, limit, windowSeconds: cls.windowSeconds };
-      const take = async (counted: Counted | undefined) => {
+      const take = async (already: Counted | undefined) => {
         // Authentication may have counted the request already, with its nonce, in the same write.
-        let shown = await decide(options, own, bucket, counted);
+        let shown = await decide(own, bucket, already);
         if (shown.decision.allowed && ceiling && ceilingBucket) {
-          const over = await decide(options, ceiling, ceilingBucket, undefined);
+          const over = await decide(ceiling, ceilingBucket, undefined);
           if (!over.decision.allowed || over.decision.remaining < shown.decision.remaining) shown = over;
         }
-        const headers = rateLimitHeaders(shown.name, shown, shown.decision);
-        if (!res.headersSent)
-          for (const [name, value] of Object.entries(headers)) if (name !== 'Retry-After') res.setHeader(name, value);
-        return { ...shown, allowed: shown.decision.allowed, retryAfter: headers['Retry-After'] ?? '1' };
+        return { shown, retryAfter: sendHeaders(res, shown) };
       };
-      const first = await take(res.locals.counted);
-      if (options.furtherCalls) res.locals.publicCalls = { take: async () => (await take(undefined)).allowed };
-      if (!first.allowed) {
-        throw new ApiError(
-          'rate_limited',
-          `Rate limit "${first.name}" of ${first.limit} requests per ${first.windowSeconds} s exceeded; retry in ${first.retryAfter} s`,
-          undefined,
-          {
-            'Retry-After': first.retryAfter,
-          },
-        );
-      }
-      next();
+      const first = await take(counted);
+      if (options.furtherCalls)
+        res.locals.publicCalls = { take: async () => (await take(undefined)).shown.decision.allowed };
+      next(first.shown.decision.allowed ? undefined : refusal(first.shown, first.retryAfter));
     } catch (err) {
       next(err);
     }
-  };
+  }
 }

@@ -41,6 +41,9 @@ export interface HostTrust {
 // else. Anything richer (userinfo, paths, spaces) is refused before it is looked at.
 const HOST_HEADER = /^(\[[0-9a-f:.]+\]|[a-z0-9](?:[a-z0-9.-]{0,251}[a-z0-9])?)(?::(\d{1,5}))?$/;
 
+/** Host verdicts kept (oldest dropped first). */
+const HOST_VERDICTS_KEPT = 1000;
+
 const WILDCARDS = new Set(['', '0.0.0.0', '::', '[::]']);
 
 /** The host part of a Host header value, lowercased and without brackets; undefined when malformed. */
@@ -90,11 +93,23 @@ function socketBaseUrl(req: Request): string {
 
 export function hostTrust(options: HostTrustOptions): HostTrust {
   const configured = publicBaseUrlOf(options.publicBaseUrl);
+  // The verdict depends only on the header and the socket's own address, and nearly every request
+  // sends one of a few Host values: each pair is judged once (parsing and classifying it cost
+  // every request a few µs), in a bounded memo, so odd hosts cannot grow it without limit.
+  const verdicts = new Map<string, boolean>();
   // HTTP/1.0 may omit Host; the answer's URLs then name the socket's own address.
   const trusted = (header: string | undefined, req: Request): boolean => {
     if (header === undefined) return true;
-    const host = hostOfHeader(header);
-    return host !== undefined && isTrustedHost(host, options.listenHost, req.socket.localAddress);
+    const localAddress = req.socket.localAddress;
+    const key = `${localAddress ?? ''}\u0000${header}`;
+    let verdict = verdicts.get(key);
+    if (verdict === undefined) {
+      const host = hostOfHeader(header);
+      verdict = host !== undefined && isTrustedHost(host, options.listenHost, localAddress);
+      if (verdicts.size >= HOST_VERDICTS_KEPT) verdicts.delete(verdicts.keys().next().value as string);
+      verdicts.set(key, verdict);
+    }
+    return verdict;
   };
   if (configured !== undefined) {
     // Behind a proxy `Host` may be any internal name: it is neither read nor checked.

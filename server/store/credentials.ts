@@ -57,22 +57,33 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
   const partnerById = keptRead(db, direct, 'partners', 1, (q, id: string) =>
     q.selectFrom('partners').selectAll().where('id', '=', id),
   );
-  return {
-    /** `since`: the request's mark (row-cache.ts), when it has one. */
-    async findCredential(keyId: string, since?: ReadMark): Promise<Credential | undefined> {
-      const [row] = await credentialByKeyId(since, keyId);
-      if (!row) return undefined;
-      return {
+  // A row kept in memory (row-cache.ts) is one frozen object until its table changes, so the
+  // credential made from it is made once too: every signed request would otherwise parse its
+  // scopes and limits again. Keyed by the row object itself, a changed row is a new key.
+  const fromRow = new WeakMap<object, Credential>();
+  const toCredential = (row: Database['credentials']): Credential => {
+    let credential = fromRow.get(row);
+    if (credential === undefined) {
+      credential = Object.freeze({
         keyId: row.key_id,
         partnerId: row.partner_id,
         environment: row.environment,
         secret: open(row.secret_enc),
-        scopes: JSON.parse(row.scopes) as string[],
+        scopes: Object.freeze(JSON.parse(row.scopes) as string[]) as string[],
         affiliate: row.affiliate === 1,
         approved: row.approved === 1,
-        rateLimits: JSON.parse(row.rate_limits) as RateLimitOverrides,
+        rateLimits: Object.freeze(JSON.parse(row.rate_limits) as RateLimitOverrides),
         createdAt: row.created_at,
-      };
+      });
+      fromRow.set(row, credential);
+    }
+    return credential;
+  };
+  return {
+    /** `since`: the request's mark (row-cache.ts), when it has one. The credential is frozen and shared. */
+    async findCredential(keyId: string, since?: ReadMark): Promise<Credential | undefined> {
+      const [row] = await credentialByKeyId(since, keyId);
+      return row ? toCredential(row) : undefined;
     },
 
     /** `since`: the request's mark (row-cache.ts), when it has one. */

@@ -4,7 +4,7 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../server/app.ts';
-import { hostOfHeader, isTrustedHost } from '../../server/http/trusted-host.ts';
+import { hostOfHeader, hostTrust, isTrustedHost } from '../../server/http/trusted-host.ts';
 import { startHarness, type Harness } from '../server/harness.ts';
 import { signedRequest } from '../server/support/http.ts';
 
@@ -71,6 +71,37 @@ describe('isTrustedHost', () => {
   it('trusts no other name, whatever the connection', () => {
     expect(isTrustedHost('evil.example', '0.0.0.0', '127.0.0.1')).toBe(false);
     expect(isTrustedHost('localhost.evil.example', undefined, '127.0.0.1')).toBe(false);
+  });
+});
+
+describe('hostTrust without PUBLIC_BASE_URL', () => {
+  /** The middleware's verdict on one request: true when it passed, else the refusal's code. */
+  const verdict = (middleware: ReturnType<typeof hostTrust>['middleware'], host: string, localAddress: string) => {
+    let outcome: unknown = 'not called';
+    const req = { headers: { host }, socket: { localAddress } } as unknown as Parameters<typeof middleware>[0];
+    middleware(req, {} as Parameters<typeof middleware>[1], (err?: unknown) => {
+      outcome = err === undefined ? true : (err as { code?: string }).code;
+    });
+    return outcome;
+  };
+
+  it('judges each Host against the address the connection arrived at, however often it was judged before', () => {
+    // Verdicts are kept per Host value and local address: a kept one must not serve another address.
+    const { middleware } = hostTrust({ listenHost: '0.0.0.0' });
+    for (let round = 0; round < 2; round++) {
+      expect(verdict(middleware, '10.1.2.3:8080', '10.1.2.3')).toBe(true);
+      expect(verdict(middleware, '10.1.2.3:8080', '10.1.2.4')).toBe('misdirected_request');
+      expect(verdict(middleware, '10.1.2.3:8080', '::ffff:10.1.2.3')).toBe(true);
+      expect(verdict(middleware, 'evil.example', '10.1.2.3')).toBe('misdirected_request');
+    }
+  });
+
+  it('keeps judging right past the bound of kept verdicts', () => {
+    const { middleware } = hostTrust({ listenHost: '0.0.0.0' });
+    for (let i = 0; i < 1500; i++)
+      expect(verdict(middleware, `h${i}.example`, '127.0.0.1')).toBe('misdirected_request');
+    expect(verdict(middleware, 'localhost', '127.0.0.1')).toBe(true);
+    expect(verdict(middleware, 'h0.example', '127.0.0.1')).toBe('misdirected_request');
   });
 });
 

@@ -200,6 +200,22 @@ describe('kept credentials and listings in the store', () => {
     expect((await first.inventory.find('sandbox', listed.domain))?.price_cents).toBe(2000);
   });
 
+  it('makes a kept credential once: the same frozen object until its row changes', async () => {
+    const store = await open(mkdtempSync(join(tmpdir(), 'row-cache-store-')), Buffer.alloc(32, 5));
+    await store.credentials.createPartner({ id: 'p1', environment: 'sandbox', clockOffsetMs: 0, createdAt: 1 });
+    await store.credentials.createCredential(credential('pk_test_4', ['search']));
+    const found = await store.credentials.findCredential('pk_test_4');
+    expect(found).toEqual(credential('pk_test_4', ['search']));
+    expect(await store.credentials.findCredential('pk_test_4')).toBe(found);
+    // Shared by every request of the key: nobody may change it.
+    expect(Object.isFrozen(found) && Object.isFrozen(found?.scopes) && Object.isFrozen(found?.rateLimits)).toBe(true);
+    await store.credentials.updateCredential('pk_test_4', { scopes: ['search', 'buy'], rateLimits: { search: 5 } });
+    const changed = await store.credentials.findCredential('pk_test_4');
+    expect(changed).not.toBe(found);
+    expect(changed?.scopes).toEqual(['search', 'buy']);
+    expect(changed?.rateLimits).toEqual({ search: 5 });
+  });
+
   it('a change inside the store’s transaction is seen once it commits, and not if it rolls back', async () => {
     const store = await open(mkdtempSync(join(tmpdir(), 'row-cache-store-')), Buffer.alloc(32, 9));
     await store.credentials.createPartner({ id: 'p1', environment: 'sandbox', clockOffsetMs: 0, createdAt: 1 });

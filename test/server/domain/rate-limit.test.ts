@@ -1,6 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decideRateLimit, rateLimitClasses, rateLimitHeaders } from '../../../server/domain/rate-limit.ts';
+import {
+  decideRateLimit,
+  rateLimitClassOf,
+  rateLimitClasses,
+  rateLimitHeaders,
+} from '../../../server/domain/rate-limit.ts';
 import { PARTNER_ROOT, at, loadYaml } from './spec.ts';
 
 const partner = loadYaml(PARTNER_ROOT);
@@ -133,5 +138,27 @@ describe('decideRateLimit', () => {
     const d = decideRateLimit({ limit: 1, windowSeconds: 1, now: T0, count: 0, windowStart: undefined });
     for (const bad of ['Search', 'se"arch', 'a;b', ''])
       expect(() => rateLimitHeaders(bad, { limit: 1, windowSeconds: 1 }, d)).toThrow(RangeError);
+  });
+});
+
+describe('rateLimitClassOf', () => {
+  it('gives each class with its name, made once and frozen, and the fallback for an unknown path', () => {
+    const classes = rateLimitClasses(partner);
+    const search = rateLimitClassOf(classes, 'search', undefined);
+    expect(search).toEqual({ ...classes.search, name: 'search' });
+    // Looked up on every counted request: the same object each time, which no caller may change.
+    expect(rateLimitClassOf(classes, 'search', 'write')).toBe(search);
+    expect(Object.isFrozen(search)).toBe(true);
+    expect(rateLimitClassOf(classes, undefined, 'write')).toEqual({ ...classes.write, name: 'write' });
+    // Another document's classes are other objects, even under the same name.
+    const other = { search: { quota: 1, windowSeconds: 1 } };
+    expect(rateLimitClassOf(other, 'search', undefined)).toEqual({ quota: 1, windowSeconds: 1, name: 'search' });
+  });
+
+  it('throws for a class the document lacks, an inherited name included, and for none at all', () => {
+    const classes = rateLimitClasses(partner);
+    for (const name of ['nope', 'toString', '__proto__'])
+      expect(() => rateLimitClassOf(classes, name, undefined), name).toThrow(/Unknown rate-limit class/);
+    expect(() => rateLimitClassOf(classes, undefined, undefined)).toThrow(/No rate-limit class/);
   });
 });
