@@ -83,7 +83,8 @@ const results: {
 
 if (only.has('availability'))
   results.availability = await benchAvailability({ duration, rounds, connections, log, profileDir: values.profile });
-if (only.has('orders')) results.orders = await benchWrites({ duration, rounds, connections, log });
+if (only.has('orders'))
+  results.orders = await benchWrites({ duration, rounds, connections, log, profileDir: values.profile });
 if (only.has('pages'))
   results.pages = await benchPages({ duration, rounds, connections, depth: Number(values.depth), log });
 if (only.has('webhooks'))
