@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { DirectSqlite } from './direct.ts';
-import { keptRead } from './prepared.ts';
+import { keptRead, template } from './prepared.ts';
 import type { ReadMark } from './row-cache.ts';
 import type { Database, Environment } from './schema.ts';
 import { turnReads } from './turn-reads.ts';
@@ -65,22 +65,25 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
   // still sees every commit made before its request asked. Embedded SQLite keeps its rows
   // (row-cache.ts), and a transaction reads its own way.
   const batched = onPostgres && !db.isTransaction;
+  // Built once (the keys are one bound array): building the query per batch cost as much as sending it.
+  const credentialsOf = template<[string[]], Database['credentials']>(1, (keys) =>
+    db
+      .selectFrom('credentials')
+      .selectAll()
+      .where('key_id', '=', sql<string>`any(${keys}::text[])`),
+  );
+  const partnersOf = template<[string[]], Database['partners']>(1, (ids) =>
+    db
+      .selectFrom('partners')
+      .selectAll()
+      .where('id', '=', sql<string>`any(${ids}::text[])`),
+  );
   const credentialsByKeyIds = turnReads(
-    (keys: string[]) =>
-      db
-        .selectFrom('credentials')
-        .selectAll()
-        .where('key_id', '=', sql<string>`any(${keys}::text[])`)
-        .execute(),
+    async (keys: string[]) => (await db.executeQuery(credentialsOf([keys]))).rows,
     (row) => row.key_id,
   );
   const partnersByIds = turnReads(
-    (ids: string[]) =>
-      db
-        .selectFrom('partners')
-        .selectAll()
-        .where('id', '=', sql<string>`any(${ids}::text[])`)
-        .execute(),
+    async (ids: string[]) => (await db.executeQuery(partnersOf([ids]))).rows,
     (row) => row.id,
   );
   const credentialByKeyId = (since: ReadMark | undefined, keyId: string) =>
