@@ -27,6 +27,8 @@ export interface WritesOptions {
   rounds: number;
   connections: number;
   log: (line: string) => void;
+  /** Run the PostgreSQL leg's server under `node --cpu-prof`, writing the profile here (folder `orders-postgres`). */
+  profileDir?: string | undefined;
 }
 
 export interface WriteFigures {
@@ -160,14 +162,19 @@ async function startLeg(
   const masterKey = newMasterKey();
   const profileFile = join(dataDir, 'statements.json');
   o.log(`orders (${dialect}): starting a server with ${INVENTORY.toLocaleString('en-US')} sandbox domains`);
-  const server: Child = await spawnServer({
-    dataDir,
-    masterKey,
-    validateResponses: false,
-    inventorySize: INVENTORY,
-    ...(databaseUrl ? { databaseUrl } : {}),
-    extra: { STATEMENT_PROFILE: profileFile },
-  });
+  const server: Child = await spawnServer(
+    {
+      dataDir,
+      masterKey,
+      validateResponses: false,
+      inventorySize: INVENTORY,
+      ...(databaseUrl ? { databaseUrl } : {}),
+      extra: { STATEMENT_PROFILE: profileFile },
+    },
+    o.profileDir && dialect === 'postgres'
+      ? ['--cpu-prof', `--cpu-prof-dir=${join(o.profileDir, 'orders-postgres')}`]
+      : [],
+  );
   const store = await openServerStore({ dataDir, databaseUrl, masterKey });
   try {
     const credential = await mint(server.url);

@@ -1,10 +1,11 @@
 // Partners and their credentials. Secrets are sealed at rest and opened only to verify a request.
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { SecretBox } from '../security/secret-box.ts';
 import type { DirectSqlite } from './direct.ts';
-import { keptRead } from './prepared.ts';
+import { keptRead, template } from './prepared.ts';
 import type { ReadMark } from './row-cache.ts';
 import type { Database, Environment } from './schema.ts';
+import { turnReads } from './turn-reads.ts';
 
 export type RateLimitOverrides = Partial<Record<'search' | 'write' | 'reporting', number>>;
 
@@ -30,7 +31,7 @@ export interface Partner {
 /** Bound on the opened-secret cache (oldest dropped first). */
 const OPENED_SECRETS_KEPT = 10_000;
 
-export function credentialRepository(db: Kysely<Database>, box: SecretBox, direct?: DirectSqlite) {
+export function credentialRepository(db: Kysely<Database>, box: SecretBox, direct?: DirectSqlite, onPostgres = false) {
   const toPartner = (row: Database['partners']): Partner => ({
     id: row.id,
     environment: row.environment,
@@ -51,12 +52,44 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
     return secret;
   };
   // Every signed request reads its credential and every partner route its partner; both change rarely.
-  const credentialByKeyId = keptRead(db, direct, 'credentials', 1, (q, keyId: string) =>
+  const keptCredential = keptRead(db, direct, 'credentials', 1, (q, keyId: string) =>
     q.selectFrom('credentials').selectAll().where('key_id', '=', keyId),
   );
-  const partnerById = keptRead(db, direct, 'partners', 1, (q, id: string) =>
+  const keptPartner = keptRead(db, direct, 'partners', 1, (q, id: string) =>
     q.selectFrom('partners').selectAll().where('id', '=', id),
   );
+  // Over the network (PostgreSQL, shared by every instance), rows are never kept: the admin API
+  // says a change to a credential (its approval, scopes, limits) "applies from the partner's next
+  // request", on whichever instance it lands. Instead the lookups of the requests that arrive
+  // together go out as one statement (turn-reads.ts): one round trip for all of them, and each
+  // still sees every commit made before its request asked. Embedded SQLite keeps its rows
+  // (row-cache.ts), and a transaction reads its own way.
+  const batched = onPostgres && !db.isTransaction;
+  // Built once (the keys are one bound array): building the query per batch cost as much as sending it.
+  const credentialsOf = template<[string[]], Database['credentials']>(1, (keys) =>
+    db
+      .selectFrom('credentials')
+      .selectAll()
+      .where('key_id', '=', sql<string>`any(${keys}::text[])`),
+  );
+  const partnersOf = template<[string[]], Database['partners']>(1, (ids) =>
+    db
+      .selectFrom('partners')
+      .selectAll()
+      .where('id', '=', sql<string>`any(${ids}::text[])`),
+  );
+  const credentialsByKeyIds = turnReads(
+    async (keys: string[]) => (await db.executeQuery(credentialsOf([keys]))).rows,
+    (row) => row.key_id,
+  );
+  const partnersByIds = turnReads(
+    async (ids: string[]) => (await db.executeQuery(partnersOf([ids]))).rows,
+    (row) => row.id,
+  );
+  const credentialByKeyId = (since: ReadMark | undefined, keyId: string) =>
+    batched ? credentialsByKeyIds(keyId) : keptCredential(since, keyId);
+  const partnerById = (since: ReadMark | undefined, id: string) =>
+    batched ? partnersByIds(id) : keptPartner(since, id);
   // A row kept in memory (row-cache.ts) is one frozen object until its table changes, so the
   // credential made from it is made once too: every signed request would otherwise parse its
   // scopes and limits again. Keyed by the row object itself, a changed row is a new key.

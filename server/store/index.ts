@@ -41,7 +41,7 @@ export function repositories(
   box: SecretBox,
   { dialect, onInventoryChange, direct, ledger, relaxed }: RepositoryOptions,
 ) {
-  const credentials = credentialRepository(db, box, direct);
+  const credentials = credentialRepository(db, box, direct, dialect === 'postgres');
   const idempotency = idempotencyRepository(db, { ...(direct ? { direct } : {}), ...(relaxed ? { relaxed } : {}) });
   return {
     credentials,

@@ -90,17 +90,31 @@ export const INTENDED: readonly Intended[] = [
 
   // Every signed request: its credential, its nonce and rate-limit count (store/replay-guard.ts).
   // SQLite keeps credentials and partners in memory until they change (row-cache.ts): the walk's are never read again.
+  // PostgreSQL reads those of the requests arriving together in one statement (credentials.ts,
+  // turn-reads.ts); a key alone only inside a transaction.
   {
     name: 'credential',
     statement: /^select \* from "credentials" where "key_id" = \?$/,
     reaches: [by('credentials', 'key_id')],
-    unwalked: 'sqlite',
+    unwalked: true,
   },
   {
     name: 'partner',
     statement: /^select \* from "partners" where "id" = \?$/,
     reaches: [by('partners', 'id')],
-    unwalked: 'sqlite',
+    unwalked: true,
+  },
+  {
+    name: 'credentials of requests arriving together',
+    statement: /^select \* from "credentials" where "key_id" = any\(\?::text\[\]\)$/,
+    reaches: [by('credentials', 'key_id')],
+    dialect: 'postgres',
+  },
+  {
+    name: 'partners of requests arriving together',
+    statement: /^select \* from "partners" where "id" = any\(\?::text\[\]\)$/,
+    reaches: [by('partners', 'id')],
+    dialect: 'postgres',
   },
   // PostgreSQL admits a batch of signed requests in one statement; nonces and counts alone in mixed batches.
   {

@@ -348,20 +348,38 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
   }
 
   /**
-   * PostgreSQL, a batch of admissions only, each bucket at one instant (as good as always): the
-   * nonces and the counts in one statement instead of a transaction of four (BEGIN, two inserts,
-   * COMMIT). The counts join the nonces the statement found fresh, so a replay still spends no
-   * quota; the rows are taken in one order (pairs, then buckets), as in the transaction.
+   * PostgreSQL, a batch of admissions only: the nonces and the counts in one statement instead of
+   * a transaction of four or more (BEGIN, the nonces, a counts statement per instant, COMMIT). The
+   * counts join the nonces the statement found fresh, so a replay still spends no quota; the rows
+   * are taken in one order (pairs, then buckets), as in the transaction. One statement counts each
+   * bucket at one instant, so the batch is cut, in arrival order, into layers in which each bucket
+   * is at one instant (one layer as good as always; under load a turn spans a few ms, and the
+   * batch then has two or three), written one after the other: each bucket is still counted at
+   * its instants in arrival order, and a pair already admitted by an earlier layer is a replay
+   * (its row is there). Undefined: the batch is not of admissions alone (the transaction).
    */
-  function canAdmitAtOnce(batch: Batch): boolean {
-    if (ledger || batch.nonces.length > 0 || batch.hits.length > 0 || batch.admissions.length === 0) return false;
-    const instant = new Map<string, string>();
-    for (const j of firstOfEachPair(batch.admissions).values()) {
+  function admissionLayers(batch: Batch): AdmissionJob[][] | undefined {
+    if (ledger || batch.nonces.length > 0 || batch.hits.length > 0 || batch.admissions.length === 0) return undefined;
+    const layers: AdmissionJob[][] = [];
+    let layer: AdmissionJob[] = [];
+    let instant = new Map<string, string>();
+    for (const j of batch.admissions) {
       const at = `${j.now}:${j.windowMs}`;
-      if ((instant.get(j.bucket) ?? at) !== at) return false;
+      if ((instant.get(j.bucket) ?? at) !== at) {
+        layers.push(layer);
+        layer = [];
+        instant = new Map();
+      }
       instant.set(j.bucket, at);
+      layer.push(j);
     }
-    return true;
+    layers.push(layer);
+    return layers;
+  }
+
+  async function admitInLayers(layers: AdmissionJob[][]): Promise<void> {
+    // admitAtOnce settles its own jobs, failure included, so a later layer still runs.
+    for (const layer of layers) await admitAtOnce(layer);
   }
 
   async function admitAtOnce(jobs: AdmissionJob[]): Promise<void> {
@@ -401,9 +419,10 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
   // Inside a transaction there is no batching: the caller's transaction is the unit.
   const batcher = db.isTransaction
     ? undefined
-    : writeBatcher((batch) =>
-        canAdmitAtOnce(batch)
-          ? admitAtOnce(batch.admissions)
+    : writeBatcher((batch) => {
+        const layers = admissionLayers(batch);
+        return layers
+          ? admitInLayers(layers)
           : run(
               [
                 ...(batch.nonces.length ? [nonces(batch.nonces)] : []),
@@ -411,8 +430,8 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
                 ...(batch.admissions.length ? [admissions(batch.admissions)] : []),
               ],
               [...batch.nonces, ...batch.hits, ...batch.admissions],
-            ),
-      );
+            );
+      });
 
   return {
     /** Records a nonce for a key id; false when it is already tracked (a replay). */

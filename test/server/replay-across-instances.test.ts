@@ -157,4 +157,20 @@ describe.each(databases())('two instances on one database ($name)', ({ databaseU
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.text).toBe(first.text);
   });
+
+  // The admin API: a change to a credential "applies from the partner's next request"
+  // (spec/admin/paths/credentials_{key_id}.yaml), on whichever instance it lands. So no instance
+  // may serve a credential row it read before the change, however many requests it has in flight.
+  it('a credential change made through one instance applies from the next request on the other', async () => {
+    const own = await a.mint({ rate_limits: HIGH });
+    const events = () => signedRequest(a, own, { path: `${V1}/events` });
+    // A has read the credential, several times at once (one statement for all of them on PostgreSQL).
+    for (const r of await Promise.all([events(), events(), events()])) expect(r.status, r.text).toBe(200);
+    const patched = await b.admin(`/credentials/${own.key_id}`, { scopes: ['search'] }, 'PATCH');
+    expect(patched.status, await patched.text()).toBe(200);
+    for (const r of await Promise.all([events(), events(), events()])) expectError(r, 'forbidden');
+    const restored = await b.admin(`/credentials/${own.key_id}`, { scopes: ['search', 'buy', 'webhook'] }, 'PATCH');
+    expect(restored.status).toBe(200);
+    expect((await events()).status).toBe(200);
+  });
 });

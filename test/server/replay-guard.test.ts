@@ -143,6 +143,28 @@ describe.each(dialects)('replay guard on %s', (_name, open) => {
     expect(await store.replayGuard.recordNonce('pk_a', 'n-4', now + 360_000, now)).toBe(false);
   });
 
+  it('admissions of one bucket at two instants in one batch: counted in arrival order, a replay at the later instant refused', async () => {
+    const guard = (store = await open()).replayGuard;
+    const now = 1_700_000_000_000;
+    const request = (nonce: string, at: number) =>
+      guard.admit({ keyId: 'pk_l', nonce, expiresAt: now + 360_000, bucket: 'pk_l:search', windowMs: 60_000 }, at);
+    const answers = await Promise.all([
+      request('l-1', now),
+      request('l-2', now + 3),
+      request('l-1', now + 3),
+      request('l-3', now),
+      request('l-4', now + 60_000),
+    ]);
+    expect(answers).toEqual([
+      { fresh: true, count: 1, windowStart: now },
+      { fresh: true, count: 2, windowStart: now },
+      { fresh: false },
+      { fresh: true, count: 3, windowStart: now },
+      // The window of `now` has ended at now + 60 s: a new one opens there.
+      { fresh: true, count: 1, windowStart: now + 60_000 },
+    ]);
+  });
+
   it('inside a transaction the writes are the transaction’s own (rolled back with it)', async () => {
     store = await open();
     const now = Date.now();
@@ -291,6 +313,37 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
       expect(await admit(upgraded, 'logged', now + 1000)).toEqual({ fresh: false });
     } finally {
       await upgraded.close();
+    }
+  });
+});
+
+describe.runIf(pg)('replay guard on PostgreSQL: admissions of a batch at several instants', () => {
+  it('are written as one statement per instant of a bucket, without a transaction', async () => {
+    const seen: string[] = [];
+    const store = createStore(
+      await openDatabase({
+        databaseUrl: pg as string,
+        schema: `t_${randomBytes(6).toString('hex')}`,
+        onStatement: (e) => seen.push(e.sql),
+      }),
+      secretBox(randomBytes(32)),
+    );
+    try {
+      const now = 1_700_000_000_000;
+      const request = (nonce: string, at: number, bucket = 'pk_s:search') =>
+        store.replayGuard.admit({ keyId: 'pk_s', nonce, expiresAt: now + 360_000, bucket, windowMs: 60_000 }, at);
+      seen.length = 0;
+      const answers = await Promise.all([
+        request('s-1', now),
+        request('s-2', now, 'pk_s:write'),
+        request('s-3', now + 2),
+        request('s-4', now + 2, 'pk_s:write'),
+      ]);
+      expect(answers.map((a) => (a.fresh ? a.count : 0))).toEqual([1, 1, 2, 2]);
+      expect(seen.filter((q) => /^(begin|commit)/i.test(q))).toEqual([]);
+      expect(seen).toHaveLength(2);
+    } finally {
+      await store.close();
     }
   });
 });

@@ -36,10 +36,28 @@ export async function initPgbench(url: string, scale = 10): Promise<void> {
   await run(['-i', '-q', '-s', String(scale), url]);
 }
 
-/** One `pgbench -N` run of `seconds` with `clients` connections. */
-export async function runPgbench(url: string, clients: number, seconds: number): Promise<PgbenchRun> {
+/**
+ * One pgbench run of `seconds` with `clients` connections: `-N` (simple-update, the default) or
+ * `-S` (select-only: one primary-key read per transaction, the read-only yardstick).
+ */
+export async function runPgbench(
+  url: string,
+  clients: number,
+  seconds: number,
+  mode: 'simple-update' | 'select-only' = 'simple-update',
+): Promise<PgbenchRun> {
   const threads = Math.max(1, Math.min(clients, cpus().length));
-  const out = await run(['-N', '-n', '-c', String(clients), '-j', String(threads), '-T', String(seconds), url]);
+  const out = await run([
+    mode === 'select-only' ? '-S' : '-N',
+    '-n',
+    '-c',
+    String(clients),
+    '-j',
+    String(threads),
+    '-T',
+    String(seconds),
+    url,
+  ]);
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(out);
   const latency = /latency average = ([\d.]+) ms/.exec(out);
   if (!tps || !latency) throw new Error(`pgbench printed no tps:\n${out.slice(-2000)}`);
