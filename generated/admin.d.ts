@@ -865,6 +865,23 @@ export interface components {
             };
         };
         /**
+         * @description Too many wrong operator tokens from the client's address (the document's "No rate limit;
+         *     wrong tokens are throttled"): past 10 failures, the address must wait `Retry-After` seconds before its next request,
+         *     which is refused until then whatever its token (the right one included, so the answer
+         *     never tells a right token from a wrong one). Other addresses are not affected. Not a rate
+         *     limit: no `RateLimit*` headers.
+         */
+        TooManyRequests: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["Error"];
+            };
+        };
+        /**
          * @description Unexpected error; retry with exponential back-off. The change was not made: each operation
          *     runs in one transaction, except a settlement run, which settles each partner in its own, so
          *     partners settled before the error stay settled and running again settles the rest. An
@@ -923,6 +940,8 @@ export interface components {
         "X-Request-Id": string;
         /** @description Always `no-store` (RFC 9111 §5.2.2.5, RFC 6749 §5.1): an answer carrying a secret, a token, a client registration or a capability URL (a brokerage `progress_url`) must not be stored by any cache. Declared on such an answer, it is sent on every answer of the operation. */
         "Cache-Control-No-Store": "no-store";
+        /** @description Whole seconds to wait before retrying (at least 1). */
+        "Retry-After": number;
     };
     pathItems: never;
 }
@@ -958,6 +977,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -995,6 +1015,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1026,6 +1047,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1070,6 +1092,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1101,6 +1124,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1146,6 +1170,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1177,6 +1202,7 @@ export interface operations {
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };
@@ -1215,6 +1241,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
         };
     };

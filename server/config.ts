@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { DELIVERY_TIMEOUT_SECONDS } from './domain/webhook-schedule.ts';
 import { sandboxLoopbackByDefault } from './domain/webhook-url.ts';
 import { publicBaseUrlOf } from './http/trusted-host.ts';
+import { checkDeploymentSecrets, DEFAULT_SANDBOX_PASSWORD } from './ops/deployment-secrets.ts';
 
 export interface Config {
   port: number;
@@ -53,10 +54,15 @@ export interface Config {
   metricsHost?: string;
   /** On SIGTERM, how long requests are still served after /readyz turns 503 (DRAIN_GRACE_MS, default 5000). */
   drainGraceMs?: number;
+  /**
+   * Weak secrets of a deployment that is not published over https (server/ops/deployment-secrets.ts),
+   * for a warning at start; on an https one they refuse the start instead.
+   */
+  weakSecrets?: string[];
 }
 
 /** The documented sandbox sign-in user (README), used when SANDBOX_USER_EMAIL / _PASSWORD are unset. */
-export const DEFAULT_SANDBOX_USER = { email: 'sandbox@example.com', password: 'sandbox-password' } as const;
+export const DEFAULT_SANDBOX_USER = { email: 'sandbox@example.com', password: DEFAULT_SANDBOX_PASSWORD } as const;
 
 const bool = (v: string | undefined, fallback: boolean) =>
   v === undefined ? fallback : !/^(0|false|no|off)$/i.test(v);
@@ -104,12 +110,19 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env.PORT, 8080, 'PORT');
   const host = env.HOST ?? '127.0.0.1';
   const publicBaseUrl = publicBaseUrlOf(env.PUBLIC_BASE_URL);
+  const adminToken = env.ADMIN_TOKEN || undefined;
+  const sandboxUser = {
+    email: env.SANDBOX_USER_EMAIL || DEFAULT_SANDBOX_USER.email,
+    password: env.SANDBOX_USER_PASSWORD || DEFAULT_SANDBOX_USER.password,
+  };
+  // Before anything is written (the master key file): a refused start leaves nothing behind.
+  const weakSecrets = checkDeploymentSecrets({ publicBaseUrl, adminToken, sandboxUserPassword: sandboxUser.password });
   return {
     port,
     host,
     dataDir,
     databaseUrl: env.DATABASE_URL || undefined,
-    adminToken: env.ADMIN_TOKEN || undefined,
+    adminToken,
     masterKey: loadMasterKey(env, dataDir),
     sandboxInventorySize: int(env.SANDBOX_INVENTORY_SIZE, 10_000, 'SANDBOX_INVENTORY_SIZE'),
     validateResponses: bool(env.VALIDATE_RESPONSES, true),
@@ -128,9 +141,7 @@ export function configFromEnv(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((o) => o.trim().replace(/\/+$/, ''))
       .filter(Boolean),
-    sandboxUser: {
-      email: env.SANDBOX_USER_EMAIL || DEFAULT_SANDBOX_USER.email,
-      password: env.SANDBOX_USER_PASSWORD || DEFAULT_SANDBOX_USER.password,
-    },
+    sandboxUser,
+    ...(weakSecrets.length > 0 ? { weakSecrets } : {}),
   };
 }

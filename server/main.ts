@@ -11,7 +11,13 @@ import { domainSearch } from './search/index.ts';
 
 async function main(): Promise<void> {
   const logger = loggerFromEnv();
+  // Refuses (throws) an https deployment's weak operator token or default sandbox password.
   const config = configFromEnv();
+  if (config.weakSecrets)
+    logger.warn(
+      { event: 'weak_secrets', problems: config.weakSecrets },
+      `weak secrets, refused once PUBLIC_BASE_URL is https: ${config.weakSecrets.join('; ')}`,
+    );
   const running = await startServer({ config, logger });
   if (!config.adminToken) logger.info({ event: 'operator_api_off' }, 'operator API off: set ADMIN_TOKEN');
   // A person at a terminal gets the installed sandbox's banner (server/ops/banner.ts) after the

@@ -12,6 +12,7 @@ import { bodyReadError, jsonBody } from '../http/raw-body.ts';
 import { openApiValidator, type ContractDefectLog } from '../http/validator.ts';
 import type { PartnerDeps } from '../partner/context.ts';
 import { bearerAuth } from './bearer-auth.ts';
+import { tokenThrottle } from './token-throttle.ts';
 import { applyBrokerageAction } from './brokerage.ts';
 import { advancePartnerClock } from './clock.ts';
 import { credentialHandlers } from './credentials.ts';
@@ -42,7 +43,7 @@ export function adminRouter(deps: PartnerDeps, options: AdminRouterOptions): Rou
   router.use(
     inOrder(
       bodyReadError(),
-      bearerAuth(options.adminToken),
+      bearerAuth(options.adminToken, tokenThrottle({ store: deps.store, now: () => deps.clock.now() })),
       matchOperation(options.contract),
       cacheControl(options.contract),
       unmatchedRoute(),

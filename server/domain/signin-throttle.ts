@@ -28,6 +28,15 @@ export const SIGNIN_THROTTLE = {
   address: { free: 20, waitsMs: WAITS, forgetAfterMs: DAY },
 } as const satisfies Record<string, ThrottleRule>;
 
+/**
+ * Wrong operator tokens on the admin API (the admin document's "No rate limit; wrong tokens are throttled"), per
+ * client address only: the same waits, after 10 free failures. There is one account (the
+ * operator), so a count per account would let anyone lock the operator out.
+ */
+export const OPERATOR_TOKEN_THROTTLE = {
+  address: { free: 10, waitsMs: WAITS, forgetAfterMs: DAY },
+} as const satisfies Record<string, ThrottleRule>;
+
 /** How long, after the last of `failures` failed attempts, the next attempt has to wait (ms). */
 export function waitAfter(rule: ThrottleRule, failures: number): number {
   if (failures < rule.free) return 0;

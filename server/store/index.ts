@@ -1,7 +1,7 @@
 // The store: every repository bound to one database (or to one transaction of it).
 // Route modules talk to these, never to SQL.
 import type { Kysely } from 'kysely';
-import { SIGNIN_THROTTLE } from '../domain/signin-throttle.ts';
+import { OPERATOR_TOKEN_THROTTLE, SIGNIN_THROTTLE } from '../domain/signin-throttle.ts';
 import type { SecretBox } from '../security/secret-box.ts';
 import { brokerageRepository } from './brokerage.ts';
 import { checkoutRepository } from './checkout.ts';
@@ -128,7 +128,11 @@ export function createStore(opened: OpenedDatabase, box: SecretBox): Store {
       await repos.oauth.purge(now);
       await repos.signinThrottle.purge(
         now,
-        Math.max(SIGNIN_THROTTLE.account.forgetAfterMs, SIGNIN_THROTTLE.address.forgetAfterMs),
+        Math.max(
+          SIGNIN_THROTTLE.account.forgetAfterMs,
+          SIGNIN_THROTTLE.address.forgetAfterMs,
+          OPERATOR_TOKEN_THROTTLE.address.forgetAfterMs,
+        ),
       );
     },
     refreshStatistics: async () => (opened.dialect === 'postgres' ? refreshStatistics(opened.db) : []),

@@ -58,6 +58,31 @@ export function signinThrottleRepository(base: Kysely<Database>) {
       return { counted: false, nextAttemptAt: nextAttemptAt(rule, state, now) };
     },
 
+    /**
+     * An attempt already known to be right (the operator token, server/admin/token-throttle.ts):
+     * clears the key's count, or, while the key must wait, refuses it like any other attempt and
+     * counts nothing, so that a right and a wrong attempt are answered alike then. Counting
+     * nothing first, parallel right attempts never add up to a wait.
+     */
+    async clearUnlessWaiting(key: string, rule: ThrottleRule, now: number): Promise<Attempt> {
+      const forgotten = now - rule.forgetAfterMs;
+      await db
+        .deleteFrom('signin_failures')
+        .where('key', '=', key)
+        .where(
+          sql<boolean>`signin_failures.last_failure_at <= ${forgotten} or signin_failures.last_failure_at + ${waitExpression(rule)} <= ${now}`,
+        )
+        .execute();
+      const row = await db
+        .selectFrom('signin_failures')
+        .select(['failures', 'last_failure_at'])
+        .where('key', '=', key)
+        .executeTakeFirst();
+      const state = row ? { failures: Number(row.failures), lastFailureAt: Number(row.last_failure_at) } : undefined;
+      const next = nextAttemptAt(rule, state, now);
+      return next > now ? { counted: false, nextAttemptAt: next } : { counted: true };
+    },
+
     /** Takes back the count of an attempt that succeeded; `forget` clears the key's count altogether. */
     async succeeded(key: string, forget: boolean): Promise<void> {
       if (forget) await db.deleteFrom('signin_failures').where('key', '=', key).execute();

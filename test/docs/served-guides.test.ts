@@ -44,7 +44,11 @@ let hosted: Deployment;
 
 beforeAll(async () => {
   local = await deploy({}, (url) => url);
-  hosted = await deploy({ PUBLIC_BASE_URL: `${PUBLIC}/` }, () => PUBLIC);
+  // An https deployment refuses the default sandbox password (server/ops/deployment-secrets.ts).
+  hosted = await deploy(
+    { PUBLIC_BASE_URL: `${PUBLIC}/`, SANDBOX_USER_PASSWORD: 'served-guides-secret-password' },
+    () => PUBLIC,
+  );
 }, 90_000);
 
 afterAll(async () => {

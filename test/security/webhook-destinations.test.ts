@@ -20,7 +20,7 @@ import { startServer, type RunningServer } from '../../server/embedded.ts';
 import { generateInventory } from '../../server/inventory/generate.ts';
 import { tcpListener, type TcpListener } from '../server/support/tcp-listener.ts';
 
-const ADMIN_TOKEN = 'security-admin-token-0123456789';
+const ADMIN_TOKEN = 'security-admin-token-0123456789abcdef'; // 32+: the https deployment below refuses shorter
 // WebhookDelivery.last_error of a refused destination (partner document): a class, no address.
 const DESTINATION_REFUSED =
   "destination_refused: the URL's host does not resolve, or not only to addresses this deployment's webhooks may reach (URL rules of PUT /api/partner/webhooks)";
@@ -347,6 +347,7 @@ describe('the host network stays private (issue 31, item 2)', () => {
         PORT: '0',
         HOST: '127.0.0.1',
         PUBLIC_BASE_URL: 'https://sandbox.example.com',
+        SANDBOX_USER_PASSWORD: 'security-webhooks-secret-password',
         SANDBOX_INVENTORY_SIZE: '50',
         ADMIN_TOKEN,
         WEBHOOK_BACKOFF_SCALE: '0.001',

@@ -7,6 +7,8 @@ import { configFromEnv } from '../../server/config.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { sql } from 'kysely';
 
+/** An https PUBLIC_BASE_URL refuses the default sandbox password (server/ops/deployment-secrets.ts). */
+const SECRET_PASSWORD = 'config-test-secret-password';
 const env = (extra: Record<string, string>) => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'config-')), ...extra });
 
 describe('configuration', () => {
@@ -36,6 +38,7 @@ describe('configuration', () => {
     const set = configFromEnv(
       env({
         PUBLIC_BASE_URL: 'https://api.example.com/',
+        SANDBOX_USER_PASSWORD: SECRET_PASSWORD,
         MCP_ALLOWED_ORIGINS: 'https://a.example, https://b.example/',
         RDAP_LOOKUP: 'true',
       }),
@@ -52,8 +55,10 @@ describe('configuration', () => {
     expect(loopback({ HOST: '::1' })).toBe(true);
     expect(loopback({ PUBLIC_BASE_URL: 'http://localhost:8080' })).toBe(true);
     // A sandbox others reach: published over https, under a public name, or listening on every interface.
-    expect(loopback({ PUBLIC_BASE_URL: 'https://sandbox.example.com' })).toBe(false);
-    expect(loopback({ PUBLIC_BASE_URL: 'https://localhost:8443' })).toBe(false);
+    expect(loopback({ PUBLIC_BASE_URL: 'https://sandbox.example.com', SANDBOX_USER_PASSWORD: SECRET_PASSWORD })).toBe(
+      false,
+    );
+    expect(loopback({ PUBLIC_BASE_URL: 'https://localhost:8443', SANDBOX_USER_PASSWORD: SECRET_PASSWORD })).toBe(false);
     expect(loopback({ PUBLIC_BASE_URL: 'http://sandbox.example.com' })).toBe(false);
     expect(loopback({ HOST: '0.0.0.0' })).toBe(false);
     expect(loopback({ HOST: '10.0.0.5' })).toBe(false);
@@ -63,5 +68,33 @@ describe('configuration', () => {
     expect(() => loopback({ SANDBOX_WEBHOOK_LOOPBACK: 'yes' })).toThrow(
       /SANDBOX_WEBHOOK_LOOPBACK must be allow or refuse/,
     );
+  });
+
+  it('refuses weak secrets only when PUBLIC_BASE_URL is https, and says which setting to fix, never its value', () => {
+    const strong = 'x'.repeat(32);
+    const https = { PUBLIC_BASE_URL: 'https://api.example.com' };
+    expect(() =>
+      configFromEnv(env({ ...https, ADMIN_TOKEN: 'change-me', SANDBOX_USER_PASSWORD: SECRET_PASSWORD })),
+    ).toThrow(/^Refusing to start: PUBLIC_BASE_URL is https .*ADMIN_TOKEN is an example value/);
+    expect(() =>
+      configFromEnv(env({ ...https, ADMIN_TOKEN: 'CHANGE-ME', SANDBOX_USER_PASSWORD: SECRET_PASSWORD })),
+    ).toThrow(/example value/);
+    expect(() =>
+      configFromEnv(env({ ...https, ADMIN_TOKEN: strong.slice(1), SANDBOX_USER_PASSWORD: SECRET_PASSWORD })),
+    ).toThrow(/ADMIN_TOKEN is shorter than 32 characters/);
+    expect(() => configFromEnv(env({ ...https, ADMIN_TOKEN: strong }))).toThrow(/SANDBOX_USER_PASSWORD/);
+    expect(() => configFromEnv(env({ ...https, SANDBOX_USER_PASSWORD: 'sandbox-password' }))).toThrow(
+      /SANDBOX_USER_PASSWORD/,
+    );
+    const ok = configFromEnv(env({ ...https, ADMIN_TOKEN: strong, SANDBOX_USER_PASSWORD: SECRET_PASSWORD }));
+    expect(ok.weakSecrets).toBeUndefined();
+    // No operator token at all is fine: the operator API is off.
+    expect(configFromEnv(env({ ...https, SANDBOX_USER_PASSWORD: SECRET_PASSWORD })).adminToken).toBeUndefined();
+    // http (a developer's loopback server, or behind a plain-http name): kept, listed for a warning.
+    const dev = configFromEnv(env({ ADMIN_TOKEN: 'change-me' }));
+    expect(dev.adminToken).toBe('change-me');
+    expect(dev.weakSecrets).toHaveLength(2);
+    expect(dev.weakSecrets?.join(' ')).not.toContain('change-me');
+    expect(configFromEnv(env({ PUBLIC_BASE_URL: 'http://sandbox.example.com' })).weakSecrets).toHaveLength(1);
   });
 });
