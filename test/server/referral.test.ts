@@ -129,6 +129,16 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     expectError(await createLink(c, { type: 'product', product: 'no-such-product' }), 'not_found');
     expectError(await createLink(c, { type: 'generic', domain: d.domain }), 'validation_error');
     expectError(await createLink(c, { type: 'domain' }), 'validation_error');
+    // Every operation names a body member from the body down (`/body/…`), the discriminated
+    // link request included: the member the caller got wrong, whichever branch it chose.
+    const unknownProduct = await createLink(c, { type: 'generic', product: 'brokerage' });
+    expectError(unknownProduct, 'validation_error');
+    const polluted = await createLink(c, JSON.parse('{"type":"domain","domain":"a.com","__proto__":{"x":1}}'));
+    expectError(polluted, 'validation_error');
+    for (const refused of [unknownProduct, polluted])
+      for (const detail of refused.body.details as Array<{ path: string }>)
+        expect(detail.path, refused.text).toMatch(/^\/body(\/|$)/);
+    expect(unknownProduct.body.message).toMatch(/\/body\/product\b/);
 
     // Redirect targets: home page, the domain's page, the product page; query passed on.
     expect(await follow(codeOf(generic.body), '?utm_source=news')).toMatchObject({
