@@ -1268,7 +1268,11 @@ export interface components {
          *     (`x-url-rule`). The host must be a host name (labels of letters, digits and inner
          *     hyphens; an internationalised name in its `xn--` form, as a URL parser writes it) or an IP
          *     literal: a host a URL parser keeps but no name can have (`https://p.example.net;sandbox/x`)
-         *     is refused the same way. The hosted page's Content-Security-Policy lets its forms lead only
+         *     is refused the same way. So is user information before the host
+         *     (`https://shop.example.com@evil.example/x`, `https://user:pw@shop.example.com/`, even an
+         *     empty `https://@shop.example.com/`): RFC 9110 §4.2.4 forbids it in `http(s)` URIs, and the
+         *     buyer would be sent to the host after the `@`; webhook URLs and OAuth redirect URIs refuse
+         *     it by the same rule. The hosted page's Content-Security-Policy lets its forms lead only
          *     to these addresses' origins, and every accepted host is one a policy can name.
          * @example https://partner.example.net/checkout/done
          */
