@@ -416,7 +416,9 @@ export interface paths {
         put?: never;
         /**
          * Create a tracked referral link
-         * @description Creates a generic, domain or product link. Its `url` (`/r/{code}`) records each click and
+         * @description Creates a generic, domain or product link. Its `url` (`/r/{code}`) records each click (a GET
+         *     by a browser that does not already carry this link's attribution cookie from a click within
+         *     the 30-day window; a HEAD is no click: the public document's followReferralLink) and
          *     redirects (302) to the target's page on the service's public site, an HTML page the public
          *     document describes: `/` for a generic link, `/domains/{name}` for a domain link,
          *     `/products/{slug}` for a product link; a hosted-checkout sale within 30 days of a click is
@@ -1538,6 +1540,7 @@ export interface components {
         };
         /** @description Lifetime performance of one link. */
         LinkStats: {
+            /** @description Visits of the link's `url`, one per browser and 30-day attribution window (a HEAD, or a GET repeated with this link's attribution cookie within the window, is not counted). */
             clicks: number;
             /** @description Hosted checkout sessions started within 30 days of a click on the link. */
             checkouts_started: number;
