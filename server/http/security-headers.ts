@@ -72,6 +72,40 @@ export function securityPolicy(contract: ApiContract): Policy {
   };
 }
 
+export interface SurfaceHeadersOptions {
+  /** The surface's document: its `x-security-headers` `every-answer` and `https-deployments`. */
+  contract: ApiContract;
+  /** Where the surface's paths begin (`/api/partner/`). */
+  prefix: string;
+  /** Documents whose operations also live under the prefix and keep their own headers. */
+  others: readonly ApiContract[];
+  /** PUBLIC_BASE_URL; the https-deployments headers are sent only when it is https. */
+  publicBaseUrl?: string | undefined;
+}
+
+/**
+ * The headers a surface's own document puts on every answer under its prefix, on top of those
+ * of every answer (securityHeaders): the partner document's `Cache-Control: no-store`, since its
+ * answers carry capabilities and buyer data and its authentication is no `Authorization` header
+ * that would keep a shared cache from storing them (RFC 9111 §3.5). Set before anything can
+ * answer, so refusals and errors carry them too; a path another document describes (the public
+ * document's GET /api/partner/v1/openapi.json) is that document's to head.
+ */
+export function surfaceHeaders(options: SurfaceHeadersOptions): RequestHandler {
+  const root = options.contract.root<Record<string, unknown>>('x-security-headers');
+  if (!root) throw new Error(`the ${options.contract.api} document has no x-security-headers`);
+  const headers = [
+    ...entries(root['every-answer'], 'every-answer'),
+    ...(options.publicBaseUrl?.startsWith('https://') ? entries(root['https-deployments'], 'https-deployments') : []),
+  ];
+  return (req, res, next) => {
+    if (!req.path.startsWith(options.prefix)) return next();
+    if (options.others.some((other) => other.operationsAt(req.path).length > 0)) return next();
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
+}
+
 /** Names where this answer's form may lead (its origin, or `scheme:` for an app's private-use scheme). */
 export function allowFormTargets(res: Response, targets: Partial<Record<FormTarget, string | undefined>>): void {
   const kept: Partial<Record<FormTarget, string>> = { ...res.locals.formTargets };
