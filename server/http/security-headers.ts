@@ -98,9 +98,19 @@ export function surfaceHeaders(options: SurfaceHeadersOptions): RequestHandler {
     ...entries(root['every-answer'], 'every-answer'),
     ...(options.publicBaseUrl?.startsWith('https://') ? entries(root['https-deployments'], 'https-deployments') : []),
   ];
+  // The other documents' paths under the prefix, found once: a partner request then costs a set
+  // look-up, not a scan of another document's routes (a template falls back to the scan).
+  const exact = new Set<string>();
+  let templated = false;
+  for (const other of options.others)
+    for (const operation of other.operations)
+      if (operation.path.startsWith(options.prefix))
+        if (operation.path.includes('{')) templated = true;
+        else exact.add(operation.path);
+  const describedElsewhere = (path: string) =>
+    exact.has(path) || (templated && options.others.some((other) => other.operationsAt(path).length > 0));
   return (req, res, next) => {
-    if (!req.path.startsWith(options.prefix)) return next();
-    if (options.others.some((other) => other.operationsAt(req.path).length > 0)) return next();
+    if (!req.path.startsWith(options.prefix) || describedElsewhere(req.path)) return next();
     for (const [name, value] of headers) res.setHeader(name, value);
     next();
   };
