@@ -166,7 +166,7 @@ export const EXTENSION_RULES: ExtensionRule[] = [
   {
     api: 'partner',
     extension: 'x-security-headers',
-    requirements: ['partner.headers.security'],
+    requirements: ['partner.headers.security', 'partner.headers.no-store'],
   },
   {
     api: 'partner',

@@ -416,7 +416,9 @@ export interface paths {
         put?: never;
         /**
          * Create a tracked referral link
-         * @description Creates a generic, domain or product link. Its `url` (`/r/{code}`) records each click and
+         * @description Creates a generic, domain or product link. Its `url` (`/r/{code}`) records each click (a GET
+         *     by a browser that does not already carry this link's attribution cookie from a click within
+         *     the 30-day window; a HEAD is no click: the public document's followReferralLink) and
          *     redirects (302) to the target's page on the service's public site, an HTML page the public
          *     document describes: `/` for a generic link, `/domains/{name}` for a domain link,
          *     `/products/{slug}` for a product link; a hosted-checkout sale within 30 days of a click is
@@ -1268,7 +1270,11 @@ export interface components {
          *     (`x-url-rule`). The host must be a host name (labels of letters, digits and inner
          *     hyphens; an internationalised name in its `xn--` form, as a URL parser writes it) or an IP
          *     literal: a host a URL parser keeps but no name can have (`https://p.example.net;sandbox/x`)
-         *     is refused the same way. The hosted page's Content-Security-Policy lets its forms lead only
+         *     is refused the same way. So is user information before the host
+         *     (`https://shop.example.com@evil.example/x`, `https://user:pw@shop.example.com/`, even an
+         *     empty `https://@shop.example.com/`): RFC 9110 §4.2.4 forbids it in `http(s)` URIs, and the
+         *     buyer would be sent to the host after the `@`; webhook URLs and OAuth redirect URIs refuse
+         *     it by the same rule. The hosted page's Content-Security-Policy lets its forms lead only
          *     to these addresses' origins, and every accepted host is one a policy can name.
          * @example https://partner.example.net/checkout/done
          */
@@ -1534,6 +1540,7 @@ export interface components {
         };
         /** @description Lifetime performance of one link. */
         LinkStats: {
+            /** @description Visits of the link's `url`, one per browser and 30-day attribution window (a HEAD, or a GET repeated with this link's attribution cookie within the window, is not counted). */
             clicks: number;
             /** @description Hosted checkout sessions started within 30 days of a click on the link. */
             checkouts_started: number;

@@ -523,6 +523,17 @@ export interface paths {
          *     attribution cookie is set for 30 days: a hosted-checkout sale within 30
          *     days of the click is attributed to the link. Query parameters the link is opened with (such as
          *     `utm_*`) are ignored for tracking and passed on to the destination. An unknown code is 404.
+         *
+         *     **What counts as a click.** A GET by a browser that does not already carry this link's
+         *     attribution cookie. A GET whose `ds_ref` cookie names a click on this same link within its
+         *     30-day attribution window (the window of `x-attribution-window-days` on the partner
+         *     document's createLink, counted from that click) is answered alike but counts nothing and
+         *     sets no cookie: the cookie it carries, which expires with that window, keeps attributing to
+         *     the first click, so one browser counts once per link and window. A cookie naming another
+         *     link's click, an expired click or no click is replaced by a new click as usual. A HEAD
+         *     answers like the GET (`x-head`: the same 302 and `Location`) but is no visit (RFC 9110
+         *     §9.3.2, safe): it records no click and sets no cookie, so link checkers and unfurlers count
+         *     for nothing.
          */
         get: operations["followReferralLink"];
         put?: never;
@@ -3881,7 +3892,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The click is recorded; the browser goes on to the destination. */
+            /** @description The click is recorded (unless the request is a HEAD or a repeat within the window, as described above); the browser goes on to the destination. */
             302: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -3892,7 +3903,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     /** @description The link's destination. */
                     Location: string;
-                    /** @description The attribution cookie (30 days, `HttpOnly`, `SameSite=Lax`, and `Secure` whenever the service is served over https, as every cookie it sets, decided by its public base URL and never by the request's `Host`). */
+                    /** @description The attribution cookie, sent only with a click that is recorded (30 days, `HttpOnly`, `SameSite=Lax`, and `Secure` whenever the service is served over https, as every cookie it sets, decided by its public base URL and never by the request's `Host`). */
                     "Set-Cookie"?: string;
                     [name: string]: unknown;
                 };

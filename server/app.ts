@@ -15,7 +15,7 @@ import { answerExpectation, bodyLimitOfPath, refuseUnsupportedMessage } from './
 import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
 import { acceptEveryRequestTarget, refuseMalformedTarget } from './http/request-target.ts';
-import { securityHeaders } from './http/security-headers.ts';
+import { securityHeaders, surfaceHeaders } from './http/security-headers.ts';
 import { refuseRepeatedHeaders, singleHeadersOf } from './http/single-headers.ts';
 import { hostTrust } from './http/trusted-host.ts';
 import type { ContractDefectLog } from './http/validator.ts';
@@ -123,6 +123,14 @@ export function createApp(deps: AppDeps): Express {
         contract: contract.public,
         publicBaseUrl: deps.config.publicBaseUrl,
         ...(faults.has('form-action-self-only') ? { formActionSelfOnly: true } : {}),
+      }),
+      // The partner document's own every-answer headers (`Cache-Control: no-store`) on every answer
+      // under its prefix, refusals included.
+      surfaceHeaders({
+        contract: contract.partner,
+        prefix: '/api/partner/',
+        others: [contract.public],
+        publicBaseUrl: deps.config.publicBaseUrl,
       }),
       // HEAD is the GET without its body (`x-head`); its headers are derived from the body all the same.
       headAsGet(),

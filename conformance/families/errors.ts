@@ -193,14 +193,20 @@ export const errorCodesFamily: Family = {
           deliberate: true,
         });
         expectCode(ctx, bad, 'validation_error', 'POST /orders with a string expected_price');
-        // BuyerRedirectUrl: a checkout never sends the buyer to a script, whichever address it is.
+        // BuyerRedirectUrl: a checkout never sends the buyer to a script, whichever address it is,
+        // nor to a host hidden behind user information (`trusted@other`).
         const checkout = partnerOp(ctx, 'createCheckoutSession');
-        for (const member of ['return_url', 'cancel_url']) {
+        for (const [member, url] of [
+          ['return_url', 'javascript:alert(1)'],
+          ['cancel_url', 'javascript:alert(1)'],
+          ['return_url', 'https://partner.example.net@evil.example/done'],
+          ['cancel_url', 'https://user:pw@partner.example.net/cart'],
+        ] as const) {
           const body = JSON.stringify({
             ...orderRequest(listed),
             return_url: 'https://partner.example.net/done',
             cancel_url: 'https://partner.example.net/cart',
-            [member]: 'javascript:alert(1)',
+            [member]: url,
           });
           const e = await ctx.http.signed({
             method: 'POST',
@@ -211,11 +217,11 @@ export const errorCodesFamily: Family = {
             rateClass: checkout.rateClass,
             deliberate: true,
           });
-          expectCode(ctx, e, 'validation_error', `POST /checkout-session with ${member} javascript:alert(1)`);
+          expectCode(ctx, e, 'validation_error', `POST /checkout-session with ${member} ${url}`);
           const paths = ((jsonOf(e) as { details?: Array<{ path?: unknown }> }).details ?? []).map((d) => d.path);
           expect(
             paths.includes(`/body/${member}`),
-            `POST /checkout-session with ${member} javascript:alert(1): details name /body/${member}`,
+            `POST /checkout-session with ${member} ${url}: details name /body/${member}`,
             [e],
           );
         }

@@ -6,6 +6,8 @@
 import { CheckFailure, expect, type Context, type Family } from '../context.ts';
 import { jsonOf, splitOnce, type Credentials, type Exchange } from '../http.ts';
 import type { SpecOperation } from '../spec.ts';
+import { openCheckout } from './checkout-support.ts';
+import { listedDomain } from './orders-support.ts';
 
 type Json = Record<string, unknown>;
 export type Api = 'partner' | 'public';
@@ -333,6 +335,63 @@ export const headersFamily: Family = {
               [e],
             );
           }
+      },
+    },
+    {
+      id: 'partner.headers.no-store',
+      rules: ['spec:partner#/x-security-headers', 'spec:partner#/info/description'],
+      name: 'Cache-Control: no-store on partner answers that carry capabilities or buyer data (a new checkout session, the event history, HEAD alike) and on their refusals (400, 401, 404): X-Service-* authentication does not keep a shared cache from storing them',
+      async run(ctx) {
+        const policy = (ctx.spec.documents.partner['x-security-headers'] ?? {}) as {
+          'every-answer'?: Record<string, string>;
+        };
+        const wanted = policy['every-answer']?.['Cache-Control'];
+        expect(
+          wanted === 'no-store',
+          `the partner document's x-security-headers every-answer gives Cache-Control ${String(wanted)}, not no-store`,
+        );
+        const credentials = ctx.admin ? await ctx.mint(['search', 'buy', 'embed', 'webhook']) : await ctx.credentials();
+        const events = PROBES.reporting!;
+        const answers: Array<[string, Exchange]> = [
+          ['a signed GET /events (200, the event history)', await probe(ctx, credentials, 'reporting')],
+          [
+            'a signed HEAD /events (200)',
+            await ctx.http.signed({
+              method: 'HEAD',
+              target: events.target,
+              credentials,
+              operation: events.operation,
+              rateClass: 'reporting',
+            }),
+          ],
+          ['a signed POST /quotes with an empty body (400)', await probe(ctx, credentials, 'write')],
+          [
+            'an unsigned GET /events (401)',
+            await ctx.http.send({ target: events.target, operation: events.operation, deliberate: true }),
+          ],
+          [
+            'a signed GET of an unknown partner path (404)',
+            await ctx.http.signed({
+              target: '/api/partner/v1/no-such-resource',
+              credentials,
+              rateClass: 'reporting',
+              deliberate: true,
+            }),
+          ],
+        ];
+        // The answer that holds a bearer link to pay: only where the run may create things.
+        if (ctx.writesAllowed) {
+          const session = await openCheckout(ctx, credentials, await listedDomain(ctx, credentials));
+          answers.unshift(['a signed POST /checkout-session (201, checkout_url with its pt token)', session.exchange]);
+        }
+        for (const [what, e] of answers) {
+          const got = e.responseHeaders['cache-control'];
+          expect(
+            got?.toLowerCase() === 'no-store',
+            `${what} answered ${e.status} with Cache-Control: ${got ?? '(none)'}; x-security-headers puts Cache-Control: no-store on every partner answer`,
+            [e],
+          );
+        }
       },
     },
     {

@@ -6,6 +6,8 @@
  * or an attacker's script, a downgrade or a local file, so it is refused when the session is
  * created and never redirected to afterwards.
  */
+import { carriesUserinfo } from './url-userinfo.ts';
+
 export type BuyerUrlEnvironment = 'sandbox' | 'live';
 
 const LOOPBACK_IPV4 = /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/;
@@ -36,6 +38,8 @@ export function buyerUrlProblem(url: string, environment: BuyerUrlEnvironment): 
   } catch {
     return 'must be an absolute URL';
   }
+  if (carriesUserinfo(url, parsed))
+    return 'must not carry user information (user@ or user:password@ before the host): the buyer would be sent to the host after the @';
   if (parsed.protocol === 'https:') {
     if (!parsed.hostname) return 'must name a host';
     return isHostName(parsed.hostname) ? undefined : 'must name a host name or an IP address';

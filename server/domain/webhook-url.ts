@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import { describeAddress, type AddressClass, type AddressVerdict } from './address-class.ts';
 import type { Environment } from './environment.ts';
+import { carriesUserinfo } from './url-userinfo.ts';
 
 export { classifyAddress, describeAddress, type AddressClass, type AddressVerdict } from './address-class.ts';
 
@@ -185,11 +186,7 @@ export function checkWebhookUrl(
   // Port 0 is "any free port" to a listener and reaches nothing as a destination.
   if (parsed.port === '0') return refuse('url must not name port 0: a port is 1 to 65535');
   if (environment === 'live' && parsed.protocol !== 'https:') return refuse('url must use https for live credentials');
-  // Checked on the raw authority too: the parser drops an empty user ("https://@host/").
-  const authority = url.slice(url.indexOf('//') + 2).split(/[/?#\\]/, 1)[0] ?? '';
-  if (parsed.username !== '' || parsed.password !== '' || authority.includes('@')) {
-    return refuse('url must not contain credentials');
-  }
+  if (carriesUserinfo(url, parsed)) return refuse('url must not contain credentials');
   const hostname = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
   if (hostname === '') return refuse('url must name a host');
   const literalIp = isIP(hostname) !== 0;

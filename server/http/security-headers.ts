@@ -72,6 +72,50 @@ export function securityPolicy(contract: ApiContract): Policy {
   };
 }
 
+export interface SurfaceHeadersOptions {
+  /** The surface's document: its `x-security-headers` `every-answer` and `https-deployments`. */
+  contract: ApiContract;
+  /** Where the surface's paths begin (`/api/partner/`). */
+  prefix: string;
+  /** Documents whose operations also live under the prefix and keep their own headers. */
+  others: readonly ApiContract[];
+  /** PUBLIC_BASE_URL; the https-deployments headers are sent only when it is https. */
+  publicBaseUrl?: string | undefined;
+}
+
+/**
+ * The headers a surface's own document puts on every answer under its prefix, on top of those
+ * of every answer (securityHeaders): the partner document's `Cache-Control: no-store`, since its
+ * answers carry capabilities and buyer data and its authentication is no `Authorization` header
+ * that would keep a shared cache from storing them (RFC 9111 §3.5). Set before anything can
+ * answer, so refusals and errors carry them too; a path another document describes (the public
+ * document's GET /api/partner/v1/openapi.json) is that document's to head.
+ */
+export function surfaceHeaders(options: SurfaceHeadersOptions): RequestHandler {
+  const root = options.contract.root<Record<string, unknown>>('x-security-headers');
+  if (!root) throw new Error(`the ${options.contract.api} document has no x-security-headers`);
+  const headers = [
+    ...entries(root['every-answer'], 'every-answer'),
+    ...(options.publicBaseUrl?.startsWith('https://') ? entries(root['https-deployments'], 'https-deployments') : []),
+  ];
+  // The other documents' paths under the prefix, found once: a partner request then costs a set
+  // look-up, not a scan of another document's routes (a template falls back to the scan).
+  const exact = new Set<string>();
+  let templated = false;
+  for (const other of options.others)
+    for (const operation of other.operations)
+      if (operation.path.startsWith(options.prefix))
+        if (operation.path.includes('{')) templated = true;
+        else exact.add(operation.path);
+  const describedElsewhere = (path: string) =>
+    exact.has(path) || (templated && options.others.some((other) => other.operationsAt(path).length > 0));
+  return (req, res, next) => {
+    if (!req.path.startsWith(options.prefix) || describedElsewhere(req.path)) return next();
+    for (const [name, value] of headers) res.setHeader(name, value);
+    next();
+  };
+}
+
 /** Names where this answer's form may lead (its origin, or `scheme:` for an app's private-use scheme). */
 export function allowFormTargets(res: Response, targets: Partial<Record<FormTarget, string | undefined>>): void {
   const kept: Partial<Record<FormTarget, string>> = { ...res.locals.formTargets };

@@ -117,6 +117,53 @@ function operationValidator(
   options: ValidatorOptions,
   method?: 'head',
 ): RequestHandler[] {
+  const handlers = libraryValidator(contract, operation, options, method);
+  return hasDiscriminatedBody(contract, operation)
+    ? handlers.map((handler) => bodyPathsFromTheBody(operation, handler))
+    : handlers;
+}
+
+/** Whether the request body's schema is itself a `oneOf` with a `discriminator` (POST /links' LinkRequest). */
+function hasDiscriminatedBody(contract: ApiContract, operation: ContractOperation): boolean {
+  if (!operation.requestSchemaPointer) return false;
+  const schema = contract.resolve(atPointer(contract.document, operation.requestSchemaPointer));
+  return Array.isArray(schema.oneOf) && typeof schema.discriminator === 'object';
+}
+
+/**
+ * The validator checks a discriminated body by running the chosen branch's schema on the body
+ * alone, so its errors name `/product` or `/__proto__` where every other body's say
+ * `/body/product` (the Error shape's `details[].path`: a JSON pointer into the request, from its
+ * location down). Its errors about parameters come from its other check, on the whole request,
+ * and start with their location and a declared parameter's name (`/headers/idempotency-key`);
+ * every other error of such a request is the body's and gets `/body` in front.
+ */
+function bodyPathsFromTheBody(operation: ContractOperation, handler: RequestHandler): RequestHandler {
+  const LOCATION: Record<string, string> = { query: 'query', header: 'headers', path: 'params', cookie: 'cookies' };
+  const parameterPaths = operation.parameters.map((p) => {
+    const name = String(p.name);
+    return `/${LOCATION[String(p.in)] ?? String(p.in)}/${p.in === 'header' ? name.toLowerCase() : name}`;
+  });
+  const isParameterPath = (path: string) =>
+    parameterPaths.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+  return (req, res, next) =>
+    handler(req, res, (err?: unknown) => {
+      const e = err as { status?: number; errors?: Array<{ path?: string }> } | undefined;
+      if (e?.status === 400 && Array.isArray(e.errors))
+        for (const detail of e.errors)
+          if (typeof detail.path === 'string' && detail.path.startsWith('/') && !isParameterPath(detail.path))
+            detail.path = detail.path === '/' ? '/body' : `/body${detail.path}`;
+          else if (detail.path === '') detail.path = '/body';
+      next(err as Error);
+    });
+}
+
+function libraryValidator(
+  contract: ApiContract,
+  operation: ContractOperation,
+  options: ValidatorOptions,
+  method?: 'head',
+): RequestHandler[] {
   return OpenApiValidator.middleware({
     apiSpec: validatorDocument(contract, operation, method) as unknown as ApiSpec,
     // Parameters are text and always coerced by the validator; a JSON body is typed, so

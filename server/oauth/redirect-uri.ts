@@ -2,6 +2,7 @@
 // is an exact string comparison (OAuth 2.1 §2.3.1, RFC 9700 §4.1.3), with the one exception
 // RFC 8252 §7.3 requires: on a loopback redirect any port matches, as native apps pick a free
 // port at run time.
+import { carriesUserinfo } from '../domain/url-userinfo.ts';
 
 const LOOPBACK = /^(https?):\/\/(127\.0\.0\.1|\[::1\]|localhost)(?::(\d{1,5}))?([/?][^#]*)?$/;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
@@ -52,7 +53,7 @@ export function redirectUriProblem(uri: string): string | undefined {
     return `not an absolute URI: ${uri}`;
   }
   if (uri.includes('#')) return `redirect URIs must not have a fragment: ${uri}`;
-  if (url.username || url.password) return `redirect URIs must not carry user credentials: ${uri}`;
+  if (carriesUserinfo(uri, url)) return `redirect URIs must not carry user credentials: ${uri}`;
   // Port 0 asks the operating system for any free port: no listener can be reached at it.
   if (url.port === '0') return `redirect URIs must not name port 0 (a port is 1 to 65535): ${uri}`;
   if (url.protocol === 'https:') return url.hostname ? undefined : `https redirect URIs need a host: ${uri}`;

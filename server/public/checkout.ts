@@ -380,20 +380,31 @@ export function hostedPagesRouter(deps: PartnerDeps): Router {
     const code = String(req.params.code ?? '');
     const link = /^[A-Za-z0-9_-]{4,64}$/.test(code) ? await deps.store.referral.findLinkByCode(code) : undefined;
     if (!link) return fail(req, res, new ApiError('not_found', 'This referral link does not exist.'));
-    const partner = await deps.store.credentials.findPartner(link.partner_id);
-    const clickId = newId('clk', 16);
-    await deps.store.referral.insertClick({
-      click_id: clickId,
-      link_id: link.link_id,
-      partner_id: link.partner_id,
-      created_at: deps.clock.now() + (partner?.clockOffsetMs ?? 0),
-    });
     const base = deps.baseUrl(req);
-    setCookie(
-      res,
-      { name: REFERRAL_COOKIE, value: clickId, path: '/', maxAgeSeconds: ATTRIBUTION_WINDOW_MS / 1000 },
-      base,
-    );
+    // What counts as a click (followReferralLink): a GET, HEAD being safe (RFC 9110 §9.3.2), by a
+    // browser whose cookie does not already name a click on this link within its window. Such a
+    // repeat keeps its cookie, which expires with that click's window, and the first click.
+    if (req.method === 'GET') {
+      const partner = await deps.store.credentials.findPartner(link.partner_id);
+      const now = deps.clock.now() + (partner?.clockOffsetMs ?? 0);
+      const carried = readCookie(req, REFERRAL_COOKIE);
+      const earlier = carried && CLICK_FORM.test(carried) ? await deps.store.referral.findClick(carried) : undefined;
+      const repeat = earlier?.link_id === link.link_id && isWithinAttributionWindow(earlier.created_at, now);
+      if (!repeat) {
+        const clickId = newId('clk', 16);
+        await deps.store.referral.insertClick({
+          click_id: clickId,
+          link_id: link.link_id,
+          partner_id: link.partner_id,
+          created_at: now,
+        });
+        setCookie(
+          res,
+          { name: REFERRAL_COOKIE, value: clickId, path: '/', maxAgeSeconds: ATTRIBUTION_WINDOW_MS / 1000 },
+          base,
+        );
+      }
+    }
     const q = req.originalUrl.indexOf('?');
     res.redirect(302, linkDestination(base, link, q >= 0 ? req.originalUrl.slice(q + 1) : ''));
   });

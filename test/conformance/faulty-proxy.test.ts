@@ -105,6 +105,14 @@ const credentialBlindCache: Mutation = (() => {
   };
 })();
 
+/** A gateway that drops Cache-Control from partner answers, so a shared cache may keep them. */
+const storablePartnerAnswers: Mutation = async (request, upstream) => {
+  const answer = await upstream();
+  if (!request.url.startsWith('/api/partner/')) return answer;
+  const { 'cache-control': _cacheControl, ...headers } = answer.headers;
+  return { ...answer, headers };
+};
+
 const CASES: Array<[string, Mutation, string]> = [
   ['a cache that replays identical signed requests', replayingCache, 'nonce-replay'],
   ['a gateway that folds 401 codes into invalid_signature', genericAuthErrors, 'clock-skew'],
@@ -144,6 +152,25 @@ describe('the suite against faults injected outside the server', () => {
     120_000,
   );
 
+  it('names the no-store rule when a gateway drops Cache-Control from partner answers', async () => {
+    const server = await startReferenceServer();
+    cleanup.push(server.stop);
+    const proxy = await startProxy(server.url, storablePartnerAnswers);
+    cleanup.push(proxy.close);
+    const { results } = await runConformance({
+      baseUrl: proxy.url,
+      adminToken: server.adminToken,
+      only: ['headers'],
+      seed: 11,
+      numRuns: 10,
+      reference: true,
+    });
+    const failed = results.filter((r) => r.status === 'failed').map((r) => r.id);
+    expect(failed).toContain('partner.headers.no-store');
+    // Nothing else in the family depends on Cache-Control (x-security-headers' own check aside).
+    expect(failed.filter((id) => id !== 'partner.headers.security')).toEqual(['partner.headers.no-store']);
+  }, 120_000);
+
   it('passes through an honest proxy (the failures above are the faults’)', async () => {
     const server = await startReferenceServer();
     cleanup.push(server.stop);
@@ -152,7 +179,7 @@ describe('the suite against faults injected outside the server', () => {
     const { results } = await runConformance({
       baseUrl: proxy.url,
       adminToken: server.adminToken,
-      only: ['nonce-replay', 'clock-skew', 'pagination'],
+      only: ['nonce-replay', 'clock-skew', 'pagination', 'headers'],
       seed: 11,
       numRuns: 10,
       reference: true,

@@ -245,6 +245,18 @@ describe.each(databases())('hosted checkout ($name)', ({ databaseUrl }) => {
       expectError(await createSession(cred, sessionBody(d, { expected_price: d.price + 1 })), 'price_mismatch');
       expectError(await createSession(cred, sessionBody({ ...d, domain: 'not-listed-anywhere-zz.com' })), 'not_found');
       expectError(await createSession(cred, sessionBody(d, { return_url: 'not a url' })), 'validation_error');
+      // User information before the host (RFC 9110 §4.2.4): the buyer would land after the `@`.
+      for (const [member, url] of [
+        ['return_url', 'https://shop.example.com@evil.example/x'],
+        ['cancel_url', 'https://user:pw@shop.example.com/c'],
+        ['return_url', 'https://@evil.example/x'],
+      ] as const) {
+        const refused = await createSession(cred, sessionBody(d, { [member]: url }));
+        expectError(refused, 'validation_error');
+        expect(refused.body.details, refused.text).toEqual([
+          { path: `/body/${member}`, message: expect.stringContaining('must not carry user information') },
+        ]);
+      }
       const { return_url: _r, ...noReturn } = sessionBody(d);
       expectError(await createSession(cred, noReturn), 'validation_error');
       const noEmbed = await h.mint({ scopes: ['search', 'buy'], rate_limits: HIGH });

@@ -129,6 +129,16 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     expectError(await createLink(c, { type: 'product', product: 'no-such-product' }), 'not_found');
     expectError(await createLink(c, { type: 'generic', domain: d.domain }), 'validation_error');
     expectError(await createLink(c, { type: 'domain' }), 'validation_error');
+    // Every operation names a body member from the body down (`/body/…`), the discriminated
+    // link request included: the member the caller got wrong, whichever branch it chose.
+    const unknownProduct = await createLink(c, { type: 'generic', product: 'brokerage' });
+    expectError(unknownProduct, 'validation_error');
+    const polluted = await createLink(c, JSON.parse('{"type":"domain","domain":"a.com","__proto__":{"x":1}}'));
+    expectError(polluted, 'validation_error');
+    for (const refused of [unknownProduct, polluted])
+      for (const detail of refused.body.details as Array<{ path: string }>)
+        expect(detail.path, refused.text).toMatch(/^\/body(\/|$)/);
+    expect(unknownProduct.body.message).toMatch(/\/body\/product\b/);
 
     // Redirect targets: home page, the domain's page, the product page; query passed on.
     expect(await follow(codeOf(generic.body), '?utm_source=news')).toMatchObject({
@@ -253,6 +263,56 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     await sell(c, foreign.click);
     expect((await get(c, '/me/sales')).body.data).toHaveLength(1);
     expect((await get(other, '/me/sales')).body.data).toHaveLength(0);
+  });
+
+  it('counts a visit, not a HEAD or a repeat by a browser that carries the link’s cookie within its window', async () => {
+    const c = await affiliate();
+    const link = (await createLink(c, { type: 'generic' })).body;
+    const other = (await createLink(c, { type: 'generic' })).body;
+    const clicks = async () => {
+      const r = await get(c, '/links');
+      expect(r.status, r.text).toBe(200);
+      return Object.fromEntries(
+        (r.body.data as Array<{ link_id: string; stats: { clicks: number } }>).map((l) => [l.link_id, l.stats.clicks]),
+      );
+    };
+    const visit = async (code: string, init: RequestInit = {}) => {
+      const res = await fetch(`${h.baseUrl}/r/${code}`, { redirect: 'manual', ...init });
+      return { status: res.status, location: res.headers.get('location'), cookie: res.headers.get('set-cookie') };
+    };
+    const withCookie = (click: string) => ({ headers: { cookie: `ds_ref=${click}` } });
+
+    // HEAD answers as the GET would, and is no visit (RFC 9110 §9.3.2).
+    for (let i = 0; i < 3; i++)
+      expect(await visit(codeOf(link), { method: 'HEAD' })).toEqual({
+        status: 302,
+        location: `${h.baseUrl}/`,
+        cookie: null,
+      });
+    expect((await clicks())[link.link_id]).toBe(0);
+
+    const first = await follow(codeOf(link));
+    expect(first.click).toMatch(/^clk_/);
+    // The same browser again, within the window: answered alike, not counted, its cookie kept.
+    for (let i = 0; i < 3; i++)
+      expect(await visit(codeOf(link), withCookie(first.click!))).toEqual({
+        status: 302,
+        location: `${h.baseUrl}/`,
+        cookie: null,
+      });
+    expect((await clicks())[link.link_id]).toBe(1);
+
+    // A cookie of another link's click, or of none, is a new visit of this link.
+    const elsewhere = await follow(codeOf(other));
+    const switched = await visit(codeOf(link), withCookie(elsewhere.click!));
+    expect(switched.cookie).toMatch(/^ds_ref=clk_/);
+    expect((await visit(codeOf(link), withCookie('clk_NoSuchClick000'))).cookie).toMatch(/^ds_ref=clk_/);
+    expect(await clicks()).toMatchObject({ [link.link_id]: 3, [other.link_id]: 1 });
+
+    // Past the first click's 30-day window its cookie no longer holds the visit back.
+    await advance(c, 30 * DAY + 60);
+    expect((await visit(codeOf(link), withCookie(first.click!))).cookie).toMatch(/^ds_ref=clk_/);
+    expect((await clicks())[link.link_id]).toBe(4);
   });
 
   it('attributes within 30 days of the click and not after (test clock)', async () => {
