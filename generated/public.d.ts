@@ -2913,8 +2913,10 @@ export interface components {
          *     sent, else the client IP), 1 to 255 visible ASCII characters, and kept at least 24 hours.
          *     The same key with the same body fingerprint (SHA-256 of the body's canonical JSON, keys
          *     sorted, no insignificant whitespace) replays the stored status and body byte for byte, with
-         *     `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`; the same key
-         *     while the first request is still executing is 409 `conflict` with `Retry-After: 1`.
+         *     `Idempotent-Replayed: true`. A key names one call: the same key with another method or path
+         *     (query included), or another body, is 409 `conflict`, whose `message` says which of the two
+         *     differed (never what the first request sent); the same key while the first request is still
+         *     executing is 409 `conflict` with `Retry-After: 1`.
          *     Answers are stored once the operation starts executing (after validation), including 4xx
          *     outcomes; 5xx outcomes are not stored, so a retry can succeed.
          * @example 0f8e2c4a-9b1d-4e6f-a3c5-7d9b1e2f4a6c
@@ -3025,8 +3027,10 @@ export interface operations {
                  *     sent, else the client IP), 1 to 255 visible ASCII characters, and kept at least 24 hours.
                  *     The same key with the same body fingerprint (SHA-256 of the body's canonical JSON, keys
                  *     sorted, no insignificant whitespace) replays the stored status and body byte for byte, with
-                 *     `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`; the same key
-                 *     while the first request is still executing is 409 `conflict` with `Retry-After: 1`.
+                 *     `Idempotent-Replayed: true`. A key names one call: the same key with another method or path
+                 *     (query included), or another body, is 409 `conflict`, whose `message` says which of the two
+                 *     differed (never what the first request sent); the same key while the first request is still
+                 *     executing is 409 `conflict` with `Retry-After: 1`.
                  *     Answers are stored once the operation starts executing (after validation), including 4xx
                  *     outcomes; 5xx outcomes are not stored, so a retry can succeed.
                  * @example 0f8e2c4a-9b1d-4e6f-a3c5-7d9b1e2f4a6c
@@ -3076,8 +3080,10 @@ export interface operations {
                  *     sent, else the client IP), 1 to 255 visible ASCII characters, and kept at least 24 hours.
                  *     The same key with the same body fingerprint (SHA-256 of the body's canonical JSON, keys
                  *     sorted, no insignificant whitespace) replays the stored status and body byte for byte, with
-                 *     `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`; the same key
-                 *     while the first request is still executing is 409 `conflict` with `Retry-After: 1`.
+                 *     `Idempotent-Replayed: true`. A key names one call: the same key with another method or path
+                 *     (query included), or another body, is 409 `conflict`, whose `message` says which of the two
+                 *     differed (never what the first request sent); the same key while the first request is still
+                 *     executing is 409 `conflict` with `Retry-After: 1`.
                  *     Answers are stored once the operation starts executing (after validation), including 4xx
                  *     outcomes; 5xx outcomes are not stored, so a retry can succeed.
                  * @example 0f8e2c4a-9b1d-4e6f-a3c5-7d9b1e2f4a6c
@@ -3308,8 +3314,10 @@ export interface operations {
                  *     sent, else the client IP), 1 to 255 visible ASCII characters, and kept at least 24 hours.
                  *     The same key with the same body fingerprint (SHA-256 of the body's canonical JSON, keys
                  *     sorted, no insignificant whitespace) replays the stored status and body byte for byte, with
-                 *     `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`; the same key
-                 *     while the first request is still executing is 409 `conflict` with `Retry-After: 1`.
+                 *     `Idempotent-Replayed: true`. A key names one call: the same key with another method or path
+                 *     (query included), or another body, is 409 `conflict`, whose `message` says which of the two
+                 *     differed (never what the first request sent); the same key while the first request is still
+                 *     executing is 409 `conflict` with `Retry-After: 1`.
                  *     Answers are stored once the operation starts executing (after validation), including 4xx
                  *     outcomes; 5xx outcomes are not stored, so a retry can succeed.
                  * @example 0f8e2c4a-9b1d-4e6f-a3c5-7d9b1e2f4a6c
@@ -3359,8 +3367,10 @@ export interface operations {
                  *     sent, else the client IP), 1 to 255 visible ASCII characters, and kept at least 24 hours.
                  *     The same key with the same body fingerprint (SHA-256 of the body's canonical JSON, keys
                  *     sorted, no insignificant whitespace) replays the stored status and body byte for byte, with
-                 *     `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`; the same key
-                 *     while the first request is still executing is 409 `conflict` with `Retry-After: 1`.
+                 *     `Idempotent-Replayed: true`. A key names one call: the same key with another method or path
+                 *     (query included), or another body, is 409 `conflict`, whose `message` says which of the two
+                 *     differed (never what the first request sent); the same key while the first request is still
+                 *     executing is 409 `conflict` with `Retry-After: 1`.
                  *     Answers are stored once the operation starts executing (after validation), including 4xx
                  *     outcomes; 5xx outcomes are not stored, so a retry can succeed.
                  * @example 0f8e2c4a-9b1d-4e6f-a3c5-7d9b1e2f4a6c
