@@ -2953,10 +2953,11 @@ export interface components {
          */
         Cursor: string;
         /**
-         * @description The signed checkout token from the partner's `checkout_url` (it names the session, the
-         *     domain, the price and the partner). A tampered or unknown token is 400, an expired session
-         *     (7 days) 410, a session already paid 409.
-         * @example cs_9X2KQ4M7.eyJkIjoiYmVzdGNvZmZlZWJlYW5zLmNvbSJ9.Yj3kZ0xq
+         * @description The signed checkout token from the partner's `checkout_url`: `pt_`, then a base64url
+         *     payload, a dot and a base64url MAC. It names the session (which holds the domain and the
+         *     price), the partner and the session's end; treat it as opaque. A tampered or unknown token
+         *     is 400, an expired session (7 days) 410, a session already paid 409.
+         * @example pt_eyJ2IjoxLCJzIjoiY3NfOVgyS1E0TTciLCJwIjoicHRuXzhYSzJSN000IiwiZXhwIjoxNzk1OTQ0NjAwMDAwfQ.1JdV1eu381dhAEPO7vHwESDiXdUi8OdvMpqFqI49GxY
          */
         CheckoutToken: string;
         /**
@@ -3750,10 +3751,11 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The signed checkout token from the partner's `checkout_url` (it names the session, the
-                 *     domain, the price and the partner). A tampered or unknown token is 400, an expired session
-                 *     (7 days) 410, a session already paid 409.
-                 * @example cs_9X2KQ4M7.eyJkIjoiYmVzdGNvZmZlZWJlYW5zLmNvbSJ9.Yj3kZ0xq
+                 * @description The signed checkout token from the partner's `checkout_url`: `pt_`, then a base64url
+                 *     payload, a dot and a base64url MAC. It names the session (which holds the domain and the
+                 *     price), the partner and the session's end; treat it as opaque. A tampered or unknown token
+                 *     is 400, an expired session (7 days) 410, a session already paid 409.
+                 * @example pt_eyJ2IjoxLCJzIjoiY3NfOVgyS1E0TTciLCJwIjoicHRuXzhYSzJSN000IiwiZXhwIjoxNzk1OTQ0NjAwMDAwfQ.1JdV1eu381dhAEPO7vHwESDiXdUi8OdvMpqFqI49GxY
                  */
                 pt: components["parameters"]["CheckoutToken"];
             };
