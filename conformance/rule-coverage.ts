@@ -96,6 +96,11 @@ export const EXTENSION_RULES: ExtensionRule[] = [
     extension: 'x-quote-validity-seconds',
     requirements: ['partner.errors.quote-expired', 'partner.lifecycle.expiry.test-clock'],
   },
+  {
+    api: 'partner',
+    extension: 'x-quote-reservation',
+    requirements: ['partner.quotes.reservation.no-extension', 'partner.quotes.reservation.cooldown'],
+  },
   { api: 'partner', extension: 'x-session-validity-seconds', requirements: ['partner.lifecycle.expiry.test-clock'] },
   {
     api: 'partner',
@@ -359,6 +364,7 @@ export const SEED_RULES: SeedRule[] = [
   partner('Resources and their fields › Quote', 'A quote locks the current buy-now price for 10 minutes', [
     'partner.errors.quote-expired',
     'partner.lifecycle.expiry.test-clock',
+    'partner.quotes.reservation.no-extension',
   ]),
   partner('Resources and their fields › Checkout session', 'The session expires after 7 days', [
     'partner.lifecycle.expiry.test-clock',
@@ -533,6 +539,7 @@ export const SEED_RULES: SeedRule[] = [
     'partner.errors.request-codes',
     'partner.errors.order-codes',
     'partner.errors.domain-reserved',
+    'partner.quotes.reservation.cooldown',
     'partner.errors.invalid-cursor',
   ]),
   partner('Errors', '500 internal_error only for an unexpected error (never for bad input)', [
