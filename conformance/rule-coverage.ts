@@ -351,6 +351,9 @@ export const SEED_RULES: SeedRule[] = [
     'Brokerage, hosted checkout and referral surfaces work only when the matching scope is enabled',
     ['partner.authz.scope.every-operation', 'partner.authz.scope.affiliate'],
   ),
+  partner('What the service does', 'Brokerage: the partner opens a case to acquire a domain that is not listed', [
+    'partner.brokerage.eligibility.listed',
+  ]),
   partner(
     'What the service does',
     'Sandbox and live are chosen by the environment of the credential; live access is switched on after approval',

@@ -341,9 +341,12 @@ export interface paths {
         };
         /**
          * Check whether a domain can be brokered
-         * @description Whether a brokerage case can be opened for the domain. Ineligible when the domain runs an
-         *     active live site (`active_site`) or already has an open case, whoever opened it
-         *     (`open_case`). POST `/brokerage` refuses an ineligible domain with 409 `invalid_state`.
+         * @description Whether a brokerage case can be opened for the domain. Brokerage acquires domains that are
+         *     not listed: ineligible when the domain runs an active live site (`active_site`), is listed
+         *     for sale in the caller's environment (`listed`: buy it through POST `/quotes` and POST
+         *     `/orders` or POST `/checkout-session` instead), or already has an open case, whoever opened
+         *     it (`open_case`). POST `/brokerage` refuses an ineligible domain with 409 `invalid_state`
+         *     naming the same reason.
          */
         get: operations["getBrokerageEligibility"];
         put?: never;
@@ -375,7 +378,8 @@ export interface paths {
          *     `brokerage.case_opened` is written. The answer carries `progress_url`, a no-login progress
          *     page for the buyer behind an unguessable token (HTML, or JSON when requested with
          *     `Accept: application/json`). An ineligible domain (see GET `/brokerage/eligibility`) is
-         *     409 `invalid_state` naming the reason.
+         *     409 `invalid_state` naming the reason; a domain listed for sale is one (`listed`): buy it
+         *     with a quote and an order or a checkout session instead.
          */
         post: operations["createBrokerageCase"];
         delete?: never;
@@ -1433,14 +1437,15 @@ export interface components {
         };
         /**
          * @description Whether a brokerage case can be opened for a domain. Ineligible when the domain runs an
-         *     active live site (`active_site`) or already has an open case (`open_case`, whoever opened
-         *     it); `reason` is null when eligible.
+         *     active live site (`active_site`), is listed for sale (`listed`), or already has an open
+         *     case (`open_case`, whoever opened it), in that order of precedence; `reason` is null when
+         *     eligible.
          */
         BrokerageEligibility: {
             domain: components["schemas"]["DomainName"];
             eligible: boolean;
             /** @description Why the domain is ineligible; null when `eligible` is true. */
-            reason: ("active_site" | "open_case") | null;
+            reason: ("active_site" | "listed" | "open_case") | null;
         };
         /**
          * @description Status of a brokerage case. `open` → `contacting_owner` → `negotiating` → `deal_closed`;
@@ -2288,8 +2293,8 @@ export interface components {
             };
         };
         /**
-         * @description The domain is not eligible for brokerage (`invalid_state`): it runs an active live site or
-         *     already has an open case. `message` names the reason, as GET `/brokerage/eligibility`
+         * @description The domain is not eligible for brokerage (`invalid_state`): it runs an active live site, is
+         *     listed for sale, or already has an open case. `message` names the reason, as GET `/brokerage/eligibility`
          *     reports it.
          */
         BrokerageIneligible: {
