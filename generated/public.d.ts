@@ -19,6 +19,11 @@ export interface paths {
          *     registration prices. A token that is sent but invalid or expired is refused with 401
          *     `invalid_token` rather than silently masked.
          *
+         *     Masking is not confidentiality: it is what signing in changes in a search answer (the one
+         *     thing OAuth changes), not a secret. The same buy-now price of a listed domain is public,
+         *     without a token, through GET `/api/market/listings`, and registration prices through GET
+         *     `/api/pricing/tld`; do not rely on masking to keep any price from anyone.
+         *
          *     The query must name a registrable domain (`label.tld`, no subdomain) on a TLD the service
          *     offers (those of GET `/api/tlds/{tld}/metadata`); anything else is 400 `validation_error`.
          *     Availability is that of the **sandbox environment's inventory**: a listed domain is `listed`
@@ -125,7 +130,11 @@ export interface paths {
         /**
          * List marketplace listings
          * @description Domains for sale at a fixed buy-now price, filtered and sorted, one page at a time. Listing
-         *     prices are public (never masked). The listings are those of the **sandbox environment's
+         *     prices are public: this operation answers every listed domain's real buy-now price to anyone,
+         *     without a token, one name at a time (`q`) or the whole inventory page by page, and never masks
+         *     it. That is deliberate: the one thing OAuth changes is domain search (POST
+         *     `/api/domain/search`), whose masking without a token is a property of the search answer, not
+         *     confidentiality of listed prices. The listings are those of the **sandbox environment's
          *     inventory**; sold domains are not listed.
          *
          *     **Paging.** Two styles, freely combined: offset paging (`limit`, `offset`; `page.total` is the
@@ -1138,8 +1147,9 @@ export interface components {
          * @description One domain of a search answer. `price` is the price to buy the domain now, in USD cents:
          *     the marketplace buy-now price of a listed domain, or the one-year registration price of an
          *     unregistered one. Prices are masked without a valid bearer token carrying `pricing:read`:
-         *     `price` is then null and `price_masked` true. A taken domain has no price (`price: null`,
-         *     `price_masked: false`).
+         *     `price` is then null and `price_masked` true. Masking is not confidentiality: listed
+         *     prices are public through GET `/api/market/listings` (registration prices through GET
+         *     `/api/pricing/tld`). A taken domain has no price (`price: null`, `price_masked: false`).
          */
         DomainSearchResult: {
             domain: components["schemas"]["DomainName"];
@@ -1394,7 +1404,7 @@ export interface components {
          * @example 250000
          */
         Cents: number;
-        /** @description A domain for sale on the marketplace at a fixed buy-now price (listing prices are never masked). */
+        /** @description A domain for sale on the marketplace at a fixed buy-now price (listing prices are public and never masked, with or without a token). */
         Listing: {
             domain: components["schemas"]["DomainName"];
             tld: components["schemas"]["Tld"];
