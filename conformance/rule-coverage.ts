@@ -96,6 +96,11 @@ export const EXTENSION_RULES: ExtensionRule[] = [
     extension: 'x-quote-validity-seconds',
     requirements: ['partner.errors.quote-expired', 'partner.lifecycle.expiry.test-clock'],
   },
+  {
+    api: 'partner',
+    extension: 'x-quote-reservation',
+    requirements: ['partner.quotes.reservation.no-extension', 'partner.quotes.reservation.cooldown'],
+  },
   { api: 'partner', extension: 'x-session-validity-seconds', requirements: ['partner.lifecycle.expiry.test-clock'] },
   {
     api: 'partner',
@@ -349,6 +354,9 @@ export const SEED_RULES: SeedRule[] = [
     'Brokerage, hosted checkout and referral surfaces work only when the matching scope is enabled',
     ['partner.authz.scope.every-operation', 'partner.authz.scope.affiliate'],
   ),
+  partner('What the service does', 'Brokerage: the partner opens a case to acquire a domain that is not listed', [
+    'partner.brokerage.eligibility.listed',
+  ]),
   partner(
     'What the service does',
     'Sandbox and live are chosen by the environment of the credential; live access is switched on after approval',
@@ -362,6 +370,7 @@ export const SEED_RULES: SeedRule[] = [
   partner('Resources and their fields › Quote', 'A quote locks the current buy-now price for 10 minutes', [
     'partner.errors.quote-expired',
     'partner.lifecycle.expiry.test-clock',
+    'partner.quotes.reservation.no-extension',
   ]),
   partner('Resources and their fields › Checkout session', 'The session expires after 7 days', [
     'partner.lifecycle.expiry.test-clock',
@@ -536,6 +545,7 @@ export const SEED_RULES: SeedRule[] = [
     'partner.errors.request-codes',
     'partner.errors.order-codes',
     'partner.errors.domain-reserved',
+    'partner.quotes.reservation.cooldown',
     'partner.errors.invalid-cursor',
   ]),
   partner('Errors', '500 internal_error only for an unexpected error (never for bad input)', [

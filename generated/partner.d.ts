@@ -99,8 +99,17 @@ export interface paths {
          * @description Answers a firm buy-now price with a signed `quote_id` and reserves the domain for the calling
          *     partner for 10 minutes (`expires_at`; in sandbox, measured on the partner's test clock).
          *     While the reservation lasts, another partner's quote, order or checkout session for the
-         *     domain gets 409 `domain_reserved`. Quoting again while your own quote is live answers a new
-         *     quote at the current price; the reservation then runs to the new `expires_at`.
+         *     domain gets 409 `domain_reserved`.
+         *
+         *     A reservation lasts at most 10 minutes from the quote that started it (`x-quote-reservation`).
+         *     Quoting again while your reservation is live answers a fresh `quote_id` at the current price
+         *     with the same `expires_at`: a new quote never moves the reservation's end. Once your
+         *     reservation of a domain has ended without an order of yours for it, you cannot reserve that
+         *     domain again for the next 10 minutes: your quote is then 409 `quote_cooldown` (its `message`
+         *     says from when you may quote it again, `Retry-After` in how many seconds), while other
+         *     partners may quote it. The cool-down stops quotes only: an order or checkout session at the
+         *     current listing price is still accepted. All of these times are your business time (the test
+         *     clock in sandbox), as for `expires_at`.
          *
          *     Use the quote in POST `/orders` or POST `/checkout-session` with `expected_price` equal to
          *     `price_cents`. An expired quote is 422 `quote_expired`; a tampered or another partner's
@@ -332,9 +341,12 @@ export interface paths {
         };
         /**
          * Check whether a domain can be brokered
-         * @description Whether a brokerage case can be opened for the domain. Ineligible when the domain runs an
-         *     active live site (`active_site`) or already has an open case, whoever opened it
-         *     (`open_case`). POST `/brokerage` refuses an ineligible domain with 409 `invalid_state`.
+         * @description Whether a brokerage case can be opened for the domain. Brokerage acquires domains that are
+         *     not listed: ineligible when the domain runs an active live site (`active_site`), is listed
+         *     for sale in the caller's environment (`listed`: buy it through POST `/quotes` and POST
+         *     `/orders` or POST `/checkout-session` instead), or already has an open case, whoever opened
+         *     it (`open_case`). POST `/brokerage` refuses an ineligible domain with 409 `invalid_state`
+         *     naming the same reason.
          */
         get: operations["getBrokerageEligibility"];
         put?: never;
@@ -366,7 +378,8 @@ export interface paths {
          *     `brokerage.case_opened` is written. The answer carries `progress_url`, a no-login progress
          *     page for the buyer behind an unguessable token (HTML, or JSON when requested with
          *     `Accept: application/json`). An ineligible domain (see GET `/brokerage/eligibility`) is
-         *     409 `invalid_state` naming the reason.
+         *     409 `invalid_state` naming the reason; a domain listed for sale is one (`listed`): buy it
+         *     with a quote and an order or a checkout session instead.
          */
         post: operations["createBrokerageCase"];
         delete?: never;
@@ -937,8 +950,9 @@ export interface components {
          *     | `not_found` | 404 | Unknown path, domain not listed, or resource not visible to this caller. |
          *     | `method_not_allowed` | 405 | The path exists but not with this method; also `CONNECT`, since the server is no proxy (`x-protocol-refusals`). |
          *     | `request_timeout` | 408 | The request did not arrive in time: its header fields, or the whole request, took longer than the server waits (`x-protocol-refusals`). |
-         *     | `conflict` | 409 | Idempotency key reused with another body, or the first request with that key is still executing (then with `Retry-After: 1`). |
+         *     | `conflict` | 409 | Idempotency key reused with another body (or, on the public POSTs, another method or path; `message` says which differed), or the first request with that key is still executing (then with `Retry-After: 1`). |
          *     | `domain_reserved` | 409 | Another partner holds a live quote on the domain. |
+         *     | `quote_cooldown` | 409 | POST `/quotes`: your own reservation of the domain ended without an order less than 10 minutes ago (`x-quote-reservation`); `Retry-After` says when you may quote it again. |
          *     | `invalid_state` | 409 | The order, case or partner is not in a state that allows the move; `message` names the current status. |
          *     | `session_expired` | 410 | A hosted checkout session is past its 7-day life. |
          *     | `payload_too_large` | 413 | Request body larger than 1 MiB (also announced by `Content-Length` with `Expect: 100-continue`: refused before the body is sent). |
@@ -953,7 +967,7 @@ export interface components {
          *     | `http_version_not_supported` | 505 | The request line names an HTTP major version other than 1 (`HTTP/2.0`); send HTTP/1.1 (`x-protocol-refusals`). |
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported";
+        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported" | "quote_cooldown";
         /** @description One failing member of a `validation_error`. */
         ErrorDetail: {
             /**
@@ -1068,8 +1082,9 @@ export interface components {
         /**
          * @description A firm buy-now price for the quoting partner, reserved for 10 minutes: until `expires_at`
          *     another partner's quote, order or checkout session for the domain gets 409
-         *     `domain_reserved`. Pass `quote_id` to POST `/orders` or POST `/checkout-session`, with
-         *     `expected_price` equal to `price_cents`.
+         *     `domain_reserved`. A quote while the caller's reservation is live keeps its `expires_at`
+         *     (`x-quote-reservation` of POST `/quotes`). Pass `quote_id` to POST `/orders` or POST
+         *     `/checkout-session`, with `expected_price` equal to `price_cents`.
          */
         Quote: {
             quote_id: components["schemas"]["QuoteId"];
@@ -1428,14 +1443,15 @@ export interface components {
         };
         /**
          * @description Whether a brokerage case can be opened for a domain. Ineligible when the domain runs an
-         *     active live site (`active_site`) or already has an open case (`open_case`, whoever opened
-         *     it); `reason` is null when eligible.
+         *     active live site (`active_site`), is listed for sale (`listed`), or already has an open
+         *     case (`open_case`, whoever opened it), in that order of precedence; `reason` is null when
+         *     eligible.
          */
         BrokerageEligibility: {
             domain: components["schemas"]["DomainName"];
             eligible: boolean;
             /** @description Why the domain is ineligible; null when `eligible` is true. */
-            reason: ("active_site" | "open_case") | null;
+            reason: ("active_site" | "listed" | "open_case") | null;
         };
         /**
          * @description Status of a brokerage case. `open` → `contacting_owner` → `negotiating` → `deal_closed`;
@@ -2086,8 +2102,12 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Another partner holds a live quote on the domain (a quote reserves it for 10 minutes). Retry after the reservation ends. */
-        DomainReserved: {
+        /**
+         * @description Another partner holds a live quote on the domain (`domain_reserved`; retry after that
+         *     reservation ends), or your own reservation of the domain ended less than 10 minutes ago
+         *     without an order of yours (`quote_cooldown`, with `Retry-After`; `x-quote-reservation`).
+         */
+        QuoteConflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2095,16 +2115,15 @@ export interface components {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                /**
+                 * @description With `quote_cooldown`: whole seconds of business time until the caller may quote the
+                 *     domain again (at least 1). Absent with `domain_reserved`.
+                 * @example 540
+                 */
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
-                /**
-                 * @example {
-                 *       "code": "domain_reserved",
-                 *       "message": "Domain \"bestcoffeebeans.com\" is reserved by another partner's quote until 2026-11-22T09:40:00Z",
-                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C6R"
-                 *     }
-                 */
                 "application/json": components["schemas"]["Error"];
             };
         };
@@ -2240,6 +2259,28 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description Another partner holds a live quote on the domain (a quote reserves it for 10 minutes). Retry after the reservation ends. */
+        DomainReserved: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "code": "domain_reserved",
+                 *       "message": "Domain \"bestcoffeebeans.com\" is reserved by another partner's quote until 2026-11-22T09:40:00Z",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C6R"
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /**
          * @description The price does not hold: `expected_price` differs from the listing (or quoted) price
          *     (`price_mismatch`), or the quote is past its 10-minute window (`quote_expired`).
@@ -2259,8 +2300,8 @@ export interface components {
             };
         };
         /**
-         * @description The domain is not eligible for brokerage (`invalid_state`): it runs an active live site or
-         *     already has an open case. `message` names the reason, as GET `/brokerage/eligibility`
+         * @description The domain is not eligible for brokerage (`invalid_state`): it runs an active live site, is
+         *     listed for sale, or already has an open case. `message` names the reason, as GET `/brokerage/eligibility`
          *     reports it.
          */
         BrokerageIneligible: {
@@ -2603,7 +2644,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["DomainReserved"];
+            409: components["responses"]["QuoteConflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["RateLimited"];

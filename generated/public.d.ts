@@ -19,6 +19,11 @@ export interface paths {
          *     registration prices. A token that is sent but invalid or expired is refused with 401
          *     `invalid_token` rather than silently masked.
          *
+         *     Masking is not confidentiality: it is what signing in changes in a search answer (the one
+         *     thing OAuth changes), not a secret. The same buy-now price of a listed domain is public,
+         *     without a token, through GET `/api/market/listings`, and registration prices through GET
+         *     `/api/pricing/tld`; do not rely on masking to keep any price from anyone.
+         *
          *     The query must name a registrable domain (`label.tld`, no subdomain) on a TLD the service
          *     offers (those of GET `/api/tlds/{tld}/metadata`); anything else is 400 `validation_error`.
          *     Availability is that of the **sandbox environment's inventory**: a listed domain is `listed`
@@ -125,7 +130,11 @@ export interface paths {
         /**
          * List marketplace listings
          * @description Domains for sale at a fixed buy-now price, filtered and sorted, one page at a time. Listing
-         *     prices are public (never masked). The listings are those of the **sandbox environment's
+         *     prices are public: this operation answers every listed domain's real buy-now price to anyone,
+         *     without a token, one name at a time (`q`) or the whole inventory page by page, and never masks
+         *     it. That is deliberate: the one thing OAuth changes is domain search (POST
+         *     `/api/domain/search`), whose masking without a token is a property of the search answer, not
+         *     confidentiality of listed prices. The listings are those of the **sandbox environment's
          *     inventory**; sold domains are not listed.
          *
          *     **Paging.** Two styles, freely combined: offset paging (`limit`, `offset`; `page.total` is the
@@ -1149,8 +1158,9 @@ export interface components {
          * @description One domain of a search answer. `price` is the price to buy the domain now, in USD cents:
          *     the marketplace buy-now price of a listed domain, or the one-year registration price of an
          *     unregistered one. Prices are masked without a valid bearer token carrying `pricing:read`:
-         *     `price` is then null and `price_masked` true. A taken domain has no price (`price: null`,
-         *     `price_masked: false`).
+         *     `price` is then null and `price_masked` true. Masking is not confidentiality: listed
+         *     prices are public through GET `/api/market/listings` (registration prices through GET
+         *     `/api/pricing/tld`). A taken domain has no price (`price: null`, `price_masked: false`).
          */
         DomainSearchResult: {
             domain: components["schemas"]["DomainName"];
@@ -1202,8 +1212,9 @@ export interface components {
          *     | `not_found` | 404 | Unknown path, domain not listed, or resource not visible to this caller. |
          *     | `method_not_allowed` | 405 | The path exists but not with this method; also `CONNECT`, since the server is no proxy (`x-protocol-refusals`). |
          *     | `request_timeout` | 408 | The request did not arrive in time: its header fields, or the whole request, took longer than the server waits (`x-protocol-refusals`). |
-         *     | `conflict` | 409 | Idempotency key reused with another body, or the first request with that key is still executing (then with `Retry-After: 1`). |
+         *     | `conflict` | 409 | Idempotency key reused with another body (or, on the public POSTs, another method or path; `message` says which differed), or the first request with that key is still executing (then with `Retry-After: 1`). |
          *     | `domain_reserved` | 409 | Another partner holds a live quote on the domain. |
+         *     | `quote_cooldown` | 409 | POST `/quotes`: your own reservation of the domain ended without an order less than 10 minutes ago (`x-quote-reservation`); `Retry-After` says when you may quote it again. |
          *     | `invalid_state` | 409 | The order, case or partner is not in a state that allows the move; `message` names the current status. |
          *     | `session_expired` | 410 | A hosted checkout session is past its 7-day life. |
          *     | `payload_too_large` | 413 | Request body larger than 1 MiB (also announced by `Content-Length` with `Expect: 100-continue`: refused before the body is sent). |
@@ -1218,7 +1229,7 @@ export interface components {
          *     | `http_version_not_supported` | 505 | The request line names an HTTP major version other than 1 (`HTTP/2.0`); send HTTP/1.1 (`x-protocol-refusals`). |
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported";
+        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported" | "quote_cooldown";
         /** @description One failing member of a `validation_error`. */
         ErrorDetail: {
             /**
@@ -1404,7 +1415,7 @@ export interface components {
          * @example 250000
          */
         Cents: number;
-        /** @description A domain for sale on the marketplace at a fixed buy-now price (listing prices are never masked). */
+        /** @description A domain for sale on the marketplace at a fixed buy-now price (listing prices are public and never masked, with or without a token). */
         Listing: {
             domain: components["schemas"]["DomainName"];
             tld: components["schemas"]["Tld"];
@@ -2924,8 +2935,10 @@ export interface components {
          *     sent, else the client IP), 1 to 255 visible ASCII characters, and kept at least 24 hours.
          *     The same key with the same body fingerprint (SHA-256 of the body's canonical JSON, keys
          *     sorted, no insignificant whitespace) replays the stored status and body byte for byte, with
-         *     `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`; the same key
-         *     while the first request is still executing is 409 `conflict` with `Retry-After: 1`.
+         *     `Idempotent-Replayed: true`. A key names one call: the same key with another method or path
+         *     (query included), or another body, is 409 `conflict`, whose `message` says which of the two
+         *     differed (never what the first request sent); the same key while the first request is still
+         *     executing is 409 `conflict` with `Retry-After: 1`.
          *     Answers are stored once the operation starts executing (after validation), including 4xx
          *     outcomes; 5xx outcomes are not stored, so a retry can succeed.
          * @example 0f8e2c4a-9b1d-4e6f-a3c5-7d9b1e2f4a6c
@@ -2962,10 +2975,11 @@ export interface components {
          */
         Cursor: string;
         /**
-         * @description The signed checkout token from the partner's `checkout_url` (it names the session, the
-         *     domain, the price and the partner). A tampered or unknown token is 400, an expired session
-         *     (7 days) 410, a session already paid 409.
-         * @example cs_9X2KQ4M7.eyJkIjoiYmVzdGNvZmZlZWJlYW5zLmNvbSJ9.Yj3kZ0xq
+         * @description The signed checkout token from the partner's `checkout_url`: `pt_`, then a base64url
+         *     payload, a dot and a base64url MAC. It names the session (which holds the domain and the
+         *     price), the partner and the session's end; treat it as opaque. A tampered or unknown token
+         *     is 400, an expired session (7 days) 410, a session already paid 409.
+         * @example pt_eyJ2IjoxLCJzIjoiY3NfOVgyS1E0TTciLCJwIjoicHRuXzhYSzJSN000IiwiZXhwIjoxNzk1OTQ0NjAwMDAwfQ.1JdV1eu381dhAEPO7vHwESDiXdUi8OdvMpqFqI49GxY
          */
         CheckoutToken: string;
         /**
@@ -3036,8 +3050,10 @@ export interface operations {
                  *     sent, else the client IP), 1 to 255 visible ASCII characters, and kept at least 24 hours.
                  *     The same key with the same body fingerprint (SHA-256 of the body's canonical JSON, keys
                  *     sorted, no insignificant whitespace) replays the stored status and body byte for byte, with
-                 *     `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`; the same key
-                 *     while the first request is still executing is 409 `conflict` with `Retry-After: 1`.
+                 *     `Idempotent-Replayed: true`. A key names one call: the same key with another method or path
+                 *     (query included), or another body, is 409 `conflict`, whose `message` says which of the two
+                 *     differed (never what the first request sent); the same key while the first request is still
+                 *     executing is 409 `conflict` with `Retry-After: 1`.
                  *     Answers are stored once the operation starts executing (after validation), including 4xx
                  *     outcomes; 5xx outcomes are not stored, so a retry can succeed.
                  * @example 0f8e2c4a-9b1d-4e6f-a3c5-7d9b1e2f4a6c
@@ -3087,8 +3103,10 @@ export interface operations {
                  *     sent, else the client IP), 1 to 255 visible ASCII characters, and kept at least 24 hours.
                  *     The same key with the same body fingerprint (SHA-256 of the body's canonical JSON, keys
                  *     sorted, no insignificant whitespace) replays the stored status and body byte for byte, with
-                 *     `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`; the same key
-                 *     while the first request is still executing is 409 `conflict` with `Retry-After: 1`.
+                 *     `Idempotent-Replayed: true`. A key names one call: the same key with another method or path
+                 *     (query included), or another body, is 409 `conflict`, whose `message` says which of the two
+                 *     differed (never what the first request sent); the same key while the first request is still
+                 *     executing is 409 `conflict` with `Retry-After: 1`.
                  *     Answers are stored once the operation starts executing (after validation), including 4xx
                  *     outcomes; 5xx outcomes are not stored, so a retry can succeed.
                  * @example 0f8e2c4a-9b1d-4e6f-a3c5-7d9b1e2f4a6c
@@ -3319,8 +3337,10 @@ export interface operations {
                  *     sent, else the client IP), 1 to 255 visible ASCII characters, and kept at least 24 hours.
                  *     The same key with the same body fingerprint (SHA-256 of the body's canonical JSON, keys
                  *     sorted, no insignificant whitespace) replays the stored status and body byte for byte, with
-                 *     `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`; the same key
-                 *     while the first request is still executing is 409 `conflict` with `Retry-After: 1`.
+                 *     `Idempotent-Replayed: true`. A key names one call: the same key with another method or path
+                 *     (query included), or another body, is 409 `conflict`, whose `message` says which of the two
+                 *     differed (never what the first request sent); the same key while the first request is still
+                 *     executing is 409 `conflict` with `Retry-After: 1`.
                  *     Answers are stored once the operation starts executing (after validation), including 4xx
                  *     outcomes; 5xx outcomes are not stored, so a retry can succeed.
                  * @example 0f8e2c4a-9b1d-4e6f-a3c5-7d9b1e2f4a6c
@@ -3370,8 +3390,10 @@ export interface operations {
                  *     sent, else the client IP), 1 to 255 visible ASCII characters, and kept at least 24 hours.
                  *     The same key with the same body fingerprint (SHA-256 of the body's canonical JSON, keys
                  *     sorted, no insignificant whitespace) replays the stored status and body byte for byte, with
-                 *     `Idempotent-Replayed: true`; the same key with another body is 409 `conflict`; the same key
-                 *     while the first request is still executing is 409 `conflict` with `Retry-After: 1`.
+                 *     `Idempotent-Replayed: true`. A key names one call: the same key with another method or path
+                 *     (query included), or another body, is 409 `conflict`, whose `message` says which of the two
+                 *     differed (never what the first request sent); the same key while the first request is still
+                 *     executing is 409 `conflict` with `Retry-After: 1`.
                  *     Answers are stored once the operation starts executing (after validation), including 4xx
                  *     outcomes; 5xx outcomes are not stored, so a retry can succeed.
                  * @example 0f8e2c4a-9b1d-4e6f-a3c5-7d9b1e2f4a6c
@@ -3751,10 +3773,11 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The signed checkout token from the partner's `checkout_url` (it names the session, the
-                 *     domain, the price and the partner). A tampered or unknown token is 400, an expired session
-                 *     (7 days) 410, a session already paid 409.
-                 * @example cs_9X2KQ4M7.eyJkIjoiYmVzdGNvZmZlZWJlYW5zLmNvbSJ9.Yj3kZ0xq
+                 * @description The signed checkout token from the partner's `checkout_url`: `pt_`, then a base64url
+                 *     payload, a dot and a base64url MAC. It names the session (which holds the domain and the
+                 *     price), the partner and the session's end; treat it as opaque. A tampered or unknown token
+                 *     is 400, an expired session (7 days) 410, a session already paid 409.
+                 * @example pt_eyJ2IjoxLCJzIjoiY3NfOVgyS1E0TTciLCJwIjoicHRuXzhYSzJSN000IiwiZXhwIjoxNzk1OTQ0NjAwMDAwfQ.1JdV1eu381dhAEPO7vHwESDiXdUi8OdvMpqFqI49GxY
                  */
                 pt: components["parameters"]["CheckoutToken"];
             };

@@ -430,6 +430,27 @@ export const CASES: GateCase[] = [
     breaking: true,
   },
   {
+    anchor: 'x-quote-reservation',
+    api: 'partner',
+    what: 'a longer cool-down before a partner may reserve a domain again',
+    edit: (d) => (op(d, `${P}/quotes`, 'post')['x-quote-reservation']['cooldown-seconds'] = 1200),
+    breaking: true,
+  },
+  {
+    anchor: 'x-quote-reservation',
+    api: 'partner',
+    what: 'a shorter cool-down',
+    edit: (d) => (op(d, `${P}/quotes`, 'post')['x-quote-reservation']['cooldown-seconds'] = 300),
+    breaking: false,
+  },
+  {
+    anchor: 'x-quote-reservation',
+    api: 'partner',
+    what: 'a reservation capped shorter',
+    edit: (d) => (op(d, `${P}/quotes`, 'post')['x-quote-reservation']['max-seconds'] = 300),
+    breaking: true,
+  },
+  {
     anchor: 'x-session-validity-seconds',
     api: 'partner',
     what: 'checkout sessions valid for less time',

@@ -112,6 +112,9 @@ export const EXTENSION_RULES: Record<string, Rule> = {
     },
   },
   'x-quote-validity-seconds': offered,
+  // How long a partner holds a domain: a shorter cap is less than promised (the default for
+  // numbers), a longer cool-down keeps a partner out longer, and extension on or off is exact.
+  'x-quote-reservation': { members: { 'cooldown-seconds': { numbers: 'higher-breaks' } } },
   'x-session-validity-seconds': offered,
   'x-attribution-window-days': offered,
   'x-url-rules': offered,

@@ -107,6 +107,30 @@ function mintWithout(ctx: Context, exclude: string[]): Promise<Credentials & { p
   return minted;
 }
 
+/** POST /quotes of `domain` as `credentials`. */
+function quoteDomain(ctx: Context, credentials: Credentials, domain: string, deliberate: boolean): Promise<Exchange> {
+  const quotes = partnerOp(ctx, 'createQuote');
+  return ctx.http.signed({
+    method: 'POST',
+    target: quotes.operation.path,
+    credentials,
+    body: JSON.stringify({ domain }),
+    operation: quotes.operation,
+    rateClass: quotes.rateClass,
+    deliberate,
+  });
+}
+
+/** Moves the partner's test clock (its business time) forward. */
+async function advanceClock(ctx: Context, credentials: { partnerId: string }, seconds: number): Promise<void> {
+  need(ctx);
+  const advanced = await ctx.admin.post(`/partners/${credentials.partnerId}/clock/advance`, { seconds });
+  if (advanced.status !== 200)
+    throw new CheckFailure(
+      `advancing the test clock ${seconds} s failed: ${advanced.status} ${JSON.stringify(advanced.body).slice(0, 300)}`,
+    );
+}
+
 function need(ctx: Context): asserts ctx is Context & { admin: NonNullable<Context['admin']> } {
   if (!ctx.admin) throw CheckSkipped.need('admin');
 }
@@ -513,6 +537,82 @@ export const errorCodesFamily: Family = {
           }),
           'domain_reserved',
           'another partner orders the reserved domain',
+        );
+      },
+    },
+    {
+      id: 'partner.quotes.reservation.no-extension',
+      rules: ['spec:partner:createQuote#/x-quote-reservation', 'seed:partner › Resources and their fields › Quote'],
+      needs: ['admin'],
+      name: "a quote while the partner's reservation is live answers a fresh quote_id with the same expires_at; once that end has passed (test clock) another partner may quote the domain",
+      async run(ctx) {
+        need(ctx);
+        const holder = await ctx.mint(['search', 'buy']);
+        const other = await ctx.mint(['search', 'buy']);
+        const listed = await listedDomain(ctx, holder);
+        const quote = (credentials: Credentials, deliberate: boolean) =>
+          quoteDomain(ctx, credentials, listed.domain, deliberate);
+        const first = await quote(holder, false);
+        expectStatus(first, 200, `the first partner quotes ${listed.domain}`);
+        const { quote_id, expires_at } = jsonOf(first) as { quote_id?: unknown; expires_at?: unknown };
+        await advanceClock(ctx, holder, 300);
+        const again = await quote(holder, false);
+        expectStatus(again, 200, 'the same partner quotes the domain again 300 s later (test clock)');
+        const second = jsonOf(again) as { quote_id?: unknown; expires_at?: unknown };
+        expect(second.quote_id !== quote_id, `a quote 300 s later answered the same quote_id ${String(quote_id)}`, [
+          first,
+          again,
+        ]);
+        expect(
+          second.expires_at === expires_at,
+          `a quote while the reservation is live moved its end: expires_at ${String(expires_at)} → ${String(second.expires_at)} (x-quote-reservation extends: false)`,
+          [first, again],
+        );
+        await advanceClock(ctx, holder, 301);
+        const taken = await quote(other, true);
+        expectStatus(
+          taken,
+          200,
+          "another partner quotes the domain 601 s after the holder's first quote (the reservation ended, however it was re-quoted)",
+        );
+      },
+    },
+    {
+      id: 'partner.quotes.reservation.cooldown',
+      rules: ['spec:partner:createQuote#/x-quote-reservation', 'spec:partner:createQuote#/description'],
+      needs: ['admin'],
+      name: 'once a reservation ended without an order, its partner is 409 quote_cooldown with Retry-After for that domain (test clock); another partner may quote it',
+      async run(ctx) {
+        need(ctx);
+        const holder = await ctx.mint(['search', 'buy']);
+        const other = await ctx.mint(['search', 'buy']);
+        const listed = await listedDomain(ctx, holder);
+        expectStatus(
+          await quoteDomain(ctx, holder, listed.domain, false),
+          200,
+          `the first partner quotes ${listed.domain}`,
+        );
+        await advanceClock(ctx, holder, 601);
+        const cooling = await quoteDomain(ctx, holder, listed.domain, true);
+        expectCode(
+          ctx,
+          cooling,
+          'quote_cooldown',
+          'the same partner quotes the domain 1 s after its reservation ended',
+        );
+        const retryAfter = cooling.responseHeaders['retry-after'];
+        expect(
+          typeof retryAfter === 'string' &&
+            /^\d+$/.test(retryAfter) &&
+            Number(retryAfter) >= 1 &&
+            Number(retryAfter) <= 600,
+          `the quote_cooldown answer's Retry-After is ${JSON.stringify(retryAfter)}, not whole seconds from 1 to 600`,
+          [cooling],
+        );
+        expectStatus(
+          await quoteDomain(ctx, other, listed.domain, true),
+          200,
+          "another partner quotes the domain during the first partner's cool-down",
         );
       },
     },

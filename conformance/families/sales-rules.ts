@@ -6,13 +6,14 @@
 //   each row's balance_cents is the previous one plus its amount (accrued), unchanged (pending)
 //   or minus it (paid_out, reversed), through a settlement, a refund and a payout;
 // - brokerage eligibility (seed: "ineligible if … already has an open case"): a domain with an
-//   open case, whoever opened it, is ineligible (`open_case`) and a second case is refused.
+//   open case, whoever opened it, is ineligible (`open_case`) and a second case is refused; a
+//   domain listed for sale is ineligible (`listed`; seed: a case acquires a domain not listed).
 import { CheckFailure, CheckSkipped, expect, expectStatus, oncePerRun, type Context, type Family } from '../context.ts';
 import { jsonOf, type Credentials, type Exchange } from '../http.ts';
 import { cookieHeader } from '../oauth-flow.ts';
 import { openCheckout, operatorMove, payCheckout } from './checkout-support.ts';
 import { expectCode } from './errors.ts';
-import { listedDomains, partnerOp, partnerScopes, unlistedDomain } from './orders-support.ts';
+import { listedDomain, listedDomains, partnerOp, partnerScopes, unlistedDomain } from './orders-support.ts';
 
 type Partner = Credentials & { partnerId: string };
 type Json = Record<string, unknown>;
@@ -296,6 +297,55 @@ export const salesRulesFamily: Family = {
           );
         }
         expectCode(ctx, await open(true), 'invalid_state', `a second case for ${domain}, which has an open one`);
+      },
+    },
+    {
+      id: 'partner.brokerage.eligibility.listed',
+      rules: [
+        'spec:partner:getBrokerageEligibility#/description',
+        'spec:partner:createBrokerageCase#/description',
+        'seed:partner › What the service does',
+      ],
+      name: 'a domain listed for sale is ineligible for brokerage (eligible false, reason listed), and a case for it is 409 invalid_state naming listed',
+      async run(ctx) {
+        const who: Credentials = ctx.admin ? await ctx.mint(['search', 'broker']) : await ctx.credentials();
+        const { domain } = await listedDomain(ctx, who);
+        const eligibility = partnerOp(ctx, 'getBrokerageEligibility');
+        const asked = await ctx.http.signed({
+          target: `${eligibility.operation.path}?domain=${domain}`,
+          credentials: who,
+          operation: eligibility.operation,
+          rateClass: eligibility.rateClass,
+        });
+        expectStatus(asked, 200, `GET ${eligibility.operation.path}?domain=${domain}`);
+        const body = jsonOf(asked) as { eligible?: unknown; reason?: unknown };
+        expect(
+          body.eligible === false && body.reason === 'listed',
+          `${domain}, listed for sale, is eligible ${String(body.eligible)}, reason ${JSON.stringify(body.reason)}; expected false, listed (brokerage acquires domains that are not listed)`,
+          [asked],
+        );
+        const create = partnerOp(ctx, 'createBrokerageCase');
+        const opened = await ctx.http.signed({
+          method: 'POST',
+          target: create.operation.path,
+          credentials: who,
+          body: JSON.stringify({
+            domain,
+            tier: 'self_serve',
+            buyer_email: 'buyer.conformance@example.org',
+            budget: 500000,
+          }),
+          operation: create.operation,
+          rateClass: create.rateClass,
+          deliberate: true,
+        });
+        expectCode(ctx, opened, 'invalid_state', `a brokerage case for ${domain}, which is listed for sale`);
+        const message = (jsonOf(opened) as { message?: unknown }).message;
+        expect(
+          typeof message === 'string' && message.includes('listed'),
+          `the refusal of a case for a listed domain does not name the reason listed: ${JSON.stringify(message)}`,
+          [opened],
+        );
       },
     },
   ],

@@ -137,7 +137,7 @@ export const ACTIVE_SITE_DOMAINS: ReadonlySet<string> = new Set([
   'liveshop.net',
 ]);
 
-export type IneligibleReason = 'active_site' | 'open_case';
+export type IneligibleReason = 'active_site' | 'listed' | 'open_case';
 
 export interface Eligibility {
   domain: string;
@@ -145,9 +145,14 @@ export interface Eligibility {
   reason: IneligibleReason | null;
 }
 
-/** An active site outranks an open case: it would stay ineligible after the case ends. */
-export function eligibility(domain: string, hasOpenCase: boolean): Eligibility {
+/**
+ * Brokerage acquires domains that are not listed (createBrokerageCase): a domain listed for sale
+ * is bought with a quote and an order instead. The lasting reasons outrank an open case, which
+ * ends: an active site first, then a listing.
+ */
+export function eligibility(domain: string, hasOpenCase: boolean, listed = false): Eligibility {
   if (ACTIVE_SITE_DOMAINS.has(domain)) return { domain, eligible: false, reason: 'active_site' };
+  if (listed) return { domain, eligible: false, reason: 'listed' };
   if (hasOpenCase) return { domain, eligible: false, reason: 'open_case' };
   return { domain, eligible: true, reason: null };
 }

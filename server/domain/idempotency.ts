@@ -29,6 +29,32 @@ export function fingerprint(rawBody: Uint8Array): string {
 }
 
 /**
+ * The fingerprint of a call where one key may be sent to several targets (the public POSTs): the
+ * hash of its method and request target, a dot, then the body's fingerprint. The two halves are
+ * kept apart so a conflict can say which of them differed (a key names one call: the same method,
+ * path and body), without the stored record having to keep the target itself.
+ */
+export function requestFingerprint(method: string, target: string, rawBody: Uint8Array): string {
+  const call = createHash('sha256').update(`${method.toUpperCase()} ${target}`).digest('hex');
+  return `${call}.${fingerprint(rawBody)}`;
+}
+
+/** What differs between two fingerprints: only a requestFingerprint has a call half to tell apart. */
+function difference(stored: string, incoming: string): 'call' | 'body' | 'call and body' {
+  const [storedCall, storedBody] = stored.split('.');
+  const [incomingCall, incomingBody] = incoming.split('.');
+  if (storedBody === undefined || incomingBody === undefined) return 'body';
+  if (storedCall === incomingCall) return 'body';
+  return storedBody === incomingBody ? 'call' : 'call and body';
+}
+
+const DIFFERENCE_WORDS = {
+  body: 'a different request body',
+  call: 'a different method or path',
+  'call and body': 'a different method or path and a different request body',
+} as const;
+
+/**
  * What the store holds under a (credential, key). `in-flight` is written when the operation
  * starts executing and `completed` once its answer is stored; `expiresAt` (ms) is the retention
  * end for a completed record, and for an in-flight one a lease longer than any request can run,
@@ -57,15 +83,18 @@ export function decideIdempotency(
   now: number,
 ): IdempotencyDecision {
   if (record === undefined || now >= record.expiresAt) return { action: 'execute' };
-  if (record.fingerprint !== incomingFingerprint) return differentBody(key);
+  if (record.fingerprint !== incomingFingerprint)
+    return differentRequest(key, difference(record.fingerprint, incomingFingerprint));
   if (record.state === 'in-flight') return inFlight(key);
   return { action: 'replay' };
 }
 
-const differentBody = (key: string): IdempotencyDecision => ({
+// Says what differed, never what was sent first: the caller knows its own request, and the
+// first one's path or body may carry what this caller should not see echoed.
+const differentRequest = (key: string, what: keyof typeof DIFFERENCE_WORDS): IdempotencyDecision => ({
   action: 'conflict-different-body',
   code: 'conflict',
-  message: `Idempotency-Key ${JSON.stringify(key)} was used with a different request body`,
+  message: `Idempotency-Key ${JSON.stringify(key)} was used with ${DIFFERENCE_WORDS[what]}`,
 });
 
 const inFlight = (key: string): Extract<IdempotencyDecision, { action: 'conflict-in-flight' }> => ({

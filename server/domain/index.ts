@@ -4,6 +4,7 @@ export * from './idempotency.ts';
 export * from './order-state.ts';
 export * from './environment.ts';
 export * from './quote-token.ts';
+export * from './quote-reservation.ts';
 export * from './cursor.ts';
 export * from './money.ts';
 export * from './webhook-url.ts';

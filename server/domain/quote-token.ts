@@ -27,6 +27,11 @@ export interface IssueQuoteInput {
   readonly environment: Environment;
   readonly issuedAt: number;
   readonly validitySeconds?: number;
+  /**
+   * The end of the partner's live reservation of the domain, which a new quote keeps instead of
+   * `issuedAt` + validity (x-quote-reservation: a quote never moves a reservation's end).
+   */
+  readonly expiresAt?: number;
 }
 
 // Short member names: the whole payload travels in the id, which the spec caps at 1024 characters.
@@ -47,7 +52,9 @@ export function issueQuote(input: IssueQuoteInput): { quoteId: string; expiresAt
     throw new RangeError('priceCents must be a non-negative integer');
   if (!Number.isSafeInteger(input.issuedAt)) throw new RangeError('issuedAt must be an integer number of ms');
   if (!(validity > 0) || !Number.isFinite(validity)) throw new RangeError('validitySeconds must be positive');
-  const expiresAt = input.issuedAt + Math.round(validity * 1000);
+  const expiresAt = input.expiresAt ?? input.issuedAt + Math.round(validity * 1000);
+  if (!Number.isSafeInteger(expiresAt) || expiresAt <= input.issuedAt)
+    throw new RangeError('expiresAt must be an integer number of ms after issuedAt');
   const wire: Wire = {
     v: 1,
     d: input.domain,

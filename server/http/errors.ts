@@ -34,6 +34,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   request_timeout: 408,
   conflict: 409,
   domain_reserved: 409,
+  quote_cooldown: 409,
   invalid_state: 409,
   session_expired: 410,
   payload_too_large: 413,

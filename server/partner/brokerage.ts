@@ -17,6 +17,7 @@ import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError } from '../http/errors.ts';
 import { newId } from '../ids.ts';
 import type { CaseRow, CaseTimelineRow } from '../store/brokerage.ts';
+import type { Environment } from '../store/schema.ts';
 import type { Repositories } from '../store/index.ts';
 import { callerOf, dateWindow, partnerCursorList, queryString, type Caller, type PartnerDeps } from './context.ts';
 import { newEventId } from './order-moves.ts';
@@ -127,6 +128,15 @@ export async function applyCaseMove(
   return updated;
 }
 
+/** Listed for sale in the environment (status `listed`; a sold domain is no longer listed). */
+async function isListed(
+  store: { inventory: Pick<PartnerDeps['store']['inventory'], 'find'> },
+  environment: Environment,
+  domain: string,
+): Promise<boolean> {
+  return (await store.inventory.find(environment, domain))?.status === 'listed';
+}
+
 export function getBrokerageEligibility(deps: PartnerDeps): RequestHandler {
   return async (req, res) => {
     const caller = await callerOf(deps, res);
@@ -134,7 +144,8 @@ export function getBrokerageEligibility(deps: PartnerDeps): RequestHandler {
     const open =
       !deps.faults?.has('eligibility-ignores-open-cases') &&
       (await deps.store.brokerage.hasOpenCase(caller.credential.environment, domain));
-    const body: Schemas['BrokerageEligibility'] = eligibility(domain, open);
+    const listed = await isListed(deps.store, caller.credential.environment, domain);
+    const body: Schemas['BrokerageEligibility'] = eligibility(domain, open, listed);
     res.json(body);
   };
 }
@@ -146,7 +157,11 @@ export function createBrokerageCase(deps: PartnerDeps): RequestHandler {
     const environment = caller.credential.environment;
     const at = caller.businessNow;
     const row = await deps.store.transaction(async (tx) => {
-      const verdict = eligibility(request.domain, await tx.brokerage.hasOpenCase(environment, request.domain));
+      const verdict = eligibility(
+        request.domain,
+        await tx.brokerage.hasOpenCase(environment, request.domain),
+        await isListed(tx, environment, request.domain),
+      );
       if (!verdict.eligible) throw new ApiError('invalid_state', ineligibleMessage(verdict));
       const created: CaseRow = {
         case_id: newId('brk', 16),

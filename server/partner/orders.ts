@@ -3,6 +3,7 @@ import type { RequestHandler } from 'express';
 import type { components } from '../../generated/partner.d.ts';
 import { decideForExistingKey, fingerprint, isStoredOutcome } from '../domain/idempotency.ts';
 import { initialState } from '../domain/order-state.ts';
+import { decideQuoteReservation, reservationStart } from '../domain/quote-reservation.ts';
 import { issueQuote, QUOTE_VALIDITY_SECONDS } from '../domain/quote-token.ts';
 import { rfc3339 } from '../domain/rfc3339.ts';
 import { ApiError, errorBody } from '../http/errors.ts';
@@ -35,6 +36,18 @@ export function createQuote(deps: PartnerDeps): RequestHandler {
     if (!listing || listing.status !== 'listed') throw new ApiError('not_found', `Domain "${domain}" is not listed`);
     const held = await deps.store.orders.reservationByOther(environment, domain, caller.partner.id, caller.now);
     if (held) throw new ApiError('domain_reserved', `Domain "${domain}" is reserved by another partner's quote`);
+    // x-quote-reservation: a live reservation keeps its end; one that ended without an order
+    // cools down before the same partner may reserve the domain again.
+    const own = await deps.store.orders.ownReservation(environment, domain, caller.partner.id, reservationStart);
+    const reservation = decideQuoteReservation(own, caller.businessNow);
+    if (reservation.kind === 'cooldown') {
+      throw new ApiError(
+        'quote_cooldown',
+        `Your reservation of "${domain}" ended at ${rfc3339(reservation.endedAt)} without an order; you may quote it again from ${rfc3339(reservation.quoteAgainAt)}`,
+        undefined,
+        { 'Retry-After': String(reservation.retryAfterSeconds) },
+      );
+    }
     const { quoteId, expiresAt } = issueQuote({
       key: deps.keys.quotes,
       domain,
@@ -44,6 +57,7 @@ export function createQuote(deps: PartnerDeps): RequestHandler {
       environment,
       issuedAt: caller.businessNow,
       validitySeconds: QUOTE_VALIDITY_SECONDS,
+      expiresAt: reservation.expiresAt,
     });
     await deps.store.orders.insertQuote({
       quote_id: quoteId,

@@ -2,10 +2,9 @@
 // document): scoped per client (the token's grant, else the IP), same key and body replays the
 // stored answer byte for byte, another body or a request still executing is 409 `conflict`.
 // Runs after validation, so only answers of an executing operation are stored; 5xx are not.
-import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Clock } from '../clock.ts';
-import { decideForExistingKey, fingerprint } from '../domain/idempotency.ts';
+import { decideForExistingKey, requestFingerprint } from '../domain/idempotency.ts';
 import { replayOrThrow, sendReplay } from '../http/idempotency-answer.ts';
 import type { IdempotencyRepository } from '../store/idempotency.ts';
 
@@ -22,10 +21,8 @@ export function publicIdempotency(
     if (!operation || key === undefined || !operationIds.has(operation.operationId)) return next();
     try {
       const scope = `public:${res.locals.viewer ? `grant:${res.locals.viewer.grantId}` : `ip:${req.socket.remoteAddress ?? 'unknown'}`}`;
-      // The path is part of the fingerprint: one key names one logical call, not one body.
-      const print = createHash('sha256')
-        .update(`${operation.method} ${req.originalUrl}\n${fingerprint(req.rawBody)}`)
-        .digest('hex');
+      // The method and path are part of the fingerprint: one key names one logical call, not one body.
+      const print = requestFingerprint(operation.method, req.originalUrl, req.rawBody);
       const now = deps.clock.now();
       const claim = await deps.idempotency.claim(scope, key, print, now);
       if (!claim.claimed) {

@@ -245,6 +245,18 @@ export const INTENDED: readonly Intended[] = [
       /^select "quotes"\.\* from "quotes" inner join "partners" on "partners"\."id" = "quotes"\."partner_id" where "quotes"\."environment" = \? and "quotes"\."domain" = \?/,
     reaches: [by('quotes', 'environment', 'domain'), by('partners', 'id')],
   },
+  {
+    name: "the caller's own reservation (x-quote-reservation)",
+    statement:
+      /^select max\("expires_at"\) as "ends_at" from "quotes" where "environment" = \? and "domain" = \? and "partner_id" = \?$/,
+    reaches: [by('quotes', 'environment', 'domain')],
+  },
+  {
+    name: "the caller's latest order of the domain",
+    statement:
+      /^select max\("created_at"\) as "latest" from "orders" where "partner_id" = \? and "domain" = \? and "environment" = \?$/,
+    reaches: [through('orders_domain', 'orders', 'domain', 'partner_id')],
+  },
   { name: 'quote insert', statement: /^insert into "quotes" \(/, reaches: [] },
 
   // GET /orders, GET /orders/{public_id}, moves of an order.

@@ -73,6 +73,39 @@ export function orderRepository(db: Kysely<Database>, direct?: DirectSqlite) {
       return quote;
     },
 
+    /**
+     * The caller's latest reservation of the domain (x-quote-reservation): the latest end of its
+     * quotes, and whether it placed an order for the domain since `orderedSince(end)` (business
+     * time, as orders are dated). Undefined when the partner never quoted the domain.
+     */
+    async ownReservation(
+      environment: Environment,
+      domain: string,
+      partnerId: string,
+      orderedSince: (endsAt: number) => number,
+    ): Promise<{ endsAt: number; ordered: boolean } | undefined> {
+      const latest = await db
+        .selectFrom('quotes')
+        .select((eb) => eb.fn.max('expires_at').as('ends_at'))
+        .where('environment', '=', environment)
+        .where('domain', '=', domain)
+        .where('partner_id', '=', partnerId)
+        .executeTakeFirst();
+      if (latest?.ends_at === null || latest?.ends_at === undefined) return undefined;
+      const endsAt = Number(latest.ends_at);
+      // The partner's latest order of the domain, compared here: a partner has few orders of one
+      // domain, and the (domain, partner) index finds them all.
+      const order = await db
+        .selectFrom('orders')
+        .select((eb) => eb.fn.max('created_at').as('latest'))
+        .where('partner_id', '=', partnerId)
+        .where('domain', '=', domain)
+        .where('environment', '=', environment)
+        .executeTakeFirst();
+      const latestOrder = order?.latest === null || order?.latest === undefined ? undefined : Number(order.latest);
+      return { endsAt, ordered: latestOrder !== undefined && latestOrder >= orderedSince(endsAt) };
+    },
+
     async findQuote(quoteId: string): Promise<Database['quotes'] | undefined> {
       return db.selectFrom('quotes').selectAll().where('quote_id', '=', quoteId).executeTakeFirst();
     },

@@ -183,6 +183,25 @@ describe('operations', () => {
     expect((await owned(domain))?.expiresAt).toBe(addYears(before, 1));
   });
 
+  it('one key sent to another path is 409 conflict naming the path, not the body (or both when both differ)', async () => {
+    const domain = SANDBOX_USER_DOMAINS[11] as string;
+    const key = { 'idempotency-key': 'lock-then-unlock-1' };
+    expect((await bulk('lock', { domains: [domain] }, manage, key)).status).toBe(200);
+    const other = await bulk('unlock', { domains: [domain] }, manage, key);
+    expect(other.status).toBe(409);
+    const body = (await other.json()) as { code: string; message: string };
+    expect(body.code).toBe('conflict');
+    expect(body.message).toBe('Idempotency-Key "lock-then-unlock-1" was used with a different method or path');
+    const both = (await (await bulk('unlock', { domains: [domain, 'x.com'] }, manage, key)).json()) as {
+      message: string;
+    };
+    expect(both.message).toContain('a different method or path and a different request body');
+    const sameTarget = (await (await bulk('lock', { domains: ['x.com'] }, manage, key)).json()) as {
+      message: string;
+    };
+    expect(sameTarget.message).toBe('Idempotency-Key "lock-then-unlock-1" was used with a different request body');
+  });
+
   it('concurrent renewals of one domain both count', async () => {
     const domain = SANDBOX_USER_DOMAINS[10] as string;
     const before = (await owned(domain))?.expiresAt as number;

@@ -1,4 +1,4 @@
-// Brokerage end to end over HTTP: eligibility (active_site, open_case), opening cases, reading
+// Brokerage end to end over HTTP: eligibility (active_site, listed, open_case), opening cases, reading
 // and listing one's own, every operator move the admin contract's x-transitions allows or forbids,
 // the events each writes (and the webhook delivery of brokerage.case_completed), and the buyer's
 // no-login progress page as HTML and as JSON.
@@ -6,7 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './harness.ts';
 import { adminDoc, partnerDoc } from './support/contract.ts';
+import { WELL_KNOWN_NAMES } from '../../server/inventory/generate.ts';
 import {
+  createOrder,
   databases,
   expectError,
   expectRateLimitHeaders,
@@ -188,6 +190,30 @@ describe.each(databases())('brokerage ($name)', ({ databaseUrl }) => {
       const taken = await open(await mintBroker(), caseBody(domain));
       expectError(taken, 'invalid_state');
       expect(taken.body.message).toContain('open_case');
+    });
+
+    it('a domain listed for sale is ineligible (listed) and refused with 409 naming it; once sold it is eligible', async () => {
+      // Brokerage acquires domains that are not listed (createBrokerageCase; probe L2).
+      const listed = WELL_KNOWN_NAMES[1]!;
+      const other = await mintBroker();
+      for (const c of [broker, other])
+        expect((await eligibility(c, listed.domain)).body).toEqual({
+          domain: listed.domain,
+          eligible: false,
+          reason: 'listed',
+        });
+      const refused = await open(broker, caseBody(listed.domain));
+      expectError(refused, 'invalid_state');
+      expect(refused.body.message).toBe(`Domain "${listed.domain}" is not eligible for brokerage: listed`);
+      // Nothing was opened: the refusal leaves no case that would block another partner.
+      expect((await open(other, caseBody(listed.domain))).body.message).toContain(': listed');
+      const buyer = await h.mint({ scopes: ['buy'], rate_limits: HIGH });
+      await createOrder(h, buyer, { domain: listed.domain, price: listed.price_cents, currency: 'USD' });
+      expect((await eligibility(broker, listed.domain)).body).toEqual({
+        domain: listed.domain,
+        eligible: true,
+        reason: null,
+      });
     });
 
     it('concurrent opens of one domain make exactly one case', async () => {

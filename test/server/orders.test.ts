@@ -659,6 +659,89 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       expect(q.status, q.text).toBe(200);
     });
 
+    // x-quote-reservation: a reservation lasts at most 10 minutes from its first quote, and one
+    // that ended without an order cools down for 10 minutes before the same partner may reserve
+    // the domain again (probe M2: re-quoting moved the end forward without limit).
+    const quoteOf = (c: Credential, domain: string) =>
+      signedRequest(h, c, { method: 'POST', path: `${V1}/quotes`, body: { domain } });
+
+    it('a quote while the reservation is live keeps its end: another partner may quote once it has passed', async () => {
+      const holder = await h.mint({ rate_limits: HIGH });
+      const other = await h.mint({ rate_limits: HIGH });
+      const d = await take(h, holder);
+      const first = await quoteOf(holder, d.domain);
+      expect(first.status, first.text).toBe(200);
+      for (const seconds of [300, 299]) {
+        expect((await advance(holder.partner_id, seconds)).status).toBe(200);
+        const again = await quoteOf(holder, d.domain);
+        expect(again.status, again.text).toBe(200);
+        expect(again.body.quote_id).not.toBe(first.body.quote_id);
+        expect(again.body.expires_at).toBe(first.body.expires_at);
+        // The fresh quote is good until the reservation's end, not beyond it.
+        expectError(await quoteOf(other, d.domain), 'domain_reserved');
+      }
+      // 600 s after the first quote the reservation is over, however often it was re-quoted.
+      expect((await advance(holder.partner_id, 1)).status).toBe(200);
+      const taken = await quoteOf(other, d.domain);
+      expect(taken.status, taken.text).toBe(200);
+    });
+
+    it('a reservation that ended without an order cools down 10 minutes for its partner only', async () => {
+      const holder = await h.mint({ rate_limits: HIGH });
+      const other = await h.mint({ rate_limits: HIGH });
+      const d = await take(h, holder);
+      const first = await quoteOf(holder, d.domain);
+      expect(first.status, first.text).toBe(200);
+      expect((await advance(holder.partner_id, 660)).status).toBe(200);
+      const cooling = await quoteOf(holder, d.domain);
+      expectError(cooling, 'quote_cooldown');
+      const end = Date.parse(first.body.expires_at);
+      const again = new Date(end + 600_000).toISOString().replace('.000Z', 'Z');
+      expect(cooling.body.message).toContain(`you may quote it again from ${again}`);
+      const retryAfter = Number(cooling.headers.get('retry-after'));
+      expect(retryAfter).toBeGreaterThanOrEqual(539);
+      expect(retryAfter).toBeLessThanOrEqual(541);
+      // The cool-down stops quotes only: an order at the listing price is still accepted.
+      const bought = await take(h, holder);
+      expect((await quoteOf(holder, bought.domain)).status).toBe(200);
+      expect((await advance(holder.partner_id, 601)).status).toBe(200);
+      expectError(await quoteOf(holder, bought.domain), 'quote_cooldown');
+      expect((await createOrder(h, holder, bought)).status).toBe('EXTERNALLY_PAID');
+      // Another partner may quote the domain the holder cannot.
+      const others = await quoteOf(other, d.domain);
+      expect(others.status, others.text).toBe(200);
+    });
+
+    it('after the cool-down the partner may reserve the domain again, for a full 10 minutes', async () => {
+      const holder = await h.mint({ rate_limits: HIGH });
+      const d = await take(h, holder);
+      expect((await quoteOf(holder, d.domain)).status).toBe(200);
+      expect((await advance(holder.partner_id, 1199)).status).toBe(200);
+      expectError(await quoteOf(holder, d.domain), 'quote_cooldown');
+      expect((await advance(holder.partner_id, 1)).status).toBe(200);
+      const renewed = await quoteOf(holder, d.domain);
+      expect(renewed.status, renewed.text).toBe(200);
+      const business = h.clock.now() + 1200_000;
+      expect(Math.abs(Date.parse(renewed.body.expires_at) - (business + 600_000))).toBeLessThan(1000);
+    });
+
+    it('a reservation that ended with an order of its partner does not cool down (the domain back on sale)', async () => {
+      const holder = await h.mint({ rate_limits: HIGH });
+      const d = await take(h, holder);
+      const q = await quoteOf(holder, d.domain);
+      expect(q.status, q.text).toBe(200);
+      const order = await createOrder(h, holder, d, { quote_id: q.body.quote_id });
+      const refund = await signedRequest(h, holder, {
+        method: 'POST',
+        path: `${V1}/refunds`,
+        body: { public_id: order.public_id },
+      });
+      expect(refund.status, refund.text).toBe(200);
+      expect((await advance(holder.partner_id, 601)).status).toBe(200);
+      const again = await quoteOf(holder, d.domain);
+      expect(again.status, again.text).toBe(200);
+    });
+
     it('only sandbox partners have a test clock; an unknown partner is 404', async () => {
       const live = await h.mint({ environment: 'live', scopes: ['buy'], approved: true });
       expectError(await toReply(await advance(live.partner_id, 60)), 'invalid_state');

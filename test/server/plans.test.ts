@@ -282,6 +282,8 @@ async function driveHotPaths(
   await ok('availability', signedRequest(h, cred, { path: `${V1}/availability`, query: `domain=${c.domain}` }));
   await ok('pricing', signedRequest(h, cred, { path: `${V1}/pricing`, query: `domain=${c.domain}` }));
   await ok('quote', signedRequest(h, cred, { method: 'POST', path: `${V1}/quotes`, body: { domain: c.domain } }));
+  // Quoting again reads the caller's own reservation (x-quote-reservation).
+  await ok('re-quote', signedRequest(h, cred, { method: 'POST', path: `${V1}/quotes`, body: { domain: c.domain } }));
   await ok('search', signedRequest(h, cred, { path: `${V1}/domains/search`, query: 'q=coffee' }));
   // Orders: one taken, one refused and stored, one replayed.
   const key = randomUUID();

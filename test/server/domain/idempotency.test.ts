@@ -4,6 +4,7 @@ import {
   IDEMPOTENCY_RETENTION_MS,
   decideForExistingKey,
   decideIdempotency,
+  requestFingerprint,
   idempotencyExpiresAt,
   isStoredOutcome,
   type IdempotencyRecord,
@@ -44,6 +45,27 @@ describe('decideIdempotency (x-idempotency)', () => {
       code: 'conflict',
       message: conflictExamples.conflict?.value.message,
     });
+  });
+
+  it('a call fingerprint says whether the method or path, the body, or both differed', () => {
+    const body = new TextEncoder().encode('{"domains":["a.com"]}');
+    const other = new TextEncoder().encode('{"domains":["b.com"]}');
+    const first = requestFingerprint('POST', '/api/domains/bulk/lock', body);
+    const record: IdempotencyRecord = { fingerprint: first, state: 'completed', expiresAt: NOW + 1 };
+    const message = (print: string) => {
+      const d = decideIdempotency(record, print, 'k1', NOW);
+      return d.action === 'conflict-different-body' ? d.message : d.action;
+    };
+    expect(message(requestFingerprint('post', '/api/domains/bulk/lock', body))).toBe('replay');
+    expect(message(requestFingerprint('POST', '/api/domains/bulk/unlock', body))).toBe(
+      'Idempotency-Key "k1" was used with a different method or path',
+    );
+    expect(message(requestFingerprint('POST', '/api/domains/bulk/lock', other))).toBe(
+      'Idempotency-Key "k1" was used with a different request body',
+    );
+    expect(message(requestFingerprint('POST', '/api/domains/bulk/unlock', other))).toBe(
+      'Idempotency-Key "k1" was used with a different method or path and a different request body',
+    );
   });
 
   it('answers 409 conflict with Retry-After 1 while the first request runs', () => {
