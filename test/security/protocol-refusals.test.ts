@@ -166,14 +166,18 @@ describe('requests refused before any operation (x-protocol-refusals)', () => {
     expect(old.status, old.body).toBe(200);
   });
 
-  it.each(['HTTP/2.0', 'HTTP/3.0'])(
-    'answers a request line naming %s with 505 http_version_not_supported',
-    async (version) => {
-      const answer = await exchange(h.baseUrl, `GET /api/v1 ${version}\r\nHost: ${host}\r\n\r\n`);
-      const body = expectRefusal(answer, 505, 'http_version_not_supported');
-      expect(await logLineOf(body.request_id)).toMatchObject({ status: 505 });
-    },
-  );
+  it.each([
+    ['HTTP/2.0', `GET /api/v1 HTTP/2.0\r\nHost: HOST\r\n\r\n`],
+    ['HTTP/3.0', `GET /api/v1 HTTP/3.0\r\nHost: HOST\r\n\r\n`],
+    ['HTTP/0.9 (no version)', 'GET /api/v1\r\n\r\n'],
+  ])('answers a request line naming %s with 505 http_version_not_supported, logged as a refusal', async (_v, bytes) => {
+    const answer = await exchange(h.baseUrl, bytes.replace('HOST', host));
+    const body = expectRefusal(answer, 505, 'http_version_not_supported');
+    // The client's doing, not a failure of the server: one request line at info (30), like the
+    // 4xx refusals, and no error-level `request_failed` line with a stack (README, Logs).
+    expect(await logLineOf(body.request_id)).toMatchObject({ status: 505, level: 30 });
+    expect(lines.filter((l) => l.event === 'request_failed' || (l.level as number) >= 50)).toEqual([]);
+  });
 
   describe('Expect', () => {
     const search = JSON.stringify({ q: 'coffee.com' });
