@@ -179,6 +179,22 @@ describe('requests refused before any operation (x-protocol-refusals)', () => {
     expect(lines.filter((l) => l.event === 'request_failed' || (l.level as number) >= 50)).toEqual([]);
   });
 
+  // Only another major version is a 505; the rest of what llhttp refuses as a version is a 400
+  // that says what is wrong (RFC 9112 §2.2, §2.3; RFC 9110 §6.2).
+  it.each([
+    ['HTTP/1.2', `GET /api/v1 HTTP/1.2\r\nHost: HOST\r\n\r\n`, /HTTP\/1\.2 is not a version this server reads/],
+    ['HTTP/1.9', `GET /api/v1 HTTP/1.9\r\nHost: HOST\r\n\r\n`, /HTTP\/1\.9 is not a version/],
+    ['HTTP/1.x', `GET /api/v1 HTTP/1.x\r\nHost: HOST\r\n\r\n`, /well-formed HTTP version/],
+    ['HTTP/11.1', `GET /api/v1 HTTP/11.1\r\nHost: HOST\r\n\r\n`, /well-formed HTTP version/],
+    ['bare LF line endings', `GET /api/v1 HTTP/1.1\nHost: HOST\n\n`, /bare LF/],
+    ['a bare LF after a header', `GET /api/v1 HTTP/1.1\r\nHost: HOST\nX-A: b\r\n\r\n`, /bare LF/],
+  ])('answers %s with 400 validation_error, not 505', async (_name, bytes, words) => {
+    const answer = await exchange(h.baseUrl, bytes.replace('HOST', host));
+    const body = expectRefusal(answer, 400, 'validation_error');
+    expect(body.message).toMatch(words);
+    expect(await logLineOf(body.request_id)).toMatchObject({ status: 400, level: 30 });
+  });
+
   describe('Expect', () => {
     const search = JSON.stringify({ q: 'coffee.com' });
     const head = (expectation: string, length: number, hostHeader = host) =>
