@@ -948,10 +948,11 @@ export interface components {
          *     | `rate_limited` | 429 | Rate limit exceeded; wait `Retry-After` seconds. |
          *     | `header_fields_too_large` | 431 | The request line and header fields are larger than the server reads (16 KiB; `x-protocol-refusals`). |
          *     | `internal_error` | 500 | Unexpected error; retry with exponential back-off. |
+         *     | `transfer_coding_not_implemented` | 501 | `Transfer-Encoding` names a coding other than `chunked` (`gzip, chunked`): the server decodes none (RFC 9112 §6.1; `x-protocol-refusals`). Send the body with `Content-Length` or chunked alone. |
          *     | `http_version_not_supported` | 505 | The request line names an HTTP major version other than 1 (`HTTP/2.0`); send HTTP/1.1 (`x-protocol-refusals`). |
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported";
+        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported" | "transfer_coding_not_implemented";
         /** @description One failing member of a `validation_error`. */
         ErrorDetail: {
             /**

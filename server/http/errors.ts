@@ -45,6 +45,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   rate_limited: 429,
   header_fields_too_large: 431,
   internal_error: 500,
+  transfer_coding_not_implemented: 501,
   http_version_not_supported: 505,
 };
 
@@ -54,7 +55,10 @@ export const STATUS_OF: Record<ErrorCode, number> = {
  * `x-protocol-refusals`. Anyone can send them, so they are logged like the 4xx refusals (a request
  * line at info) and never as `request_failed`, which pages whoever watches for server failures.
  */
-const REFUSALS_OF_THE_MESSAGE: ReadonlySet<string> = new Set<ErrorCode>(['http_version_not_supported']);
+const REFUSALS_OF_THE_MESSAGE: ReadonlySet<string> = new Set<ErrorCode>([
+  'http_version_not_supported',
+  'transfer_coding_not_implemented',
+]);
 
 /** Whether an answer reports a failure of the server itself (a 5xx that no client caused on purpose). */
 export function isServerFailure(status: number, code: string | undefined): boolean {

@@ -26,6 +26,7 @@ const REFUSALS = [
   'header-fields-too-large',
   'request-timeout',
   'http-version',
+  'transfer-coding',
   'connect',
   'expectation',
   'continue',

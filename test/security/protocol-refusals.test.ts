@@ -195,6 +195,34 @@ describe('requests refused before any operation (x-protocol-refusals)', () => {
     expect(await logLineOf(body.request_id)).toMatchObject({ status: 400, level: 30 });
   });
 
+  describe('Transfer-Encoding (x-protocol-refusals transfer-coding)', () => {
+    const search = JSON.stringify({ q: 'coffee.com' });
+    const chunked = `${search.length.toString(16)}\r\n${search}\r\n0\r\n\r\n`;
+    const post = (fields: string) =>
+      `POST /api/domain/search HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n${fields}Connection: close\r\n\r\n${chunked}`;
+
+    it.each([
+      ['gzip, chunked', 'Transfer-Encoding: gzip, chunked\r\n', 'gzip'],
+      ['x-custom, chunked', 'Transfer-Encoding: x-custom, chunked\r\n', 'x-custom'],
+      ['Deflate in a field of its own', 'Transfer-Encoding: Deflate\r\nTransfer-Encoding: chunked\r\n', 'deflate'],
+    ])(
+      'answers %s with 501 transfer_coding_not_implemented, not the body read as plain',
+      async (_n, fields, coding) => {
+        const answer = await exchange(h.baseUrl, post(fields));
+        const body = expectRefusal(answer, 501, 'transfer_coding_not_implemented');
+        expect(body.message).toContain(`"${coding}"`);
+        // The client's doing: a request line at info, no request_failed.
+        expect(await logLineOf(body.request_id)).toMatchObject({ status: 501, level: 30 });
+        expect(lines.filter((l) => l.event === 'request_failed')).toEqual([]);
+      },
+    );
+
+    it('reads chunked alone (any case, empty list elements allowed) as before', async () => {
+      const answer = await exchange(h.baseUrl, post('Transfer-Encoding: , Chunked\r\n'));
+      expect(answer.status, answer.body).toBe(200);
+    });
+  });
+
   describe('Expect', () => {
     const search = JSON.stringify({ q: 'coffee.com' });
     const head = (expectation: string, length: number, hostHeader = host) =>
