@@ -912,7 +912,9 @@ export interface paths {
          *
          *     - A **request** is answered 200 with its JSON-RPC response: `application/json` when `Accept`
          *       lists it (or `*\/*`, or is absent), else (`Accept: text/event-stream` only) one SSE
-         *       `message` event carrying the same response, after which the stream ends. Protocol errors
+         *       `message` event carrying the same response, after which the stream ends. An `Accept` that
+         *       takes neither (nor `*\/*`, `application/*` or `text/*`; a type with `q=0` is not taken) is
+         *       406 `not_acceptable`. Protocol errors
          *       (unknown method -32601, unknown tool or malformed params -32602) are JSON-RPC `error`
          *       members in a 200. A tool that fails, including on invalid arguments, answers a result
          *       with `isError: true` and the failure as text in `content`: `<code>: <message>`, then the
@@ -926,7 +928,7 @@ export interface paths {
          *       body is not JSON; `-32600` not one JSON-RPC request or notification, a JSON array,
          *       a member out of schema; `-32022`; `-32020`), 401 `invalid_token`, 404 (`-32601`,
          *       2026-07-28 only), 403 `forbidden`
-         *       (disallowed `Origin`), 413, 415, 429 (`-32000`) and 500 (`-32603`). A request naming a
+         *       (disallowed `Origin`, `null` included), 406 `not_acceptable`, 413, 415, 429 (`-32000`) and 500 (`-32603`). A request naming a
          *       host this server does not answer for is refused earlier, with the 421 `Error` body every
          *       path gets (`x-trusted-hosts`).
          *
@@ -1191,6 +1193,7 @@ export interface components {
          *     | `not_found` | 404 | Unknown path, domain not listed, or resource not visible to this caller. |
          *     | `method_not_allowed` | 405 | The path exists but not with this method; also `CONNECT`, since the server is no proxy (`x-protocol-refusals`). |
          *     | `request_timeout` | 408 | The request did not arrive in time: its header fields, or the whole request, took longer than the server waits (`x-protocol-refusals`). |
+         *     | `not_acceptable` | 406 | `POST /mcp` with an `Accept` that takes neither `application/json` nor `text/event-stream` (MCP Streamable HTTP). |
          *     | `conflict` | 409 | Idempotency key reused with another body, or the first request with that key is still executing (then with `Retry-After: 1`). |
          *     | `domain_reserved` | 409 | Another partner holds a live quote on the domain. |
          *     | `invalid_state` | 409 | The order, case or partner is not in a state that allows the move; `message` names the current status. |
@@ -1208,7 +1211,7 @@ export interface components {
          *     | `http_version_not_supported` | 505 | The request line names an HTTP major version other than 1 (`HTTP/2.0`); send HTTP/1.1 (`x-protocol-refusals`). |
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported" | "transfer_coding_not_implemented";
+        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported" | "transfer_coding_not_implemented" | "not_acceptable";
         /** @description One failing member of a `validation_error`. */
         ErrorDetail: {
             /**
@@ -2801,6 +2804,37 @@ export interface components {
                 "application/json": components["schemas"]["McpError"];
             };
         };
+        /**
+         * @description The request's `Accept` takes neither `application/json` nor `text/event-stream` (nor a
+         *     wildcard covering one): the answer would be neither (MCP Streamable HTTP).
+         */
+        McpNotAcceptable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "Accept \"text/html\" takes neither application/json nor text/event-stream; accept one of them"
+                 *       },
+                 *       "code": "not_acceptable",
+                 *       "message": "Accept \"text/html\" takes neither application/json nor text/event-stream; accept one of them",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7U"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpError"];
+            };
+        };
         /** @description The request body is larger than 1 MiB. */
         McpPayloadTooLarge: {
             headers: {
@@ -2975,7 +3009,8 @@ export interface components {
          *     `[::1]`, any port), or one of the deployment's configured origins; anything else,
          *     including `null`, is 403 `forbidden` (DNS-rebinding protection of the Streamable HTTP
          *     transport; the request's `Host` is not trusted for this). Requests without `Origin`
-         *     (non-browser clients) are accepted.
+         *     (non-browser clients) are accepted. Any value gets that 403, not a 400 (a sandboxed page
+         *     sends `null`, no URI).
          * @example https://app.example.com
          */
         Origin: string;
@@ -4478,7 +4513,8 @@ export interface operations {
                  *     `[::1]`, any port), or one of the deployment's configured origins; anything else,
                  *     including `null`, is 403 `forbidden` (DNS-rebinding protection of the Streamable HTTP
                  *     transport; the request's `Host` is not trusted for this). Requests without `Origin`
-                 *     (non-browser clients) are accepted.
+                 *     (non-browser clients) are accepted. Any value gets that 403, not a 400 (a sandboxed page
+                 *     sends `null`, no URI).
                  * @example https://app.example.com
                  */
                 Origin?: components["parameters"]["Origin"];
@@ -4540,6 +4576,7 @@ export interface operations {
             401: components["responses"]["McpInvalidToken"];
             403: components["responses"]["McpForbidden"];
             404: components["responses"]["McpNotFound"];
+            406: components["responses"]["McpNotAcceptable"];
             413: components["responses"]["McpPayloadTooLarge"];
             415: components["responses"]["McpUnsupportedMediaType"];
             429: components["responses"]["McpRateLimited"];

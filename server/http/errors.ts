@@ -31,6 +31,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
+  not_acceptable: 406,
   request_timeout: 408,
   conflict: 409,
   domain_reserved: 409,
