@@ -460,7 +460,7 @@ export interface components {
          *
          *     | code | status | when |
          *     |---|---|---|
-         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form, a malformed request target or one with a fragment or userinfo (`x-request-target`), a repeated `Host`, `Content-Type`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`, a request the HTTP/1.1 parser refuses or one without `Host` (`x-protocol-refusals`)). `details` names each failing member. |
+         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form, a malformed request target or one with a fragment or userinfo (`x-request-target`), a repeated `Host`, `Content-Type`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`, a JSON body whose bytes are not UTF-8 (RFC 8259 §8.1), a request the HTTP/1.1 parser refuses or one without `Host` (`x-protocol-refusals`)). `details` names each failing member. |
          *     | `missing_idempotency_key` | 400 | POST `/orders` without `Idempotency-Key`. |
          *     | `invalid_cursor` | 400 | A cursor that is malformed, tampered, or reused with other filters or sort. |
          *     | `invalid_redirect_uri` | 400 | OAuth: `redirect_uri` is not registered for the client (shown to the user, never redirected to). |
@@ -482,7 +482,7 @@ export interface components {
          *     | `invalid_state` | 409 | The order, case or partner is not in a state that allows the move; `message` names the current status. |
          *     | `session_expired` | 410 | A hosted checkout session is past its 7-day life. |
          *     | `payload_too_large` | 413 | Request body larger than 1 MiB (also announced by `Content-Length` with `Expect: 100-continue`: refused before the body is sent). |
-         *     | `unsupported_media_type` | 415 | Body sent with a content type the operation does not accept, or without `Content-Type`. |
+         *     | `unsupported_media_type` | 415 | Body sent with a content type the operation does not accept, or without `Content-Type`, or naming a `charset` other than `utf-8` (JSON and forms are UTF-8 only, RFC 8259 §8.1). |
          *     | `expectation_failed` | 417 | An `Expect` other than `100-continue` (RFC 9110 §10.1.1; `x-protocol-refusals`). |
          *     | `misdirected_request` | 421 | The request's `Host` is not one the deployment answers for (`x-trusted-hosts`). |
          *     | `price_mismatch` | 422 | `expected_price` differs from the listing (or quoted) price. |
