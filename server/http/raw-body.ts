@@ -75,7 +75,7 @@ export function foreignCharset(contentType: string): ApiError | undefined {
   if (charset === undefined || charset === 'utf-8' || charset === 'utf8') return undefined;
   return new ApiError(
     'unsupported_media_type',
-    `charset=${JSON.stringify(charset.slice(0, 40))} is not supported: send the body as UTF-8 (charset=utf-8, or no charset; RFC 8259 §8.1)`,
+    `charset=${JSON.stringify(charset.slice(0, 40))} is not supported: send the body as UTF-8 (charset=utf-8, or no charset)`,
   );
 }
 

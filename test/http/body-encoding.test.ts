@@ -68,3 +68,36 @@ describe('the bytes of a JSON body', () => {
     },
   );
 });
+
+describe('the bytes of a form (the OAuth token endpoint)', () => {
+  const token = (body: string | Buffer, contentType = 'application/x-www-form-urlencoded') =>
+    fetch(`${h.baseUrl}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body: typeof body === 'string' ? body : new Uint8Array(body),
+    });
+
+  it.each([
+    ['a percent-encoded invalid byte', 'grant_type=authorization_code&code=a%FFb&client_id=x'],
+    ['a raw invalid byte', Buffer.from('grant_type=authorization_code&code=a\xffb&client_id=x', 'latin1')],
+  ])('refuses %s as invalid_request, never read with U+FFFD', async (_name, body) => {
+    const res = await token(body);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringMatching(/UTF-8/),
+    });
+  });
+
+  it('refuses charset=iso-8859-1 (as invalid_request: the token endpoint answers in RFC 6749 errors)', async () => {
+    const res = await token(
+      'grant_type=authorization_code&code=abc&client_id=x',
+      'application/x-www-form-urlencoded; charset=iso-8859-1',
+    );
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringMatching(/UTF-8/),
+    });
+  });
+});
