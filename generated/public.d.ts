@@ -932,7 +932,9 @@ export interface paths {
          *
          *     - A **request** is answered 200 with its JSON-RPC response: `application/json` when `Accept`
          *       lists it (or `*\/*`, or is absent), else (`Accept: text/event-stream` only) one SSE
-         *       `message` event carrying the same response, after which the stream ends. Protocol errors
+         *       `message` event carrying the same response, after which the stream ends. An `Accept` that
+         *       takes neither (nor `*\/*`, `application/*` or `text/*`; a type with `q=0` is not taken) is
+         *       406 `not_acceptable`. Protocol errors
          *       (unknown method -32601, unknown tool or malformed params -32602) are JSON-RPC `error`
          *       members in a 200. A tool that fails, including on invalid arguments, answers a result
          *       with `isError: true` and the failure as text in `content`: `<code>: <message>`, then the
@@ -946,7 +948,7 @@ export interface paths {
          *       body is not JSON; `-32600` not one JSON-RPC request or notification, a JSON array,
          *       a member out of schema; `-32022`; `-32020`), 401 `invalid_token`, 404 (`-32601`,
          *       2026-07-28 only), 403 `forbidden`
-         *       (disallowed `Origin`), 413, 415, 429 (`-32000`) and 500 (`-32603`). A request naming a
+         *       (disallowed `Origin`, `null` included), 406 `not_acceptable`, 413, 415, 429 (`-32000`) and 500 (`-32603`). A request naming a
          *       host this server does not answer for is refused earlier, with the 421 `Error` body every
          *       path gets (`x-trusted-hosts`).
          *
@@ -1196,7 +1198,7 @@ export interface components {
          *
          *     | code | status | when |
          *     |---|---|---|
-         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form, a malformed request target or one with a fragment or userinfo (`x-request-target`), a repeated `Host`, `Content-Type`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`, a request the HTTP/1.1 parser refuses or one without `Host` (`x-protocol-refusals`)). `details` names each failing member. |
+         *     | `validation_error` | 400 | A parameter, header or body member is missing or malformed (also a malformed percent-escape in the query, a partner request target in absolute form, a malformed request target or one with a fragment or userinfo (`x-request-target`), a repeated `Host`, `Content-Type`, credential or signing header (`x-single-headers`), a body over its structural limits (`x-body-limits`), a tampered or foreign `quote_id`, a JSON body whose bytes are not UTF-8 (RFC 8259 §8.1), a request the HTTP/1.1 parser refuses or one without `Host` (`x-protocol-refusals`)). `details` names each failing member. |
          *     | `missing_idempotency_key` | 400 | POST `/orders` without `Idempotency-Key`. |
          *     | `invalid_cursor` | 400 | A cursor that is malformed, tampered, or reused with other filters or sort. |
          *     | `invalid_redirect_uri` | 400 | OAuth: `redirect_uri` is not registered for the client (shown to the user, never redirected to). |
@@ -1212,13 +1214,14 @@ export interface components {
          *     | `not_found` | 404 | Unknown path, domain not listed, or resource not visible to this caller. |
          *     | `method_not_allowed` | 405 | The path exists but not with this method; also `CONNECT`, since the server is no proxy (`x-protocol-refusals`). |
          *     | `request_timeout` | 408 | The request did not arrive in time: its header fields, or the whole request, took longer than the server waits (`x-protocol-refusals`). |
+         *     | `not_acceptable` | 406 | `POST /mcp` with an `Accept` that takes neither `application/json` nor `text/event-stream` (MCP Streamable HTTP). |
          *     | `conflict` | 409 | Idempotency key reused with another body (or, on the public POSTs, another method or path; `message` says which differed), or the first request with that key is still executing (then with `Retry-After: 1`). |
          *     | `domain_reserved` | 409 | Another partner holds a live quote on the domain. |
          *     | `quote_cooldown` | 409 | POST `/quotes`: your own reservation of the domain ended without an order less than 10 minutes ago (`x-quote-reservation`); `Retry-After` says when you may quote it again. |
          *     | `invalid_state` | 409 | The order, case or partner is not in a state that allows the move; `message` names the current status. |
          *     | `session_expired` | 410 | A hosted checkout session is past its 7-day life. |
          *     | `payload_too_large` | 413 | Request body larger than 1 MiB (also announced by `Content-Length` with `Expect: 100-continue`: refused before the body is sent). |
-         *     | `unsupported_media_type` | 415 | Body sent with a content type the operation does not accept, or without `Content-Type`. |
+         *     | `unsupported_media_type` | 415 | Body sent with a content type the operation does not accept, or without `Content-Type`, or naming a `charset` other than `utf-8` (JSON and forms are UTF-8 only, RFC 8259 §8.1). |
          *     | `expectation_failed` | 417 | An `Expect` other than `100-continue` (RFC 9110 §10.1.1; `x-protocol-refusals`). |
          *     | `misdirected_request` | 421 | The request's `Host` is not one the deployment answers for (`x-trusted-hosts`). |
          *     | `price_mismatch` | 422 | `expected_price` differs from the listing (or quoted) price. |
@@ -1226,10 +1229,11 @@ export interface components {
          *     | `rate_limited` | 429 | Rate limit exceeded; wait `Retry-After` seconds. |
          *     | `header_fields_too_large` | 431 | The request line and header fields are larger than the server reads (16 KiB; `x-protocol-refusals`). |
          *     | `internal_error` | 500 | Unexpected error; retry with exponential back-off. |
+         *     | `transfer_coding_not_implemented` | 501 | `Transfer-Encoding` names a coding other than `chunked` (`gzip, chunked`): the server decodes none (RFC 9112 §6.1; `x-protocol-refusals`). Send the body with `Content-Length` or chunked alone. |
          *     | `http_version_not_supported` | 505 | The request line names an HTTP major version other than 1 (`HTTP/2.0`); send HTTP/1.1 (`x-protocol-refusals`). |
          * @enum {string}
          */
-        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported" | "quote_cooldown";
+        ErrorCode: "validation_error" | "missing_idempotency_key" | "invalid_cursor" | "invalid_redirect_uri" | "invalid_grant" | "missing_credentials" | "missing_signature_headers" | "invalid_timestamp" | "invalid_signature" | "replay_detected" | "invalid_token" | "forbidden" | "insufficient_scope" | "not_found" | "method_not_allowed" | "conflict" | "domain_reserved" | "invalid_state" | "session_expired" | "payload_too_large" | "unsupported_media_type" | "misdirected_request" | "price_mismatch" | "quote_expired" | "rate_limited" | "internal_error" | "request_timeout" | "expectation_failed" | "header_fields_too_large" | "http_version_not_supported" | "quote_cooldown" | "transfer_coding_not_implemented" | "not_acceptable";
         /** @description One failing member of a `validation_error`. */
         ErrorDetail: {
             /**
@@ -2822,6 +2826,37 @@ export interface components {
                 "application/json": components["schemas"]["McpError"];
             };
         };
+        /**
+         * @description The request's `Accept` takes neither `application/json` nor `text/event-stream` (nor a
+         *     wildcard covering one): the answer would be neither (MCP Streamable HTTP).
+         */
+        McpNotAcceptable: {
+            headers: {
+                "X-Request-Id": components["headers"]["X-Request-Id"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "jsonrpc": "2.0",
+                 *       "id": null,
+                 *       "error": {
+                 *         "code": -32000,
+                 *         "message": "Accept \"text/html\" takes neither application/json nor text/event-stream; accept one of them"
+                 *       },
+                 *       "code": "not_acceptable",
+                 *       "message": "Accept \"text/html\" takes neither application/json nor text/event-stream; accept one of them",
+                 *       "request_id": "req_01JD9Q4X7M2N8B5V3C7U"
+                 *     }
+                 */
+                "application/json": components["schemas"]["McpError"];
+            };
+        };
         /** @description The request body is larger than 1 MiB. */
         McpPayloadTooLarge: {
             headers: {
@@ -2999,7 +3034,8 @@ export interface components {
          *     `[::1]`, any port), or one of the deployment's configured origins; anything else,
          *     including `null`, is 403 `forbidden` (DNS-rebinding protection of the Streamable HTTP
          *     transport; the request's `Host` is not trusted for this). Requests without `Origin`
-         *     (non-browser clients) are accepted.
+         *     (non-browser clients) are accepted. Any value gets that 403, not a 400 (a sandboxed page
+         *     sends `null`, no URI).
          * @example https://app.example.com
          */
         Origin: string;
@@ -4511,7 +4547,8 @@ export interface operations {
                  *     `[::1]`, any port), or one of the deployment's configured origins; anything else,
                  *     including `null`, is 403 `forbidden` (DNS-rebinding protection of the Streamable HTTP
                  *     transport; the request's `Host` is not trusted for this). Requests without `Origin`
-                 *     (non-browser clients) are accepted.
+                 *     (non-browser clients) are accepted. Any value gets that 403, not a 400 (a sandboxed page
+                 *     sends `null`, no URI).
                  * @example https://app.example.com
                  */
                 Origin?: components["parameters"]["Origin"];
@@ -4573,6 +4610,7 @@ export interface operations {
             401: components["responses"]["McpInvalidToken"];
             403: components["responses"]["McpForbidden"];
             404: components["responses"]["McpNotFound"];
+            406: components["responses"]["McpNotAcceptable"];
             413: components["responses"]["McpPayloadTooLarge"];
             415: components["responses"]["McpUnsupportedMediaType"];
             429: components["responses"]["McpRateLimited"];

@@ -11,7 +11,12 @@ import { errorHandler } from './http/errors.ts';
 import { headAsGet } from './http/head.ts';
 import { inOrder } from './http/in-order.ts';
 import { noOperation } from './http/match-operation.ts';
-import { answerExpectation, bodyLimitOfPath, refuseUnsupportedMessage } from './http/message-checks.ts';
+import {
+  answerExpectation,
+  bodyLimitOfPath,
+  refuseUnknownTransferCoding,
+  refuseUnsupportedMessage,
+} from './http/message-checks.ts';
 import { rawBody } from './http/raw-body.ts';
 import { requestId } from './http/request-id.ts';
 import { acceptEveryRequestTarget, refuseMalformedTarget } from './http/request-target.ts';
@@ -140,6 +145,8 @@ export function createApp(deps: AppDeps): Express {
       repeatedHeaders,
       hosts.middleware,
       refuseMalformedTarget(),
+      // A transfer coding other than chunked: 501 before the body is read (`x-protocol-refusals`).
+      refuseUnknownTransferCoding(),
       // Expect: 417, an early 413, or 100 Continue, once the Host and the target have passed.
       answerExpectation(bodyLimitOfPath(contract)),
       closeConnectionsWhileDraining(readiness),

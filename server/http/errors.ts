@@ -31,6 +31,7 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   insufficient_scope: 403,
   not_found: 404,
   method_not_allowed: 405,
+  not_acceptable: 406,
   request_timeout: 408,
   conflict: 409,
   domain_reserved: 409,
@@ -46,8 +47,25 @@ export const STATUS_OF: Record<ErrorCode, number> = {
   rate_limited: 429,
   header_fields_too_large: 431,
   internal_error: 500,
+  transfer_coding_not_implemented: 501,
   http_version_not_supported: 505,
 };
+
+/**
+ * 5xx codes that refuse what the client sent, not a failure of the server: another HTTP major
+ * version (505) and a transfer coding the server does not implement (501), both of a document's
+ * `x-protocol-refusals`. Anyone can send them, so they are logged like the 4xx refusals (a request
+ * line at info) and never as `request_failed`, which pages whoever watches for server failures.
+ */
+const REFUSALS_OF_THE_MESSAGE: ReadonlySet<string> = new Set<ErrorCode>([
+  'http_version_not_supported',
+  'transfer_coding_not_implemented',
+]);
+
+/** Whether an answer reports a failure of the server itself (a 5xx that no client caused on purpose). */
+export function isServerFailure(status: number, code: string | undefined): boolean {
+  return status >= 500 && !(code !== undefined && REFUSALS_OF_THE_MESSAGE.has(code));
+}
 
 export class ApiError extends Error {
   readonly status: number;
@@ -155,7 +173,8 @@ export function errorHandler(
 ): ErrorRequestHandler {
   return (err, _req, res, _next) => {
     const apiError = toApiError(err);
-    if (apiError.status >= 500) log('request failed', err);
+    // Only the server's own failures: a client's refused message is no failure (isServerFailure).
+    if (isServerFailure(apiError.status, apiError.code)) log('request failed', err);
     if (res.headersSent) {
       res.end();
       return;

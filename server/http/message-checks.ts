@@ -6,6 +6,8 @@
 //
 // - refuseUnsupportedMessage, before the Host check: a major version other than 1 is 505
 //   `http_version_not_supported`; an HTTP/1.1 request without Host is 400 (RFC 9112 §3.2).
+// - refuseUnknownTransferCoding, after the Host and request-target checks: a transfer coding
+//   other than chunked is 501 `transfer_coding_not_implemented` (RFC 9112 §6.1).
 // - answerExpectation, after the Host and request-target checks: an `Expect` other than
 //   `100-continue` is 417 `expectation_failed`; `100-continue` with a Content-Length over the
 //   surface's `x-body-limits` `max-bytes` is 413 at once, before the client sends the body;
@@ -53,6 +55,41 @@ export function refuseUnsupportedMessage(): RequestHandler {
         ),
       );
     next();
+  };
+}
+
+/**
+ * The transfer codings of a request's `Transfer-Encoding` (Node joins repeated fields with ", "),
+ * lower-cased, empty list elements dropped (RFC 9110 §5.6.1).
+ */
+function transferCodings(value: string): string[] {
+  return value
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '');
+}
+
+/**
+ * `Transfer-Encoding` naming a coding other than chunked is 501 `transfer_coding_not_implemented`
+ * (RFC 9112 §6.1), before the body is read: Node's parser decodes only chunked and reads the
+ * bytes of any other coding as if they were plain, where a peer that applies the coding reads
+ * another body. Only requests whose last coding is chunked get here (the parser refuses the rest
+ * as ambiguously framed, RFC 9112 §6.3); the body is left unread, so the connection closes.
+ */
+export function refuseUnknownTransferCoding(): RequestHandler {
+  return (req, _res, next) => {
+    const value = req.headers['transfer-encoding'];
+    if (value === undefined) return next();
+    const unknown = transferCodings(value).filter((c) => c !== 'chunked');
+    if (unknown.length === 0) return next();
+    return next(
+      new ApiError(
+        'transfer_coding_not_implemented',
+        `The transfer coding ${JSON.stringify(unknown[0]?.slice(0, 100))} is not implemented: send the body with Content-Length, or chunked alone (RFC 9112 §6.1)`,
+        undefined,
+        CLOSE,
+      ),
+    );
   };
 }
 

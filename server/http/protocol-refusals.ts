@@ -26,6 +26,7 @@ const REFUSALS = [
   'header-fields-too-large',
   'request-timeout',
   'http-version',
+  'transfer-coding',
   'connect',
   'expectation',
   'continue',
@@ -48,9 +49,45 @@ export function protocolRefusalsOf(contract: ApiContract): Record<RefusalName, R
   return out;
 }
 
-/** What a parser error (Node's `err.code`) is refused as, and the words that say why. Never the parser's own text. */
-function parserRefusal(code: string | undefined, server: Server): { name: RefusalName; message: string } {
-  switch (code) {
+/**
+ * What a request line the parser refused for its version is refused as (`x-protocol-refusals`):
+ * 505 only for a well-formed HTTP-version (`HTTP/` DIGIT `.` DIGIT, RFC 9112 §2.3) whose major
+ * version is not 1. llhttp refuses `HTTP/1.2` (which RFC 9110 §6.2 would have read as 1.1), a
+ * malformed version and a request line ended by a bare LF all alike; each of those is a 400.
+ * `rawPacket` holds the bytes the parser was given, the request line first.
+ */
+export function versionRefusal(rawPacket: Buffer | undefined): { name: RefusalName; message: string } {
+  const head = rawPacket?.subarray(0, 8192).toString('latin1') ?? '';
+  const lf = head.indexOf('\n');
+  const line = lf < 0 ? head : head.slice(0, lf);
+  if (lf >= 0 && !line.endsWith('\r'))
+    return {
+      name: 'malformed-message',
+      message: 'The request line ends in a bare LF: end every line of the request with CRLF (RFC 9112 §2.2)',
+    };
+  const version = / (HTTP\/(\d)\.(\d))\r?$/.exec(line);
+  if (version && version[2] !== '1')
+    return {
+      name: 'http-version',
+      message: `${version[1]} is not supported: send the request as HTTP/1.1`,
+    };
+  if (version)
+    return {
+      name: 'malformed-message',
+      message: `${version[1]} is not a version this server reads: it serves HTTP/1.0 and HTTP/1.1; send the request as HTTP/1.1`,
+    };
+  return {
+    name: 'malformed-message',
+    message: 'The request line does not end in a well-formed HTTP version (HTTP/1.1; RFC 9112 §2.3)',
+  };
+}
+
+/** What a parser error is refused as, and the words that say why. Never the parser's own text. */
+function parserRefusal(
+  err: Error & { code?: string; rawPacket?: Buffer },
+  server: Server,
+): { name: RefusalName; message: string } {
+  switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       return {
         name: 'header-fields-too-large',
@@ -62,7 +99,14 @@ function parserRefusal(code: string | undefined, server: Server): { name: Refusa
         message: `The request did not arrive in time: its header fields within ${server.headersTimeout / 1000} s, all of it within ${server.requestTimeout / 1000} s`,
       };
     case 'HPE_INVALID_VERSION':
-      return { name: 'http-version', message: 'The request line names an HTTP version this server does not speak' };
+      return versionRefusal(err.rawPacket);
+    case 'HPE_CR_EXPECTED':
+    case 'HPE_LF_EXPECTED':
+      return {
+        name: 'malformed-message',
+        message:
+          'A header line ends in a bare LF or a lone CR: end every line of the request with CRLF (RFC 9112 §2.2)',
+      };
     case 'HPE_INVALID_METHOD':
       return {
         name: 'malformed-message',
@@ -125,12 +169,12 @@ export function answerProtocolRefusals(server: Server, deps: ProtocolRefusalDeps
     return id;
   }
 
-  server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
+  server.on('clientError', (err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => {
     // A reset, or an end of the stream in the middle of a request, has no one left to answer: the
     // request the app holds (if any) is then logged as aborted (499, server/ops/access-log.ts).
     if (err.code === 'ECONNRESET' || err.code === 'HPE_INVALID_EOF_STATE' || !socket.writable)
       return void socket.destroy();
-    const { name, message } = parserRefusal(err.code, server);
+    const { name, message } = parserRefusal(err, server);
     const refusal = refusals[name];
     const res = inFlight(socket);
     if (res) {

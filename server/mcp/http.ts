@@ -30,15 +30,28 @@ export interface McpEndpointOptions {
 
 type ResponseShape = 'json' | 'sse';
 
+/** The media ranges of an `Accept`, lower-cased, without those of weight 0 (RFC 9110 §12.5.1). */
+function acceptedRanges(accept: string): string[] {
+  return accept
+    .split(',')
+    .map((part) => {
+      const [range = '', ...params] = part.split(';').map((p) => p.trim().toLowerCase());
+      const q = params.find((p) => p.startsWith('q='));
+      return q !== undefined && Number(q.slice(2)) === 0 ? '' : range;
+    })
+    .filter((range) => range !== '');
+}
+
 /**
  * JSON whenever the client accepts it (or says nothing); one SSE event only for a client that
- * accepts `text/event-stream` alone.
+ * accepts `text/event-stream` and no JSON; undefined when `Accept` takes neither, which the MCP
+ * Streamable HTTP transport answers 406.
  */
-export function responseShape(accept: string | undefined): ResponseShape {
-  if (!accept) return 'json';
-  const types = accept.split(',').map((part) => (part.split(';')[0] ?? '').trim().toLowerCase());
+export function responseShape(accept: string | undefined): ResponseShape | undefined {
+  if (accept === undefined || accept.trim() === '') return 'json';
+  const types = acceptedRanges(accept);
   if (types.some((t) => t === 'application/json' || t === 'application/*' || t === '*/*')) return 'json';
-  return types.includes('text/event-stream') ? 'sse' : 'json';
+  return types.some((t) => t === 'text/event-stream' || t === 'text/*') ? 'sse' : undefined;
 }
 
 /** The tool context travels to the per-request server factory as the SDK's pass-through auth info. */
@@ -64,6 +77,7 @@ function codeOfStatus(status: number): ErrorCode {
   if (status === 413) return 'payload_too_large';
   if (status === 415) return 'unsupported_media_type';
   if (status === 405) return 'method_not_allowed';
+  if (status === 406) return 'not_acceptable';
   // 2026-07-28: a method the revision removed or the server does not offer is 404 with -32601.
   if (status === 404) return 'not_found';
   if (status >= 500) return 'internal_error';
@@ -140,7 +154,14 @@ export function mcpPostHandler(deps: PublicDeps, reads: PublicReads, options: Mc
         { code: INVALID_REQUEST },
       );
     }
-    const shape = responseShape(req.get('accept'));
+    const accept = req.get('accept');
+    const shape = responseShape(accept);
+    if (shape === undefined)
+      throw new JsonRpcHttpError(
+        'not_acceptable',
+        `Accept ${JSON.stringify(accept?.slice(0, 100))} takes neither application/json nor text/event-stream; accept one of them`,
+        { code: SERVER_ERROR },
+      );
     const sentArguments = toolArgumentsOf(req.body as Record<string, unknown>);
     const ctx: ToolContext = {
       reads,

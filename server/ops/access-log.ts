@@ -10,8 +10,10 @@
 // never the request's own path: paths can hold capability tokens, /brokerage/progress/{token}),
 // status, ms, key_id (partner) or client_id (OAuth), code (the error code of a refusal) and
 // replayed. Never a header, a query string or a body, so never a secret, token, signature,
-// password or cookie. Health probes are logged at debug, 5xx at error, the rest at info.
+// password or cookie. Health probes are logged at debug, 5xx at error (but for a 5xx refusal of the
+// client's own message, such as 505: errors.ts isServerFailure), the rest at info.
 import type { RequestHandler, Response } from 'express';
+import { isServerFailure } from '../http/errors.ts';
 import type { Logger } from './logger.ts';
 import type { Metrics } from './metrics.ts';
 
@@ -57,7 +59,7 @@ export function requestObserver(deps: { logger: Logger; metrics?: Metrics }): Re
       if (status === 409 && code === 'conflict' && req.get('idempotency-key') !== undefined)
         metrics.idempotencyConflict();
     }
-    const level = PROBE_OPERATIONS.has(operationId) ? 'debug' : status >= 500 ? 'error' : 'info';
+    const level = PROBE_OPERATIONS.has(operationId) ? 'debug' : isServerFailure(status, code) ? 'error' : 'info';
     if (!logger.isLevelEnabled(level)) return;
     const line: Record<string, unknown> = {
       req_id: res.locals.requestId,

@@ -1,6 +1,7 @@
 // Whose window a public call counts in (the public document's `x-rate-limit-classes`, each
 // class's `per`): `caller` is the authorization grant behind a valid bearer token (its client and
-// user), else the client's address; `address` is the client's address whatever token is sent (an
+// user), else the client's address (an IPv6 address by its /64 too: counted per /128, one
+// subscriber's /64 would be an endless supply of anonymous windows); `address` is the client's address whatever token is sent (an
 // IPv6 address by its /64, which one subscriber usually holds whole); `user` is the signed-in
 // user behind a valid bearer token, across every client they authorised (a ceiling, `ceiling-of`,
 // so registering more clients never multiplies a user's budget). Never the token string: a
@@ -26,7 +27,7 @@ const digest = (parts: readonly string[]) => createHash('sha256').update(JSON.st
 export function callerBucket(res: Response, ip: string | undefined): string {
   const viewer = res.locals.viewer;
   if (viewer) return `grant:${digest([viewer.clientId, viewer.userId])}`;
-  return `ip:${ip ?? 'unknown'}`;
+  return `ip:${throttledAddress(ip)}`;
 }
 
 /** The public surface's `bucketOf` and `ceilingBucketOf`, by each class's `per`. */

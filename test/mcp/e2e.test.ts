@@ -129,6 +129,16 @@ describe('HTTP edges through the pipeline', () => {
     expect(evil.status).toBe(403);
     expect(((await evil.json()) as { code: string }).code).toBe('forbidden');
     expect((await post(initialize, { origin: server.url })).status).toBe(200);
+    // `Origin: null` (a sandboxed page) is a disallowed origin like any other: 403, never a 400.
+    const nullOrigin = await post(initialize, { origin: 'null' });
+    expect(nullOrigin.status).toBe(403);
+    expect(((await nullOrigin.json()) as { code: string }).code).toBe('forbidden');
+  });
+
+  it('an Accept that takes neither JSON nor an event stream is 406 not_acceptable', async () => {
+    const res = await post(initialize, { accept: 'text/html' });
+    expect(res.status).toBe(406);
+    expect(await res.json()).toMatchObject({ code: 'not_acceptable', error: { code: -32000 } });
   });
 
   it('GET and DELETE /mcp are 405 with Allow: POST and rate-limit headers', async () => {

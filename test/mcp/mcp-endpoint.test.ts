@@ -315,9 +315,32 @@ describe('HTTP edges of POST /mcp', () => {
       const ok = await post(initialize, { origin });
       expect(ok.status, origin).toBe(200);
     }
+    // A sandboxed page or a file: URL sends `Origin: null`: refused by the Origin rule (403), not
+    // by the header's schema (it used to be `format: uri`, a 400 validation_error).
     const nullOrigin = await post(initialize, { origin: 'null' });
     expect(nullOrigin.status).toBe(403);
+    expect(await nullOrigin.json()).toMatchObject({ code: 'forbidden', error: { code: -32000 } });
   });
+
+  // MCP Streamable HTTP: the client must accept application/json or text/event-stream; an Accept
+  // that takes neither gets 406 in the shape of the other MCP errors (Error + JSON-RPC error).
+  it.each(['text/html', 'application/xml, text/plain', 'application/json;q=0, text/html'])(
+    'answers Accept: %s with 406 not_acceptable',
+    async (accept) => {
+      const res = await post(initialize, { accept });
+      expect(res.status).toBe(406);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(body).toMatchObject({ jsonrpc: '2.0', code: 'not_acceptable', error: { code: -32000 } });
+      expect(body.request_id).toBe(res.headers.get('x-request-id'));
+    },
+  );
+
+  it.each(['*/*', 'application/*', 'text/*', 'text/event-stream;q=0.5, text/html'])(
+    'still answers Accept: %s',
+    async (accept) => {
+      expect((await post(initialize, { accept })).status).toBe(200);
+    },
+  );
 
   it('answers a modern request naming a revision it does not serve with 400, JSON-RPC -32022 and the supported ones', async () => {
     const envelope = {

@@ -166,14 +166,62 @@ describe('requests refused before any operation (x-protocol-refusals)', () => {
     expect(old.status, old.body).toBe(200);
   });
 
-  it.each(['HTTP/2.0', 'HTTP/3.0'])(
-    'answers a request line naming %s with 505 http_version_not_supported',
-    async (version) => {
-      const answer = await exchange(h.baseUrl, `GET /api/v1 ${version}\r\nHost: ${host}\r\n\r\n`);
-      const body = expectRefusal(answer, 505, 'http_version_not_supported');
-      expect(await logLineOf(body.request_id)).toMatchObject({ status: 505 });
-    },
-  );
+  it.each([
+    ['HTTP/2.0', `GET /api/v1 HTTP/2.0\r\nHost: HOST\r\n\r\n`],
+    ['HTTP/3.0', `GET /api/v1 HTTP/3.0\r\nHost: HOST\r\n\r\n`],
+    ['HTTP/0.9 (no version)', 'GET /api/v1\r\n\r\n'],
+  ])('answers a request line naming %s with 505 http_version_not_supported, logged as a refusal', async (_v, bytes) => {
+    const answer = await exchange(h.baseUrl, bytes.replace('HOST', host));
+    const body = expectRefusal(answer, 505, 'http_version_not_supported');
+    // The client's doing, not a failure of the server: one request line at info (30), like the
+    // 4xx refusals, and no error-level `request_failed` line with a stack (README, Logs).
+    expect(await logLineOf(body.request_id)).toMatchObject({ status: 505, level: 30 });
+    expect(lines.filter((l) => l.event === 'request_failed' || (l.level as number) >= 50)).toEqual([]);
+  });
+
+  // Only another major version is a 505; the rest of what llhttp refuses as a version is a 400
+  // that says what is wrong (RFC 9112 §2.2, §2.3; RFC 9110 §6.2).
+  it.each([
+    ['HTTP/1.2', `GET /api/v1 HTTP/1.2\r\nHost: HOST\r\n\r\n`, /HTTP\/1\.2 is not a version this server reads/],
+    ['HTTP/1.9', `GET /api/v1 HTTP/1.9\r\nHost: HOST\r\n\r\n`, /HTTP\/1\.9 is not a version/],
+    ['HTTP/1.x', `GET /api/v1 HTTP/1.x\r\nHost: HOST\r\n\r\n`, /well-formed HTTP version/],
+    ['HTTP/11.1', `GET /api/v1 HTTP/11.1\r\nHost: HOST\r\n\r\n`, /well-formed HTTP version/],
+    ['bare LF line endings', `GET /api/v1 HTTP/1.1\nHost: HOST\n\n`, /bare LF/],
+    ['a bare LF after a header', `GET /api/v1 HTTP/1.1\r\nHost: HOST\nX-A: b\r\n\r\n`, /bare LF/],
+  ])('answers %s with 400 validation_error, not 505', async (_name, bytes, words) => {
+    const answer = await exchange(h.baseUrl, bytes.replace('HOST', host));
+    const body = expectRefusal(answer, 400, 'validation_error');
+    expect(body.message).toMatch(words);
+    expect(await logLineOf(body.request_id)).toMatchObject({ status: 400, level: 30 });
+  });
+
+  describe('Transfer-Encoding (x-protocol-refusals transfer-coding)', () => {
+    const search = JSON.stringify({ q: 'coffee.com' });
+    const chunked = `${search.length.toString(16)}\r\n${search}\r\n0\r\n\r\n`;
+    const post = (fields: string) =>
+      `POST /api/domain/search HTTP/1.1\r\nHost: ${host}\r\nContent-Type: application/json\r\n${fields}Connection: close\r\n\r\n${chunked}`;
+
+    it.each([
+      ['gzip, chunked', 'Transfer-Encoding: gzip, chunked\r\n', 'gzip'],
+      ['x-custom, chunked', 'Transfer-Encoding: x-custom, chunked\r\n', 'x-custom'],
+      ['Deflate in a field of its own', 'Transfer-Encoding: Deflate\r\nTransfer-Encoding: chunked\r\n', 'deflate'],
+    ])(
+      'answers %s with 501 transfer_coding_not_implemented, not the body read as plain',
+      async (_n, fields, coding) => {
+        const answer = await exchange(h.baseUrl, post(fields));
+        const body = expectRefusal(answer, 501, 'transfer_coding_not_implemented');
+        expect(body.message).toContain(`"${coding}"`);
+        // The client's doing: a request line at info, no request_failed.
+        expect(await logLineOf(body.request_id)).toMatchObject({ status: 501, level: 30 });
+        expect(lines.filter((l) => l.event === 'request_failed')).toEqual([]);
+      },
+    );
+
+    it('reads chunked alone (any case, empty list elements allowed) as before', async () => {
+      const answer = await exchange(h.baseUrl, post('Transfer-Encoding: , Chunked\r\n'));
+      expect(answer.status, answer.body).toBe(200);
+    });
+  });
 
   describe('Expect', () => {
     const search = JSON.stringify({ q: 'coffee.com' });
