@@ -35,6 +35,24 @@ function refusalOf(ctx: Context, api: Api, name: RefusalName): { status: number;
   return { status: entry.status, code };
 }
 
+type EveryAnswer = Record<string, string>;
+
+const everyAnswerOf = (ctx: Context, api: Api): EveryAnswer =>
+  (ctx.spec.documents[api]['x-security-headers'] as { 'every-answer'?: EveryAnswer } | undefined)?.['every-answer'] ??
+  {};
+
+/**
+ * The headers `x-security-headers` puts on this refusal. A CONNECT names an authority, never a
+ * path under either surface, so it carries only what every document puts on every answer (the
+ * partner document's `every-answer-means` leaves such refusals out of its own headers).
+ */
+function everyAnswer(ctx: Context, api: Api, name: RefusalName): EveryAnswer {
+  const own = everyAnswerOf(ctx, api);
+  if (name !== 'connect') return own;
+  const others = (['partner', 'public'] as const).map((a) => everyAnswerOf(ctx, a));
+  return Object.fromEntries(Object.entries(own).filter(([h, v]) => others.every((o) => o[h] === v)));
+}
+
 /**
  * Fails unless `answer` is the refusal `name` as `x-protocol-refusals` words it: its status and
  * code in the `Error` body (with X-Request-Id, checked like every Error), the headers every
@@ -44,8 +62,7 @@ function expectRefusal(ctx: Context, api: Api, name: RefusalName, answer: RawAns
   const { code } = refusalOf(ctx, api, name);
   expectCode(ctx, answer.exchange, code, why, api);
   const problems: string[] = [];
-  const policy = ctx.spec.documents[api]['x-security-headers'] as { 'every-answer'?: Record<string, string> };
-  for (const [header, value] of Object.entries(policy['every-answer'] ?? {}))
+  for (const [header, value] of Object.entries(everyAnswer(ctx, api, name)))
     if (headerValue(answer, header) !== value)
       problems.push(
         `${header}: ${headerValue(answer, header) ?? '(none)'}, x-security-headers puts ${value} on every answer`,
