@@ -71,6 +71,15 @@ async function bodyOf(req: http.IncomingMessage): Promise<Buffer> {
   return Buffer.concat(chunks);
 }
 
+/**
+ * Reads the whole request, then relays it. A caller that goes away before its body is complete
+ * (the suite's raw checks announce bodies they never send) has nothing to relay: its socket is
+ * closed, and nothing is left rejected.
+ */
+function whenRead(req: http.IncomingMessage, res: http.ServerResponse, relay: (body: Buffer) => void): void {
+  bodyOf(req).then(relay, () => res.destroy());
+}
+
 /** Sends one request on and pipes the answer back through `answer`, which may edit its headers. */
 function pass(
   target: URL,
@@ -120,7 +129,7 @@ export async function startFrontRelay(prismUrl: string, record: (exchange: Relay
   const target = new URL(prismUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets: 16 });
   const server = http.createServer((req, res) => {
-    void bodyOf(req).then((body) => {
+    whenRead(req, res, (body) => {
       const headers = forwardable(req.headers);
       const absent = FILLED_BY_PRISM.filter((h) => req.headers[h] === undefined);
       headers[CLIENT] = req.socket.remoteAddress ?? '';
@@ -167,7 +176,7 @@ export async function startBackRelay(serverUrl: string): Promise<Relay> {
     return agent;
   };
   const server = http.createServer((req, res) => {
-    void bodyOf(req).then((body) => {
+    whenRead(req, res, (body) => {
       const headers = forwardable(req.headers);
       const client = String(req.headers[CLIENT] ?? '').replace(/^::ffff:/, '');
       const host = req.headers[HOST];
