@@ -12,6 +12,7 @@
 // beside them: 2 cores' worth of µs over the CPU µs per answer of the server processes alone
 // (PostgreSQL and the load generator not counted, so the true ceiling is lower).
 import { cpus } from 'node:os';
+import { figuresOf, type TargetFigures } from './availability.ts';
 import { mint, signFor, signedRequest, type Credential } from './lib/partner.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
 import { initPgbench, pgbenchVersion, runPgbench, type PgbenchRun } from './lib/pgbench.ts';
@@ -27,17 +28,8 @@ export interface AvailabilityPgOptions {
   log: (line: string) => void;
 }
 
-export interface LegFigures {
-  label: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  /** Server CPU per answer, µs (all of the leg's server processes). */
-  cpuMicrosPerRequest: number;
-  /** Answers that were not 200, over all runs. */
-  unexpected: number;
-  runs: LoadResult[];
-}
+/** Server CPU per answer counts all of the leg's server processes. */
+export type LegFigures = TargetFigures;
 
 export interface AvailabilityPgResult {
   domain: string;
@@ -183,25 +175,7 @@ export async function benchAvailabilityPg(o: AvailabilityPgOptions): Promise<Ava
         );
       }
     }
-    const figures = (key: LegKey): LegFigures => {
-      const rs = runs.get(key) ?? [];
-      return {
-        label: legs[key].label,
-        runs: rs,
-        rps: median(rs.map((r) => r.rps)),
-        p50: median(rs.map((r) => r.p50)),
-        p99: median(rs.map((r) => r.p99)),
-        cpuMicrosPerRequest: median(rs.map((r) => r.cpuMicrosPerRequest)),
-        unexpected: rs.reduce(
-          (n, r) =>
-            n +
-            r.errors +
-            r.timeouts +
-            Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '200' ? 0 : c), 0),
-          0,
-        ),
-      };
-    };
+    const figures = (key: LegKey): LegFigures => figuresOf(legs[key].label, runs.get(key) ?? []);
     const perRound = (a: LegKey, b: (round: number) => number) => {
       const rounds = (runs.get(a) ?? []).map((r, i) => r.rps / b(i));
       return { rounds, median: median(rounds) };

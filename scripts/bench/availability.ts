@@ -33,6 +33,26 @@ export interface TargetFigures {
   unexpected: number;
 }
 
+/** One leg's medians over its rounds, and every answer that was not a 200. */
+export function figuresOf(label: string, runs: LoadResult[]): TargetFigures {
+  return {
+    label,
+    runs,
+    rps: median(runs.map((r) => r.rps)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    cpuMicrosPerRequest: median(runs.map((r) => r.cpuMicrosPerRequest)),
+    unexpected: runs.reduce(
+      (n, r) =>
+        n +
+        r.errors +
+        r.timeouts +
+        Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '200' ? 0 : c), 0),
+      0,
+    ),
+  };
+}
+
 export interface AvailabilityResult {
   domain: string;
   targets: Record<string, TargetFigures>;
@@ -138,23 +158,7 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
     }
     const figures: Record<string, TargetFigures> = {};
     for (const t of targets) {
-      const rs = runs.get(t.key) ?? [];
-      figures[t.key] = {
-        label: t.label,
-        runs: rs,
-        rps: median(rs.map((r) => r.rps)),
-        p50: median(rs.map((r) => r.p50)),
-        p99: median(rs.map((r) => r.p99)),
-        cpuMicrosPerRequest: median(rs.map((r) => r.cpuMicrosPerRequest)),
-        unexpected: rs.reduce(
-          (n, r) =>
-            n +
-            r.errors +
-            r.timeouts +
-            Object.entries(r.statuses).reduce((m, [code, c]) => m + (code === '200' ? 0 : c), 0),
-          0,
-        ),
-      };
+      figures[t.key] = figuresOf(t.label, runs.get(t.key) ?? []);
     }
     const ratio = (a: string, b: string) => {
       const ra = runs.get(a) ?? [];
