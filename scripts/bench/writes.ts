@@ -11,7 +11,7 @@ import type { StatementStats } from '../../server/store/statements.ts';
 import { mint, signFor } from './lib/partner.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
 import { initPgbench, pgbenchVersion, runPgbench, type PgbenchRun } from './lib/pgbench.ts';
-import { freshDatabase, postgresUrlOrSkip, type FreshDatabase } from './lib/postgres.ts';
+import { freshDatabase, localPostgresCpuMicros, postgresUrlOrSkip, type FreshDatabase } from './lib/postgres.ts';
 import { newMasterKey, spawnServer, tempDir, type Child } from './lib/processes.ts';
 import {
   profileOf,
@@ -42,6 +42,10 @@ export interface WriteFigures {
   ordersInStore: number;
   unexpected: number;
   profile: StatementProfileResult;
+  /** PostgreSQL's own CPU per order, µs (median of the rounds); absent on SQLite or a remote server. */
+  databaseCpuMicrosPerOrder?: number;
+  /** The load generator's CPU per order (signing each request), µs: the rest of the machine's cores. */
+  generatorCpuMicrosPerOrder: number;
 }
 
 export interface PgbenchFigures {
@@ -49,6 +53,8 @@ export interface PgbenchFigures {
   runs: PgbenchRun[];
   tps: number;
   latencyMs: number;
+  /** PostgreSQL's own CPU per pgbench transaction, µs (median of the rounds); absent for a remote server. */
+  databaseCpuMicrosPerTransaction?: number;
 }
 
 export interface WritesResult {
@@ -68,11 +74,37 @@ const INVENTORY = 60_000;
 interface Leg {
   dialect: 'sqlite' | 'postgres';
   server: Child;
-  run(duration: number): Promise<LoadResult>;
+  run(duration: number): Promise<LoadResult & Spent>;
   /** After the warm-up: the statement profile starts afresh. */
   startProfile(): Promise<void>;
-  finish(runs: LoadResult[], warm: LoadResult): Promise<WriteFigures>;
+  finish(runs: Array<LoadResult & Spent>, warm: LoadResult): Promise<WriteFigures>;
 }
+
+/** CPU spent besides the server's during a run, µs: PostgreSQL's (when local) and this process's. */
+interface Spent {
+  databaseCpuMicros: number | undefined;
+  generatorCpuMicros: number;
+}
+
+/** Runs `work` and gives what PostgreSQL (when it runs here) and this process spent meanwhile. */
+async function spending<T>(work: () => Promise<T>): Promise<T & Spent> {
+  const db = localPostgresCpuMicros();
+  const own = process.cpuUsage();
+  const result = await work();
+  const ownSpent = process.cpuUsage(own);
+  const dbAfter = localPostgresCpuMicros();
+  return {
+    ...result,
+    databaseCpuMicros: db !== undefined && dbAfter !== undefined ? dbAfter - db : undefined,
+    generatorCpuMicros: ownSpent.user + ownSpent.system,
+  };
+}
+
+/** Median of the defined values; undefined when there are none. */
+const medianOf = (values: Array<number | undefined>) => {
+  const known = values.filter((v): v is number => v !== undefined && Number.isFinite(v));
+  return known.length > 0 ? median(known) : undefined;
+};
 
 export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
   const legs: Leg[] = [];
@@ -100,8 +132,8 @@ export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
     }
     const warm = await Promise.all(legs.map((leg) => leg.run(2)));
     await Promise.all(legs.map((leg) => leg.startProfile()));
-    const runs = new Map<Leg, LoadResult[]>(legs.map((leg) => [leg, []]));
-    const pgbenchRuns: PgbenchRun[] = [];
+    const runs = new Map<Leg, Array<LoadResult & Spent>>(legs.map((leg) => [leg, []]));
+    const pgbenchRuns: Array<PgbenchRun & Spent> = [];
     const ratios: number[] = [];
     // pgbench, then the servers, in alternating order: a drift in the machine's load falls on all.
     const steps: Array<Leg | 'pgbench'> = [...(pgbench ? (['pgbench'] as const) : []), ...legs];
@@ -111,7 +143,7 @@ export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
       let tps: number | undefined;
       for (const step of order) {
         if (step === 'pgbench') {
-          const r = await runPgbench((pgbench as { url: string }).url, o.connections, o.duration);
+          const r = await spending(() => runPgbench((pgbench as { url: string }).url, o.connections, o.duration));
           pgbenchRuns.push(r);
           tps = r.tps;
           o.log(
@@ -141,6 +173,10 @@ export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
             runs: pgbenchRuns,
             tps: median(pgbenchRuns.map((r) => r.tps)),
             latencyMs: median(pgbenchRuns.map((r) => r.latencyMs)),
+            ...optional(
+              'databaseCpuMicrosPerTransaction',
+              medianOf(pgbenchRuns.map((r) => perUnit(r.databaseCpuMicros, r.tps * o.duration))),
+            ),
           }
         : 'skipped',
       ...(ratios.length > 0 ? { vsPgbench: { rounds: ratios, median: median(ratios) } } : {}),
@@ -151,6 +187,14 @@ export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
     await fresh?.drop();
   }
 }
+
+/** µs per unit, undefined when either is unknown or there were none. */
+const perUnit = (micros: number | undefined, units: number) =>
+  micros !== undefined && units > 0 ? micros / units : undefined;
+
+/** `{ [key]: value }`, or nothing when the value is undefined (exactOptionalPropertyTypes). */
+const optional = <K extends string>(key: K, value: number | undefined) =>
+  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, number>>;
 
 async function startLeg(
   dialect: 'sqlite' | 'postgres',
@@ -198,15 +242,17 @@ async function startLeg(
       dialect,
       server,
       run: (duration) =>
-        runLoad({
-          pid: server.child.pid,
-          url: server.url,
-          connections: o.connections,
-          duration,
-          method: 'POST',
-          path: PATH,
-          build,
-        }),
+        spending(() =>
+          runLoad({
+            pid: server.child.pid,
+            url: server.url,
+            connections: o.connections,
+            duration,
+            method: 'POST',
+            path: PATH,
+            build,
+          }),
+        ),
       async startProfile() {
         server.child.kill('SIGUSR2');
         await statements?.reset();
@@ -233,6 +279,13 @@ async function startLeg(
           p50: median(runs.map((r) => r.p50)),
           p99: median(runs.map((r) => r.p99)),
           cpuMicrosPerRequest: median(runs.map((r) => r.cpuMicrosPerRequest)),
+          ...(dialect === 'postgres'
+            ? optional(
+                'databaseCpuMicrosPerOrder',
+                medianOf(runs.map((r) => perUnit(r.databaseCpuMicros, r.statuses['201'] ?? 0))),
+              )
+            : {}),
+          generatorCpuMicrosPerOrder: median(runs.map((r) => r.generatorCpuMicros / (r.statuses['201'] ?? NaN))),
           // The warm-up's orders are in the store too.
           created: created + (warm.statuses['201'] ?? 0),
           ordersInStore: Number(count.n),

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { directSqlite, type DirectSqlite } from './direct.ts';
 import { inlineLimits } from './inline-limits.ts';
 import { migrate, type Dialect } from './migrations.ts';
+import { namedStatements } from './named-statements.ts';
 import type { Database } from './schema.ts';
 import { kyselyLog, type StatementListener } from './statements.ts';
 
@@ -82,7 +83,8 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
           ((err) => console.error(`PostgreSQL: an idle connection failed and was discarded: ${err.message}`)),
       );
       return new Kysely<Database>({
-        dialect: new PostgresDialect({ pool }),
+        // Statements are prepared once per connection (named-statements.ts).
+        dialect: new PostgresDialect({ pool: namedStatements(pool) }),
         ...(options.onStatement ? { log: kyselyLog(options.onStatement) } : {}),
       });
     };

@@ -39,7 +39,8 @@ export interface LoadResult {
   systemMicrosPerRequest: number;
 }
 
-const TICKS_PER_SECOND = 100;
+/** Linux's clock ticks per second in /proc/<pid>/stat (USER_HZ). */
+export const TICKS_PER_SECOND = 100;
 
 /** User and system CPU time of a process so far, µs (fields 14 and 15 of /proc/<pid>/stat). */
 export function cpuTimes(pid: number | undefined): { user: number; system: number } {
