@@ -119,6 +119,33 @@ function balanceEffects(ctx: Context): Record<string, number> {
   return out;
 }
 
+/** GET /brokerage/eligibility for `domain` as `who`: a 200 and its body. */
+async function askEligibility(ctx: Context, who: Credentials, domain: string) {
+  const eligibility = partnerOp(ctx, 'getBrokerageEligibility');
+  const e = await ctx.http.signed({
+    target: `${eligibility.operation.path}?domain=${domain}`,
+    credentials: who,
+    operation: eligibility.operation,
+    rateClass: eligibility.rateClass,
+  });
+  expectStatus(e, 200, `GET ${eligibility.operation.path}?domain=${domain}`);
+  return { e, body: jsonOf(e) as { eligible?: unknown; reason?: unknown } };
+}
+
+/** POST /brokerage for `domain` as `who`; `deliberate`: a refusal is what the check expects. */
+function openBrokerageCase(ctx: Context, who: Credentials, domain: string, deliberate: boolean) {
+  const create = partnerOp(ctx, 'createBrokerageCase');
+  return ctx.http.signed({
+    method: 'POST',
+    target: create.operation.path,
+    credentials: who,
+    body: JSON.stringify({ domain, tier: 'self_serve', buyer_email: 'buyer.conformance@example.org', budget: 500000 }),
+    operation: create.operation,
+    rateClass: create.rateClass,
+    deliberate,
+  });
+}
+
 export const salesRulesFamily: Family = {
   name: 'sales-rules',
   surface: 'partner',
@@ -251,39 +278,14 @@ export const salesRulesFamily: Family = {
         // Another partner asks too: "whoever opened it".
         const other: Credentials = ctx.admin ? await ctx.mint(['broker', 'report']) : opener;
         const domain = unlistedDomain();
-        const eligibility = partnerOp(ctx, 'getBrokerageEligibility');
-        const ask = async (who: Credentials) => {
-          const e = await ctx.http.signed({
-            target: `${eligibility.operation.path}?domain=${domain}`,
-            credentials: who,
-            operation: eligibility.operation,
-            rateClass: eligibility.rateClass,
-          });
-          expectStatus(e, 200, `GET ${eligibility.operation.path}?domain=${domain}`);
-          return { e, body: jsonOf(e) as { eligible?: unknown; reason?: unknown } };
-        };
+        const ask = (who: Credentials) => askEligibility(ctx, who, domain);
         const fresh = await ask(opener);
         expect(
           fresh.body.eligible === true && fresh.body.reason === null,
           `${domain} (a name no case was opened for) is eligible ${String(fresh.body.eligible)} (${String(fresh.body.reason)}); expected eligible true, reason null`,
           [fresh.e],
         );
-        const create = partnerOp(ctx, 'createBrokerageCase');
-        const open = (deliberate: boolean) =>
-          ctx.http.signed({
-            method: 'POST',
-            target: create.operation.path,
-            credentials: opener,
-            body: JSON.stringify({
-              domain,
-              tier: 'self_serve',
-              buyer_email: 'buyer.conformance@example.org',
-              budget: 500000,
-            }),
-            operation: create.operation,
-            rateClass: create.rateClass,
-            deliberate,
-          });
+        const open = (deliberate: boolean) => openBrokerageCase(ctx, opener, domain, deliberate);
         expectStatus(await open(false), 201, `opening a brokerage case for ${domain}`);
         for (const [who, whose] of [
           [opener, 'the partner that opened it'],
@@ -310,35 +312,13 @@ export const salesRulesFamily: Family = {
       async run(ctx) {
         const who: Credentials = ctx.admin ? await ctx.mint(['search', 'broker']) : await ctx.credentials();
         const { domain } = await listedDomain(ctx, who);
-        const eligibility = partnerOp(ctx, 'getBrokerageEligibility');
-        const asked = await ctx.http.signed({
-          target: `${eligibility.operation.path}?domain=${domain}`,
-          credentials: who,
-          operation: eligibility.operation,
-          rateClass: eligibility.rateClass,
-        });
-        expectStatus(asked, 200, `GET ${eligibility.operation.path}?domain=${domain}`);
-        const body = jsonOf(asked) as { eligible?: unknown; reason?: unknown };
+        const { e: asked, body } = await askEligibility(ctx, who, domain);
         expect(
           body.eligible === false && body.reason === 'listed',
           `${domain}, listed for sale, is eligible ${String(body.eligible)}, reason ${JSON.stringify(body.reason)}; expected false, listed (brokerage acquires domains that are not listed)`,
           [asked],
         );
-        const create = partnerOp(ctx, 'createBrokerageCase');
-        const opened = await ctx.http.signed({
-          method: 'POST',
-          target: create.operation.path,
-          credentials: who,
-          body: JSON.stringify({
-            domain,
-            tier: 'self_serve',
-            buyer_email: 'buyer.conformance@example.org',
-            budget: 500000,
-          }),
-          operation: create.operation,
-          rateClass: create.rateClass,
-          deliberate: true,
-        });
+        const opened = await openBrokerageCase(ctx, who, domain, true);
         expectCode(ctx, opened, 'invalid_state', `a brokerage case for ${domain}, which is listed for sale`);
         const message = (jsonOf(opened) as { message?: unknown }).message;
         expect(

@@ -4,10 +4,10 @@
 // Retry-After whatever its token; the operator at another address is never held back, and a
 // right token clears the address's count. The requests come from distinct loopback addresses
 // (127.0.0.0/8 is all loopback) and the clock is the harness's, so the waits are exact.
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startHarness, type Harness } from '../server/harness.ts';
 import { databases } from '../server/support/http.ts';
+import { requestFrom } from '../support/from-address.ts';
 
 const MINUTE = 60_000;
 
@@ -33,38 +33,23 @@ describe.each(databases())('operator-token throttling ($name)', ({ databaseUrl }
   afterAll(() => h?.close());
 
   /** POST /api/admin/v1/settlements/run with `token` from `address`. */
-  const call = (token: string | undefined, address: string): Promise<Answer> => {
-    const url = new URL(h.baseUrl);
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          host: url.hostname,
-          port: url.port,
-          method: 'POST',
-          path: '/api/admin/v1/settlements/run',
-          localAddress: address,
-          agent: false,
-          headers: {
-            ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-            'content-type': 'application/json',
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              retryAfter: res.headers['retry-after'],
-              wwwAuthenticate: res.headers['www-authenticate'],
-              body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Answer['body'],
-            }),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end('{}');
+  const call = async (token: string | undefined, address: string): Promise<Answer> => {
+    const reply = await requestFrom(h.baseUrl, {
+      method: 'POST',
+      path: '/api/admin/v1/settlements/run',
+      address,
+      headers: {
+        ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+        'content-type': 'application/json',
+      },
+      body: '{}',
     });
+    return {
+      status: reply.status,
+      retryAfter: reply.headers['retry-after'],
+      wwwAuthenticate: reply.headers['www-authenticate'],
+      body: JSON.parse(reply.text || '{}') as Answer['body'],
+    };
   };
 
   it('answers the 11th wrong token from one address 429 with Retry-After; a right token from another address is served', async () => {

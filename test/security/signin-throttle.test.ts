@@ -5,12 +5,12 @@
 // password clears the account's count. An email without an account is treated exactly alike.
 // The attempts come from many loopback addresses (as a botnet's would), and the clock is the
 // harness's, so the waits are exact.
-import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureSandboxUser } from '../../server/oauth/index.ts';
 import { openAuthorize, register, SANDBOX_USER, type SignInPage } from '../oauth/support.ts';
 import { startHarness, type Harness } from '../server/harness.ts';
 import { databases } from '../server/support/http.ts';
+import { requestFrom } from '../support/from-address.ts';
 
 const REDIRECT = 'http://127.0.0.1:33418/callback';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
@@ -48,8 +48,7 @@ describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
   };
 
   /** Submits the sign-in form of `p` from `address`. */
-  const signIn = (p: SignInPage, email: string, password: string, address = freshAddress()): Promise<Answer> => {
-    const url = new URL(h.baseUrl);
+  const signIn = async (p: SignInPage, email: string, password: string, address = freshAddress()): Promise<Answer> => {
     const body = new URLSearchParams({
       auth_request: p.authRequest ?? '',
       csrf_token: p.csrfToken ?? '',
@@ -57,38 +56,24 @@ describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
       password,
       decision: 'approve',
     }).toString();
-    return new Promise((resolve, reject) => {
-      const req = request(
-        {
-          host: url.hostname,
-          port: url.port,
-          method: 'POST',
-          path: '/oauth/authorize',
-          localAddress: address,
-          agent: false,
-          headers: {
-            'content-type': 'application/x-www-form-urlencoded',
-            accept: 'text/html',
-            cookie: p.cookie ?? '',
-            'content-length': Buffer.byteLength(body),
-          },
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          res.on('data', (c: Buffer) => chunks.push(c));
-          res.on('end', () =>
-            resolve({
-              status: res.statusCode ?? 0,
-              retryAfter: res.headers['retry-after'],
-              location: res.headers.location,
-              html: Buffer.concat(chunks).toString('utf8'),
-            }),
-          );
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
+    const reply = await requestFrom(h.baseUrl, {
+      method: 'POST',
+      path: '/oauth/authorize',
+      address,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'text/html',
+        cookie: p.cookie ?? '',
+        'content-length': Buffer.byteLength(body),
+      },
+      body,
     });
+    return {
+      status: reply.status,
+      retryAfter: reply.headers['retry-after'],
+      location: reply.headers.location,
+      html: reply.text,
+    };
   };
 
   const statuses = (answers: Answer[]) => answers.map((a) => a.status);
