@@ -99,6 +99,26 @@ if (only.has('ops')) results.ops = await benchOps({ duration, rounds, connection
 if (only.has('import')) results.import = await benchImport({ rows: Number(values['import-rows']), log });
 results.machine.loadavgAfter = loadavg();
 
+type TargetRow = NonNullable<typeof results.targets>[string];
+/** A target met at `min` or above; `note` says what the figure is. */
+const atLeast = (value: number, min: number, note?: string): TargetRow => ({
+  value,
+  target: `>= ${min}${note ? ` (${note})` : ''}`,
+  met: value >= min,
+});
+/** A target met at `max` or below; `unit` follows the bound. */
+const atMost = (value: number, max: number, unit: string): TargetRow => ({
+  value,
+  target: `<= ${max} ${unit}`,
+  met: value <= max,
+});
+/** A figure that puts the targets in context: never met or missed. */
+const informative = (value: number, what: string): TargetRow => ({
+  value,
+  target: `${what} (informative)`,
+  met: true,
+  informative: true,
+});
 const rows: Array<Array<string | number>> = [];
 const targets: NonNullable<typeof results.targets> = {};
 const a = results.availability;
@@ -118,50 +138,29 @@ if (a) {
       key === 'production' ? '' : `production ${ratioTo(key)} this`,
     ]);
   }
-  targets.production_vs_prism = {
-    value: a.ratios.production_vs_prism?.median ?? NaN,
-    target: `>= ${TARGETS.vsPrism}`,
-    met: (a.ratios.production_vs_prism?.median ?? 0) >= TARGETS.vsPrism,
-  };
-  targets.production_vs_bare = {
-    value: a.ratios.production_vs_bare?.median ?? NaN,
-    target: `>= ${TARGETS.vsBare}`,
-    met: (a.ratios.production_vs_bare?.median ?? 0) >= TARGETS.vsBare,
-  };
-  const cpu = a.ratios.production_vs_prism_cpu?.median ?? NaN;
-  targets.production_vs_prism_cpu = {
-    value: cpu,
-    target: `>= ${TARGETS.vsPrism} (server CPU per answer, inverted; informative)`,
-    met: cpu >= TARGETS.vsPrism,
-    informative: true,
-  };
-  const cpuBare = a.ratios.production_vs_bare_cpu?.median ?? NaN;
-  targets.production_vs_bare_cpu = {
-    value: cpuBare,
-    target: `>= ${TARGETS.vsBare} (server CPU per answer, inverted; informative)`,
-    met: cpuBare >= TARGETS.vsBare,
-    informative: true,
-  };
+  const ratio = (key: string) => a.ratios[key]?.median ?? NaN;
+  targets.production_vs_prism = atLeast(ratio('production_vs_prism'), TARGETS.vsPrism);
+  targets.production_vs_bare = atLeast(ratio('production_vs_bare'), TARGETS.vsBare);
+  targets.production_vs_prism_cpu = informative(
+    ratio('production_vs_prism_cpu'),
+    `>= ${TARGETS.vsPrism} (server CPU per answer, inverted)`,
+  );
+  targets.production_vs_bare_cpu = informative(
+    ratio('production_vs_bare_cpu'),
+    `>= ${TARGETS.vsBare} (server CPU per answer, inverted)`,
+  );
   // Not a target: how far the stack alone gets.
-  const floor = a.ratios.floor_vs_prism?.median ?? NaN;
-  targets.stack_floor_vs_prism = {
-    value: floor,
-    target: 'Express 5 + express-openapi-validator alone vs Prism (informative)',
-    met: floor >= TARGETS.vsPrism,
-    informative: true,
-  };
-  const kept = a.ratios.production_vs_floor?.median ?? NaN;
-  targets.production_vs_floor = {
-    value: kept,
-    target: `>= ${TARGETS.vsFloor} (the reference server vs its stack alone)`,
-    met: kept >= TARGETS.vsFloor,
-  };
+  targets.stack_floor_vs_prism = informative(
+    ratio('floor_vs_prism'),
+    'Express 5 + express-openapi-validator alone vs Prism',
+  );
+  targets.production_vs_floor = atLeast(
+    ratio('production_vs_floor'),
+    TARGETS.vsFloor,
+    'the reference server vs its stack alone',
+  );
   const p99 = a.targets.production?.p99 ?? NaN;
-  targets.production_p99_ms = {
-    value: p99,
-    target: `<= ${TARGETS.p99Ms} ms at ${connections} connections`,
-    met: p99 <= TARGETS.p99Ms,
-  };
+  targets.production_p99_ms = atMost(p99, TARGETS.p99Ms, `ms at ${connections} connections`);
 }
 const ap = results.availabilityPg;
 if (ap === 'skipped')
@@ -205,24 +204,18 @@ else if (ap) {
     ]);
   // No target was set for these (issue #36 asks that the costs be visible): informative.
   if (ap.pgbench !== 'skipped')
-    targets.avail_pg_vs_pgbench_s = {
-      value: ap.ratios.postgres_vs_pgbench_s?.median ?? NaN,
-      target: 'GET /availability on PostgreSQL (one process) / pgbench -S, same clients (informative)',
-      met: true,
-      informative: true,
-    };
-  targets.avail_pg_vs_sqlite = {
-    value: ap.ratios.postgres_vs_sqlite?.median ?? NaN,
-    target: 'GET /availability on PostgreSQL / on SQLite: the cost of shared nonces and counters (informative)',
-    met: true,
-    informative: true,
-  };
-  targets.avail_pg_two_vs_one = {
-    value: ap.ratios.postgres_two_vs_one?.median ?? NaN,
-    target: `two server processes on one PostgreSQL / one (2.0 = adds up; ${ap.cores} cores shared with PostgreSQL and the load generator) (informative)`,
-    met: true,
-    informative: true,
-  };
+    targets.avail_pg_vs_pgbench_s = informative(
+      ap.ratios.postgres_vs_pgbench_s?.median ?? NaN,
+      'GET /availability on PostgreSQL (one process) / pgbench -S, same clients',
+    );
+  targets.avail_pg_vs_sqlite = informative(
+    ap.ratios.postgres_vs_sqlite?.median ?? NaN,
+    'GET /availability on PostgreSQL / on SQLite: the cost of shared nonces and counters',
+  );
+  targets.avail_pg_two_vs_one = informative(
+    ap.ratios.postgres_two_vs_one?.median ?? NaN,
+    `two server processes on one PostgreSQL / one (2.0 = adds up; ${ap.cores} cores shared with PostgreSQL and the load generator)`,
+  );
 }
 const o = results.orders;
 if (o) {
@@ -259,33 +252,26 @@ if (o) {
       '',
       `${o.pgbench.version}; p50 column: its average latency${o.pgbench.databaseCpuMicrosPerTransaction === undefined ? '' : `; PostgreSQL CPU ${Math.round(o.pgbench.databaseCpuMicrosPerTransaction)} µs per transaction`}`,
     ]);
-  targets.orders_sqlite_per_second = {
-    value: o.sqlite.writesPerSecond,
-    target: `>= ${TARGETS.ordersSqlitePerSecond} (absolute: a quiet machine's figure)`,
-    met: o.sqlite.writesPerSecond >= TARGETS.ordersSqlitePerSecond,
-  };
+  targets.orders_sqlite_per_second = atLeast(
+    o.sqlite.writesPerSecond,
+    TARGETS.ordersSqlitePerSecond,
+    "absolute: a quiet machine's figure",
+  );
   if (o.vsPgbench)
-    targets.orders_pg_vs_pgbench = {
-      value: o.vsPgbench.median,
-      target: `>= ${TARGETS.ordersVsPgbench} (POST /orders on PostgreSQL / pgbench -N, ${connections} connections)`,
-      met: o.vsPgbench.median >= TARGETS.ordersVsPgbench,
-    };
+    targets.orders_pg_vs_pgbench = atLeast(
+      o.vsPgbench.median,
+      TARGETS.ordersVsPgbench,
+      `POST /orders on PostgreSQL / pgbench -N, ${connections} connections`,
+    );
   const dbPerOrder = o.postgres === 'skipped' ? undefined : o.postgres.databaseCpuMicrosPerOrder;
   const dbPerTransaction = o.pgbench === 'skipped' ? undefined : o.pgbench.databaseCpuMicrosPerTransaction;
   if (dbPerOrder !== undefined && dbPerTransaction !== undefined)
-    targets.orders_pg_db_cpu_vs_pgbench = {
-      value: dbPerOrder / dbPerTransaction,
-      target:
-        'PostgreSQL CPU per order / per pgbench -N transaction: the database work one order costs (informative; at 1/x the database alone would cap the ratio above)',
-      met: true,
-      informative: true,
-    };
+    targets.orders_pg_db_cpu_vs_pgbench = informative(
+      dbPerOrder / dbPerTransaction,
+      'PostgreSQL CPU per order / per pgbench -N transaction: the database work one order costs; at 1/x the database alone would cap the ratio above',
+    );
   if (o.postgres !== 'skipped')
-    targets.orders_pg_p99_ms = {
-      value: o.postgres.p99,
-      target: `<= ${TARGETS.ordersPgP99Ms} ms (POST /orders on PostgreSQL)`,
-      met: o.postgres.p99 <= TARGETS.ordersPgP99Ms,
-    };
+    targets.orders_pg_p99_ms = atMost(o.postgres.p99, TARGETS.ordersPgP99Ms, 'ms (POST /orders on PostgreSQL)');
 }
 const p = results.pages;
 if (p) {
