@@ -60,31 +60,44 @@ export function namedStatements(pool: PgPool, maxNamed = MAX_NAMED): PostgresPoo
     names.set(text, name);
     return name;
   };
-  return {
-    async connect(): Promise<PostgresPoolClient> {
-      const client = await pool.connect();
-      let inTransaction = false;
-      const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
-        const values = [...parameters];
-        const name = inTransaction || values.length === 0 ? null : nameOf(text);
-        if (OPENS.test(text)) inTransaction = true;
-        else if (ENDS.test(text)) inTransaction = false;
-        if (name === null) return (await client.query(text, values)) as PostgresQueryResult<unknown>;
-        try {
-          return (await client.query({ name, text, values } satisfies NamedQuery)) as PostgresQueryResult<unknown>;
-        } catch (err) {
-          if (!stalePlan(err)) throw err;
-          names.set(text, null);
-          return (await client.query(text, values)) as PostgresQueryResult<unknown>;
-        }
-      };
-      return {
+  // One wrapper per pooled client, kept with it: Kysely keeps its own connection object per client
+  // it is given, so a new wrapper per checkout would cost it a new one every time.
+  const wrappers = new WeakMap<PgClient, { client: PostgresPoolClient; checkedOut(): void }>();
+  const wrap = (client: PgClient) => {
+    let inTransaction = false;
+    const query = async (text: string, parameters: ReadonlyArray<unknown>) => {
+      const values = [...parameters];
+      const name = inTransaction || values.length === 0 ? null : nameOf(text);
+      if (OPENS.test(text)) inTransaction = true;
+      else if (ENDS.test(text)) inTransaction = false;
+      if (name === null) return (await client.query(text, values)) as PostgresQueryResult<unknown>;
+      try {
+        return (await client.query({ name, text, values } satisfies NamedQuery)) as PostgresQueryResult<unknown>;
+      } catch (err) {
+        if (!stalePlan(err)) throw err;
+        names.set(text, null);
+        return (await client.query(text, values)) as PostgresQueryResult<unknown>;
+      }
+    };
+    return {
+      client: {
         query: ((textOrCursor: unknown, parameters?: ReadonlyArray<unknown>) =>
           typeof textOrCursor === 'string'
             ? query(textOrCursor, parameters ?? [])
             : client.query(textOrCursor)) as PostgresPoolClient['query'],
         release: () => client.release(),
-      };
+      },
+      // A checkout never starts inside a transaction: one left open would be the pool's bug.
+      checkedOut: () => void (inTransaction = false),
+    };
+  };
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect();
+      let wrapped = wrappers.get(client);
+      if (!wrapped) wrappers.set(client, (wrapped = wrap(client)));
+      wrapped.checkedOut();
+      return wrapped.client;
     },
     end: () => pool.end(),
   };
