@@ -34,39 +34,45 @@ export function createQuote(deps: PartnerDeps): RequestHandler {
     const environment = caller.credential.environment;
     const listing = await deps.store.inventory.find(environment, domain);
     if (!listing || listing.status !== 'listed') throw new ApiError('not_found', `Domain "${domain}" is not listed`);
-    const held = await deps.store.orders.reservationByOther(environment, domain, caller.partner.id, caller.now);
-    if (held) throw new ApiError('domain_reserved', `Domain "${domain}" is reserved by another partner's quote`);
-    // x-quote-reservation: a live reservation keeps its end; one that ended without an order
-    // cools down before the same partner may reserve the domain again.
-    const own = await deps.store.orders.ownReservation(environment, domain, caller.partner.id, reservationStart);
-    const reservation = decideQuoteReservation(own, caller.businessNow);
-    if (reservation.kind === 'cooldown') {
-      throw new ApiError(
-        'quote_cooldown',
-        `Your reservation of "${domain}" ended at ${rfc3339(reservation.endedAt)} without an order; you may quote it again from ${rfc3339(reservation.quoteAgainAt)}`,
-        undefined,
-        { 'Retry-After': String(reservation.retryAfterSeconds) },
-      );
-    }
-    const { quoteId, expiresAt } = issueQuote({
-      key: deps.keys.quotes,
-      domain,
-      priceCents: listing.price_cents,
-      currency: listing.currency,
-      partnerId: caller.partner.id,
-      environment,
-      issuedAt: caller.businessNow,
-      validitySeconds: QUOTE_VALIDITY_SECONDS,
-      expiresAt: reservation.expiresAt,
-    });
-    await deps.store.orders.insertQuote({
-      quote_id: quoteId,
-      partner_id: caller.partner.id,
-      environment,
-      domain,
-      price_cents: listing.price_cents,
-      expires_at: expiresAt,
-      created_at: caller.now,
+    // One decision per domain at a time: partners quoting it at the same instant are taken in
+    // turn, so only the first finds it free (x-quote-reservation).
+    const { quoteId, expiresAt } = await deps.store.transaction(async (tx) => {
+      await tx.orders.holdQuotesOf(environment, domain);
+      const held = await tx.orders.reservationByOther(environment, domain, caller.partner.id, caller.now);
+      if (held) throw new ApiError('domain_reserved', `Domain "${domain}" is reserved by another partner's quote`);
+      // x-quote-reservation: a live reservation keeps its end; one that ended without an order
+      // cools down before the same partner may reserve the domain again.
+      const own = await tx.orders.ownReservation(environment, domain, caller.partner.id, reservationStart);
+      const reservation = decideQuoteReservation(own, caller.businessNow);
+      if (reservation.kind === 'cooldown') {
+        throw new ApiError(
+          'quote_cooldown',
+          `Your reservation of "${domain}" ended at ${rfc3339(reservation.endedAt)} without an order; you may quote it again from ${rfc3339(reservation.quoteAgainAt)}`,
+          undefined,
+          { 'Retry-After': String(reservation.retryAfterSeconds) },
+        );
+      }
+      const issued = issueQuote({
+        key: deps.keys.quotes,
+        domain,
+        priceCents: listing.price_cents,
+        currency: listing.currency,
+        partnerId: caller.partner.id,
+        environment,
+        issuedAt: caller.businessNow,
+        validitySeconds: QUOTE_VALIDITY_SECONDS,
+        expiresAt: reservation.expiresAt,
+      });
+      await tx.orders.insertQuote({
+        quote_id: issued.quoteId,
+        partner_id: caller.partner.id,
+        environment,
+        domain,
+        price_cents: listing.price_cents,
+        expires_at: issued.expiresAt,
+        created_at: caller.now,
+      });
+      return issued;
     });
     const body: Schemas['Quote'] = {
       quote_id: quoteId,

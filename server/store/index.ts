@@ -51,7 +51,7 @@ export function repositories(
       ...(relaxed ? { relaxed } : {}),
     }),
     inventory: inventoryRepository(db, onInventoryChange, direct),
-    orders: orderRepository(db, direct),
+    orders: orderRepository(db, dialect, direct),
     placement: orderPlacement(db, dialect === 'postgres', direct, {
       idempotency,
       findPartner: (id) => credentials.findPartner(id),

@@ -258,6 +258,18 @@ export const INTENDED: readonly Intended[] = [
     reaches: [through('orders_domain', 'orders', 'domain', 'partner_id')],
   },
   { name: 'quote insert', statement: /^insert into "quotes" \(/, reaches: [] },
+  {
+    name: "a domain's quote decisions held (PostgreSQL: an advisory lock of the transaction)",
+    statement: /^select pg_advisory_xact_lock\(hashtextextended\(\?, 0\)\)$/,
+    reaches: [],
+    dialect: 'postgres',
+  },
+  {
+    name: "a domain's quote decisions held (SQLite: the write lock, by a delete that finds nothing)",
+    statement: /^delete from "quotes" where "quote_id" = \?$/,
+    reaches: [by('quotes', 'quote_id')],
+    dialect: 'sqlite',
+  },
 
   // GET /orders, GET /orders/{public_id}, moves of an order.
   {

@@ -40,7 +40,7 @@ export function liveQuoteOfOther(
     .limit(1);
 }
 
-export function orderRepository(db: Kysely<Database>, direct?: DirectSqlite) {
+export function orderRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', direct?: DirectSqlite) {
   // Every availability answer asks for it.
   const reservation = prepared(
     db,
@@ -60,6 +60,22 @@ export function orderRepository(db: Kysely<Database>, direct?: DirectSqlite) {
         .values(q)
         .onConflict((oc) => oc.column('quote_id').doNothing())
         .execute();
+    },
+
+    /**
+     * Inside a transaction: holds the domain's quote decisions until the transaction ends, so two
+     * partners quoting it at the same instant cannot both find it free (x-quote-reservation). On
+     * PostgreSQL a transaction-scoped advisory lock on the environment and domain; on SQLite the
+     * database's write lock (one writer at a time), taken by a write that changes nothing, before
+     * anything is read.
+     */
+    async holdQuotesOf(environment: Environment, domain: string): Promise<void> {
+      if (!db.isTransaction) throw new Error('holdQuotesOf runs inside a transaction');
+      if (dialect === 'postgres')
+        await sql`select pg_advisory_xact_lock(hashtextextended(${`quotes:${environment}:${domain}`}, 0))`.execute(db);
+      // A delete by a primary key no quote has: it finds nothing through the index, but a write
+      // statement takes the write lock when it starts.
+      else await db.deleteFrom('quotes').where('quote_id', '=', '').execute();
     },
 
     /** Another partner's live quote on the domain, if any (liveQuoteOfOther). */

@@ -639,6 +639,21 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       expect((await createOrder(h, partner, d2)).status).toBe('EXTERNALLY_PAID');
     });
 
+    it('partners quoting one domain at the same instant: exactly one reserves it, every other gets 409 domain_reserved', async () => {
+      const partners = await Promise.all(Array.from({ length: 6 }, () => h.mint({ rate_limits: HIGH })));
+      for (let round = 0; round < 3; round++) {
+        const d = await take(h, partners[0]!);
+        const answers = await Promise.all(
+          partners.map((p) =>
+            signedRequest(h, p, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } }),
+          ),
+        );
+        const statuses = answers.map((a) => a.status).sort();
+        expect(statuses, answers.map((a) => a.text).join('\n')).toEqual([200, 409, 409, 409, 409, 409]);
+        for (const refused of answers.filter((a) => a.status === 409)) expectError(refused, 'domain_reserved');
+      }
+    });
+
     it('an expired quote no longer reserves the domain for the quoting partner', async () => {
       const holder = await h.mint({ rate_limits: HIGH });
       const other = await h.mint({ rate_limits: HIGH });
