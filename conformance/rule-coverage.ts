@@ -99,7 +99,11 @@ export const EXTENSION_RULES: ExtensionRule[] = [
   {
     api: 'partner',
     extension: 'x-quote-reservation',
-    requirements: ['partner.quotes.reservation.no-extension', 'partner.quotes.reservation.cooldown'],
+    requirements: [
+      'partner.quotes.reservation.no-extension',
+      'partner.quotes.reservation.cooldown',
+      'partner.quotes.reservation.one-at-a-time',
+    ],
   },
   { api: 'partner', extension: 'x-session-validity-seconds', requirements: ['partner.lifecycle.expiry.test-clock'] },
   {

@@ -99,7 +99,9 @@ export interface paths {
          * @description Answers a firm buy-now price with a signed `quote_id` and reserves the domain for the calling
          *     partner for 10 minutes (`expires_at`; in sandbox, measured on the partner's test clock).
          *     While the reservation lasts, another partner's quote, order or checkout session for the
-         *     domain gets 409 `domain_reserved`.
+         *     domain gets 409 `domain_reserved`. Partners quoting the same domain at the same moment are
+         *     decided one after the other: exactly one reserves it, and every other gets 409
+         *     `domain_reserved`.
          *
          *     A reservation lasts at most 10 minutes from the quote that started it (`x-quote-reservation`).
          *     Quoting again while your reservation is live answers a fresh `quote_id` at the current price

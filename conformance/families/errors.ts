@@ -578,6 +578,34 @@ export const errorCodesFamily: Family = {
       },
     },
     {
+      id: 'partner.quotes.reservation.one-at-a-time',
+      rules: ['spec:partner:createQuote#/description'],
+      needs: ['admin'],
+      name: 'partners quoting one domain at the same instant: exactly one reserves it (200), every other gets 409 domain_reserved',
+      async run(ctx) {
+        need(ctx);
+        const partners = await Promise.all(Array.from({ length: 6 }, () => ctx.mint(['search', 'buy'])));
+        // A race shows only sometimes: three domains, each quoted by all at once.
+        for (let round = 1; round <= 3; round++) {
+          const listed = await listedDomain(ctx, partners[0] as Credentials);
+          const answers = await Promise.all(partners.map((p) => quoteDomain(ctx, p, listed.domain, true)));
+          const reserved = answers.filter((a) => a.status === 200);
+          expect(
+            reserved.length === 1,
+            `${partners.length} partners quoted ${listed.domain} at once (round ${round}): ${reserved.length} answers 200, expected exactly one reservation`,
+            answers,
+          );
+          for (const refused of answers.filter((a) => a.status !== 200))
+            expectCode(
+              ctx,
+              refused,
+              'domain_reserved',
+              `a quote of ${listed.domain} while another partner's is being made`,
+            );
+        }
+      },
+    },
+    {
       id: 'partner.quotes.reservation.cooldown',
       rules: ['spec:partner:createQuote#/x-quote-reservation', 'spec:partner:createQuote#/description'],
       needs: ['admin'],

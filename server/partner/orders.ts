@@ -10,6 +10,7 @@ import { ApiError, errorBody } from '../http/errors.ts';
 import { replayOrThrow, sendReplay } from '../http/idempotency-answer.ts';
 import { newId } from '../ids.ts';
 import type { OrderSight } from '../store/order-placement.ts';
+import type { Repositories } from '../store/index.ts';
 import type { OrderRow } from '../store/orders.ts';
 import {
   callerFrom,
@@ -34,10 +35,8 @@ export function createQuote(deps: PartnerDeps): RequestHandler {
     const environment = caller.credential.environment;
     const listing = await deps.store.inventory.find(environment, domain);
     if (!listing || listing.status !== 'listed') throw new ApiError('not_found', `Domain "${domain}" is not listed`);
-    // One decision per domain at a time: partners quoting it at the same instant are taken in
-    // turn, so only the first finds it free (x-quote-reservation).
-    const { quoteId, expiresAt } = await deps.store.transaction(async (tx) => {
-      await tx.orders.holdQuotesOf(environment, domain);
+    // The decision and the reservation it writes, with `tx` holding the domain's quotes.
+    const reserve = async (tx: Repositories) => {
       const held = await tx.orders.reservationByOther(environment, domain, caller.partner.id, caller.now);
       if (held) throw new ApiError('domain_reserved', `Domain "${domain}" is reserved by another partner's quote`);
       // x-quote-reservation: a live reservation keeps its end; one that ended without an order
@@ -73,7 +72,15 @@ export function createQuote(deps: PartnerDeps): RequestHandler {
         created_at: caller.now,
       });
       return issued;
-    });
+    };
+    // One decision per domain at a time: partners quoting it at the same instant are taken in
+    // turn, so only the first finds it free (x-quote-reservation).
+    const { quoteId, expiresAt } = deps.faults?.has('quotes-race')
+      ? await reserve(deps.store)
+      : await deps.store.transaction(async (tx) => {
+          await tx.orders.holdQuotesOf(environment, domain);
+          return reserve(tx);
+        });
     const body: Schemas['Quote'] = {
       quote_id: quoteId,
       domain,
