@@ -119,6 +119,16 @@ const informative = (value: number, what: string): TargetRow => ({
   met: true,
   informative: true,
 });
+/** pgbench's row in the table: its transactions per second, and its average latency in the p50 column. */
+const pgbenchRow = (mode: '-S' | '-N', run: { tps: number; latencyMs: number }, note: string) => [
+  `pgbench ${mode}, ${connections} clients, same database: transactions/s`,
+  run.tps,
+  formatNumber(run.latencyMs),
+  '',
+  '',
+  '',
+  note,
+];
 const rows: Array<Array<string | number>> = [];
 const targets: NonNullable<typeof results.targets> = {};
 const a = results.availability;
@@ -192,16 +202,7 @@ else if (ap) {
     ]);
   if (ap.pgbench === 'skipped')
     rows.push(['pgbench -S, same database', 'SKIPPED', '', '', '', '', 'pgbench not on PATH']);
-  else
-    rows.push([
-      `pgbench -S, ${connections} clients, same database: transactions/s`,
-      ap.pgbench.tps,
-      formatNumber(ap.pgbench.latencyMs),
-      '',
-      '',
-      '',
-      `${ap.pgbench.version}; read-only; p50 column: its average latency`,
-    ]);
+  else rows.push(pgbenchRow('-S', ap.pgbench, `${ap.pgbench.version}; read-only; p50 column: its average latency`));
   // No target was set for these (issue #36 asks that the costs be visible): informative.
   if (ap.pgbench !== 'skipped')
     targets.avail_pg_vs_pgbench_s = informative(
@@ -243,15 +244,13 @@ if (o) {
       o.postgres === 'skipped' ? 'DATABASE_URL not set' : 'pgbench not on PATH',
     ]);
   else
-    rows.push([
-      `pgbench -N, ${connections} clients, same database: transactions/s`,
-      o.pgbench.tps,
-      formatNumber(o.pgbench.latencyMs),
-      '',
-      '',
-      '',
-      `${o.pgbench.version}; p50 column: its average latency${o.pgbench.databaseCpuMicrosPerTransaction === undefined ? '' : `; PostgreSQL CPU ${Math.round(o.pgbench.databaseCpuMicrosPerTransaction)} µs per transaction`}`,
-    ]);
+    rows.push(
+      pgbenchRow(
+        '-N',
+        o.pgbench,
+        `${o.pgbench.version}; p50 column: its average latency${o.pgbench.databaseCpuMicrosPerTransaction === undefined ? '' : `; PostgreSQL CPU ${Math.round(o.pgbench.databaseCpuMicrosPerTransaction)} µs per transaction`}`,
+      ),
+    );
   targets.orders_sqlite_per_second = atLeast(
     o.sqlite.writesPerSecond,
     TARGETS.ordersSqlitePerSecond,
