@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commissionCents, COMMISSION_DEFAULTS_BPS } from '../../server/domain/money.ts';
 import { markPending, recordPaidOut } from '../../server/partner/referral-ledger.ts';
+import { freshLoopbackAddress, requestFrom } from '../support/from-address.ts';
 import { startHarness, type Harness } from './harness.ts';
 import { sessionBody } from './support/checkout.ts';
 import {
@@ -44,13 +45,20 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     expect((await h.admin(`/partners/${c.partner_id}/clock/advance`, { seconds })).status).toBe(200);
   const codeOf = (link: { url: string }) => new URL(link.url).pathname.split('/').pop()!;
 
-  /** Follows a tracked link as a browser would; returns the redirect and the attribution cookie. */
+  /**
+   * Follows a tracked link as a browser would; returns the redirect and the attribution cookie.
+   * Every browser here is a buyer of its own, from an address of its own (see freshLoopbackAddress).
+   */
   const follow = async (code: string, query = '') => {
-    const res = await fetch(`${h.baseUrl}/r/${code}${query}`, { redirect: 'manual' });
-    const cookie = res.headers.get('set-cookie') ?? '';
+    const res = await requestFrom(h.baseUrl, {
+      method: 'GET',
+      path: `/r/${code}${query}`,
+      address: freshLoopbackAddress(),
+    });
+    const cookie = [res.headers['set-cookie'] ?? []].flat().join(', ');
     return {
       status: res.status,
-      location: res.headers.get('location'),
+      location: res.headers.location ?? null,
       cookie,
       click: /ds_ref=([^;]+)/.exec(cookie)?.[1],
     };
@@ -62,16 +70,24 @@ describe.each(databases())('referral ($name)', ({ databaseUrl }) => {
     const s = await signedRequest(h, c, { method: 'POST', path: `${V1}/checkout-session`, body: sessionBody(d) });
     expect(s.status, s.text).toBe(201);
     const pt = new URL(s.body.checkout_url).searchParams.get('pt')!;
+    const address = freshLoopbackAddress();
     const headers: Record<string, string> = click ? { cookie: `ds_ref=${click}` } : {};
-    expect((await fetch(`${h.baseUrl}/checkout?pt=${pt}`, { headers })).status).toBe(200);
-    const paid = await fetch(`${h.baseUrl}/checkout/pay`, {
+    const page = await requestFrom(h.baseUrl, { method: 'GET', path: `/checkout?pt=${pt}`, address, headers });
+    expect(page.status, page.text).toBe(200);
+    const form = new URLSearchParams({ pt, ...CARD }).toString();
+    const paid = await requestFrom(h.baseUrl, {
       method: 'POST',
-      redirect: 'manual',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body: new URLSearchParams({ pt, ...CARD }).toString(),
+      path: '/checkout/pay',
+      address,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'content-length': Buffer.byteLength(form),
+        ...headers,
+      },
+      body: form,
     });
-    expect(paid.status).toBe(303);
-    return { d, publicId: new URL(paid.headers.get('location')!).searchParams.get('public_id')! };
+    expect(paid.status, paid.text).toBe(303);
+    return { d, publicId: new URL(paid.headers.location!, h.baseUrl).searchParams.get('public_id')! };
   };
 
   const ledger = async (c: Credential, query = 'limit=200') => {

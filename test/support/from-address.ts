@@ -17,6 +17,17 @@ export interface Reply {
   text: string;
 }
 
+let sent = 0;
+/**
+ * A loopback source address this process has not handed out before: one per simulated browser,
+ * so the public surface's per-address window (`x-rate-limit` class `public`, `per: caller`)
+ * belongs to that browser alone and a test's total number of pages never meets its quota.
+ */
+export function freshLoopbackAddress(): string {
+  const n = sent++;
+  return `127.${200 + (Math.floor(n / (254 * 256)) % 50)}.${Math.floor(n / 254) % 256}.${(n % 254) + 1}`;
+}
+
 /** Sends one request to `baseUrl` on a connection of its own, from `o.address`. */
 export function requestFrom(baseUrl: string, o: FromAddress): Promise<Reply> {
   const url = new URL(baseUrl);
