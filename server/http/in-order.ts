@@ -15,7 +15,7 @@ export function inOrder(...steps: RequestHandler[]): RequestHandler {
       throw new TypeError(`inOrder runs request middlewares only; ${step.name || 'a middleware'} takes an error`);
   return (req: Request, res: Response, done: NextFunction) => {
     let index = 0;
-    const next = (err?: unknown): void => {
+    const next: NextFunction = continuation((err?: unknown): void => {
       if (err) return done(err);
       const step = steps[index++];
       if (!step) return done();
@@ -25,10 +25,18 @@ export function inOrder(...steps: RequestHandler[]): RequestHandler {
       } catch (thrown) {
         next(thrown);
       }
-    };
+    });
     next();
   };
 }
+
+/**
+ * Gives its argument back. `next` is made once per request, and under tsx (esbuild's `keepNames`,
+ * how `npm start` runs the server) a function given a name by its declaration is renamed through
+ * `Object.defineProperty` each time it is made, which also gives each one a map of its own; a
+ * function passed as an argument has no such name, so it is made as a plain closure.
+ */
+const continuation = (step: (err?: unknown) => void): NextFunction => step as NextFunction;
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   value !== null &&
