@@ -101,7 +101,9 @@ export interface paths {
          *     While the reservation lasts, another partner's quote, order or checkout session for the
          *     domain gets 409 `domain_reserved`. Partners quoting the same domain at the same moment are
          *     decided one after the other: exactly one reserves it, and every other gets 409
-         *     `domain_reserved`.
+         *     `domain_reserved`. So are a quote and another partner's order for the same domain at the same
+         *     moment: either the quote reserves it and the order gets 409 `domain_reserved`, or the order
+         *     takes it and the quote gets 404 `not_found`; never both.
          *
          *     A reservation lasts at most 10 minutes from the quote that started it (`x-quote-reservation`).
          *     Quoting again while your reservation is live answers a fresh `quote_id` at the current price

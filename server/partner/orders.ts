@@ -71,6 +71,11 @@ export function createQuote(deps: PartnerDeps): RequestHandler {
         expires_at: issued.expiresAt,
         created_at: caller.now,
       });
+      // On the listing row too, where an order at the same instant decides: one of the two waits
+      // for the other and then finds the domain reserved, or sold (x-quote-reservation).
+      if (deps.faults?.has('quote-order-race')) await new Promise((resolve) => setTimeout(resolve, 50));
+      else if (!(await tx.orders.reserveListing(environment, domain, caller.partner.id, issued.expiresAt)))
+        throw new ApiError('not_found', `Domain "${domain}" is already sold`);
       return issued;
     };
     // One decision per domain at a time: partners quoting it at the same instant are taken in
@@ -188,7 +193,17 @@ async function executeOrder(
     answer: answering ? { ...answering, statusCode: 201, body: JSON.stringify(body) } : undefined,
     now: caller.now,
   });
-  if (!placed.placed) return refuse('not_found', `Domain "${domain}" is already sold`);
+  if (!placed.placed) {
+    // The take found the domain sold, or reserved by a quote committed after the sight: read again
+    // to say which.
+    const now = await deps.store.placement.look(environment, domain, caller.partner.id, caller.now);
+    if (now.reservedUntil !== null && now.listing?.status === 'listed')
+      return refuse(
+        'domain_reserved',
+        `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(now.reservedUntil)}`,
+      );
+    return refuse('not_found', `Domain "${domain}" is already sold`);
+  }
   return { created: true, body, deliveries: placed.deliveries };
 }
 

@@ -210,10 +210,26 @@ export const INTENDED: readonly Intended[] = [
     statement: /^with sold as \(update inventory set status = 'sold' where environment = \? and domain = \?/,
     reaches: [
       by('inventory', 'environment', 'domain'),
+      // The reserving partner's clock, when the listing carries a reservation (notReservedByOther).
+      by('partners', 'id'),
       by('webhook_endpoints', 'partner_id'),
       by('idempotency', 'key_id', 'idem_key'),
     ],
     dialect: 'postgres',
+  },
+  {
+    // SQLite's take of the listing for a new order, with the reservation on its row (order-placement.ts).
+    name: 'order take',
+    statement:
+      /^update "inventory" set "status" = \? where "environment" = \? and "domain" = \? and "status" = \? and \(inventory\.reserved_by is null .* returning "domain"$/,
+    reaches: [by('inventory', 'environment', 'domain'), by('partners', 'id')],
+    dialect: 'sqlite',
+  },
+  {
+    name: 'listing reservation',
+    statement:
+      /^update "inventory" set "reserved_by" = \?, "reserved_until" = \? where "environment" = \? and "domain" = \? and "status" = \?$/,
+    reaches: [by('inventory', 'environment', 'domain')],
   },
   {
     name: 'listing status change',

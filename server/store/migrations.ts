@@ -12,6 +12,7 @@ import { nonceLog } from './migrations/008_nonce_log.ts';
 import { outboxByPartner } from './migrations/009_outbox_by_partner.ts';
 import { signinThrottle } from './migrations/010_signin_throttle.ts';
 import { planIndexes } from './migrations/011_plan_indexes.ts';
+import { listingReservation } from './migrations/012_listing_reservation.ts';
 import type { Dialect } from './migrations/types.ts';
 
 export type { Dialect };
@@ -33,6 +34,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '009_outbox_by_partner': outboxByPartner(),
     '010_signin_throttle': signinThrottle(dialect),
     '011_plan_indexes': planIndexes(dialect),
+    '012_listing_reservation': listingReservation(dialect),
   };
 }
 

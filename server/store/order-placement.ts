@@ -148,6 +148,17 @@ function toSight(row: SightRow | undefined): OrderSight {
   };
 }
 
+/**
+ * The take's own reservation check, on the listing row it updates (x-quote-reservation): no other
+ * partner's reservation is live at `now` (real time; the reservation ends in its partner's
+ * business time). Part of the UPDATE's condition, so it is decided on the row as the UPDATE finds
+ * it: on PostgreSQL, an UPDATE that waited for a quote's transaction re-reads the row that quote
+ * wrote (migrations/012_listing_reservation.ts); the sight's earlier check reads the quotes.
+ */
+function notReservedByOther(partnerId: unknown, now: unknown) {
+  return sql<boolean>`(inventory.reserved_by is null or inventory.reserved_by = ${partnerId} or inventory.reserved_until <= ${now} + coalesce((select partners.clock_offset_ms from partners where partners.id = inventory.reserved_by), 0))`;
+}
+
 export function orderPlacement(
   db: Kysely<Database>,
   onPostgres: boolean,
@@ -361,7 +372,7 @@ function postgresPlacement(
     const [eventType, eventId, now] = [a[i++], a[i++], a[i++]];
     const answer = shape.answer ? { keyId: a[i++], key: a[i++], statusCode: a[i++], body: a[i++] } : undefined;
     const parts = [
-      sql`sold as (update inventory set status = 'sold' where environment = ${order.environment} and domain = ${order.domain} and status = 'listed' returning domain)`,
+      sql`sold as (update inventory set status = 'sold' where environment = ${order.environment} and domain = ${order.domain} and status = 'listed' and ${notReservedByOther(order.partner_id, now)} returning domain)`,
       sql`placed as (insert into orders (${sql.join(ORDER_COLUMNS.map((c) => sql.ref(c)))}) select ${sql.join(ORDER_COLUMNS.map((c) => sql`${order[c]}`))} from sold returning public_id)`,
       sql`timeline as (insert into order_timeline (public_id, idx, status, event_type, event_id, at, note) select public_id, 0, ${order.status}, ${eventType}, ${eventId}, ${order.created_at}, null from placed)`,
     ];
@@ -401,14 +412,17 @@ function postgresPlacement(
 /** SQLite has no data-modifying CTEs: the same writes, one statement each, in one transaction. */
 function sqliteStatements(db: Kysely<Database>) {
   return {
-    take: template<[Environment, string], { domain: string }>(2, (environment, domain) =>
-      db
-        .updateTable('inventory')
-        .set({ status: 'sold' })
-        .where('environment', '=', environment)
-        .where('domain', '=', domain)
-        .where('status', '=', 'listed')
-        .returning('domain'),
+    take: template<[Environment, string, string, number], { domain: string }>(
+      4,
+      (environment, domain, partnerId, now) =>
+        db
+          .updateTable('inventory')
+          .set({ status: 'sold' })
+          .where('environment', '=', environment)
+          .where('domain', '=', domain)
+          .where('status', '=', 'listed')
+          .where(notReservedByOther(partnerId, now))
+          .returning('domain'),
     ),
     order: template<unknown[], never>(ORDER_COLUMNS.length, (...a) =>
       db
@@ -468,7 +482,7 @@ function sqliteStatements(db: Kysely<Database>) {
 
 function* sqlitePlacement(s: ReturnType<typeof sqliteStatements>, p: Placement): Steps<Placed> {
   const { order } = p;
-  const taken = yield s.take([order.environment, order.domain]);
+  const taken = yield s.take([order.environment, order.domain, order.partner_id, p.now]);
   if (taken.length === 0) return { placed: false, deliveries: 0 };
   yield s.order(ORDER_COLUMNS.map((c) => order[c]));
   let deliveries = 0;

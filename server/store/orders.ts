@@ -78,6 +78,28 @@ export function orderRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postg
       else await db.deleteFrom('quotes').where('quote_id', '=', '').execute();
     },
 
+    /**
+     * Records a reservation on the listing row as well (x-quote-reservation), the row a new order
+     * takes, so that the order's UPDATE decides on it (order-placement.ts `notReservedByOther`).
+     * False when the domain is no longer listed: an order took it meanwhile (on PostgreSQL this
+     * UPDATE waits for such an order's transaction, then finds the row sold).
+     */
+    async reserveListing(
+      environment: Environment,
+      domain: string,
+      partnerId: string,
+      endsAt: number,
+    ): Promise<boolean> {
+      const result = await db
+        .updateTable('inventory')
+        .set({ reserved_by: partnerId, reserved_until: endsAt })
+        .where('environment', '=', environment)
+        .where('domain', '=', domain)
+        .where('status', '=', 'listed')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+
     /** Another partner's live quote on the domain, if any (liveQuoteOfOther). */
     async reservationByOther(
       environment: Environment,

@@ -62,6 +62,13 @@ export interface InventoryTable {
   category: string;
   keywords: string;
   listed_at: number;
+  /**
+   * The live reservation (x-quote-reservation), kept on the row a new order takes: the partner
+   * whose quote reserves the domain and its end in that partner's business time (orders.ts
+   * `reserveListing`, order-placement.ts `take`). Stale once ended; absent on rows listed since.
+   */
+  reserved_by?: string | null;
+  reserved_until?: number | null;
 }
 
 export interface QuotesTable {

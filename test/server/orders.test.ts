@@ -654,6 +654,27 @@ describe.each(databases())('orders ($name)', ({ databaseUrl }) => {
       }
     });
 
+    it('a quote and another partner’s order at the same instant: one is decided first, never both (200 and 409 domain_reserved, or 404 and 201)', async () => {
+      const quoter = await h.mint({ rate_limits: HIGH });
+      const buyer = await h.mint({ rate_limits: HIGH });
+      for (let round = 0; round < 12; round++) {
+        const d = await take(h, buyer);
+        const [quote, order] = await Promise.all([
+          signedRequest(h, quoter, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } }),
+          signedRequest(h, buyer, {
+            method: 'POST',
+            path: `${V1}/orders`,
+            body: orderBody(d),
+            idempotencyKey: randomUUID(),
+          }),
+        ]);
+        const pair = `${quote.status}/${order.status}`;
+        expect(['200/409', '404/201'], `${quote.text}\n${order.text}`).toContain(pair);
+        if (order.status === 409) expectError(order, 'domain_reserved');
+        if (quote.status === 404) expectError(quote, 'not_found');
+      }
+    });
+
     it('an expired quote no longer reserves the domain for the quoting partner', async () => {
       const holder = await h.mint({ rate_limits: HIGH });
       const other = await h.mint({ rate_limits: HIGH });
