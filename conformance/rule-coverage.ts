@@ -103,6 +103,7 @@ export const EXTENSION_RULES: ExtensionRule[] = [
       'partner.quotes.reservation.no-extension',
       'partner.quotes.reservation.cooldown',
       'partner.quotes.reservation.one-at-a-time',
+      'partner.quotes.reservation.against-an-order',
     ],
   },
   { api: 'partner', extension: 'x-session-validity-seconds', requirements: ['partner.lifecycle.expiry.test-clock'] },

@@ -68,6 +68,9 @@ export const FAULTS = [
   // POST /quotes: partners quoting one domain at the same instant are not taken in turn (each
   // finds it free before any has reserved it).
   'quotes-race',
+  // POST /quotes: the reservation is not recorded on the listing row, and the quote's transaction
+  // ends 50 ms late, so an order by another partner made meanwhile takes the domain as well.
+  'quote-order-race',
 ] as const;
 
 export type Fault = (typeof FAULTS)[number];

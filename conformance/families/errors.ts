@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { HEADERS } from '../../client/protocol/index.ts';
 import { parseRateLimit } from '../../client/rate-limit.ts';
-import { CheckFailure, CheckSkipped, expect, expectStatus, type Context, type Family } from '../context.ts';
+import { CheckFailure, expect, expectStatus, type Context, type Family } from '../context.ts';
+import { expectCode } from './error-answer.ts';
 import { HttpRecorder, jsonOf, type Credentials, type Exchange, type SendOptions, type SignOptions } from '../http.ts';
 import type { SpecOperation } from '../spec.ts';
 import {
@@ -14,43 +15,16 @@ import {
   listedDomain,
   listedDomains,
   orderRequest,
+  needAdmin,
   partnerOp,
   partnerScopes,
   postOrder,
   recordOrder,
   unlistedDomain,
 } from './orders-support.ts';
+import { quoteReservationChecks } from './quote-reservation.ts';
 
-/**
- * Fails unless the exchange is the contract's answer for `code`: the status `x-status-of-code`
- * gives it, an Error body with that code and a non-empty message, and `request_id` equal to the
- * X-Request-Id header (which every response carries).
- */
-export function expectCode(
-  ctx: Context,
-  exchange: Exchange,
-  code: string,
-  why: string,
-  api: 'partner' | 'public' = 'partner',
-): void {
-  const status = ctx.spec.errorStatuses(api)[code];
-  if (status === undefined) throw new Error(`the ${api} ErrorCode has no code ${code}`);
-  const body = jsonOf(exchange) as { code?: unknown; message?: unknown; request_id?: unknown } | undefined;
-  const got = `${exchange.status} ${typeof body?.code === 'string' ? body.code : '(no Error body)'}`;
-  if (exchange.status !== status || body?.code !== code)
-    throw new CheckFailure(`${why}: expected ${status} ${code}, got ${got}`, [exchange]);
-  if (typeof body.message !== 'string' || body.message.trim() === '')
-    throw new CheckFailure(`${why}: the ${code} answer has no (non-empty) message`, [exchange]);
-  const header = exchange.responseHeaders['x-request-id'];
-  if (!header) throw new CheckFailure(`${why}: the ${code} answer has no X-Request-Id header`, [exchange]);
-  // The partner surface always names the request in the body; on the public one it is optional.
-  if ((api === 'partner' || body.request_id !== undefined) && body.request_id !== header) {
-    throw new CheckFailure(
-      `${why}: the ${code} body's request_id ${JSON.stringify(body.request_id)} differs from the X-Request-Id header "${header}"`,
-      [exchange],
-    );
-  }
-}
+export { expectCode } from './error-answer.ts';
 
 const PROBE = 'getAvailability';
 const probeTarget = (ctx: Context) => `${partnerOp(ctx, PROBE).operation.path}?domain=bestcoffeebeans.com`;
@@ -107,36 +81,8 @@ function mintWithout(ctx: Context, exclude: string[]): Promise<Credentials & { p
   return minted;
 }
 
-/** POST /quotes of `domain` as `credentials`. */
-function quoteDomain(ctx: Context, credentials: Credentials, domain: string, deliberate: boolean): Promise<Exchange> {
-  const quotes = partnerOp(ctx, 'createQuote');
-  return ctx.http.signed({
-    method: 'POST',
-    target: quotes.operation.path,
-    credentials,
-    body: JSON.stringify({ domain }),
-    operation: quotes.operation,
-    rateClass: quotes.rateClass,
-    deliberate,
-  });
-}
-
-/** Moves the partner's test clock (its business time) forward. */
-async function advanceClock(ctx: Context, credentials: { partnerId: string }, seconds: number): Promise<void> {
-  need(ctx);
-  const advanced = await ctx.admin.post(`/partners/${credentials.partnerId}/clock/advance`, { seconds });
-  if (advanced.status !== 200)
-    throw new CheckFailure(
-      `advancing the test clock ${seconds} s failed: ${advanced.status} ${JSON.stringify(advanced.body).slice(0, 300)}`,
-    );
-}
-
-function need(ctx: Context): asserts ctx is Context & { admin: NonNullable<Context['admin']> } {
-  if (!ctx.admin) throw CheckSkipped.need('admin');
-}
-
 async function adminMove(ctx: Context, publicId: string, action: string): Promise<void> {
-  need(ctx);
+  needAdmin(ctx);
   const moved = await ctx.admin.post(`/orders/${publicId}/${action}`, {});
   if (moved.status !== 200)
     throw new CheckFailure(
@@ -457,7 +403,7 @@ export const errorCodesFamily: Family = {
       needs: ['admin'],
       name: "quote_expired: an order with a quote after the partner's test clock moved 11 minutes",
       async run(ctx) {
-        need(ctx);
+        needAdmin(ctx);
         const partner = await ctx.mint(['search', 'buy']);
         const listed = await listedDomain(ctx, partner);
         const quotes = partnerOp(ctx, 'createQuote');
@@ -495,7 +441,7 @@ export const errorCodesFamily: Family = {
       needs: ['admin'],
       name: "domain_reserved: another partner's quote and order for a domain under a live quote; an order with the holder's quote_id is 400 validation_error, never 409",
       async run(ctx) {
-        need(ctx);
+        needAdmin(ctx);
         const holder = await ctx.mint(['search', 'buy']);
         const other = await ctx.mint(['search', 'buy']);
         const listed = await listedDomain(ctx, holder);
@@ -540,117 +486,14 @@ export const errorCodesFamily: Family = {
         );
       },
     },
-    {
-      id: 'partner.quotes.reservation.no-extension',
-      rules: ['spec:partner:createQuote#/x-quote-reservation', 'seed:partner › Resources and their fields › Quote'],
-      needs: ['admin'],
-      name: "a quote while the partner's reservation is live answers a fresh quote_id with the same expires_at; once that end has passed (test clock) another partner may quote the domain",
-      async run(ctx) {
-        need(ctx);
-        const holder = await ctx.mint(['search', 'buy']);
-        const other = await ctx.mint(['search', 'buy']);
-        const listed = await listedDomain(ctx, holder);
-        const quote = (credentials: Credentials, deliberate: boolean) =>
-          quoteDomain(ctx, credentials, listed.domain, deliberate);
-        const first = await quote(holder, false);
-        expectStatus(first, 200, `the first partner quotes ${listed.domain}`);
-        const { quote_id, expires_at } = jsonOf(first) as { quote_id?: unknown; expires_at?: unknown };
-        await advanceClock(ctx, holder, 300);
-        const again = await quote(holder, false);
-        expectStatus(again, 200, 'the same partner quotes the domain again 300 s later (test clock)');
-        const second = jsonOf(again) as { quote_id?: unknown; expires_at?: unknown };
-        expect(second.quote_id !== quote_id, `a quote 300 s later answered the same quote_id ${String(quote_id)}`, [
-          first,
-          again,
-        ]);
-        expect(
-          second.expires_at === expires_at,
-          `a quote while the reservation is live moved its end: expires_at ${String(expires_at)} → ${String(second.expires_at)} (x-quote-reservation extends: false)`,
-          [first, again],
-        );
-        await advanceClock(ctx, holder, 301);
-        const taken = await quote(other, true);
-        expectStatus(
-          taken,
-          200,
-          "another partner quotes the domain 601 s after the holder's first quote (the reservation ended, however it was re-quoted)",
-        );
-      },
-    },
-    {
-      id: 'partner.quotes.reservation.one-at-a-time',
-      rules: ['spec:partner:createQuote#/description'],
-      needs: ['admin'],
-      name: 'partners quoting one domain at the same instant: exactly one reserves it (200), every other gets 409 domain_reserved',
-      async run(ctx) {
-        need(ctx);
-        const partners = await Promise.all(Array.from({ length: 6 }, () => ctx.mint(['search', 'buy'])));
-        // A race shows only sometimes: three domains, each quoted by all at once.
-        for (let round = 1; round <= 3; round++) {
-          const listed = await listedDomain(ctx, partners[0] as Credentials);
-          const answers = await Promise.all(partners.map((p) => quoteDomain(ctx, p, listed.domain, true)));
-          const reserved = answers.filter((a) => a.status === 200);
-          expect(
-            reserved.length === 1,
-            `${partners.length} partners quoted ${listed.domain} at once (round ${round}): ${reserved.length} answers 200, expected exactly one reservation`,
-            answers,
-          );
-          for (const refused of answers.filter((a) => a.status !== 200))
-            expectCode(
-              ctx,
-              refused,
-              'domain_reserved',
-              `a quote of ${listed.domain} while another partner's is being made`,
-            );
-        }
-      },
-    },
-    {
-      id: 'partner.quotes.reservation.cooldown',
-      rules: ['spec:partner:createQuote#/x-quote-reservation', 'spec:partner:createQuote#/description'],
-      needs: ['admin'],
-      name: 'once a reservation ended without an order, its partner is 409 quote_cooldown with Retry-After for that domain (test clock); another partner may quote it',
-      async run(ctx) {
-        need(ctx);
-        const holder = await ctx.mint(['search', 'buy']);
-        const other = await ctx.mint(['search', 'buy']);
-        const listed = await listedDomain(ctx, holder);
-        expectStatus(
-          await quoteDomain(ctx, holder, listed.domain, false),
-          200,
-          `the first partner quotes ${listed.domain}`,
-        );
-        await advanceClock(ctx, holder, 601);
-        const cooling = await quoteDomain(ctx, holder, listed.domain, true);
-        expectCode(
-          ctx,
-          cooling,
-          'quote_cooldown',
-          'the same partner quotes the domain 1 s after its reservation ended',
-        );
-        const retryAfter = cooling.responseHeaders['retry-after'];
-        expect(
-          typeof retryAfter === 'string' &&
-            /^\d+$/.test(retryAfter) &&
-            Number(retryAfter) >= 1 &&
-            Number(retryAfter) <= 600,
-          `the quote_cooldown answer's Retry-After is ${JSON.stringify(retryAfter)}, not whole seconds from 1 to 600`,
-          [cooling],
-        );
-        expectStatus(
-          await quoteDomain(ctx, other, listed.domain, true),
-          200,
-          "another partner quotes the domain during the first partner's cool-down",
-        );
-      },
-    },
+    ...quoteReservationChecks,
     {
       id: 'partner.errors.invalid-state',
       rules: ['spec:partner:refundOrder#/description', 'seed:partner › Endpoints › Settlement and reporting'],
       needs: ['admin'],
       name: 'invalid_state: POST /refunds of an order the operator moved to TRANSFER_COMPLETED',
       async run(ctx) {
-        need(ctx);
+        needAdmin(ctx);
         const credentials = await ctx.credentials();
         const { order } = await recordOrder(
           ctx,
@@ -751,7 +594,7 @@ export const errorCodesFamily: Family = {
       needs: ['admin'],
       name: 'order of checks (x-signing check-order): first failure wins',
       async run(ctx) {
-        need(ctx);
+        needAdmin(ctx);
         const credentials = await ctx.credentials();
         const noBuy = await mintWithout(ctx, ['buy']);
         const orders = partnerOp(ctx, 'listOrders');

@@ -294,3 +294,37 @@ export function concreteTarget(op: { path: string; parameters: Array<Record<stri
   }
   return query.length ? `${path}?${query.join('&')}` : path;
 }
+
+/** POST /quotes of `domain` as `credentials`. */
+export function quoteDomain(
+  ctx: Context,
+  credentials: Credentials,
+  domain: string,
+  deliberate: boolean,
+): Promise<Exchange> {
+  const quotes = partnerOp(ctx, 'createQuote');
+  return ctx.http.signed({
+    method: 'POST',
+    target: quotes.operation.path,
+    credentials,
+    body: JSON.stringify({ domain }),
+    operation: quotes.operation,
+    rateClass: quotes.rateClass,
+    deliberate,
+  });
+}
+
+/** Moves the partner's test clock (its business time) forward. */
+export async function advanceClock(ctx: Context, credentials: { partnerId: string }, seconds: number): Promise<void> {
+  needAdmin(ctx);
+  const advanced = await ctx.admin.post(`/partners/${credentials.partnerId}/clock/advance`, { seconds });
+  if (advanced.status !== 200)
+    throw new CheckFailure(
+      `advancing the test clock ${seconds} s failed: ${advanced.status} ${JSON.stringify(advanced.body).slice(0, 300)}`,
+    );
+}
+
+/** The operator's API, or the check is skipped saying it needs it. */
+export function needAdmin(ctx: Context): asserts ctx is Context & { admin: NonNullable<Context['admin']> } {
+  if (!ctx.admin) throw CheckSkipped.need('admin');
+}
