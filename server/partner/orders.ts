@@ -72,7 +72,7 @@ export function createQuote(deps: PartnerDeps): RequestHandler {
         created_at: caller.now,
       });
       // On the listing row too, where an order at the same instant decides: one of the two waits
-      // for the other and then finds the domain reserved, or sold (x-quote-reservation).
+      // for the other and then finds the domain reserved, or sold (POST /quotes, description).
       if (deps.faults?.has('quote-order-race')) await new Promise((resolve) => setTimeout(resolve, 50));
       else if (!(await tx.orders.reserveListing(environment, domain, caller.partner.id, issued.expiresAt)))
         throw new ApiError('not_found', `Domain "${domain}" is already sold`);
@@ -196,11 +196,11 @@ async function executeOrder(
   if (!placed.placed) {
     // The take found the domain sold, or reserved by a quote committed after the sight: read again
     // to say which.
-    const now = await deps.store.placement.look(environment, domain, caller.partner.id, caller.now);
-    if (now.reservedUntil !== null && now.listing?.status === 'listed')
+    const again = await deps.store.placement.look(environment, domain, caller.partner.id, caller.now);
+    if (again.reservedUntil !== null && again.listing?.status === 'listed')
       return refuse(
         'domain_reserved',
-        `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(now.reservedUntil)}`,
+        `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(again.reservedUntil)}`,
       );
     return refuse('not_found', `Domain "${domain}" is already sold`);
   }

@@ -4,7 +4,8 @@
 // one act on one row: a quote committed while that UPDATE waited for the row is seen (PostgreSQL
 // re-reads the row it updates, never the other tables of a statement begun earlier), and the
 // quote's own UPDATE of the row waits for an order that has taken it and then finds it sold
-// (x-quote-reservation: a quote and an order at the same instant are decided one after the other).
+// (POST /quotes: a quote and another partner's order at the same instant are decided one after
+// the other).
 // Filled from the quotes already recorded: the latest one of each listed domain.
 import { sql, type Kysely, type Migration } from 'kysely';
 import { columnTypes, type Dialect } from './types.ts';
