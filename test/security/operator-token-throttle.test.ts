@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startHarness, type Harness } from '../server/harness.ts';
 import { databases } from '../server/support/http.ts';
-import { requestFrom } from '../support/from-address.ts';
+import { freshLoopbackAddress, requestFrom } from '../support/from-address.ts';
 
 const MINUTE = 60_000;
 
@@ -17,13 +17,6 @@ interface Answer {
   wwwAuthenticate: string | undefined;
   body: { code?: string; message?: string; request_id?: string };
 }
-
-let nextAddress = 0;
-/** A loopback source address no other test of this file uses. */
-const freshAddress = () => {
-  nextAddress++;
-  return `127.20.${(nextAddress >> 8) & 255}.${(nextAddress & 255) + 1}`;
-};
 
 describe.each(databases())('operator-token throttling ($name)', ({ databaseUrl }) => {
   let h: Harness;
@@ -53,7 +46,7 @@ describe.each(databases())('operator-token throttling ($name)', ({ databaseUrl }
   };
 
   it('answers the 11th wrong token from one address 429 with Retry-After; a right token from another address is served', async () => {
-    const attacker = freshAddress();
+    const attacker = freshLoopbackAddress();
     for (let i = 1; i <= 10; i++) {
       const wrong = await call(`wrong-token-${i}`, attacker);
       expect(wrong.status, `wrong token ${i}`).toBe(401);
@@ -69,12 +62,12 @@ describe.each(databases())('operator-token throttling ($name)', ({ databaseUrl }
     expect(rightMeanwhile.status).toBe(429);
     expect(rightMeanwhile.body.code).toBe('rate_limited');
     // The operator elsewhere is not held back.
-    const operator = await call(ADMIN_TOKEN, freshAddress());
+    const operator = await call(ADMIN_TOKEN, freshLoopbackAddress());
     expect(operator.status, JSON.stringify(operator.body)).toBe(200);
   });
 
   it('waits 1, 2, 4 … minutes after the last failure, and a right token then clears the count', async () => {
-    const address = freshAddress();
+    const address = freshLoopbackAddress();
     for (let i = 0; i < 10; i++) expect((await call('wrong', address)).status).toBe(401);
     expect((await call('wrong', address)).retryAfter).toBe('60');
     h.clock.advance(MINUTE);
@@ -91,7 +84,7 @@ describe.each(databases())('operator-token throttling ($name)', ({ databaseUrl }
   });
 
   it('does not count requests without a token, nor right tokens, however many at once', async () => {
-    const address = freshAddress();
+    const address = freshLoopbackAddress();
     for (let i = 0; i < 12; i++) {
       const missing = await call(undefined, address);
       expect(missing.status).toBe(401);

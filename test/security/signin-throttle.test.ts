@@ -10,7 +10,7 @@ import { ensureSandboxUser } from '../../server/oauth/index.ts';
 import { openAuthorize, register, SANDBOX_USER, type SignInPage } from '../oauth/support.ts';
 import { startHarness, type Harness } from '../server/harness.ts';
 import { databases } from '../server/support/http.ts';
-import { requestFrom } from '../support/from-address.ts';
+import { freshLoopbackAddress, requestFrom } from '../support/from-address.ts';
 
 const REDIRECT = 'http://127.0.0.1:33418/callback';
 const CHALLENGE = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
@@ -22,13 +22,6 @@ interface Answer {
   location: string | undefined;
   html: string;
 }
-
-let nextAddress = 2;
-/** A fresh loopback source address for every attempt unless one is given (127.0.0.0/8 is all loopback). */
-const freshAddress = () => {
-  nextAddress++;
-  return `127.${10 + ((nextAddress >> 16) & 63)}.${(nextAddress >> 8) & 255}.${nextAddress & 255 || 1}`;
-};
 
 describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
   let h: Harness;
@@ -48,7 +41,12 @@ describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
   };
 
   /** Submits the sign-in form of `p` from `address`. */
-  const signIn = async (p: SignInPage, email: string, password: string, address = freshAddress()): Promise<Answer> => {
+  const signIn = async (
+    p: SignInPage,
+    email: string,
+    password: string,
+    address = freshLoopbackAddress(),
+  ): Promise<Answer> => {
     const body = new URLSearchParams({
       auth_request: p.authRequest ?? '',
       csrf_token: p.csrfToken ?? '',
@@ -135,7 +133,7 @@ describe.each(databases())('sign-in throttling ($name)', ({ databaseUrl }) => {
 
   it('throttles an address that tries many accounts, and no other address', async () => {
     const p = await page();
-    const address = freshAddress();
+    const address = freshLoopbackAddress();
     const answers: Answer[] = [];
     for (let i = 0; i < 22; i++)
       answers.push(await signIn(p, `spray-${i}-${Date.now()}@example.org`, 'password1', address));
