@@ -104,6 +104,7 @@ export const EXTENSION_RULES: ExtensionRule[] = [
       'partner.quotes.reservation.cooldown',
       'partner.quotes.reservation.one-at-a-time',
       'partner.quotes.reservation.against-an-order',
+      'partner.quotes.reservation.against-a-checkout',
     ],
   },
   { api: 'partner', extension: 'x-session-validity-seconds', requirements: ['partner.lifecycle.expiry.test-clock'] },

@@ -253,7 +253,10 @@ export interface paths {
          *     domains are 404 `not_found`; a domain reserved by another partner's live quote is 409
          *     `domain_reserved`.
          *     If the domain is sold elsewhere before the buyer pays, the hosted page tells the buyer it is
-         *     no longer available and charges nothing.
+         *     no longer available and charges nothing. If another partner reserves it with a quote after the
+         *     session was created, the hosted page charges nothing while that reservation lasts, and the
+         *     buyer can pay once it has ended (the quote's reservation is decided on the listing, as for an
+         *     order: `x-quote-reservation` of POST `/quotes`).
          *
          *     `return_url` and `cancel_url` are `https` URLs (with a sandbox credential, `http` on a
          *     loopback host is accepted too, `BuyerRedirectUrl`); any other scheme, `javascript:` and

@@ -483,7 +483,10 @@ export interface paths {
          *     browser is sent to the session's `return_url` with `public_id=<order id>` added to its query.
          *     A declined card shows the page again (200) with the decline and records nothing. Token errors
          *     are as for GET `/checkout`; a session already paid is 409 (so a double submit never pays
-         *     twice).
+         *     twice). A domain sold elsewhere meanwhile is 409 `invalid_state` and charges nothing. So is a
+         *     domain that another partner has reserved since the session was created (a quote of the
+         *     partner API, POST `/quotes`), while that reservation lasts (at most 10 minutes): the buyer
+         *     may pay once it has ended, as long as the session lasts.
          */
         post: operations["payCheckout"];
         delete?: never;
@@ -2440,8 +2443,10 @@ export interface components {
             };
         };
         /**
-         * @description The checkout session has already been paid (`invalid_state`, the message naming the order):
-         *     an HTML page for a browser, the `Error` body when `Accept` prefers `application/json`.
+         * @description The checkout session has already been paid (`invalid_state`, the message naming the order),
+         *     or, on payment, its domain cannot be bought now: sold elsewhere, or reserved by another
+         *     partner's quote until that ends (`invalid_state`; nothing is charged). An HTML page for a
+         *     browser, the `Error` body when `Accept` prefers `application/json`.
          */
         PageConflict: {
             headers: {

@@ -71,6 +71,9 @@ export const FAULTS = [
   // POST /quotes: the reservation is not recorded on the listing row, and the quote's transaction
   // ends 50 ms late, so an order by another partner made meanwhile takes the domain as well.
   'quote-order-race',
+  // The hosted checkout's payment ignores another partner's reservation made after the session
+  // was opened: it sells the reserved domain.
+  'checkout-pay-ignores-reservation',
 ] as const;
 
 export type Fault = (typeof FAULTS)[number];

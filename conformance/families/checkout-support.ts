@@ -57,15 +57,16 @@ export function pagePath(ctx: Context, session: Session): string {
 }
 
 /**
- * Opens the checkout page and pays with the test card; returns the PAID order's public_id (from
- * the redirect). `cookie`: what the buyer's browser sends along (a referral click's cookie).
+ * Opens the checkout page and submits its payment form with the test card, whatever the answer.
+ * `cookie`: what the buyer's browser sends along (a referral click's cookie); `deliberate`: a
+ * refusal is what the check expects.
  */
-export async function payCheckout(
+export async function submitPayment(
   ctx: Context,
   session: Session,
-  cookie?: string,
-): Promise<{ publicId: string; exchanges: Exchange[] }> {
-  const withCookie: Record<string, string> = cookie ? { cookie } : {};
+  options: { cookie?: string | undefined; deliberate?: boolean } = {},
+): Promise<{ page: Exchange; paid: Exchange }> {
+  const withCookie: Record<string, string> = options.cookie ? { cookie: options.cookie } : {};
   const page = await ctx.http.send({
     target: pagePath(ctx, session),
     headers: { accept: 'text/html', ...withCookie },
@@ -91,7 +92,21 @@ export async function payCheckout(
     body: fields.toString(),
     operation: { method: 'POST', path: '/checkout/pay' },
     rateClass: 'public',
+    ...(options.deliberate ? { deliberate: true } : {}),
   });
+  return { page, paid };
+}
+
+/**
+ * Opens the checkout page and pays with the test card; returns the PAID order's public_id (from
+ * the redirect). `cookie`: what the buyer's browser sends along (a referral click's cookie).
+ */
+export async function payCheckout(
+  ctx: Context,
+  session: Session,
+  cookie?: string,
+): Promise<{ publicId: string; exchanges: Exchange[] }> {
+  const { page, paid } = await submitPayment(ctx, session, { cookie });
   expectStatus(paid, 303, 'paying the hosted checkout with the sandbox test card');
   const publicId = new URL(paid.responseHeaders.location ?? '', 'https://partner.example.net').searchParams.get(
     'public_id',

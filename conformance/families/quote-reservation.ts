@@ -1,9 +1,11 @@
 // x-quote-reservation and the description of POST /quotes: how long a partner's reservation lasts,
-// its cool-down, and how quotes decide against each other and against another partner's order
-// made at the same instant (one after the other, never both).
+// its cool-down, how quotes decide against each other and against another partner's order made at
+// the same instant (one after the other, never both), and that a hosted checkout opened before
+// another partner's quote cannot be paid while that reservation lasts.
 import { randomUUID } from 'node:crypto';
 import { expect, expectStatus, type Check } from '../context.ts';
 import { jsonOf, type Credentials } from '../http.ts';
+import { openCheckout, submitPayment } from './checkout-support.ts';
 import { expectCode } from './error-answer.ts';
 import { advanceClock, listedDomain, needAdmin, orderRequest, postOrder, quoteDomain } from './orders-support.ts';
 
@@ -105,6 +107,36 @@ export const quoteReservationChecks: Check[] = [
           expectStatus(order, 201, `${at}: the order before the quote`);
         }
       }
+    },
+  },
+  {
+    id: 'partner.quotes.reservation.against-a-checkout',
+    rules: [
+      'spec:partner:createQuote#/description',
+      'spec:partner:createCheckoutSession#/description',
+      'spec:public:payCheckout#/description',
+    ],
+    needs: ['admin'],
+    name: "a hosted checkout opened before another partner's quote is not paid while that reservation lasts (409, nothing sold), and pays once it has ended (test clock)",
+    async run(ctx) {
+      needAdmin(ctx);
+      const [seller, quoter] = await Promise.all([ctx.mint(['search', 'buy', 'embed']), ctx.mint(['search', 'buy'])]);
+      const listed = await listedDomain(ctx, seller);
+      const session = await openCheckout(ctx, seller, listed);
+      expectStatus(
+        await quoteDomain(ctx, quoter, listed.domain, false),
+        200,
+        `another partner quotes ${listed.domain} after the checkout session was opened`,
+      );
+      const refused = await submitPayment(ctx, session, { deliberate: true });
+      expectStatus(refused.paid, 409, "the buyer pays while the other partner's reservation is live");
+      await advanceClock(ctx, quoter, 601);
+      const paid = await submitPayment(ctx, session);
+      expectStatus(
+        paid.paid,
+        303,
+        "the buyer pays the same checkout once the other partner's reservation has ended (its test clock 601 s on): the first payment charged nothing and left the domain listed",
+      );
     },
   },
   {

@@ -43,3 +43,19 @@ export function decideQuoteReservation(own: OwnReservation | undefined, now: num
     retryAfterSeconds: Math.max(1, Math.ceil((quoteAgainAt - now) / 1000)),
   };
 }
+
+/** A listing's latest reservation as its row carries it: the partner and the end, in that partner's business time. */
+export interface ListingReservation {
+  partnerId: string;
+  endsAt: number;
+}
+
+/**
+ * Whether a listing's reservation can hold against `partnerId` at real time `now`, as far as the
+ * row alone tells: not when it names no partner or this one, nor when its end has passed in real
+ * time (a test clock never moves back, so the end has then passed on its partner's clock too).
+ * When true, the store decides with that partner's clock (store/listing-reservation.ts).
+ */
+export function mayBeReservedAgainst(reservation: ListingReservation | null, partnerId: string, now: number): boolean {
+  return reservation !== null && reservation.partnerId !== partnerId && reservation.endsAt > now;
+}

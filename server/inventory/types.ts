@@ -1,4 +1,5 @@
 // The shapes an inventory row takes between the generator, the importer and the store.
+import type { ListingReservation } from '../domain/quote-reservation.ts';
 import type { Environment } from '../store/schema.ts';
 
 /** One listing to be written; the store adds the environment. */
@@ -28,6 +29,8 @@ export type InventoryStatus = 'listed' | 'sold';
 export interface InventoryRecord extends InventoryRow {
   environment: Environment;
   status: InventoryStatus;
+  /** The latest reservation a quote wrote on the row (x-quote-reservation), live or ended; null when none. */
+  reservation: ListingReservation | null;
 }
 
 /** A search result: the record and its relevance, from 0 to 1, highest first. */

@@ -42,11 +42,11 @@ export function createCheckoutSession(deps: PartnerDeps): RequestHandler {
     if (!listing) throw new ApiError('not_found', `Domain "${domain}" is not listed`);
     if (listing.status !== 'listed' || (await deps.store.orders.liveOrderFor(environment, domain)))
       throw new ApiError('not_found', `Domain "${domain}" is already sold`);
-    const held = await deps.store.orders.reservationByOther(environment, domain, caller.partner.id, caller.now);
+    const held = await deps.store.orders.reservationOn(listing, caller.partner.id, caller.now);
     if (held)
       throw new ApiError(
         'domain_reserved',
-        `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(held.expires_at)}`,
+        `Domain "${domain}" is reserved by another partner's quote until ${rfc3339(held.endsAt)}`,
       );
 
     if (quote.kind === 'expired') throw new ApiError(quote.code, quote.message);

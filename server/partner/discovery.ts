@@ -21,7 +21,7 @@ async function availability(
 ) {
   const listing = await deps.store.inventory.find(viewer.environment, domain, viewer.since);
   if (!listing || listing.status !== 'listed') return { listing: undefined, available: false };
-  const reserved = await deps.store.orders.reservationByOther(viewer.environment, domain, viewer.partnerId, viewer.now);
+  const reserved = await deps.store.orders.reservationOn(listing, viewer.partnerId, viewer.now);
   return { listing, available: reserved === undefined };
 }
 
@@ -50,8 +50,13 @@ export function searchDomains(deps: PartnerDeps): RequestHandler {
       ]);
     const environment = caller.credential.environment;
     const hits = await domainSearch(deps.store).search(environment, q, {
-      isReserved: async (domain) =>
-        (await deps.store.orders.reservationByOther(environment, domain, caller.partner.id, caller.now)) !== undefined,
+      isReserved: async (domain) => {
+        const listing = await deps.store.inventory.find(environment, domain);
+        return (
+          listing !== undefined &&
+          (await deps.store.orders.reservationOn(listing, caller.partner.id, caller.now)) !== undefined
+        );
+      },
     });
     const results: Schemas['DomainSearchHit'][] = hits.map((hit) => ({
       ...hit,

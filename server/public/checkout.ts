@@ -13,6 +13,7 @@ import {
   sessionState,
 } from '../domain/checkout.ts';
 import { initialState } from '../domain/order-state.ts';
+import { RESERVATION_MAX_SECONDS } from '../domain/quote-reservation.ts';
 import {
   isWithinAttributionWindow,
   linkDestination,
@@ -196,11 +197,25 @@ async function pay(deps: PartnerDeps, loaded: Loaded, cookieClick: string | unde
     );
     if (!listing || listing.status !== 'listed' || (await tx.orders.liveOrderFor(environment, session.domain)))
       throw gone;
+    // Another partner's quote made after the session was created holds the domain until it ends
+    // (POST /checkout/pay, description): nothing is charged, and the session can be paid after.
+    const now = deps.clock.now();
+    const reserved = new ApiError(
+      'invalid_state',
+      `${session.domain} is reserved for another buyer for at most ${RESERVATION_MAX_SECONDS / 60} more minutes. Nothing was charged; you can pay after that, while this checkout lasts.`,
+    );
+    const ignoreReservation = deps.faults?.has('checkout-pay-ignores-reservation') === true;
+    if (!ignoreReservation && (await tx.orders.reservationOn(listing, session.partner_id, now))) throw reserved;
     const publicId = newId('ord', 16);
     if (!(await tx.checkout.claimPayment(session.session_id, publicId, at))) {
       throw new ApiError('invalid_state', 'This checkout is already complete. Nothing more is charged.');
     }
-    if (!(await tx.inventory.markSold(environment, session.domain))) throw gone;
+    // The sale decides on the listing row as its UPDATE finds it: a quote committed meanwhile is seen.
+    const sale = ignoreReservation ? undefined : { partnerId: session.partner_id, now };
+    if (!(await tx.inventory.markSold(environment, session.domain, sale))) {
+      const meanwhile = await tx.orders.reservationByOther(environment, session.domain, session.partner_id, now);
+      throw meanwhile ? reserved : gone;
+    }
     const start = initialState('service_collected');
     const order: OrderRow = {
       public_id: publicId,

@@ -172,24 +172,14 @@ export const INTENDED: readonly Intended[] = [
     name: 'order begun',
     statement:
       /^with "claim" as \(insert into "idempotency" .* from "partners" as "caller" left join "inventory" on "inventory"\."environment" = \? and "inventory"\."domain" = \?/,
-    reaches: [
-      by('partners', 'id'),
-      by('inventory', 'environment', 'domain'),
-      by('orders', 'domain'),
-      by('quotes', 'environment', 'domain'),
-    ],
+    reaches: [by('partners', 'id'), by('inventory', 'environment', 'domain'), by('orders', 'domain')],
     dialect: 'postgres',
   },
   {
     name: 'order begun, keys ignored',
     statement:
       /^select "caller"\."clock_offset_ms", .* from "partners" as "caller" left join "inventory" on "inventory"\."environment" = \? and "inventory"\."domain" = \?/,
-    reaches: [
-      by('partners', 'id'),
-      by('inventory', 'environment', 'domain'),
-      by('orders', 'domain'),
-      by('quotes', 'environment', 'domain'),
-    ],
+    reaches: [by('partners', 'id'), by('inventory', 'environment', 'domain'), by('orders', 'domain')],
     dialect: 'postgres',
     unwalked: true,
   },
@@ -201,7 +191,7 @@ export const INTENDED: readonly Intended[] = [
     reaches: [
       by('inventory', 'environment', 'domain'),
       by('orders', 'domain'),
-      by('quotes', 'environment', 'domain'),
+      // The reserving partner's clock, when the listing carries a reservation (listing-reservation.ts).
       by('partners', 'id'),
     ],
   },
@@ -210,7 +200,7 @@ export const INTENDED: readonly Intended[] = [
     statement: /^with sold as \(update inventory set status = 'sold' where environment = \? and domain = \?/,
     reaches: [
       by('inventory', 'environment', 'domain'),
-      // The reserving partner's clock, when the listing carries a reservation (notReservedByOther).
+      // The reserving partner's clock, when the listing carries a reservation (listing-reservation.ts).
       by('partners', 'id'),
       by('webhook_endpoints', 'partner_id'),
       by('idempotency', 'key_id', 'idem_key'),
@@ -221,9 +211,17 @@ export const INTENDED: readonly Intended[] = [
     // SQLite's take of the listing for a new order, with the reservation on its row (order-placement.ts).
     name: 'order take',
     statement:
-      /^update "inventory" set "status" = \? where "environment" = \? and "domain" = \? and "status" = \? and \(inventory\.reserved_by is null .* returning "domain"$/,
+      /^update "inventory" set "status" = \? where "environment" = \? and "domain" = \? and "status" = \? and not coalesce\(inventory\.reserved_by .* returning "domain"$/,
     reaches: [by('inventory', 'environment', 'domain'), by('partners', 'id')],
     dialect: 'sqlite',
+  },
+  {
+    // A hosted checkout's payment takes the listing alone (public/checkout.ts), with the same check.
+    name: 'hosted checkout take',
+    statement:
+      /^update "inventory" set "status" = \? where "environment" = \? and "domain" = \? and "status" = \? and not coalesce\(inventory\.reserved_by [^]*\)$/,
+    reaches: [by('inventory', 'environment', 'domain'), by('partners', 'id')],
+    unwalked: true,
   },
   {
     name: 'listing reservation',
@@ -258,8 +256,8 @@ export const INTENDED: readonly Intended[] = [
   {
     name: "another partner's reservation",
     statement:
-      /^select "quotes"\.\* from "quotes" inner join "partners" on "partners"\."id" = "quotes"\."partner_id" where "quotes"\."environment" = \? and "quotes"\."domain" = \?/,
-    reaches: [by('quotes', 'environment', 'domain'), by('partners', 'id')],
+      /^select "reserved_until" from "inventory" where "environment" = \? and "domain" = \? and coalesce\(inventory\.reserved_by /,
+    reaches: [by('inventory', 'environment', 'domain'), by('partners', 'id')],
   },
   {
     name: "the caller's own reservation (x-quote-reservation)",

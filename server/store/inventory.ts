@@ -6,6 +6,7 @@ import type { InventoryRecord, InventoryRow, InventorySearchHit, InventoryStatus
 import type { Database, Environment } from './schema.ts';
 import type { DirectSqlite } from './direct.ts';
 import { keptRead } from './prepared.ts';
+import { reservedByOther } from './listing-reservation.ts';
 import type { ReadMark } from './row-cache.ts';
 
 export type { InventoryRecord, InventoryRow, InventorySearchHit, InventoryStatus } from '../inventory/types.ts';
@@ -14,7 +15,8 @@ export interface ReplaceOptions {
   /** Rows per INSERT statement (default 500 on SQLite, at most MAX_BATCH_SIZE; 5,000 on PostgreSQL). */
   batchSize?: number;
   /**
-   * A domain already in the environment keeps its listed_at and, if sold, stays sold. Read in
+   * A domain already in the environment keeps its listed_at and its reservation (a quote's) and,
+   * if sold, stays sold. Read in
    * the same transaction, so a sale committed meanwhile is never put back on sale. Costs memory
    * in proportion to the environment's size; imports want it, generated inventories do not.
    */
@@ -124,6 +126,11 @@ function toRecord(row: DbRow): InventoryRecord {
     category: row.category,
     keywords: JSON.parse(row.keywords) as string[],
     listed_at: row.listed_at,
+    // PostgreSQL answers a bigint as a string.
+    reservation:
+      row.reserved_by === null || row.reserved_by === undefined
+        ? null
+        : { partnerId: row.reserved_by, endsAt: Number(row.reserved_until ?? 0) },
   };
 }
 
@@ -182,13 +189,23 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
         : Math.max(1, Math.min(MAX_BATCH_SIZE, Math.floor(options.batchSize ?? DEFAULT_BATCH_SIZE)));
       const result = await db.transaction().execute(async (trx) => {
         const before = new Map<string, { listed_at: number; status: InventoryStatus }>();
+        // Reservations on rows that are replaced, put back once the new rows are in.
+        const reservations: Array<{ domain: string; reserved_by: string; reserved_until: number }> = [];
         if (options.preserve) {
           const existing = await trx
             .selectFrom('inventory')
-            .select(['domain', 'listed_at', 'status'])
+            .select(['domain', 'listed_at', 'status', 'reserved_by', 'reserved_until'])
             .where('environment', '=', environment)
             .execute();
-          for (const row of existing) before.set(row.domain, { listed_at: row.listed_at, status: row.status });
+          for (const row of existing) {
+            before.set(row.domain, { listed_at: row.listed_at, status: row.status });
+            if (row.reserved_by)
+              reservations.push({
+                domain: row.domain,
+                reserved_by: row.reserved_by,
+                reserved_until: Number(row.reserved_until),
+              });
+          }
         }
         await trx.deleteFrom('inventory').where('environment', '=', environment).execute();
         let batch: DbRow[] = [];
@@ -222,6 +239,15 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
           if (batch.length >= batchSize) await flush();
         }
         if (batch.length > 0) await flush();
+        // A quote's reservation outlives an import of its domain (x-quote-reservation): the listing
+        // row is where every sale looks for it (listing-reservation.ts). Few rows: quoted ones.
+        for (const r of reservations)
+          await trx
+            .updateTable('inventory')
+            .set({ reserved_by: r.reserved_by, reserved_until: r.reserved_until })
+            .where('environment', '=', environment)
+            .where('domain', '=', r.domain)
+            .execute();
         // The planner's statistics describe the inventory as it was; after replacing all of it
         // they are wrong (or absent, on a new table), and a plan chosen from them can read every
         // listed row to sell one (issue #20). Brought up to date before the commit, so no reader
@@ -357,9 +383,23 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
       return { total: Number(row.total), upTo: Number(row.up_to ?? 0) };
     },
 
-    /** Listed → sold; false when the domain was not listed (absent or already sold). */
-    async markSold(environment: Environment, domain: string): Promise<boolean> {
-      const changed = await setStatus(environment, domain, 'listed', 'sold');
+    /**
+     * Listed → sold; false when the domain was not listed (absent or already sold), or, for a
+     * partner's sale (`sale`: its partner, and real time), while another partner's reservation
+     * holds it (listing-reservation.ts), decided on the row as the UPDATE finds it.
+     */
+    async markSold(
+      environment: Environment,
+      domain: string,
+      sale?: { partnerId: string; now: number },
+    ): Promise<boolean> {
+      const changed = await setStatus(
+        environment,
+        domain,
+        'listed',
+        'sold',
+        sale ? sql<boolean>`not ${reservedByOther(sale.partnerId, sale.now)}` : undefined,
+      );
       if (changed) notify({ kind: 'sold', environment, domain });
       return changed;
     },
@@ -421,14 +461,16 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
     domain: string,
     from: InventoryStatus,
     to: InventoryStatus,
+    also?: RawBuilder<boolean>,
   ): Promise<boolean> {
-    const result = await db
+    let update = db
       .updateTable('inventory')
       .set({ status: to })
       .where('environment', '=', environment)
       .where('domain', '=', domain)
-      .where('status', '=', from)
-      .executeTakeFirst();
+      .where('status', '=', from);
+    if (also) update = update.where(also);
+    const result = await update.executeTakeFirst();
     return result.numUpdatedRows > 0n;
   }
 }

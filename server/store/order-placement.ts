@@ -10,8 +10,8 @@
 //
 // Two orders never take one domain: the listing changes from listed to sold once, and an order
 // that loses that race writes nothing (PostgreSQL re-checks the row once the winner commits).
-import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely, type QueryCreator } from 'kysely';
-import { liveQuoteOfOther } from './orders.ts';
+import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely';
+import { reservedByOther } from './listing-reservation.ts';
 import { claimStatement, claimTimes, type Claim, type IdempotencyRepository } from './idempotency.ts';
 import type { DirectSqlite, Settled } from './direct.ts';
 import { template, type Template } from './prepared.ts';
@@ -23,7 +23,7 @@ export interface OrderSight {
   listing: { status: 'listed' | 'sold'; price_cents: number; currency: string } | undefined;
   /** An order of the domain that is still alive (not refunded or cancelled). */
   liveOrder: boolean;
-  /** Business-time expiry of another partner's live quote on the domain, the latest; null when none. */
+  /** The end of another partner's reservation that holds the domain (its business time); null when none. */
   reservedUntil: number | null;
 }
 
@@ -132,9 +132,9 @@ function sightColumns(
           .where('orders.status', 'not in', ['REFUNDED', 'CANCELLED']),
       )
       .as('live_order'),
-    liveQuoteOfOther(eb as unknown as Pick<QueryCreator<Database>, 'selectFrom'>, environment, domain, partnerId, now)
-      .select('quotes.expires_at')
-      .as('reserved_until'),
+    sql<number | null>`case when ${reservedByOther(partnerId, now)} then inventory.reserved_until end`.as(
+      'reserved_until',
+    ),
   ];
 }
 
@@ -149,15 +149,11 @@ function toSight(row: SightRow | undefined): OrderSight {
 }
 
 /**
- * The take's own reservation check, on the listing row it updates (x-quote-reservation): no other
- * partner's reservation is live at `now` (real time; the reservation ends in its partner's
- * business time). Part of the UPDATE's condition, so it is decided on the row as the UPDATE finds
- * it: on PostgreSQL, an UPDATE that waited for a quote's transaction re-reads the row that quote
- * wrote (migrations/012_listing_reservation.ts); the sight's earlier check reads the quotes.
+ * The take's reservation check, part of the UPDATE's condition so that it is decided on the row
+ * as the UPDATE finds it: on PostgreSQL, an UPDATE that waited for a quote's transaction re-reads
+ * the row that quote wrote (listing-reservation.ts).
  */
-function notReservedByOther(partnerId: unknown, now: unknown) {
-  return sql<boolean>`(inventory.reserved_by is null or inventory.reserved_by = ${partnerId} or inventory.reserved_until <= ${now} + coalesce((select partners.clock_offset_ms from partners where partners.id = inventory.reserved_by), 0))`;
-}
+const notReservedByOther = (partnerId: unknown, now: unknown) => sql<boolean>`not ${reservedByOther(partnerId, now)}`;
 
 export function orderPlacement(
   db: Kysely<Database>,

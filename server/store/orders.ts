@@ -1,7 +1,10 @@
 // Quotes (reservations), orders and their timelines. Every method takes the executor it runs on,
 // so a caller can put a state change and its events in one transaction.
-import { sql, type Kysely, type QueryCreator } from 'kysely';
+import { sql, type Kysely } from 'kysely';
+import { mayBeReservedAgainst } from '../domain/quote-reservation.ts';
+import type { InventoryRecord } from '../inventory/types.ts';
 import type { DirectSqlite } from './direct.ts';
+import { reservedByOther } from './listing-reservation.ts';
 import { prepared } from './prepared.ts';
 import type { Database, Environment, OrdersTable } from './schema.ts';
 
@@ -18,41 +21,25 @@ export interface OrderFilters {
   to?: number | undefined;
 }
 
-/**
- * The latest live quote of another partner on the domain (a reservation), to select from. Each
- * quote's expiry is in its own partner's business time, so it is compared with that partner's clock.
- */
-export function liveQuoteOfOther(
-  q: Pick<QueryCreator<Database>, 'selectFrom'>,
-  environment: Environment,
-  domain: string,
-  partnerId: string,
-  now: number,
-) {
-  return q
-    .selectFrom('quotes')
-    .innerJoin('partners', 'partners.id', 'quotes.partner_id')
-    .where('quotes.environment', '=', environment)
-    .where('quotes.domain', '=', domain)
-    .where('quotes.partner_id', '!=', partnerId)
-    .where(sql<boolean>`quotes.expires_at > ${now} + partners.clock_offset_ms`)
-    .orderBy('quotes.expires_at', 'desc')
-    .limit(1);
-}
-
 export function orderRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', direct?: DirectSqlite) {
-  // Every availability answer asks for it.
+  // Asked by every quote, checkout session, and availability answer whose listing names another partner.
   const reservation = prepared(
     db,
     direct,
     4,
     (q, environment: Environment, domain: string, partnerId: string, now: number) =>
-      liveQuoteOfOther(q, environment, domain, partnerId, now).selectAll('quotes'),
+      q
+        .selectFrom('inventory')
+        .select('reserved_until')
+        .where('environment', '=', environment)
+        .where('domain', '=', domain)
+        .where(reservedByOther(partnerId, now)),
   );
   return {
     /**
-     * Records a quote's reservation. The same partner quoting the same domain twice within one
-     * millisecond of business time is issued the same signed quote_id: that is one reservation.
+     * Records a quote: the history the cool-down reads (`ownReservation`); the reservation itself
+     * is on the listing row (`reserveListing`). The same partner quoting the same domain twice
+     * within one millisecond of business time is issued the same signed quote_id: that is one quote.
      */
     async insertQuote(q: Database['quotes']): Promise<void> {
       await db
@@ -79,8 +66,8 @@ export function orderRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postg
     },
 
     /**
-     * Records a reservation on the listing row as well (x-quote-reservation), the row a new order
-     * takes, so that the order's UPDATE decides on it (order-placement.ts `notReservedByOther`).
+     * Records the reservation on the listing row (x-quote-reservation), where every sale and every
+     * read looks for it (listing-reservation.ts), so that a take decides on the row it updates.
      * False when the domain is no longer listed: an order took it meanwhile (on PostgreSQL this
      * UPDATE waits for such an order's transaction, then finds the row sold).
      */
@@ -100,15 +87,31 @@ export function orderRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postg
       return Number(result.numUpdatedRows) > 0;
     },
 
-    /** Another partner's live quote on the domain, if any (liveQuoteOfOther). */
+    /**
+     * Another partner's reservation of the domain that holds at real time `now`, read from the
+     * listing row (listing-reservation.ts): its end, in that partner's business time.
+     */
     async reservationByOther(
       environment: Environment,
       domain: string,
       partnerId: string,
       now: number,
-    ): Promise<Database['quotes'] | undefined> {
-      const [quote] = await reservation(environment, domain, partnerId, now);
-      return quote;
+    ): Promise<{ endsAt: number } | undefined> {
+      const [row] = await reservation(environment, domain, partnerId, now);
+      return row ? { endsAt: Number(row.reserved_until) } : undefined;
+    },
+
+    /**
+     * The same for a listing just read: without a read when its row rules out another partner's
+     * reservation (`mayBeReservedAgainst`), as nearly every listing's does.
+     */
+    async reservationOn(
+      listing: Pick<InventoryRecord, 'environment' | 'domain' | 'reservation'>,
+      partnerId: string,
+      now: number,
+    ): Promise<{ endsAt: number } | undefined> {
+      if (!mayBeReservedAgainst(listing.reservation, partnerId, now)) return undefined;
+      return this.reservationByOther(listing.environment, listing.domain, partnerId, now);
     },
 
     /**

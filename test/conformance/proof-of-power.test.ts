@@ -54,6 +54,7 @@ const CASES: Array<[Fault, string, string?]> = [
   ['long-code-lifetime', 'oauth', 'public.oauth.code-expiry'],
   ['quotes-race', 'error-codes', 'partner.quotes.reservation.one-at-a-time'],
   ['quote-order-race', 'error-codes', 'partner.quotes.reservation.against-an-order'],
+  ['checkout-pay-ignores-reservation', 'error-codes', 'partner.quotes.reservation.against-a-checkout'],
 ];
 
 /** The checks of rules the kit once never exercised (issue 34, from raw-body-bytes on): each fails only with its fault. */

@@ -239,6 +239,25 @@ describe.each(databases())('hosted checkout ($name)', ({ databaseUrl }) => {
     expectError(await post('/checkout/pay', { pt, ...CARD }, JSON_ACCEPT), 'invalid_state');
   });
 
+  it("charges nothing while another partner's later quote reserves the domain, and pays once it has ended", async () => {
+    const { d, pt } = await newSession();
+    const other = await h.mint({ scopes: SCOPES, rate_limits: HIGH });
+    const quote = await signedRequest(h, other, { method: 'POST', path: `${V1}/quotes`, body: { domain: d.domain } });
+    expect(quote.status, quote.text).toBe(200);
+    const refused = await post('/checkout/pay', { pt, ...CARD });
+    expect(refused.status).toBe(409);
+    expect(refused.text).toContain('reserved for another buyer');
+    expectError(await post('/checkout/pay', { pt, ...CARD }, JSON_ACCEPT), 'invalid_state');
+    // Nothing was sold or recorded: the domain is still listed, and no order names the session.
+    const seen = await signedRequest(h, cred, { method: 'GET', path: `${V1}/domains/${d.domain}` });
+    expect(seen.body).toMatchObject({ domain: d.domain, available: false });
+    expect(await h.store.orders.liveOrderFor('sandbox', d.domain)).toBeFalsy();
+    // The reservation ends on its partner's clock; the same session then pays.
+    await advance(other, 601);
+    const paid = await post('/checkout/pay', { pt, ...CARD });
+    expect(paid.status, paid.text).toBe(303);
+  });
+
   describe('POST /checkout-session errors', () => {
     it('price_mismatch, not_found, domain_reserved, validation_error, forbidden', async () => {
       const d = await take(h, cred);

@@ -26,6 +26,38 @@ describe('migrate (SQLite)', () => {
     }
   });
 
+  it('012 puts on each listing the reservation that ends last in real time, whatever the test clocks', async () => {
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new BetterSqlite3(':memory:') }) });
+    try {
+      const all = migrations('sqlite');
+      const before = Object.fromEntries(Object.entries(all).filter(([name]) => name < '012'));
+      expect(
+        (await new Migrator({ db, provider: { getMigrations: async () => before } }).migrateToLatest()).error,
+      ).toBeUndefined();
+      const now = Date.parse('2026-11-29T12:00:00Z');
+      const year = 366 * 86_400_000;
+      // ptn_ahead's test clock runs a year ahead: its quote ended an hour ago in real time, yet its
+      // end is the largest number. ptn_now quoted since, and its reservation is the live one.
+      await sql`insert into partners (id, environment, clock_offset_ms, created_at) values
+        ('ptn_ahead', 'sandbox', ${year}, 0), ('ptn_now', 'sandbox', 0, 0)`.execute(db);
+      await sql`insert into inventory (environment, domain, label, tld, price_cents, floor_cents, currency, status, category, keywords, listed_at)
+        values ('sandbox', 'held.com', 'held', 'com', 100, 50, 'USD', 'listed', 'uncategorised', '[]', 0),
+               ('sandbox', 'free.com', 'free', 'com', 100, 50, 'USD', 'listed', 'uncategorised', '[]', 0)`.execute(db);
+      await sql`insert into quotes (quote_id, partner_id, environment, domain, price_cents, expires_at, created_at) values
+        ('qt_1', 'ptn_ahead', 'sandbox', 'held.com', 100, ${now + year - 3_600_000}, 0),
+        ('qt_2', 'ptn_now', 'sandbox', 'held.com', 100, ${now + 300_000}, 0)`.execute(db);
+      await migrate(db, 'sqlite');
+      const { rows } = await sql<{ domain: string; reserved_by: string | null; reserved_until: number | null }>`
+        select domain, reserved_by, reserved_until from inventory order by domain`.execute(db);
+      expect(rows).toEqual([
+        { domain: 'free.com', reserved_by: null, reserved_until: null },
+        { domain: 'held.com', reserved_by: 'ptn_now', reserved_until: now + 300_000 },
+      ]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it("accepts a database that Kysely's Migrator migrated part of, and completes it", async () => {
     const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new BetterSqlite3(':memory:') }) });
     try {

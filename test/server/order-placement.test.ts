@@ -206,20 +206,16 @@ describe.each(stores)('order placement on %s', (name, open) => {
         state: 'executing',
       }),
     });
-    // Another partner's live quote reserves the domain; an unknown domain has no listing.
-    await s.credentials.createPartner({ id: 'ptn_b', environment: 'sandbox', clockOffsetMs: 0, createdAt: NOW });
-    await s.orders.insertQuote({
-      quote_id: 'qt_b',
-      partner_id: 'ptn_b',
-      environment: 'sandbox',
-      domain,
-      price_cents: 1,
-      expires_at: NOW + 60_000,
-      created_at: NOW,
-    });
-    expect(
-      (await s.placement.begin({ environment: 'sandbox', domain, partnerId: 'ptn_a', now: NOW })).sight.reservedUntil,
-    ).toBe(NOW + 60_000);
+    // Another partner's live reservation on the listing holds the domain, until it ends on that
+    // partner's clock; the partner's own does not. An unknown domain has no listing.
+    await s.credentials.createPartner({ id: 'ptn_b', environment: 'sandbox', clockOffsetMs: 20_000, createdAt: NOW });
+    expect(await s.orders.reserveListing('sandbox', domain, 'ptn_b', NOW + 60_000)).toBe(true);
+    const reservedUntil = async (partnerId: string, now: number) =>
+      (await s.placement.begin({ environment: 'sandbox', domain, partnerId, now })).sight.reservedUntil;
+    expect(await reservedUntil('ptn_a', NOW)).toBe(NOW + 60_000);
+    expect(await reservedUntil('ptn_a', NOW + 39_999)).toBe(NOW + 60_000);
+    expect(await reservedUntil('ptn_a', NOW + 40_000)).toBeNull();
+    expect(await reservedUntil('ptn_b', NOW)).toBeNull();
     expect(
       (
         await s.placement.begin({

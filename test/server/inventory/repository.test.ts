@@ -56,6 +56,7 @@ for (const database of testDatabases()) {
         category: 'food-and-drink',
         keywords: ['coffee', 'beans', 'best'],
         listed_at: Date.parse('2026-06-02T08:00:00Z'),
+        reservation: null,
       });
       expect(await repo.find('sandbox', 'no-such-name.com')).toBeUndefined();
     });
@@ -135,9 +136,19 @@ for (const database of testDatabases()) {
       });
     });
 
-    it('with preserve, keeps listed_at and sold status of domains already there', async () => {
+    /** A quote's reservation, as orders.ts `reserveListing` writes it on the row. */
+    const reserve = (environment: 'live' | 'sandbox', domain: string, partnerId: string, until: number) =>
+      opened.db
+        .updateTable('inventory')
+        .set({ reserved_by: partnerId, reserved_until: until })
+        .where('environment', '=', environment)
+        .where('domain', '=', domain)
+        .execute();
+
+    it('with preserve, keeps listed_at, sold status and reservation of domains already there', async () => {
       await repo.replaceEnvironment('live', [row('sold.com'), row('listed.com'), row('dropped.com')]);
       await repo.markSold('live', 'sold.com');
+      await reserve('live', 'listed.com', 'ptn_q', LISTED_AT + 600_000);
       const later = LISTED_AT + 86_400_000;
       const next = ['sold.com', 'listed.com', 'new.com'].map((d) =>
         entryToRow({ domain: d, price_cents: 20_000, floor_cents: 10_000 }, later),
@@ -152,12 +163,18 @@ for (const database of testDatabases()) {
         status: 'listed',
         listed_at: LISTED_AT,
         price_cents: 20_000,
+        reservation: { partnerId: 'ptn_q', endsAt: LISTED_AT + 600_000 },
       });
-      expect(await repo.find('live', 'new.com')).toMatchObject({ status: 'listed', listed_at: later });
+      expect(await repo.find('live', 'new.com')).toMatchObject({
+        status: 'listed',
+        listed_at: later,
+        reservation: null,
+      });
       expect(await repo.find('live', 'dropped.com')).toBeUndefined();
       // Without preserve, the rows are written as given.
       await repo.replaceEnvironment('live', next);
       expect(await repo.find('live', 'sold.com')).toMatchObject({ status: 'listed', listed_at: later });
+      expect(await repo.find('live', 'listed.com')).toMatchObject({ reservation: null });
     });
 
     it('markSold and markListed move only between the two states', async () => {
@@ -169,6 +186,19 @@ for (const database of testDatabases()) {
       expect(await repo.markListed('sandbox', 'a-name.com')).toBe(true);
       expect((await repo.find('sandbox', 'a-name.com'))?.status).toBe('listed');
       expect(await repo.markSold('sandbox', 'absent.com')).toBe(false);
+    });
+
+    it("markSold for a partner's sale refuses while another partner's reservation holds the row", async () => {
+      await repo.replaceEnvironment('sandbox', [row('held.com')]);
+      const until = LISTED_AT + 600_000;
+      await reserve('sandbox', 'held.com', 'ptn_q', until);
+      // Another partner, before the end (no partners row: a test clock of 0).
+      expect(await repo.markSold('sandbox', 'held.com', { partnerId: 'ptn_other', now: until - 1 })).toBe(false);
+      // The reserving partner itself.
+      expect(await repo.markSold('sandbox', 'held.com', { partnerId: 'ptn_q', now: until - 1 })).toBe(true);
+      await repo.markListed('sandbox', 'held.com');
+      // Another partner, once the reservation has ended.
+      expect(await repo.markSold('sandbox', 'held.com', { partnerId: 'ptn_other', now: until })).toBe(true);
     });
 
     describe('keywordSearch', () => {
