@@ -103,12 +103,16 @@ export class ApiContract {
   /** In document order. */
   readonly operations: ContractOperation[] = [];
   private readonly byOperationId = new Map<string, ContractOperation>();
-  private readonly routes: Array<{
-    path: string;
-    regex: RegExp;
-    names: string[];
-    byMethod: Map<string, ContractOperation>;
-  }> = [];
+  private readonly routes: Route[] = [];
+  /**
+   * The routes a raw path can match, by its first segment: those whose template starts with that
+   * literal segment or with a template, in `routes`' order. Every request is routed, most of them
+   * through documents they are not in (the public document's CORS lookup sees every partner
+   * request): a lookup here spares testing every template's pattern.
+   */
+  private readonly byFirstSegment = new Map<string, Route[]>();
+  /** The routes whose first segment is a template: the candidates of any other first segment. */
+  private readonly templatedFirst: Route[] = [];
 
   /**
    * `x-head`: HEAD is answered wherever GET is, as that GET without a body (RFC 9110 §9.3.2); the
@@ -139,6 +143,23 @@ export class ApiContract {
     // Literal segments before templated ones, so /brokerage/eligibility wins over /brokerage/{case_id}.
     const rank = (r: { names: string[]; path: string }) => r.names.length * 1000 - r.path.length;
     this.routes.sort((a, b) => rank(a) - rank(b));
+    const literalFirst = (r: Route) => (r.path.startsWith('/{') ? undefined : firstSegment(r.path));
+    for (const route of this.routes) if (literalFirst(route) === undefined) this.templatedFirst.push(route);
+    for (const segment of new Set(this.routes.map(literalFirst))) {
+      if (segment === undefined) continue;
+      this.byFirstSegment.set(
+        segment,
+        this.routes.filter((r) => {
+          const first = literalFirst(r);
+          return first === undefined || first === segment;
+        }),
+      );
+    }
+  }
+
+  /** The routes that can match a raw path (`byFirstSegment`), in order. */
+  private candidates(rawPath: string): Route[] {
+    return this.byFirstSegment.get(firstSegment(rawPath)) ?? this.templatedFirst;
   }
 
   /** Follows `$ref`s within this document. */
@@ -162,7 +183,7 @@ export class ApiContract {
 
   /** Matches a raw request path (percent-escapes untouched, no query) and method. */
   match(method: string, rawPath: string): OperationMatch {
-    for (const route of this.routes) {
+    for (const route of this.candidates(rawPath)) {
       const m = route.regex.exec(rawPath);
       if (!m) continue;
       const upper = method.toUpperCase();
@@ -188,7 +209,7 @@ export class ApiContract {
 
   /** Every operation of the path item a raw request path falls under (none for an unknown path). */
   operationsAt(rawPath: string): ContractOperation[] {
-    const route = this.routes.find((r) => r.regex.test(rawPath));
+    const route = this.candidates(rawPath).find((r) => r.regex.test(rawPath));
     return route ? [...route.byMethod.values()] : [];
   }
 
@@ -289,6 +310,19 @@ function dedupeParameters(parameters: Json[]): Json[] {
   const byKey = new Map<string, Json>();
   for (const p of parameters) byKey.set(`${String(p.in)}:${String(p.name)}`, p);
   return [...byKey.values()];
+}
+
+interface Route {
+  path: string;
+  regex: RegExp;
+  names: string[];
+  byMethod: Map<string, ContractOperation>;
+}
+
+/** A path's first segment, as it stands (`/api/v1` → `api`, `/` → the empty string). */
+function firstSegment(path: string): string {
+  const end = path.indexOf('/', 1);
+  return path.slice(1, end === -1 ? path.length : end);
 }
 
 function pathPattern(path: string): { regex: RegExp; names: string[] } {

@@ -83,6 +83,41 @@ describe('the contract index', () => {
     expect(resolveRef(escaped, { $ref: '#/components/schemas/a~1b' })).toEqual({ type: 'string' });
   });
 
+  it('routes by the first segment without losing a template that starts with a parameter', () => {
+    const op = (operationId: string) => ({ get: { operationId } });
+    const doc = new ApiContract('public', {
+      paths: {
+        '/': op('root'),
+        '/{slug}': op('slug'),
+        '/{slug}/about': op('slugAbout'),
+        '/a': op('a'),
+        '/a/b': op('ab'),
+        '/a/{x}': op('ax'),
+        '/b/{x}': op('bx'),
+      },
+    });
+    const routed = (path: string) => {
+      const m = doc.match('GET', path);
+      return m.kind === 'found' ? m.operation.operationId : m.kind;
+    };
+    expect(routed('/')).toBe('root');
+    expect(routed('/a')).toBe('a');
+    expect(routed('/a/b')).toBe('ab');
+    expect(routed('/a/c')).toBe('ax');
+    // A first segment some template names literally still reaches the templated-first ones (of
+    // two templates with one parameter each, the longer one is tried first).
+    expect(routed('/a/about')).toBe('slugAbout');
+    expect(routed('/b/c')).toBe('bx');
+    expect(routed('/b')).toBe('slug');
+    expect(routed('/zz')).toBe('slug');
+    expect(routed('/zz/about')).toBe('slugAbout');
+    expect(routed('/%61')).toBe('slug');
+    expect(routed('/zz/nothing')).toBe('not-found');
+    expect(doc.operationsAt('/b').map((o) => o.operationId)).toEqual(['slug']);
+    expect(doc.operationsAt('/a/b').map((o) => o.operationId)).toEqual(['ab']);
+    expect(doc.operationsAt('/q/r/s')).toEqual([]);
+  });
+
   it('refuses an unknown x-cors policy at start-up', () => {
     expect(
       () => new ApiContract('public', { paths: { '/x': { 'x-cors': 'everyone', get: { operationId: 'x' } } } }),
