@@ -30,7 +30,7 @@ import { brokerageProgressRouter } from './public/brokerage-progress.ts';
 import { originAllowed } from './mcp/origin.ts';
 import { requestObserver } from './ops/access-log.ts';
 import { closeConnectionsWhileDraining } from './ops/drain.ts';
-import { createReadiness, healthRouter, type Readiness } from './ops/health.ts';
+import { createReadiness, healthProbes, type Readiness } from './ops/health.ts';
 import { loggerFromEnv, type Logger } from './ops/logger.ts';
 import type { Metrics } from './ops/metrics.ts';
 import { hostedPagesRouter } from './public/checkout.ts';
@@ -173,7 +173,7 @@ export function createApp(deps: AppDeps): Express {
       next();
     });
   // The probes (x-rate-limit: none) before CORS, the body reader and the rate-limited pipeline.
-  app.use(healthRouter(readiness, contract.public));
+  app.use(healthProbes(readiness, contract.public));
   app.use(inOrder(corsLayer, rawBody()));
   if (faults.has('cors-missing-on-errors'))
     app.use((_req, res, next) => {
