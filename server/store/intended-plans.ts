@@ -211,7 +211,7 @@ export const INTENDED: readonly Intended[] = [
     // SQLite's take of the listing for a new order, with the reservation on its row (order-placement.ts).
     name: 'order take',
     statement:
-      /^update "inventory" set "status" = \? where "environment" = \? and "domain" = \? and "status" = \? and not coalesce\(inventory\.reserved_by .* returning "domain"$/,
+      /^update "inventory" set "status" = \? where "environment" = \? and "domain" = \? and "status" = \? and not coalesce\(case when inventory\.reserved_by .* returning "domain"$/,
     reaches: [by('inventory', 'environment', 'domain'), by('partners', 'id')],
     dialect: 'sqlite',
   },
@@ -219,7 +219,7 @@ export const INTENDED: readonly Intended[] = [
     // A hosted checkout's payment takes the listing alone (public/checkout.ts), with the same check.
     name: 'hosted checkout take',
     statement:
-      /^update "inventory" set "status" = \? where "environment" = \? and "domain" = \? and "status" = \? and not coalesce\(inventory\.reserved_by [^]*\)$/,
+      /^update "inventory" set "status" = \? where "environment" = \? and "domain" = \? and "status" = \? and not coalesce\(case when inventory\.reserved_by [^]*\)$/,
     reaches: [by('inventory', 'environment', 'domain'), by('partners', 'id')],
     unwalked: true,
   },
@@ -256,7 +256,7 @@ export const INTENDED: readonly Intended[] = [
   {
     name: "another partner's reservation",
     statement:
-      /^select "reserved_until" from "inventory" where "environment" = \? and "domain" = \? and coalesce\(inventory\.reserved_by /,
+      /^select "reserved_until" from "inventory" where "environment" = \? and "domain" = \? and coalesce\(case when inventory\.reserved_by /,
     reaches: [by('inventory', 'environment', 'domain'), by('partners', 'id')],
   },
   {

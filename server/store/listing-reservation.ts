@@ -11,8 +11,9 @@ import { sql, type RawBuilder } from 'kysely';
 /**
  * SQL, on a row of `inventory`: true when a partner other than `partnerId` reserves it at real
  * time `now` (ms). The reservation's end is in its partner's business time, so it is compared
- * with that partner's clock: real time plus its test-clock offset. Never null.
+ * with that partner's clock: real time plus its test-clock offset, read only when the row names
+ * another partner (a CASE is evaluated lazily; an AND need not be). Never null.
  */
 export function reservedByOther(partnerId: unknown, now: unknown): RawBuilder<boolean> {
-  return sql<boolean>`coalesce(inventory.reserved_by <> ${partnerId} and inventory.reserved_until > ${now} + coalesce((select partners.clock_offset_ms from partners where partners.id = inventory.reserved_by), 0), false)`;
+  return sql<boolean>`coalesce(case when inventory.reserved_by is null or inventory.reserved_by = ${partnerId} then false else inventory.reserved_until > ${now} + coalesce((select partners.clock_offset_ms from partners where partners.id = inventory.reserved_by), 0) end, false)`;
 }
