@@ -63,9 +63,9 @@ export interface InventoryTable {
   keywords: string;
   listed_at: number;
   /**
-   * The live reservation (x-quote-reservation), kept on the row a new order takes: the partner
-   * whose quote reserves the domain and its end in that partner's business time (orders.ts
-   * `reserveListing`, order-placement.ts `take`). Stale once ended; absent on rows listed since.
+   * The latest reservation (x-quote-reservation), the one place it is kept: the partner whose
+   * quote reserves the domain and its end in that partner's business time (written by orders.ts
+   * `reserveListing`, read by listing-reservation.ts). Stale once ended; null when never quoted.
    */
   reserved_by?: string | null;
   reserved_until?: number | null;
