@@ -50,13 +50,8 @@ export function searchDomains(deps: PartnerDeps): RequestHandler {
       ]);
     const environment = caller.credential.environment;
     const hits = await domainSearch(deps.store).search(environment, q, {
-      isReserved: async (domain) => {
-        const listing = await deps.store.inventory.find(environment, domain);
-        return (
-          listing !== undefined &&
-          (await deps.store.orders.reservationOn(listing, caller.partner.id, caller.now)) !== undefined
-        );
-      },
+      isReserved: async (listing) =>
+        (await deps.store.orders.reservationOn(listing, caller.partner.id, caller.now)) !== undefined,
     });
     const results: Schemas['DomainSearchHit'][] = hits.map((hit) => ({
       ...hit,

@@ -9,12 +9,12 @@ import { withAvailability } from './rerank.ts';
 export type ListingChange =
   { kind: 'sold' | 'listed'; environment: string; domain: string } | { kind: 'replaced'; environment: string };
 
-/** Where the listings come from: the store, in the server. */
-export interface ListingSource {
+/** Where the listings come from: the store, in the server (its rows, `L`, as `current` reads them). */
+export interface ListingSource<L extends SearchListing = SearchListing> {
   /** Every listed domain of the environment. */
   listed(environment: string): AsyncIterable<SearchListing>;
   /** The domain as it is now; undefined unless it is listed. */
-  current(environment: string, domain: string): Promise<SearchListing | undefined>;
+  current(environment: string, domain: string): Promise<L | undefined>;
   /** Calls `listener` after each committed change; returns the unsubscribe function. */
   onChange(listener: (change: ListingChange) => void): () => void;
 }
@@ -30,13 +30,13 @@ export interface DomainSearchResult {
   category: string;
 }
 
-export interface DomainSearchOptions {
-  /** True when another partner holds the domain; unset means nobody does. */
-  isReserved?: (domain: string) => Promise<boolean>;
+export interface DomainSearchOptions<L extends SearchListing = SearchListing> {
+  /** True when another partner holds the listing (as the source just read it); unset means nobody does. */
+  isReserved?: (listing: L) => Promise<boolean>;
 }
 
-export interface DomainSearchService {
-  search(environment: string, q: string, options?: DomainSearchOptions): Promise<DomainSearchResult[]>;
+export interface DomainSearchService<L extends SearchListing = SearchListing> {
+  search(environment: string, q: string, options?: DomainSearchOptions<L>): Promise<DomainSearchResult[]>;
   /** Builds the environment's index now instead of on its first search. */
   warm(environment: string): Promise<void>;
   /** Stops listening to the source. */
@@ -57,7 +57,7 @@ interface EnvironmentState {
   applying: Promise<void>;
 }
 
-export function createDomainSearchService(source: ListingSource): DomainSearchService {
+export function createDomainSearchService<L extends SearchListing>(source: ListingSource<L>): DomainSearchService<L> {
   const states = new Map<string, EnvironmentState>();
   const stateOf = (environment: string): EnvironmentState => {
     let state = states.get(environment);
@@ -129,7 +129,7 @@ export function createDomainSearchService(source: ListingSource): DomainSearchSe
           index.remove(hit.listing.domain);
           continue;
         }
-        const available = !(await options.isReserved?.(listing.domain));
+        const available = !(await options.isReserved?.(listing));
         results.push({
           domain: listing.domain,
           available,

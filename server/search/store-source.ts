@@ -1,5 +1,6 @@
 // The store as the search service's listing source, and one service per store: the partner
 // discovery routes and any other surface that searches share one index per environment.
+import type { InventoryRecord } from '../inventory/types.ts';
 import type { Store } from '../store/index.ts';
 import type { Environment } from '../store/schema.ts';
 import { createDomainSearchService, type DomainSearchService, type ListingSource } from './service.ts';
@@ -11,7 +12,7 @@ function environmentOf(name: string): Environment {
   return name as Environment;
 }
 
-export function storeListingSource(store: Store): ListingSource {
+export function storeListingSource(store: Store): ListingSource<InventoryRecord> {
   return {
     listed: (environment) => store.inventory.listedRows(environmentOf(environment)),
     async current(environment, domain) {
@@ -22,10 +23,10 @@ export function storeListingSource(store: Store): ListingSource {
   };
 }
 
-const services = new WeakMap<Store, DomainSearchService>();
+const services = new WeakMap<Store, DomainSearchService<InventoryRecord>>();
 
 /** The search service of `store`, created on first use. */
-export function domainSearch(store: Store): DomainSearchService {
+export function domainSearch(store: Store): DomainSearchService<InventoryRecord> {
   let service = services.get(store);
   if (!service) {
     service = createDomainSearchService(storeListingSource(store));

@@ -35,6 +35,15 @@ export function orderRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postg
         .where('domain', '=', domain)
         .where(reservedByOther(partnerId, now)),
   );
+  const reservationByOther = async (
+    environment: Environment,
+    domain: string,
+    partnerId: string,
+    now: number,
+  ): Promise<{ endsAt: number } | undefined> => {
+    const [row] = await reservation(environment, domain, partnerId, now);
+    return row ? { endsAt: Number(row.reserved_until) } : undefined;
+  };
   return {
     /**
      * Records a quote: the history the cool-down reads (`ownReservation`); the reservation itself
@@ -91,15 +100,7 @@ export function orderRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postg
      * Another partner's reservation of the domain that holds at real time `now`, read from the
      * listing row (listing-reservation.ts): its end, in that partner's business time.
      */
-    async reservationByOther(
-      environment: Environment,
-      domain: string,
-      partnerId: string,
-      now: number,
-    ): Promise<{ endsAt: number } | undefined> {
-      const [row] = await reservation(environment, domain, partnerId, now);
-      return row ? { endsAt: Number(row.reserved_until) } : undefined;
-    },
+    reservationByOther,
 
     /**
      * The same for a listing just read: without a read when its row rules out another partner's
@@ -111,7 +112,7 @@ export function orderRepository(db: Kysely<Database>, dialect: 'sqlite' | 'postg
       now: number,
     ): Promise<{ endsAt: number } | undefined> {
       if (!mayBeReservedAgainst(listing.reservation, partnerId, now)) return undefined;
-      return this.reservationByOther(listing.environment, listing.domain, partnerId, now);
+      return reservationByOther(listing.environment, listing.domain, partnerId, now);
     },
 
     /**

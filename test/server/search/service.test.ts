@@ -116,7 +116,9 @@ for (const database of testDatabases()) {
       const open = await service.search('sandbox', 'coffee');
       const first = open[0];
       expect(first).toBeDefined();
-      const held = await service.search('sandbox', 'coffee', { isReserved: async (d) => d === first?.domain });
+      const held = await service.search('sandbox', 'coffee', {
+        isReserved: async (listing) => listing.domain === first?.domain,
+      });
       const mine = held.find((r) => r.domain === first?.domain);
       expect(mine?.available).toBe(false);
       expect(mine?.score).toBeCloseTo((first?.score ?? 0) * 0.9, 4);
