@@ -86,12 +86,23 @@ const TITLES: Partial<Record<ErrorCode, string>> = {
   unsupported_media_type: 'Form not understood',
 };
 
+/**
+ * A page title of its own for one refusal whose code's title would mislead the buyer: the domain
+ * sold elsewhere or reserved meanwhile is `invalid_state`, as a session already paid is, but the
+ * checkout is not complete.
+ */
+const pageTitles = new WeakMap<ApiError, string>();
+const titled = (err: ApiError, title: string): ApiError => {
+  pageTitles.set(err, title);
+  return err;
+};
+
 const wantsJson = (req: Request) => req.accepts(['text/html', 'application/json']) === 'application/json';
 
 /** An error as a page for a browser, or thrown to the error handler (Error body) for JSON clients. */
 function fail(req: Request, res: Response, err: ApiError): void {
   if (wantsJson(req)) throw err;
-  const title = TITLES[err.code] ?? 'Something went wrong';
+  const title = pageTitles.get(err) ?? TITLES[err.code] ?? 'Something went wrong';
   res
     .status(err.status)
     .type('html')
@@ -191,18 +202,24 @@ async function pay(deps: PartnerDeps, loaded: Loaded, cookieClick: string | unde
   return deps.store.transaction(async (tx) => {
     const environment = session.environment;
     const listing = await tx.inventory.find(environment, session.domain);
-    const gone = new ApiError(
-      'invalid_state',
-      `${session.domain} is no longer available: it was sold elsewhere. Nothing was charged.`,
+    const gone = titled(
+      new ApiError(
+        'invalid_state',
+        `${session.domain} is no longer available: it was sold elsewhere. Nothing was charged.`,
+      ),
+      'Domain no longer available',
     );
     if (!listing || listing.status !== 'listed' || (await tx.orders.liveOrderFor(environment, session.domain)))
       throw gone;
     // Another partner's quote made after the session was created holds the domain until it ends
     // (POST /checkout/pay, description): nothing is charged, and the session can be paid after.
     const now = deps.clock.now();
-    const reserved = new ApiError(
-      'invalid_state',
-      `${session.domain} is reserved for another buyer for at most ${RESERVATION_MAX_SECONDS / 60} more minutes. Nothing was charged; you can pay after that, while this checkout lasts.`,
+    const reserved = titled(
+      new ApiError(
+        'invalid_state',
+        `${session.domain} is reserved for another buyer for at most ${RESERVATION_MAX_SECONDS / 60} more minutes. Nothing was charged; you can pay after that, while this checkout lasts.`,
+      ),
+      'Domain reserved for now',
     );
     const ignoreReservation = deps.faults?.has('checkout-pay-ignores-reservation') === true;
     if (!ignoreReservation && (await tx.orders.reservationOn(listing, session.partner_id, now))) throw reserved;

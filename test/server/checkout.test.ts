@@ -235,6 +235,7 @@ describe.each(databases())('hosted checkout ($name)', ({ databaseUrl }) => {
     expect(sold.status, sold.text).toBe(201);
     const r = await post('/checkout/pay', { pt, ...CARD });
     expect(r.status).toBe(409);
+    expect(r.text).toContain('<h1>Domain no longer available</h1>');
     expect(r.text).toContain('no longer available');
     expectError(await post('/checkout/pay', { pt, ...CARD }, JSON_ACCEPT), 'invalid_state');
   });
@@ -246,6 +247,7 @@ describe.each(databases())('hosted checkout ($name)', ({ databaseUrl }) => {
     expect(quote.status, quote.text).toBe(200);
     const refused = await post('/checkout/pay', { pt, ...CARD });
     expect(refused.status).toBe(409);
+    expect(refused.text).toContain('<h1>Domain reserved for now</h1>');
     expect(refused.text).toContain('reserved for another buyer');
     expectError(await post('/checkout/pay', { pt, ...CARD }, JSON_ACCEPT), 'invalid_state');
     // Nothing was sold or recorded: the domain is still listed, and no order names the session.
