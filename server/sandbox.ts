@@ -4,14 +4,12 @@
 // environment variables), with what a first run needs said on the console: where its data lives,
 // where it listens, the operator token and the call that mints a partner credential. It stops as
 // `npm start` does (server/ops/shutdown.ts): SIGTERM or SIGINT drains, a second one stops at once.
-import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { makeDataDir } from './store/data-dir.ts';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { configFromEnv } from './config.ts';
 import { startServer } from './embedded.ts';
-import { bannerText, say, storeLine, type OperatorToken } from './ops/banner.ts';
+import { bannerText, say, storeLine } from './ops/banner.ts';
+import { operatorToken } from './ops/operator-token.ts';
 import { drainOnShutdown } from './ops/shutdown.ts';
 import { domainSearch } from './search/index.ts';
 
@@ -26,8 +24,6 @@ const USAGE = `domain-sales-sandbox [--data-dir DIR] [--port N] [--host H]
 Every variable of the reference server applies (README: DATABASE_URL, ADMIN_TOKEN, MASTER_KEY,
 PUBLIC_BASE_URL, SANDBOX_INVENTORY_SIZE, …).`;
 
-const TOKEN_FILE = 'admin-token';
-
 /**
  * How often the launcher is looked at (server/ops/launcher.ts): how long at most a server whose
  * npx was stopped keeps serving before its drain begins. One getppid and one kill(pid, 0) each
@@ -35,21 +31,6 @@ const TOKEN_FILE = 'admin-token';
  * SIGTERM.
  */
 const LAUNCHER_CHECK_MS = 500;
-
-/**
- * The operator token: ADMIN_TOKEN when set; otherwise one generated on the first start and kept
- * in the data directory (mode 0600), so credentials minted with it keep working after a restart.
- * It is printed only when generated (source `generated`), that one time.
- */
-function operatorToken(env: NodeJS.ProcessEnv, dataDir: string): Exclude<OperatorToken, { source: 'none' }> {
-  if (env.ADMIN_TOKEN) return { token: env.ADMIN_TOKEN, source: 'env' };
-  const file = join(dataDir, TOKEN_FILE);
-  if (existsSync(file)) return { token: readFileSync(file, 'utf8').trim(), source: 'file', file };
-  makeDataDir(dataDir);
-  const token = randomBytes(24).toString('base64url');
-  writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  return { token, source: 'generated', file };
-}
 
 async function main(argv: string[]): Promise<void> {
   const { values } = parseArgs({
