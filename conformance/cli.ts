@@ -18,6 +18,10 @@ import { invocation } from './invocation.ts';
 import { listing } from './requirements.ts';
 import { RunInterrupted, runConformance, startReferenceServer } from './run.ts';
 import { selects } from './runner.ts';
+import { watchLauncher, type LauncherWatch } from '../server/ops/launcher.ts';
+
+/** How often the launcher is looked at: how long a run outlives its npx at most before it stops. */
+const LAUNCHER_CHECK_MS = 500;
 
 const USAGE = `Usage: domain-sales-conformance [--base-url URL] [options]
        (npx @domain-sales/conformance …; in this repository: npm run conformance -- …)
@@ -209,6 +213,7 @@ async function main(argv: string[]): Promise<number> {
   let baseUrl = args.baseUrl;
   let adminToken = args.adminToken;
   let reference: Awaited<ReturnType<typeof startReferenceServer>> | undefined;
+  let launcher: LauncherWatch | undefined;
   if (!baseUrl) {
     reference = await startReferenceServer();
     baseUrl = reference.url;
@@ -241,6 +246,14 @@ async function main(argv: string[]): Promise<number> {
     };
     process.once('SIGINT', onSignal);
     process.once('SIGTERM', onSignal);
+    // npx runs the bin through `sh -c`, which does not pass a SIGTERM on: a cancelled CI job
+    // signals npx, the shell dies, and the run would go on against the deployment, never undone.
+    // Its launcher gone, the run stops as on the first signal.
+    launcher = watchLauncher(() => {
+      if (interrupt.signal.aborted) return;
+      console.error('\nthe process that started the kit (npx, npm) is gone');
+      onSignal();
+    }, LAUNCHER_CHECK_MS);
     const run = await runConformance({
       signal: interrupt.signal,
       baseUrl,
@@ -311,6 +324,7 @@ async function main(argv: string[]): Promise<number> {
     }
     throw err;
   } finally {
+    launcher?.stop();
     await reference?.stop();
   }
 }

@@ -20,7 +20,7 @@ export function invocation(
   if (env.npm_command?.startsWith('run') && env.npm_lifecycle_event) {
     // `npm run X -- …` reruns only when the script X is the kit with no options of its own;
     // otherwise its options would be sent twice: name the kit through npx instead.
-    if (!/\s-/.test(env.npm_lifecycle_script ?? '')) return `npm run ${env.npm_lifecycle_event} --`;
+    if (!scriptHasOptions(env.npm_lifecycle_script ?? '')) return `npm run ${env.npm_lifecycle_event} --`;
     if (kit) return `npx ${PACKAGE}`;
   }
   // Under npx: the package (found installed or fetched); a script it ran (npx tsx cli.ts) by its path below.
@@ -35,6 +35,21 @@ export function invocation(
   const local = shown.startsWith('.') || isAbsolute(shown) ? shown : `./${shown}`;
   if (name === BIN) return local;
   return /\.[cm]?ts$/.test(name) ? `npx tsx ${shown}` : `node ${shown}`;
+}
+
+/** Runtime options that take a value as the next word (`node --import tsx cli.ts`). */
+const VALUED = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--tsconfig']);
+
+/**
+ * Whether an npm script passes options of its own to the kit: any option after the program's
+ * path. The launcher before it (`exec`, `node` or `tsx` and their options) is not the kit's.
+ */
+function scriptHasOptions(script: string): boolean {
+  const words = script.trim().split(/\s+/);
+  let i = words[0] === 'exec' ? 1 : 0;
+  if (words[i] === 'node' || words[i] === 'tsx')
+    for (i++; i < words.length && words[i]!.startsWith('-'); i++) if (VALUED.has(words[i]!)) i++;
+  return words.slice(i + 1).some((w) => w.startsWith('-'));
 }
 
 /** A command line with each argument quoted for a POSIX shell when it needs it. */

@@ -9,6 +9,7 @@ import { createExpressServer } from '../../server/http/express-server.ts';
 import { Contract } from '../../server/contract/index.ts';
 import { matchOperation } from '../../server/http/match-operation.ts';
 import { openApiValidator } from '../../server/http/validator.ts';
+import { watchLauncher } from '../../server/ops/launcher.ts';
 
 const body: unknown = JSON.parse(process.env.BARE_BODY ?? '{}');
 const app = express();
@@ -33,3 +34,5 @@ server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
 });
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
+// The bench that started this process was killed (SIGKILL cannot be caught there): stop too.
+watchLauncher(() => process.exit(0), 500);

@@ -19,6 +19,7 @@ import type { Placement } from '../../server/store/order-placement.ts';
 import { statementShape, type StatementEvent } from '../../server/store/statements.ts';
 import { freshDatabase, postgresUrlOrSkip } from './lib/postgres.ts';
 import { benchOrder } from './lib/orders.ts';
+import { track } from './lib/children.ts';
 import { ROOT, tempDir } from './lib/processes.ts';
 
 export interface ImportOptions {
@@ -86,24 +87,26 @@ function importFile(databaseUrl: string, file: string): Promise<{ seconds: numbe
   return new Promise((resolve, reject) => {
     const started = performance.now();
     // The child reports its own peak memory on exit, so no external tool is needed.
-    const child = spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--import',
-        'data:text/javascript,process.on("exit",()=>process.stderr.write(`PEAK_RSS ${process.resourceUsage().maxRSS}\\n`))',
-        join(ROOT, 'scripts/inventory.ts'),
-        'import',
-        '--environment',
-        'sandbox',
-        file,
-      ],
-      {
-        cwd: ROOT,
-        env: { ...process.env, DATABASE_URL: databaseUrl },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+    const child = track(
+      spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          '--import',
+          'data:text/javascript,process.on("exit",()=>process.stderr.write(`PEAK_RSS ${process.resourceUsage().maxRSS}\\n`))',
+          join(ROOT, 'scripts/inventory.ts'),
+          'import',
+          '--environment',
+          'sandbox',
+          file,
+        ],
+        {
+          cwd: ROOT,
+          env: { ...process.env, DATABASE_URL: databaseUrl },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      ),
     );
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));

@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { configFromEnv } from '../../server/config.ts';
 import { startServer } from '../../server/embedded.ts';
+import { watchLauncher } from '../../server/ops/launcher.ts';
 import { bufferedDestination, createLogger, flushLogger, silentLogger } from '../../server/ops/logger.ts';
 import { statementProfile } from '../../server/store/statements.ts';
 
@@ -57,3 +58,5 @@ const stop = async () => {
 };
 process.on('SIGTERM', () => void stop());
 process.on('SIGINT', () => void stop());
+// The bench or drill that started this process was killed (SIGKILL cannot be caught there): stop too.
+watchLauncher(() => void stop(), 500);

@@ -1,6 +1,7 @@
 // The reports' rerun lines name the command the operator actually ran the kit with
 // (conformance/invocation.ts), and an installed kit's reports never say `npm run conformance`.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, symlink, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,14 +15,23 @@ const run = promisify(execFile);
 
 describe('invocation(): how the kit was run', () => {
   const cwd = '/home/op/shop';
-  it('npm run conformance -- … in this repository', () => {
-    expect(
-      invocation(['node', '/r/conformance/cli.ts'], {
-        npm_command: 'run',
-        npm_lifecycle_event: 'conformance',
-        npm_lifecycle_script: 'tsx conformance/cli.ts',
-      }),
-    ).toBe('npm run conformance --');
+  it('npm run conformance -- … in this repository (its script as package.json has it, and as it was)', () => {
+    const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    for (const script of [
+      scripts.conformance,
+      'tsx conformance/cli.ts',
+      'exec tsx --tsconfig t.json conformance/cli.ts',
+    ])
+      expect(
+        invocation(['node', '/r/conformance/cli.ts'], {
+          npm_command: 'run',
+          npm_lifecycle_event: 'conformance',
+          npm_lifecycle_script: script,
+        }),
+        script,
+      ).toBe('npm run conformance --');
   });
   it('an npm script that passes options of its own is not rerun through npm (they would be sent twice)', () => {
     expect(

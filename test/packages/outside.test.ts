@@ -6,7 +6,8 @@
 //   - a TypeScript consumer (test/packages/consumer/) type-checks with the project's own tsc and
 //     runs against the sandbox started from the installed bin: signed calls, an order, the
 //     webhook delivery verified by webhookHandler, verifyWebhook, the public client;
-//   - `npx domain-sales-conformance --base-url …` passes against that sandbox, nothing skipped;
+//   - `npx domain-sales-conformance --base-url …` passes against that sandbox, nothing skipped,
+//     and stopped by SIGTERM to npx it undoes what it changed and leaves no process behind;
 //   - the sandbox prints its operator token once and keeps it across a restart;
 //   - `npx domain-sales-sandbox` stopped by SIGTERM to npx drains and leaves no process behind;
 //   - `domain-sales listen` (the partner CLI, the client package's bin) forwards an order event
@@ -366,6 +367,59 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
       expect(checks.filter((c) => c.status === 'skipped').map((c) => c.id)).toEqual([]);
     },
     10 * MINUTE,
+  );
+
+  it(
+    'stops `npx domain-sales-conformance` by SIGTERM to npx (a cancelled CI job): the run undoes what it changed, nothing left behind',
+    async () => {
+      if (!sandbox) throw new Error('the sandbox did not start (see the tests above)');
+      const user = /OAuth sign-in user \(.*\): (\S+) \/ (\S+)/.exec(sandbox.output());
+      const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
+      // npm exec runs the bin through `sh -c`, which does not exec it: npx forwards the signal to
+      // the shell alone, and the kit must notice its launcher's end by itself.
+      const child = spawn(
+        'npx',
+        [
+          '--no-install',
+          'domain-sales-conformance',
+          '--base-url',
+          sandbox.url,
+          '--admin-token',
+          token,
+          '--oauth-user',
+          user![1]!,
+          '--oauth-password',
+          user![2]!,
+        ],
+        { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let out = '';
+      child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+      // Every holder of the pipes gone, the kit included (it inherited them).
+      const closed = new Promise((resolve) => child.once('close', resolve));
+      const tree: number[] = [];
+      try {
+        const until = Date.now() + 2 * MINUTE;
+        // Past its first checks, so there is something to undo (the run's partner, its webhook).
+        while (!/^\s+(ok|FAIL) /m.test(out)) {
+          if (Date.now() > until || child.exitCode !== null) throw new Error(`the run did not begin:\n${out}`);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        tree.push(...descendants(child.pid as number));
+        expect(tree.map(commandOf).some((c) => c.includes('domain-sales-conformance'))).toBe(true);
+        process.kill(child.pid as number, 'SIGTERM');
+        const gone = await Promise.race([closed.then(() => true), new Promise((r) => setTimeout(r, MINUTE))]);
+        expect(gone, `still running a minute after SIGTERM to npx:\n${out.slice(-3000)}`).toBe(true);
+        expect(out).toContain('the process that started the kit (npx, npm) is gone');
+        expect(out).toContain('interrupted: what the run changed was undone; no report written');
+        expect(tree.filter(alive).map(commandOf)).toEqual([]);
+      } finally {
+        const all = [...(tree.length ? tree : descendants(child.pid as number)), child.pid as number];
+        for (const pid of all.filter(alive)) process.kill(pid, 'SIGKILL');
+      }
+    },
+    4 * MINUTE,
   );
 
   it(

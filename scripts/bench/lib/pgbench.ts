@@ -4,6 +4,7 @@
 // given as a share of what the database does on this machine at this moment.
 import { spawn, spawnSync } from 'node:child_process';
 import { cpus } from 'node:os';
+import { track } from './children.ts';
 
 export interface PgbenchRun {
   /** Transactions per second, without the initial connection time. */
@@ -20,7 +21,7 @@ export function pgbenchVersion(): string | undefined {
 
 function run(args: string[]): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn('pgbench', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = track(spawn('pgbench', args, { stdio: ['ignore', 'pipe', 'pipe'] }));
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     child.stderr.on('data', (c: Buffer) => (out += c.toString()));

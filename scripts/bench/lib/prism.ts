@@ -4,17 +4,20 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort, mockDocument } from '../../mock.ts';
+import { track } from './children.ts';
 import { ROOT, type Child } from './processes.ts';
 
 export async function startQuietPrism(timeoutMs = 60_000): Promise<Child> {
   const port = await freePort();
-  const child = spawn(
-    join(ROOT, 'node_modules', '.bin', 'prism'),
-    ['mock', mockDocument('partner', false), '-v', 'error', '--port', String(port), '--host', '127.0.0.1'],
-    {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
+  const child = track(
+    spawn(
+      join(ROOT, 'node_modules', '.bin', 'prism'),
+      ['mock', mockDocument('partner', false), '-v', 'error', '--port', String(port), '--host', '127.0.0.1'],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
   );
   let output = '';
   const keep = (chunk: Buffer) => {

@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { track } from './children.ts';
 
 export const ROOT = join(fileURLToPath(import.meta.url), '../../../..');
 export const ADMIN_TOKEN = 'bench-admin-token-0123456789abcdef';
@@ -36,11 +37,13 @@ export interface ServerEnv {
 
 /** `node --import tsx <script>`; resolves on the child's `READY <url>` line. */
 export function spawnReady(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Child> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, script)], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = track(
+    spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, script)], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = (stderr + chunk.toString()).slice(-20_000);
