@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `npx domain-sales-conformance …`. Installed (@domain-sales/conformance), the compiled CLI in
-// dist/ runs on plain Node. In this repository before `npm run build` there is no dist/: the
-// TypeScript CLI runs through tsx (a devDependency of the workspace root).
+// dist/ runs on plain Node. In this repository the TypeScript source beside this file runs,
+// through tsx (a devDependency of the workspace root), whether or not a dist/ is there: `npm pack`
+// (the packages test) leaves one behind, which would be stale after the next edit, and is
+// rewritten while another test runs this bin.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,13 +11,16 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const built = join(here, 'dist', 'conformance', 'cli.js');
-if (existsSync(built)) {
-  await import(pathToFileURL(built).href);
+const source = join(here, 'cli.ts');
+if (!existsSync(source)) {
+  await import(pathToFileURL(join(here, 'dist', 'conformance', 'cli.js')).href);
 } else {
+  // tsx's loader in a plain node, not the tsx command: that one SIGKILLs a child that does not
+  // acknowledge a relayed signal within 30 ms, and the kit would not undo its run. The kit's
+  // parent is then this process, whose end the kit notices (cli.ts, its launcher).
   const require = createRequire(import.meta.url);
-  const tsx = join(dirname(require.resolve('tsx/package.json')), 'dist', 'cli.mjs');
-  const { status } = spawnSync(process.execPath, [tsx, join(here, 'cli.ts'), ...process.argv.slice(2)], {
+  const loader = pathToFileURL(join(dirname(require.resolve('tsx/package.json')), 'dist', 'loader.mjs')).href;
+  const { status } = spawnSync(process.execPath, ['--import', loader, source, ...process.argv.slice(2)], {
     stdio: 'inherit',
     // So the reports' rerun lines name this bin, not the TypeScript file (conformance/invocation.ts).
     env: { ...process.env, CONFORMANCE_INVOKED_AS: process.argv[1] ?? '' },
