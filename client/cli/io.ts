@@ -7,6 +7,6 @@ export interface Io {
   err(text: string): void;
   env: Record<string, string | undefined>;
   readStdin(): Promise<Buffer>;
-  /** Aborted on SIGINT. */
+  /** Aborted on SIGINT or SIGTERM. */
   signal: AbortSignal;
 }

@@ -25,7 +25,7 @@ export const LISTEN_HELP = `Usage: domain-sales listen --forward-to URL [--event
 
 Polls GET /api/partner/v1/events with SERVICE_KEY_ID and SERVICE_SECRET and POSTs each event to
 URL exactly as a real webhook delivery: the same body and headers, X-Service-Signature signed
-with your webhook secret. Prints each delivery and the receiver's answer. Ctrl-C stops cleanly.
+with your webhook secret. Prints each delivery and the receiver's answer. Ctrl-C (or SIGTERM) stops cleanly.
 
   --forward-to URL    your local receiver, e.g. http://localhost:3000/webhooks
   --events LIST       only these event types, comma-separated (default: the kinds a deployment

@@ -35,11 +35,13 @@ async function readStdin(): Promise<Buffer> {
 
 async function main(argv: string[]): Promise<number> {
   const controller = new AbortController();
-  // The first Ctrl-C asks the command to stop cleanly; a second one ends the process at once.
-  process.once('SIGINT', () => {
-    controller.abort();
-    process.once('SIGINT', () => process.exit(130));
-  });
+  // The first Ctrl-C (or SIGTERM: a supervisor's or container runtime's stop) asks the command to
+  // stop cleanly; a second one ends the process at once.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      controller.abort();
+      process.once(signal, () => process.exit(130));
+    });
   const io: Io = {
     out: (text) => void process.stdout.write(text),
     err: (text) => void process.stderr.write(text),

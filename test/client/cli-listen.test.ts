@@ -181,7 +181,10 @@ describe('domain-sales listen', () => {
       15_000,
       'the forward',
     );
-    await cli.interrupt();
+    // Stopped as a supervisor stops it: SIGTERM, the same clean stop as Ctrl-C.
+    const stop = await cli.interrupt('SIGTERM');
+    expect(stop.code).toBe(0);
+    expect(stop.stderr).toMatch(/Stopped\. The next run resumes after /);
     expect(forwarded.raw.equals(real.raw)).toBe(true);
     const names = (r: Received) =>
       Object.keys(r.headers)

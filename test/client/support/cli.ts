@@ -46,7 +46,8 @@ export function runCli(
 export interface RunningCli {
   output(): { stdout: string; stderr: string };
   waitForOutput(pattern: RegExp, timeoutMs?: number): Promise<void>;
-  interrupt(): Promise<CliRun>;
+  /** SIGINT (a Ctrl-C) by default, or SIGTERM (a supervisor's stop). */
+  interrupt(signal?: 'SIGINT' | 'SIGTERM'): Promise<CliRun>;
   kill(): void;
 }
 
@@ -84,8 +85,8 @@ export function runningCli(args: string[], env: Record<string, string | undefine
         check();
       });
     },
-    async interrupt() {
-      child.kill('SIGINT');
+    async interrupt(signal: 'SIGINT' | 'SIGTERM' = 'SIGINT') {
+      child.kill(signal);
       const code = await closed;
       return { code, stdout, stderr };
     },
