@@ -324,29 +324,31 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
     3 * MINUTE,
   );
 
+  /** npx's arguments for the installed kit against the installed sandbox: its operator token and sign-in user. */
+  function kitAgainstSandbox(): string[] {
+    if (!sandbox) throw new Error('the sandbox did not start (see the tests above)');
+    const user = /OAuth sign-in user \(.*\): (\S+) \/ (\S+)/.exec(sandbox.output());
+    expect(user, 'the sandbox names its OAuth sign-in user').not.toBeNull();
+    const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
+    return [
+      '--no-install',
+      'domain-sales-conformance',
+      '--base-url',
+      sandbox.url,
+      '--admin-token',
+      token,
+      '--oauth-user',
+      user![1]!,
+      '--oauth-password',
+      user![2]!,
+    ];
+  }
+
   it(
     'passes `npx domain-sales-conformance --base-url …` against the installed sandbox, with nothing skipped',
     async () => {
-      if (!sandbox) throw new Error('the sandbox did not start (see the test above)');
-      const out = sandbox.output();
-      const user = /OAuth sign-in user \(.*\): (\S+) \/ (\S+)/.exec(out);
-      expect(user, 'the sandbox names its OAuth sign-in user').not.toBeNull();
-      const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
       const report = join(work, 'conformance.json');
-      const args = [
-        '--no-install',
-        'domain-sales-conformance',
-        '--base-url',
-        sandbox.url,
-        '--admin-token',
-        token,
-        '--oauth-user',
-        user![1]!,
-        '--oauth-password',
-        user![2]!,
-        '--report',
-        `json=${report}`,
-      ];
+      const args = [...kitAgainstSandbox(), '--report', `json=${report}`];
       const result = await timed('npx domain-sales-conformance', () =>
         run('npx', args, { cwd: project, env, maxBuffer: 64 << 20 }).then(
           (r) => ({ code: 0, ...r }),
@@ -372,27 +374,9 @@ describe.skipIf(offline)('the packages, installed from their tarballs outside th
   it(
     'stops `npx domain-sales-conformance` by SIGTERM to npx (a cancelled CI job): the run undoes what it changed, nothing left behind',
     async () => {
-      if (!sandbox) throw new Error('the sandbox did not start (see the tests above)');
-      const user = /OAuth sign-in user \(.*\): (\S+) \/ (\S+)/.exec(sandbox.output());
-      const token = readFileSync(join(work, 'data', 'admin-token'), 'utf8').trim();
       // npm exec runs the bin through `sh -c`, which does not exec it: npx forwards the signal to
       // the shell alone, and the kit must notice its launcher's end by itself.
-      const child = spawn(
-        'npx',
-        [
-          '--no-install',
-          'domain-sales-conformance',
-          '--base-url',
-          sandbox.url,
-          '--admin-token',
-          token,
-          '--oauth-user',
-          user![1]!,
-          '--oauth-password',
-          user![2]!,
-        ],
-        { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
+      const child = spawn('npx', kitAgainstSandbox(), { cwd: project, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
       child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
