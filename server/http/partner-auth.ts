@@ -68,7 +68,7 @@ function signedTarget(target: string): { path: string; query: string; pairs: Que
   try {
     const split = splitRequestTarget(target);
     // Decoding checks every escape; the canonical form is built once, by verify().
-    return { ...split, pairs: parseQueryPairs(split.query) };
+    return { path: split.path, query: split.query, pairs: parseQueryPairs(split.query) };
   } catch (err) {
     if (!isProtocolError(err)) throw err;
     if (err.details.some((d) => d.path === '/path'))

@@ -60,7 +60,8 @@ function decided(
     count: count - 1,
     windowStart: count === 1 ? undefined : windowStart,
   });
-  return { ...window, decision };
+  // Written out, not `{ ...window, decision }` (replay-guard.ts `admit` says why).
+  return { name: window.name, limit: window.limit, windowSeconds: window.windowSeconds, decision };
 }
 
 type Shown = ReturnType<typeof decided>;
