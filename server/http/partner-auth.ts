@@ -76,7 +76,7 @@ function signedTarget(target: string): { path: string; query: string; pairs: Que
     throw new ApiError(
       'validation_error',
       `Query string is malformed: ${err.message}`,
-      err.details.map((d) => ({ ...d, path: '/query' })),
+      err.details.map((d) => ({ path: '/query', message: d.message })),
     );
   }
 }
