@@ -4,6 +4,12 @@
 // and in the same write the request is counted against its rate-limit class (a replay is not):
 // every signed request then waits for one durable commit, not two. The rate-limit step decides.
 // The operation must have been matched (match-operation.ts) for its class.
+//
+// Where rows are kept in memory (store/row-cache.ts), the credential is first read trusting them,
+// without checking the store's version: that write reads the version anyway, nearly for free, and
+// answers `stale` if another process has committed since, and the request then reads its
+// credential again, checked, and asks again. A refusal is never made from kept rows alone: a
+// signature that does not verify is checked against a checked read before the 401.
 import { randomBytes } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import {
@@ -25,7 +31,7 @@ import { rateLimitClassOf, type RateLimitClass } from '../domain/rate-limit.ts';
 import { NO_FAULTS, reserialisedBody, signatureOverRawQuery, type Faults } from '../faults.ts';
 import type { Credential, CredentialRepository } from '../store/credentials.ts';
 import type { Counted, ReplayGuardRepository } from '../store/replay-guard.ts';
-import type { ReadMark } from '../store/row-cache.ts';
+import { trusting, type ReadMark } from '../store/row-cache.ts';
 import { ApiError } from './errors.ts';
 import { sentTarget } from './request-target.ts';
 
@@ -141,40 +147,53 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
         throw new ApiError('invalid_signature', `${HEADER_NONCE} must be 1 to 128 printable ASCII characters`);
       }
 
-      const credential = await deps.credentials.findCredential(keyId, since);
       const method = req.method.toUpperCase();
-      // An unknown key id is verified too, against a stand-in secret, so that it costs what a
-      // known one costs (x-signing `unknown-key-id`): the answer's timing cannot confirm a key id.
-      const secret = credential?.secret ?? UNKNOWN_KEY_SECRET;
-      const verified = verify({
-        secret,
-        signatureHeader: signature,
-        method,
-        path,
-        query,
-        timestamp,
-        nonce,
-        body: faults.has('body-hash-reserialised') ? reserialisedBody(req.rawBody) : req.rawBody,
-      });
-      const genuine =
-        credential !== undefined &&
-        (verified ||
-          (faults.has('lenient-canonicalisation') &&
-            signature ===
-              signatureOverRawQuery({
-                secret: credential.secret,
-                method,
-                path,
-                query,
-                timestamp,
-                nonce,
-                body: req.rawBody,
-              })));
-      if (!genuine || !credential) throw new ApiError('invalid_signature', BAD_SIGNATURE);
+      /** The credential the request is signed with, read with `mark`; undefined: the signature does not verify. */
+      const authenticated = async (mark: ReadMark | undefined): Promise<Credential | undefined> => {
+        const credential = await deps.credentials.findCredential(keyId, mark);
+        // An unknown key id is verified too, against a stand-in secret, so that it costs what a
+        // known one costs (x-signing `unknown-key-id`): the answer's timing cannot confirm a key id.
+        const verified = verify({
+          secret: credential?.secret ?? UNKNOWN_KEY_SECRET,
+          signatureHeader: signature,
+          method,
+          path,
+          query,
+          timestamp,
+          nonce,
+          body: faults.has('body-hash-reserialised') ? reserialisedBody(req.rawBody) : req.rawBody,
+        });
+        const genuine =
+          credential !== undefined &&
+          (verified ||
+            (faults.has('lenient-canonicalisation') &&
+              signature ===
+                signatureOverRawQuery({
+                  secret: credential.secret,
+                  method,
+                  path,
+                  query,
+                  timestamp,
+                  nonce,
+                  body: req.rawBody,
+                })));
+        return genuine ? credential : undefined;
+      };
+      const checked = async () => {
+        const credential = await authenticated(since);
+        if (!credential) throw new ApiError('invalid_signature', BAD_SIGNATURE);
+        return credential;
+      };
+      // The kept rows' epoch when the credential was read trusting them; undefined: read checked.
+      let readEpoch: number | undefined;
+      let credential = since && (await authenticated(trusting(since)));
+      if (credential) readEpoch = since?.epoch;
+      else credential = await checked();
       if (!res.locals.operation && deps.unmatchedClass === undefined) {
         // Identified, and answered 404 or 405 next (unmatchedRoute): nothing was done, so nothing
-        // is counted and no nonce is kept (a replay gets the same 404).
-        res.locals.credential = credential;
+        // is counted and no nonce is kept (a replay gets the same 404). Nothing confirms a
+        // trusting read here: read checked.
+        res.locals.credential = readEpoch === undefined ? credential : await checked();
         next();
         return;
       }
@@ -184,16 +203,24 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
         res.locals.operation?.rateClass,
         deps.unmatchedClass,
       );
-      const admission = await deps.replayGuard.admit(
-        {
-          keyId,
-          nonce,
-          expiresAt: nonceExpiresAt(Number(timestamp)) * 1000,
-          bucket: `${keyId}:${name}`,
-          windowMs: windowSeconds * 1000,
-        },
-        now,
-      );
+      const admit = (readEpoch: number | undefined) =>
+        deps.replayGuard.admit(
+          {
+            keyId,
+            nonce,
+            expiresAt: nonceExpiresAt(Number(timestamp)) * 1000,
+            bucket: `${keyId}:${name}`,
+            windowMs: windowSeconds * 1000,
+            readEpoch,
+          },
+          now,
+        );
+      let admission = await admit(readEpoch);
+      if (!admission.fresh && admission.stale) {
+        // Another process committed before the write: the credential is read again, checked.
+        credential = await checked();
+        admission = await admit(undefined);
+      }
       const forgotten = faults.has('short-nonce-memory') && now / 1000 - Number(timestamp) >= 299;
       if (!admission.fresh && !faults.has('accept-replays') && !forgotten)
         throw new ApiError('replay_detected', `${HEADER_NONCE} has already been used with this key id`);

@@ -32,6 +32,11 @@ export interface DirectSqlite {
   /** Now, as a mark for `read` (row-cache.ts). */
   mark(): ReadMark;
   /**
+   * Tells the kept rows the version read on this connection by a transaction (its
+   * `pragma data_version`; row-cache.ts `observe`); gives their epoch after.
+   */
+  observe(version: unknown): number;
+  /**
    * Runs `work` in one transaction; `work` runs its statements through `exec`, synchronously, so
    * nothing else can use the connection meanwhile. A `deferred` commit (the default) is visible
    * to every connection and survives a crash of this process at once, and is flushed to disk
@@ -197,6 +202,7 @@ export function directSqlite(
     read: (table, query, since) =>
       rows.read(table, `${query.sql}\u0000${JSON.stringify(query.parameters)}`, () => run(query), since),
     mark: () => rows.mark(),
+    observe: (version) => rows.observe(version),
     transaction,
     batch<T>(
       units: ReadonlyArray<(exec: (query: CompiledQuery) => unknown[]) => T>,

@@ -131,6 +131,9 @@ export const INTENDED: readonly Intended[] = [
     dialect: 'postgres',
     unwalked: true,
   },
+  // SQLite: whether another connection has committed, read in the admissions' write transaction
+  // (store/row-cache.ts `observe`); reads no table.
+  { name: 'version check', statement: /^pragma data_version$/, reaches: [], dialect: 'sqlite' },
   {
     name: 'nonce log, what others appended',
     statement: /^select "seq", "key_id", "nonce", "expires_at" from "nonce_log" where "seq" > \?/,

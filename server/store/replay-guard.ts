@@ -20,7 +20,7 @@
 // through its table's unique key.
 import { sql, type CompiledQuery, type Kysely } from 'kysely';
 import type { DirectSqlite } from './direct.ts';
-import { pairKey, type NonceLedger, type NonceLogRow } from './nonce-ledger.ts';
+import { pairKey, type Append, type NonceLedger, type NonceLogRow } from './nonce-ledger.ts';
 import { template, type Template } from './prepared.ts';
 import type { Database } from './schema.ts';
 import { runSteps, type Steps } from './steps.ts';
@@ -51,8 +51,16 @@ export interface Counted {
   windowStart: number;
 }
 
-/** A signed request's admission: its nonce is fresh and it is counted, or it is a replay and is not. */
-export type Admission = ({ fresh: true } & Counted) | { fresh: false };
+/**
+ * A signed request's admission: its nonce is fresh and it is counted, or it is a replay and is not.
+ * `stale`: nothing was written, since the rows the request was read with (its `readEpoch`) may have
+ * changed; it must read them again and ask again.
+ */
+export type Admission = ({ fresh: true } & Counted) | { fresh: false; stale?: true };
+
+/** Asked with the epoch of rows read trusting the cache (row-cache.ts): read them again, ask again. */
+const STALE: Admission = Object.freeze({ fresh: false, stale: true });
+const REPLAY: Admission = Object.freeze({ fresh: false });
 
 type Settle = () => void;
 
@@ -103,6 +111,7 @@ export interface ReplayGuardOptions {
 export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuardOptions = {}) {
   const { direct, ledger, relaxed } = options;
   const setLocalAsynchronousCommit = sql`set local synchronous_commit = off`.compile(db);
+  const dataVersion = sql<{ data_version: unknown }>`pragma data_version`.compile(db);
   // Both statements are built once per row count: building them with Kysely on every batch cost
   // as much as running them. Arguments: the rows' values in order, then (nonces) the batch's `now`.
   const insertNoncesQuery = perRowCount((n) =>
@@ -177,7 +186,9 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
       .where('expires_at', '>=', now),
   );
   const appendNoncesQuery = perRowCount((n) =>
-    template<unknown[], never>(3 * n, (...a) => db.insertInto('nonce_log').values(nonceRows(a, n))),
+    template<unknown[], NonceLogRow>(3 * n, (...a) =>
+      db.insertInto('nonce_log').values(nonceRows(a, n)).returning(['seq', 'key_id', 'nonce', 'expires_at']),
+    ),
   );
   const countHitsQuery = perRowCount((n) =>
     template<unknown[], { bucket: string; count: number | string; window_start: number | string }>(4 * n, (...a) =>
@@ -210,7 +221,7 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
    */
   function* insertNonces(
     jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>,
-  ): Generator<CompiledQuery, (job: object) => boolean, unknown[]> {
+  ): Generator<CompiledQuery, NonceDecision, unknown[]> {
     const first = firstOfEachPair(jobs);
     // In one order on every instance: PostgreSQL locks each inserted key until commit, and two
     // instances inserting {a, b} and {b, a} would each wait for the other (a deadlock, one of
@@ -220,38 +231,66 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
     const args: unknown[] = [...distinct.flatMap(nonceValues), now];
     const rows = (yield insertNoncesQuery(distinct.length)(args)) as Array<{ key_id: string; nonce: string }>;
     const fresh = new Set(rows.map((r) => pairOf({ keyId: r.key_id, nonce: r.nonce })));
-    return (job) => {
-      const key = pairOf(job as { keyId: string; nonce: string });
-      return first.get(key) === job && fresh.has(key);
+    return {
+      isFresh: (job) => {
+        const key = pairOf(job as { keyId: string; nonce: string });
+        return first.get(key) === job && fresh.has(key);
+      },
+      committed: () => undefined,
     };
   }
 
   /**
    * SQLite: the same decision against the ledger. Reads the log past what the ledger has learned
-   * (in the write transaction, so nothing can be committed meanwhile), then appends the fresh
-   * pairs. Inside a caller's transaction the rows read may include that transaction's own, not
-   * yet committed: they count for this decision but are not learned, since it may roll back.
+   * (in the write transaction, so nothing can be committed meanwhile), unless the ledger is
+   * complete at `epoch` (nonce-ledger.ts), then appends the fresh pairs, learned once committed.
+   * Inside a caller's transaction the rows read may include that transaction's own, not yet
+   * committed: they count for this decision but are not learned, since it may roll back.
    */
   function* logNonces(
     jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>,
     known: NonceLedger,
-  ): Generator<CompiledQuery, (job: object) => boolean, unknown[]> {
+    epoch: number | undefined,
+  ): Generator<CompiledQuery, NonceDecision, unknown[]> {
     const first = firstOfEachPair(jobs);
     const now = Math.min(...jobs.map((j) => j.now));
-    const tail = (yield nonceLogAfter([known.after, now])) as NonceLogRow[];
     const uncommitted = new Map<string, number>();
-    if (db.isTransaction) for (const r of tail) uncommitted.set(pairKey(r.key_id, r.nonce), Number(r.expires_at));
-    else known.learn(tail);
+    if (db.isTransaction || epoch === undefined || !known.completeAt(epoch)) {
+      const tail = (yield nonceLogAfter([known.after, now])) as NonceLogRow[];
+      if (db.isTransaction) for (const r of tail) uncommitted.set(pairKey(r.key_id, r.nonce), Number(r.expires_at));
+      else {
+        known.learn(tail);
+        known.readAt(epoch);
+      }
+    }
     const fresh = [...first]
       .filter(([pair]) => !known.used(pair, now) && !((uncommitted.get(pair) ?? -Infinity) >= now))
       .map(([, j]) => j);
-    if (fresh.length > 0) yield appendNoncesQuery(fresh.length)(fresh.flatMap(nonceValues));
+    if (fresh.length === 0) return NONE_FRESH;
+    const append: Append = known.appending();
+    const rows = (yield appendNoncesQuery(fresh.length)(fresh.flatMap(nonceValues))) as NonceLogRow[];
     const admitted = new Set<object>(fresh);
-    return (job) => admitted.has(job);
+    return {
+      isFresh: (job) => admitted.has(job),
+      committed: () => {
+        if (!db.isTransaction) known.appended(append, rows, epoch);
+      },
+    };
   }
 
-  const decideNonces = (jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>) =>
-    ledger ? logNonces(jobs, ledger) : insertNonces(jobs);
+  const decideNonces = (jobs: ReadonlyArray<Omit<NonceJob, 'resolve' | 'reject'>>, epoch: number | undefined) =>
+    ledger ? logNonces(jobs, ledger, epoch) : insertNonces(jobs);
+
+  /**
+   * SQLite with rows kept in memory (direct.ts): whether another connection has committed, read in
+   * the write transaction, where it takes no lock of its own; the kept rows' epoch after
+   * (row-cache.ts `observe`). Undefined elsewhere.
+   */
+  function* observedEpoch(): Generator<CompiledQuery, number | undefined, unknown[]> {
+    if (!direct || !ledger) return undefined;
+    const [row] = (yield dataVersion) as Array<{ data_version: unknown }>;
+    return direct.observe(row?.data_version);
+  }
 
   /**
    * Counts the requests in their buckets' current windows, opening a new window when the stored
@@ -299,8 +338,11 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
   }
 
   function* nonces(jobs: NonceJob[]): Plan {
-    const isFresh = yield* decideNonces(jobs);
-    return () => jobs.forEach((j) => j.resolve(isFresh(j)));
+    const decided = yield* decideNonces(jobs, yield* observedEpoch());
+    return () => {
+      decided.committed();
+      jobs.forEach((j) => j.resolve(decided.isFresh(j)));
+    };
   }
 
   function* hits(jobs: HitJob[]): Plan {
@@ -308,13 +350,24 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
     return () => jobs.forEach((j) => j.resolve(countOf(j)));
   }
 
-  /** Nonces first; only requests whose nonce was fresh are counted (a replay spends no quota). */
+  /**
+   * Nonces first; only requests whose nonce was fresh are counted (a replay spends no quota). A
+   * request read with rows that may have changed since (its `readEpoch` is no longer the kept
+   * rows' epoch) is neither: it is answered stale, to read them again.
+   */
   function* admissions(jobs: AdmissionJob[]): Plan {
-    const isFresh = yield* decideNonces(jobs);
-    const admitted = jobs.filter(isFresh);
+    const epoch = yield* observedEpoch();
+    const stale = (j: AdmissionJob) => j.readEpoch !== undefined && j.readEpoch !== epoch;
+    const live = jobs.filter((j) => !stale(j));
+    const decided = live.length > 0 ? yield* decideNonces(live, epoch) : NONE_FRESH;
+    const admitted = live.filter(decided.isFresh);
     const countOf = admitted.length > 0 ? yield* countHits(admitted) : () => undefined;
-    return () =>
-      jobs.forEach((j) => j.resolve(isFresh(j) ? { fresh: true, ...(countOf(j) as Counted) } : { fresh: false }));
+    return () => {
+      decided.committed();
+      jobs.forEach((j) =>
+        j.resolve(stale(j) ? STALE : decided.isFresh(j) ? { fresh: true, ...(countOf(j) as Counted) } : REPLAY),
+      );
+    };
   }
 
   /** Runs the plans in one transaction (inside the caller's, when `db` is one) and, once durable, settles them. */
@@ -410,7 +463,7 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
           counted.set(j, { count: written.count - list.length + k + 1, windowStart: written.windowStart }),
         );
       }
-      for (const j of jobs) j.resolve(isFresh(j) ? { fresh: true, ...(counted.get(j) as Counted) } : { fresh: false });
+      for (const j of jobs) j.resolve(isFresh(j) ? { fresh: true, ...(counted.get(j) as Counted) } : REPLAY);
     } catch (err) {
       for (const j of jobs) j.reject(err);
     }
@@ -460,14 +513,22 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
      * fresh nonce, `hit`. One durable commit per request instead of two.
      */
     admit(
-      request: { keyId: string; nonce: string; expiresAt: number; bucket: string; windowMs: number },
+      request: {
+        keyId: string;
+        nonce: string;
+        expiresAt: number;
+        bucket: string;
+        windowMs: number;
+        /** The epoch of rows read trusting the cache (row-cache.ts): stale if it has moved. */
+        readEpoch?: number | undefined;
+      },
       now: number,
     ): Promise<Admission> {
       return new Promise((resolve, reject) => {
         // Written out: a spread followed by more properties takes V8's slow path (about 0.6 to 2 µs
         // an object on Node 20; bench/README.md, "Figures behind design choices").
-        const { keyId, nonce, expiresAt, bucket, windowMs } = request;
-        const job = { keyId, nonce, expiresAt, bucket, windowMs, now, resolve, reject };
+        const { keyId, nonce, expiresAt, bucket, windowMs, readEpoch } = request;
+        const job = { keyId, nonce, expiresAt, bucket, windowMs, readEpoch, now, resolve, reject };
         if (batcher) batcher.add('admissions', job);
         else void run([admissions([job])], [job]);
       });
@@ -501,8 +562,17 @@ function perRowCount<R>(build: (rows: number) => Template<unknown[], R>): (rows:
 }
 
 interface AdmissionJob extends Omit<NonceJob, 'resolve'>, Omit<HitJob, 'resolve' | 'reject'> {
+  readEpoch: number | undefined;
   resolve(admission: Admission): void;
 }
+
+/** Which requests' nonces were fresh, and what to learn once the transaction has committed. */
+interface NonceDecision {
+  isFresh(job: object): boolean;
+  committed(): void;
+}
+
+const NONE_FRESH: NonceDecision = Object.freeze({ isFresh: () => false, committed: () => undefined });
 
 interface Batch {
   nonces: NonceJob[];

@@ -10,11 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateInventory } from '../../server/inventory/generate.ts';
 import { importInventoryFile } from '../../server/inventory/import.ts';
+import { secretBox } from '../../server/security/secret-box.ts';
+import { openDatabase } from '../../server/store/database.ts';
+import { createStore } from '../../server/store/index.ts';
 import { judgeStatements, walkedEntries, type Verdict } from '../../server/store/intended-plans.ts';
 import type { Dialect } from '../../server/store/migrations.ts';
 import type { Database } from '../../server/store/schema.ts';
@@ -165,6 +168,7 @@ describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect,
   /** Every statement the hot paths send, heard while they run. */
   async function hotStatements(): Promise<StatementEvent[]> {
     const domains = await listedDomains(h.store.db);
+    await anotherProcessWrites(h);
     heard = [];
     try {
       await driveHotPaths(h, cred, rx, domains);
@@ -235,6 +239,33 @@ describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect,
     );
   }
 });
+
+/**
+ * SQLite: a nonce committed through another connection to the file, as a second process would:
+ * the walk's first signed request then reads the nonce log past what its ledger holds, a read
+ * skipped while no other connection has written (server/store/nonce-ledger.ts).
+ */
+async function anotherProcessWrites(h: Harness): Promise<void> {
+  const file = h.database.sqliteFile;
+  if (!file || file === ':memory:') return;
+  const other = createStore(await openDatabase({ filename: file, dataDir: dirname(file) }), secretBox(h.masterKey));
+  try {
+    const now = Date.now();
+    const admitted = await other.replayGuard.admit(
+      {
+        keyId: 'pk_test_other',
+        nonce: randomUUID(),
+        expiresAt: now + 360_000,
+        bucket: 'pk_test_other:search',
+        windowMs: 60_000,
+      },
+      now,
+    );
+    expect(admitted.fresh).toBe(true);
+  } finally {
+    await other.close();
+  }
+}
 
 interface Listed {
   domain: string;

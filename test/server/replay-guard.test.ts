@@ -295,6 +295,89 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
     }
   });
 
+  it('reads the log only when another connection may have written it, and learns its own rows once committed', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-complete-'));
+    const logReads: string[] = [];
+    const a = createStore(
+      await openDatabase({
+        dataDir,
+        onStatement: (e) => {
+          if (/from "nonce_log" where "seq" >/.test(e.sql)) logReads.push(e.sql);
+        },
+      }),
+      secretBox(randomBytes(32)),
+    );
+    const b = await openAt(dataDir);
+    try {
+      const now = Date.now();
+      expect((await admit(a, 'n-1', now)).fresh).toBe(true);
+      const reads = logReads.length;
+      expect(reads).toBeGreaterThan(0);
+      // Nothing else has committed: its own rows are known without reading them back.
+      expect((await admit(a, 'n-2', now)).fresh).toBe(true);
+      expect(await admit(a, 'n-1', now)).toEqual({ fresh: false });
+      expect(await admit(a, 'n-2', now)).toEqual({ fresh: false });
+      expect(logReads).toHaveLength(reads);
+      // Another connection's commit moves the version: the log is read, and its nonce is a replay.
+      expect((await admit(b, 'from-b', now)).fresh).toBe(true);
+      expect(await admit(a, 'from-b', now)).toEqual({ fresh: false });
+      expect(logReads).toHaveLength(reads + 1);
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
+  it('a batch that fails after appending teaches the ledger nothing: its nonces stay fresh, later rows are still read', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-failed-'));
+    const a = await openAt(dataDir);
+    const b = await openAt(dataDir);
+    try {
+      const now = Date.now();
+      expect((await admit(a, 'before', now)).fresh).toBe(true);
+      // On `a`'s connection only: counting in the bucket `boom` fails, after the nonce is appended.
+      await sql`create temp trigger boom before insert on rate_counters when new.bucket = 'boom' begin select raise(abort, 'boom'); end`.execute(
+        a.db,
+      );
+      const failing = a.replayGuard.admit(
+        { keyId: 'pk_a', nonce: 'rolled-back', expiresAt: now + 360_000, bucket: 'boom', windowMs: 60_000 },
+        now,
+      );
+      await expect(failing).rejects.toThrow(/boom/);
+      expect((await admit(a, 'rolled-back', now)).fresh).toBe(true);
+      // `b` appends at the row numbers the failed batch had taken and given back.
+      expect((await admit(b, 'from-b', now)).fresh).toBe(true);
+      expect(await admit(a, 'from-b', now)).toEqual({ fresh: false });
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
+  it('an admission asked with the epoch of rows read trusting the cache is stale, and writes nothing, once another connection has committed', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-stale-'));
+    const a = await openAt(dataDir);
+    const b = await openAt(dataDir);
+    const asked = (nonce: string, now: number, readEpoch: number | undefined) =>
+      a.replayGuard.admit(
+        { keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000, readEpoch },
+        now,
+      );
+    try {
+      const now = Date.now();
+      expect(await asked('quiet', now, a.readMark()?.epoch)).toEqual({ fresh: true, count: 1, windowStart: now });
+      const mark = a.readMark();
+      expect(mark).toBeDefined();
+      await b.credentials.createPartner({ id: 'p-b', environment: 'sandbox', clockOffsetMs: 0, createdAt: 1 });
+      expect(await asked('after-b', now, mark?.epoch)).toEqual({ fresh: false, stale: true });
+      // Nothing was written: neither the nonce nor the count.
+      expect(await asked('after-b', now, undefined)).toEqual({ fresh: true, count: 2, windowStart: now });
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
   it('the upgrade carries live nonces from the old nonces table into the log (and the downgrade back)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ledger-upgrade-'));
     const now = Date.now();

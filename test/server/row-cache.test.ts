@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase, type OpenedDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
-import { rowCache } from '../../server/store/row-cache.ts';
+import { rowCache, type ReadMark } from '../../server/store/row-cache.ts';
 
 interface Row {
   id: string;
@@ -89,7 +89,7 @@ describe('row cache', () => {
     const f = fixture();
     const other = new BetterSqlite3(f.file);
     opened.push(f.sqlite, other);
-    const read = (since: number) =>
+    const read = (since: ReadMark) =>
       f.cache.read<Row>(
         'things',
         'a',
