@@ -84,6 +84,11 @@ describe.each(databases())('partner errors ($name)', ({ databaseUrl }) => {
         'status=NOT_A_STATUS',
         'from=yesterday',
         'unknown_param=1',
+        // Ordinary names, never the object's prototype: refused as unknown like any other.
+        '__proto__=1',
+        '__proto__=a&__proto__=b',
+        'limit=5&__proto__=1',
+        'constructor=1',
       ]) {
         const r = await signedRequest(h, cred, { path: `${V1}/orders`, query });
         expectIdentifiedError(r, 'validation_error');
