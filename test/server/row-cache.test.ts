@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase, type OpenedDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
-import { rowCache, type ReadMark } from '../../server/store/row-cache.ts';
+import { rowCache, trusting, type ReadMark } from '../../server/store/row-cache.ts';
 
 interface Row {
   id: string;
@@ -105,6 +105,36 @@ describe('row cache', () => {
     expect(read(arrived)).toEqual([{ id: 'a', v: 2 }]);
     // A request arriving now checks again.
     expect(read(f.cache.mark())).toEqual([{ id: 'a', v: 3 }]);
+  });
+
+  it('a trusting read skips the check; a version read elsewhere (observe) then tells whether it may have been stale', () => {
+    const f = fixture();
+    const other = new BetterSqlite3(f.file);
+    opened.push(f.sqlite, other);
+    const version = f.sqlite.prepare('pragma data_version').pluck();
+    const read = (since: ReadMark) =>
+      f.cache.read<Row>(
+        'things',
+        'a',
+        () => f.sqlite.prepare('select id, v from things where id = ?').all('a') as Row[],
+        since,
+      );
+    expect(read(f.cache.mark())).toEqual([{ id: 'a', v: 1 }]);
+    const quiet = f.cache.mark();
+    expect(read(trusting(quiet))).toEqual([{ id: 'a', v: 1 }]);
+    expect(f.cache.observe(version.get())).toBe(quiet.epoch);
+
+    other.prepare('update things set v = 4 where id = ?').run('a');
+    const arrived = f.cache.mark();
+    // From memory as it stands: the row read before the other connection's commit.
+    expect(read(trusting(arrived))).toEqual([{ id: 'a', v: 1 }]);
+    // The check, made inside a transaction as the signed request's write makes it, moves the epoch
+    // and drops the kept rows; a read with the request's own mark then needs no check of its own.
+    f.sqlite.exec('begin immediate');
+    const epoch = f.cache.observe(version.get());
+    f.sqlite.exec('commit');
+    expect(epoch).not.toBe(arrived.epoch);
+    expect(read(arrived)).toEqual([{ id: 'a', v: 4 }]);
   });
 
   it('serves and keeps nothing inside a transaction, and a rolled-back change leaves the committed row', () => {
