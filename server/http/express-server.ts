@@ -20,8 +20,27 @@ export function createExpressServer(app: Express, options: ServerOptions = {}): 
   const Response = bornWith(ServerResponse, app.response);
   // Node's constructors are plain functions (Node 20); should one become a class, it cannot be
   // called on an object of ours, and the server is created as Express would create it.
-  if (!Request || !Response) return createServer({ ...OPTIONS, ...options }, app);
-  return createServer({ ...OPTIONS, ...options, IncomingMessage: Request, ServerResponse: Response }, app);
+  const server =
+    !Request || !Response
+      ? createServer({ ...OPTIONS, ...options }, app)
+      : createServer({ ...OPTIONS, ...options, IncomingMessage: Request, ServerResponse: Response }, app);
+  return answeringHalfClosedClients(server);
+}
+
+/**
+ * A client may close its sending half once its request is written (`Connection: close`, then
+ * `shutdown`; RFC 9112 §9.6 lets either side close; `nc -N` and hand-written clients do). By
+ * default Node's HTTP server, on reading that FIN, ends the connection at once (`socketOnEnd` in
+ * lib/_http_server.js, when `httpAllowHalfOpen` is false): an answer still being worked on, one
+ * that waits on the store past a poll of the sockets, is then written to a closed socket and lost.
+ * With `httpAllowHalfOpen` Node marks the last pending answer as the last, writes it, then ends
+ * the connection; a half-closed connection with nothing pending is ended at once, as before. The
+ * property is missing from Node's documentation but set by Node's own test suite
+ * (test-http-server.js), and its removal was declined (nodejs/node#36819);
+ * test/http/express-server.test.ts fails should it stop working.
+ */
+function answeringHalfClosedClients(server: Server): Server {
+  return Object.assign(server, { httpAllowHalfOpen: true });
 }
 
 /**

@@ -2,7 +2,7 @@
 // instance behind a load balancer sees the same replays and the same counts.
 //
 // Every signed request writes both, so their cost bounds the whole partner API. The writes of
-// requests that arrive together are group-committed: queued for one turn of the event loop,
+// requests that arrive together are group-committed: queued for two turns of the event loop,
 // then written in one transaction, one multi-row statement per table. The database still decides
 // every outcome (so instances sharing it still agree), but a commit is paid per batch instead of
 // per request, which on SQLite is most of a write's cost (bench/README.md, "Figures behind design
@@ -581,11 +581,12 @@ interface Batch {
 }
 
 /**
- * Queues writes for one turn of the event loop (setImmediate runs once the requests that arrived
- * together have all reached this point), then writes them together, at most MAX_BATCH of a kind.
- * Two turns would fill the batches twice as full under load, but a request then spans a poll of
- * the sockets, and Node ends a connection whose client half-closed after its request before the
- * answer is written (bench/README.md, "Issue 36, seventh session").
+ * Queues writes for two turns of the event loop, then writes them together, at most MAX_BATCH of
+ * a kind. One turn (setImmediate runs once the requests that arrived together have all reached
+ * this point) took, under load, about half the connections' requests: the others arrive in the
+ * next turn, sent as soon as their previous answers left. Waiting for them too halves the
+ * commits, for one more pass of the event loop, which takes microseconds when nothing else is
+ * ready (bench/README.md, "Figures behind design choices").
  */
 function writeBatcher(write: (batch: Batch) => Promise<void>) {
   const queued: Batch = { nonces: [], hits: [], admissions: [] };
@@ -600,10 +601,11 @@ function writeBatcher(write: (batch: Batch) => Promise<void>) {
     if (queued.nonces.length + queued.hits.length + queued.admissions.length > 0) schedule();
     void write(batch);
   };
+  const nextTurn = () => setImmediate(flush);
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
-    setImmediate(flush);
+    setImmediate(nextTurn);
   };
   return {
     add<K extends keyof Batch>(kind: K, job: Batch[K][number]) {

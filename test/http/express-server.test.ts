@@ -1,6 +1,7 @@
 // The HTTP server of an Express app (server/http/express-server.ts): requests and responses are
 // born with the app's prototypes, so Express never re-parents them, and Express works as usual.
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import express from 'express';
 import { describe, expect, it } from 'vitest';
 import { bornWith, createExpressServer } from '../../server/http/express-server.ts';
@@ -25,6 +26,76 @@ describe('createExpressServer', () => {
       expect(answer.status).toBe(201);
       expect(await answer.json()).toEqual({ q: 'a b', header: 'yes', app: true });
       expect(seen).toEqual([true, true]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
+/** Writes `bytes` and closes the sending half at once; resolves with all the server sent, when it ends. */
+function halfClosing(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (d: Buffer) => chunks.push(d));
+    socket.on('error', reject);
+    socket.on('end', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.end(bytes);
+  });
+}
+
+async function listening(server: Server): Promise<number> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return (server.address() as AddressInfo).port;
+}
+
+describe('a client that closes its sending half after its request', () => {
+  // The handler answers only once the server has read the client's FIN, as an answer that waits
+  // on the store past a poll of the sockets would.
+  function afterTheFin() {
+    const app = express();
+    app.get('/late/:n', (req, res) => {
+      const answer = () => void res.status(200).json({ n: req.params.n });
+      if (req.socket.readableEnded) answer();
+      else req.socket.once('end', answer);
+    });
+    return createExpressServer(app);
+  }
+
+  it('still gets its answer, then the server ends the connection (Connection: close)', async () => {
+    const server = afterTheFin();
+    const port = await listening(server);
+    try {
+      const text = await halfClosing(port, 'GET /late/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+      expect(text).toMatch(/^HTTP\/1\.1 200 /);
+      expect(text.endsWith('{"n":"1"}')).toBe(true);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('gets every pipelined answer, in order, on a keep-alive connection', async () => {
+    const server = afterTheFin();
+    const port = await listening(server);
+    try {
+      const text = await halfClosing(
+        port,
+        'GET /late/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /late/2 HTTP/1.1\r\nHost: x\r\n\r\n',
+      );
+      const statuses = text.match(/HTTP\/1\.1 200 /g) ?? [];
+      expect(statuses).toHaveLength(2);
+      expect(text.indexOf('{"n":"1"}')).toBeGreaterThan(0);
+      expect(text.indexOf('{"n":"2"}')).toBeGreaterThan(text.indexOf('{"n":"1"}'));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('is ended at once when nothing is pending', async () => {
+    const server = afterTheFin();
+    const port = await listening(server);
+    try {
+      expect(await halfClosing(port, '')).toBe('');
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
