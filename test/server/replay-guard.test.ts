@@ -251,11 +251,23 @@ describe('replay guard on a SQLite file: commits are deferred, then flushed (sto
   });
 });
 
+interface AdmitOptions {
+  retentionMs?: number;
+  bucket?: string;
+  /** The epoch of the credential rows the request read trusting the cache (store/row-cache.ts). */
+  readEpoch?: number | undefined;
+}
+
 describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledger.ts)', () => {
   const openAt = async (dataDir: string) => createStore(await openDatabase({ dataDir }), secretBox(randomBytes(32)));
-  const admit = (store: Store, nonce: string, now: number, retentionMs = 360_000) =>
+  const admit = (
+    store: Store,
+    nonce: string,
+    now: number,
+    { retentionMs = 360_000, bucket = 'pk_a:search', readEpoch }: AdmitOptions = {},
+  ) =>
     store.replayGuard.admit(
-      { keyId: 'pk_a', nonce, expiresAt: now + retentionMs, bucket: 'pk_a:search', windowMs: 60_000 },
+      { keyId: 'pk_a', nonce, expiresAt: now + retentionMs, bucket, windowMs: 60_000, readEpoch },
       now,
     );
 
@@ -280,8 +292,8 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
     const b = await openAt(dataDir);
     try {
       const now = Date.now();
-      expect((await admit(a, 'short-1', now, 1000)).fresh).toBe(true);
-      expect((await admit(a, 'short-2', now, 1000)).fresh).toBe(true);
+      expect((await admit(a, 'short-1', now, { retentionMs: 1000 })).fresh).toBe(true);
+      expect((await admit(a, 'short-2', now, { retentionMs: 1000 })).fresh).toBe(true);
       // Both rows have expired; the purge keeps the newest, so the next row's seq is still higher
       // than anything `a` has learned.
       await a.purge(now + 5000);
@@ -339,10 +351,7 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
       await sql`create temp trigger boom before insert on rate_counters when new.bucket = 'boom' begin select raise(abort, 'boom'); end`.execute(
         a.db,
       );
-      const failing = a.replayGuard.admit(
-        { keyId: 'pk_a', nonce: 'rolled-back', expiresAt: now + 360_000, bucket: 'boom', windowMs: 60_000 },
-        now,
-      );
+      const failing = admit(a, 'rolled-back', now, { bucket: 'boom' });
       await expect(failing).rejects.toThrow(/boom/);
       expect((await admit(a, 'rolled-back', now)).fresh).toBe(true);
       // `b` appends at the row numbers the failed batch had taken and given back.
@@ -358,11 +367,7 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
     const dataDir = mkdtempSync(join(tmpdir(), 'ledger-stale-'));
     const a = await openAt(dataDir);
     const b = await openAt(dataDir);
-    const asked = (nonce: string, now: number, readEpoch: number | undefined) =>
-      a.replayGuard.admit(
-        { keyId: 'pk_a', nonce, expiresAt: now + 360_000, bucket: 'pk_a:search', windowMs: 60_000, readEpoch },
-        now,
-      );
+    const asked = (nonce: string, now: number, readEpoch: number | undefined) => admit(a, nonce, now, { readEpoch });
     try {
       const now = Date.now();
       expect(await asked('quiet', now, a.readMark()?.epoch)).toEqual({ fresh: true, count: 1, windowStart: now });

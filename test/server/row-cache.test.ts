@@ -27,11 +27,17 @@ function fixture() {
   const select = sqlite.prepare('select id, v from things where id = ?');
   const cache = rowCache(sqlite, ['things', 'others']);
   let loads = 0;
-  const read = (id: string) =>
-    cache.read<Row>('things', id, () => {
-      loads++;
-      return sqlite.inTransaction ? undefined : (select.all(id) as Row[]);
-    });
+  // `since`: the mark of the request reading (a fresh check when absent).
+  const read = (id: string, since?: ReadMark) =>
+    cache.read<Row>(
+      'things',
+      id,
+      () => {
+        loads++;
+        return sqlite.inTransaction ? undefined : (select.all(id) as Row[]);
+      },
+      since,
+    );
   return { file, sqlite, cache, read, loads: () => loads };
 }
 
@@ -89,13 +95,7 @@ describe('row cache', () => {
     const f = fixture();
     const other = new BetterSqlite3(f.file);
     opened.push(f.sqlite, other);
-    const read = (since: ReadMark) =>
-      f.cache.read<Row>(
-        'things',
-        'a',
-        () => f.sqlite.prepare('select id, v from things where id = ?').all('a') as Row[],
-        since,
-      );
+    const read = (since: ReadMark) => f.read('a', since);
     other.prepare('update things set v = 2 where id = ?').run('a');
     const arrived = f.cache.mark();
     // Committed before the request arrived: its first read checks and sees it.
@@ -112,13 +112,7 @@ describe('row cache', () => {
     const other = new BetterSqlite3(f.file);
     opened.push(f.sqlite, other);
     const version = f.sqlite.prepare('pragma data_version').pluck();
-    const read = (since: ReadMark) =>
-      f.cache.read<Row>(
-        'things',
-        'a',
-        () => f.sqlite.prepare('select id, v from things where id = ?').all('a') as Row[],
-        since,
-      );
+    const read = (since: ReadMark) => f.read('a', since);
     expect(read(f.cache.mark())).toEqual([{ id: 'a', v: 1 }]);
     const quiet = f.cache.mark();
     expect(read(trusting(quiet))).toEqual([{ id: 'a', v: 1 }]);
