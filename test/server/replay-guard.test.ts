@@ -11,6 +11,8 @@ import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
 import { DEFERRED_FLUSH_MS } from '../../server/store/direct.ts';
+import { nonceLedger } from '../../server/store/nonce-ledger.ts';
+import { CATCH_UP_SLICE, replayGuardRepository } from '../../server/store/replay-guard.ts';
 import { migrations } from '../../server/store/migrations.ts';
 import { postgresUrl } from './harness.ts';
 
@@ -283,6 +285,67 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
       expect((await admit(after, 'n-2', now + 1000)).fresh).toBe(true);
     } finally {
       await after.close();
+    }
+  });
+
+  it('a restart learns a long log a slice at a time before the first decision, and still finds every nonce', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-catch-up-'));
+    const now = Date.now();
+    const rows = 2 * CATCH_UP_SLICE + 1;
+    const first = await openAt(dataDir);
+    await sql`insert into nonce_log (key_id, nonce, expires_at)
+      with recursive n(n) as (select 1 union all select n + 1 from n where n < ${rows})
+      select 'pk_a', 'logged-' || n, ${now + 360_000} from n`.execute(first.db);
+    await first.close();
+    const slices: string[] = [];
+    const after = createStore(
+      await openDatabase({
+        dataDir,
+        onStatement: (e) => {
+          if (/from "nonce_log" where "seq" > \? order by "seq" limit/.test(e.sql)) slices.push(e.sql);
+        },
+      }),
+      secretBox(randomBytes(32)),
+    );
+    try {
+      expect(await admit(after, `logged-${CATCH_UP_SLICE + 7}`, now)).toEqual({ fresh: false });
+      expect(slices).toHaveLength(3);
+      expect(await admit(after, `logged-${rows}`, now)).toEqual({ fresh: false });
+      expect((await admit(after, 'new', now)).fresh).toBe(true);
+      expect(slices).toHaveLength(3);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('a purge deletes a long expired log a slice at a time, and the ledger forgets those nonces', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-purge-slices-'));
+    const deletes: string[] = [];
+    const opened = await openDatabase({
+      dataDir,
+      onStatement: (e) => {
+        if (/^delete from "nonce_log"/.test(e.sql)) deletes.push(e.sql);
+      },
+    });
+    const ledger = nonceLedger();
+    const guard = replayGuardRepository(opened.db, { direct: opened.direct, ledger });
+    try {
+      const now = Date.now();
+      const admitted = await Promise.all(
+        Array.from({ length: 4_500 }, (_, i) =>
+          guard.admit({ keyId: 'pk_a', nonce: `n-${i}`, expiresAt: now + 1000, bucket: 'b', windowMs: 60_000 }, now),
+        ),
+      );
+      expect(admitted.every((a) => a.fresh)).toBe(true);
+      expect(ledger.size).toBe(4_500);
+      await guard.purge(now + 5000);
+      // 2,000 + 2,000 + the 499 left but the newest row, which stays whatever its age.
+      expect(deletes).toHaveLength(3);
+      const left = await opened.db.selectFrom('nonce_log').select('nonce').execute();
+      expect(left.map((r) => r.nonce)).toEqual(['n-4499']);
+      expect(ledger.size).toBe(0);
+    } finally {
+      await opened.close();
     }
   });
 
