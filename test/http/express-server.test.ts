@@ -3,7 +3,7 @@
 import { connect, type AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import express from 'express';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bornWith, createExpressServer } from '../../server/http/express-server.ts';
 
 describe('createExpressServer', () => {
@@ -62,43 +62,36 @@ describe('a client that closes its sending half after its request', () => {
     return createExpressServer(app);
   }
 
+  // One server for the three: each test opens a connection of its own.
+  let server: Server;
+  let port: number;
+  beforeAll(async () => {
+    server = afterTheFin();
+    port = await listening(server);
+  });
+  afterAll(async () => {
+    await new Promise((resolve) => server.close(resolve));
+  });
+
   it('still gets its answer, then the server ends the connection (Connection: close)', async () => {
-    const server = afterTheFin();
-    const port = await listening(server);
-    try {
-      const text = await halfClosing(port, 'GET /late/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
-      expect(text).toMatch(/^HTTP\/1\.1 200 /);
-      expect(text.endsWith('{"n":"1"}')).toBe(true);
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    const text = await halfClosing(port, 'GET /late/1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(text).toMatch(/^HTTP\/1\.1 200 /);
+    expect(text.endsWith('{"n":"1"}')).toBe(true);
   });
 
   it('gets every pipelined answer, in order, on a keep-alive connection', async () => {
-    const server = afterTheFin();
-    const port = await listening(server);
-    try {
-      const text = await halfClosing(
-        port,
-        'GET /late/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /late/2 HTTP/1.1\r\nHost: x\r\n\r\n',
-      );
-      const statuses = text.match(/HTTP\/1\.1 200 /g) ?? [];
-      expect(statuses).toHaveLength(2);
-      expect(text.indexOf('{"n":"1"}')).toBeGreaterThan(0);
-      expect(text.indexOf('{"n":"2"}')).toBeGreaterThan(text.indexOf('{"n":"1"}'));
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    const text = await halfClosing(
+      port,
+      'GET /late/1 HTTP/1.1\r\nHost: x\r\n\r\nGET /late/2 HTTP/1.1\r\nHost: x\r\n\r\n',
+    );
+    const statuses = text.match(/HTTP\/1\.1 200 /g) ?? [];
+    expect(statuses).toHaveLength(2);
+    expect(text.indexOf('{"n":"1"}')).toBeGreaterThan(0);
+    expect(text.indexOf('{"n":"2"}')).toBeGreaterThan(text.indexOf('{"n":"1"}'));
   });
 
   it('is ended at once when nothing is pending', async () => {
-    const server = afterTheFin();
-    const port = await listening(server);
-    try {
-      expect(await halfClosing(port, '')).toBe('');
-    } finally {
-      await new Promise((resolve) => server.close(resolve));
-    }
+    expect(await halfClosing(port, '')).toBe('');
   });
 });
 
