@@ -10,6 +10,12 @@ import { measureStartup } from '../support/startup.ts';
 const startup = await measureStartup();
 const RUN = startup.timeout(160, 120_000);
 
+// The authorization code's lifetime check waits the lifetime out on the wall clock (61 s of
+// sleep, which no busy machine shortens and the budget above does not scale). Prism learns
+// nothing from it: its two token answers, a 200 and an invalid_grant, have the same shape as the
+// 15 and 22 other token answers of the public run. Left out here; every conformance run keeps it.
+const WALL_CLOCK_WAITS = ['public.oauth.code-expiry'];
+
 describe('conformance traffic through prism proxy', () => {
   it(
     'reports no response violation of the reference server (schema, idempotency)',
@@ -42,7 +48,7 @@ describe('conformance traffic through prism proxy', () => {
   it(
     'reports no response violation of the public surface: search, WHOIS with its jCard, listings, pricing, OAuth, MCP, pages',
     async () => {
-      const result = await crosscheck({ surface: 'public', seed: 20261122, numRuns: 5 });
+      const result = await crosscheck({ surface: 'public', seed: 20261122, numRuns: 5, skip: WALL_CLOCK_WAITS });
       const seen = new Set(result.exchanges.map((e) => e.operation));
       // Real traffic of every kind a public client sends went through Prism.
       for (const operation of [
