@@ -288,8 +288,9 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
     }
   });
 
-  it('a restart learns a long log a slice at a time before the first decision, and still finds every nonce', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-catch-up-'));
+  /** A store reopened onto a log of 2 slices and a row (`logged-1` …), and the slices it has read of it. */
+  const reopenedOntoLongLog = async (label: string) => {
+    const dataDir = mkdtempSync(join(tmpdir(), label));
     const now = Date.now();
     const rows = 2 * CATCH_UP_SLICE + 1;
     const first = await openAt(dataDir);
@@ -298,7 +299,7 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
       select 'pk_a', 'logged-' || n, ${now + 360_000} from n`.execute(first.db);
     await first.close();
     const slices: string[] = [];
-    const after = createStore(
+    const store = createStore(
       await openDatabase({
         dataDir,
         onStatement: (e) => {
@@ -307,11 +308,33 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
       }),
       secretBox(randomBytes(32)),
     );
+    return { store, slices, now, rows };
+  };
+
+  it('a restart learns a long log a slice at a time before the first decision, and still finds every nonce', async () => {
+    const { store: after, slices, now, rows } = await reopenedOntoLongLog('ledger-catch-up-');
     try {
       expect(await admit(after, `logged-${CATCH_UP_SLICE + 7}`, now)).toEqual({ fresh: false });
       expect(slices).toHaveLength(3);
       expect(await admit(after, `logged-${rows}`, now)).toEqual({ fresh: false });
       expect((await admit(after, 'new', now)).fresh).toBe(true);
+      expect(slices).toHaveLength(3);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it('learns the log before any request when told to (a server does, before it listens); the first decision then reads none of it', async () => {
+    const { store: after, slices, now, rows } = await reopenedOntoLongLog('ledger-learn-first-');
+    try {
+      expect(await after.replayGuard.learnLog()).toBe(rows);
+      expect(slices).toHaveLength(3);
+      expect(await admit(after, `logged-${CATCH_UP_SLICE + 7}`, now)).toEqual({ fresh: false });
+      expect(await admit(after, `logged-${rows}`, now)).toEqual({ fresh: false });
+      expect((await admit(after, 'new', now)).fresh).toBe(true);
+      expect(slices).toHaveLength(3);
+      // Learned once: a second call reads nothing more.
+      expect(await after.replayGuard.learnLog()).toBe(rows + 1);
       expect(slices).toHaveLength(3);
     } finally {
       await after.close();
