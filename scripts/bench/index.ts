@@ -381,7 +381,7 @@ if (steady) {
     steady.laterP99Ms,
     '',
     steady.unexpected,
-    `ready in ${Math.round(steady.readyMs)} ms; slowest answer ${steady.firstSliceMaxMs} ms in the first ${steady.sliceSeconds} s (the ledger learns the log), ${steady.laterMaxMs} ms after; p99 column: the worst ${steady.sliceSeconds} s after the first; ${steady.expired.toLocaleString('en-US')} expired rows, ${steady.expiredLeft} left after the purge`,
+    `ready in ${Math.round(steady.readyMs)} ms; slowest answer ${steady.firstSliceMaxMs} ms in the first ${steady.sliceSeconds} s after the restart, ${steady.laterMaxMs} ms after; p99 column: the worst ${steady.sliceSeconds} s after the first; ${steady.expired.toLocaleString('en-US')} expired rows, ${steady.expiredLeft} left after the purge`,
   ]);
   // Without its purge the leg measured nothing it is for: a miss, not a pass.
   const purged = steady.expiredLeft === 0;

@@ -1,10 +1,10 @@
 // The signed GET /availability held at a steady rate for over a minute, on SQLite, by a server
 // restarted onto a full nonce log: what the other legs' few seconds cannot show. At a steady
 // load the log holds every nonce of the six-minute retention (900,000 at 2,500 signed requests a
-// second), and two moments then cost in proportion to it: the first requests after a restart
-// (the ledger learns the log) and the purge every minute (a minute's rows expire). Each once held
-// the event loop for 0.6 to 6 s, every request waiting (bench/README.md, "the nonce ledger at a
-// steady load"). The log is seeded directly, a sixth of it already expired, so the first purge
+// second), and two moments then cost in proportion to it: a restart (the ledger learns the log)
+// and the purge every minute (a minute's rows expire). Each once held the event loop, or the
+// requests, for 0.6 to 6 s (bench/README.md, "Issue 36", eighth and ninth sessions). The log is
+// seeded directly, a sixth of it already expired, so the first purge
 // has a minute's rows to delete; the load runs in slices until that purge has run.
 import { rmSync } from 'node:fs';
 import { sql } from 'kysely';
@@ -14,9 +14,9 @@ import { newMasterKey, spawnServer, tempDir, type Child } from './lib/processes.
 import { openServerStore } from './lib/store.ts';
 
 /**
- * The slowest answer allowed after the first slice. The stalls this leg is for held every request
- * for 423 to 616 ms at 900,000 nonces; with the log purged a slice at a time the slowest answer
- * was 56 to 103 ms, two servers loaded at once (bench/README.md).
+ * The slowest answer allowed after the first slice, on a quiet machine. The purge in one statement
+ * gave 118 ms here (616 ms of stall on a slower machine); purged a slice at a time with a pause
+ * between, 16 to 21 ms (bench/README.md, "Issue 36, ninth session").
  */
 export const STEADY_MAX_MS = 100;
 

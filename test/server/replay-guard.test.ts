@@ -12,7 +12,7 @@ import { openDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
 import { DEFERRED_FLUSH_MS } from '../../server/store/direct.ts';
 import { nonceLedger } from '../../server/store/nonce-ledger.ts';
-import { CATCH_UP_SLICE, replayGuardRepository } from '../../server/store/replay-guard.ts';
+import { CATCH_UP_SLICE, PURGE_PAUSE_MS, replayGuardRepository } from '../../server/store/replay-guard.ts';
 import { migrations } from '../../server/store/migrations.ts';
 import { postgresUrl } from './harness.ts';
 
@@ -343,11 +343,13 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
 
   it('a purge deletes a long expired log a slice at a time, and the ledger forgets those nonces', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'ledger-purge-slices-'));
-    const deletes: string[] = [];
+    // When each delete began and ended (the listener is told as it ends).
+    const deletes: Array<{ began: number; ended: number }> = [];
     const opened = await openDatabase({
       dataDir,
       onStatement: (e) => {
-        if (/^delete from "nonce_log"/.test(e.sql)) deletes.push(e.sql);
+        const ended = performance.now();
+        if (/^delete from "nonce_log"/.test(e.sql)) deletes.push({ began: ended - e.ms, ended });
       },
     });
     const ledger = nonceLedger();
@@ -364,6 +366,10 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
       await guard.purge(now + 5000);
       // 2,000 + 2,000 + the 499 left but the newest row, which stays whatever its age.
       expect(deletes).toHaveLength(3);
+      // A pause between them, not only a turn, for the requests waiting meanwhile (timers may
+      // fire up to a millisecond early by this clock).
+      for (let i = 1; i < deletes.length; i++)
+        expect(deletes[i]!.began - deletes[i - 1]!.ended).toBeGreaterThanOrEqual(PURGE_PAUSE_MS - 1);
       const left = await opened.db.selectFrom('nonce_log').select('nonce').execute();
       expect(left.map((r) => r.nonce)).toEqual(['n-4499']);
       expect(ledger.size).toBe(0);
