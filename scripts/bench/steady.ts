@@ -4,12 +4,12 @@
 // second), and two moments then cost in proportion to it: a restart (the ledger learns the log)
 // and the purge every minute (a minute's rows expire). Each once held the event loop, or the
 // requests, for 0.6 to 6 s (bench/README.md, "Issue 36", eighth and ninth sessions). The log is
-// seeded directly, a sixth of it already expired, so the first purge
-// has a minute's rows to delete; the load runs in slices until that purge has run.
+// seeded directly, a sixth of it already expired, so that the first purge has a minute's rows to
+// delete; the load runs in slices until that purge has run.
 import { rmSync } from 'node:fs';
 import { sql } from 'kysely';
 import { mint, signFor } from './lib/partner.ts';
-import { runLoad, type LoadResult } from './lib/load.ts';
+import { runLoad } from './lib/load.ts';
 import { newMasterKey, spawnServer, tempDir, type Child } from './lib/processes.ts';
 import { openServerStore } from './lib/store.ts';
 
@@ -53,7 +53,7 @@ export interface SteadyResult {
   /** Spawn to READY of the restarted server, ms. */
   readyMs: number;
   slices: SteadySlice[];
-  /** The slowest answer of the first slice: the first requests wait while the ledger learns the log. */
+  /** The slowest answer of the first slice: a cold process's first seconds under load. */
   firstSliceMaxMs: number;
   /** The slowest answer of every later slice (the purge's among them). */
   laterMaxMs: number;
@@ -102,7 +102,6 @@ export async function benchSteady(o: SteadyOptions): Promise<SteadyResult> {
     const ready = performance.now();
     const running = server;
     const slices: SteadySlice[] = [];
-    const runs: LoadResult[] = [];
     // Past the first purge by a slice, so that the purge's slice is complete.
     while (performance.now() - ready < MAINTENANCE_MS + o.sliceSeconds * 1000) {
       const from = (performance.now() - ready) / 1000;
@@ -115,7 +114,6 @@ export async function benchSteady(o: SteadyOptions): Promise<SteadyResult> {
         path: PATH,
         build: () => ({ headers: signFor(credential, 'GET', PATH) }),
       });
-      runs.push(r);
       const unexpected =
         r.errors + r.timeouts + Object.entries(r.statuses).reduce((n, [code, c]) => n + (code === '200' ? 0 : c), 0);
       slices.push({ from, rps: r.rps, p99: r.p99, max: r.max, unexpected });

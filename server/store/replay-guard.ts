@@ -32,8 +32,8 @@ const PURGE_SLICE = 2000;
 /**
  * The purge's pause between two of its statements. With only a turn of the event loop between
  * them, every turn ran one, and a request, whose batch waits two turns, waited for two or three:
- * a p99 of 22 to 37 ms and answers of up to 68 ms through the purge's seconds at a steady load,
- * against 9 and 16 ms with this pause (bench/README.md, "Issue 36, ninth session").
+ * a p99 of 22 to 37 ms and answers of up to 68 ms through the purge's seconds at a steady load;
+ * with this pause 9 to 11 ms and up to 21 ms (bench/README.md, "Issue 36, ninth session").
  */
 export const PURGE_PAUSE_MS = 5;
 const pause = () => new Promise<void>((resolve) => setTimeout(resolve, PURGE_PAUSE_MS));
