@@ -60,6 +60,13 @@ export interface DirectSqlite {
     units: ReadonlyArray<(exec: (query: CompiledQuery) => unknown[]) => T>,
     commit?: 'deferred' | 'durable',
   ): Array<Settled<T>> | undefined;
+  /**
+   * Resolves once every commit made so far is on disk: at once if none waits for a flush,
+   * otherwise with the flush that covers the last of them, started now if none will (a
+   * deferred commit followed by `onDisk` is a durable commit that leaves the event loop free while
+   * the disk works). Rejects if that flush fails.
+   */
+  onDisk(): Promise<void>;
   /** Flushes any deferred commit to disk now, synchronously, then lets the connection go. */
   close(): void;
 }
@@ -158,24 +165,44 @@ export function directSqlite(
   // The log exists once anything has been committed; the connection keeps it (same inode) until
   // it closes, so the descriptor is opened once.
   const walFd = () => (wal ??= openSync(`${options.filename}-wal`, 'r'));
-  // One flush at a time, each covering every commit made before it started. `dirty`: a deferred
-  // commit not yet covered by a flush that has started.
+  // One flush at a time, each covering every commit made before it started. `dirty`: a commit not
+  // yet covered by a flush that has started. `running`: the flush under way (settled either way);
+  // `queued`: the flush asked for while it ran, which starts when it ends and serves every ask
+  // made meanwhile (a group commit: the orders committed during one flush share the next).
   let dirty = false;
+  let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
-  const flushSoon = () => {
-    if (timer || running) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      dirty = false;
-      running = flush(walFd())
-        .catch(onFlushError)
-        .finally(() => {
-          running = undefined;
-          if (dirty) flushSoon();
-        });
-    }, DEFERRED_FLUSH_MS);
+  let queued: Promise<void> | undefined;
+  let flushing: Promise<void> = Promise.resolve();
+  const startFlush = (): Promise<void> => {
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    // close() flushed synchronously what was committed before it.
+    if (closed) return Promise.resolve();
+    dirty = false;
+    flushing = flush(walFd());
+    const ended = () => {
+      running = undefined;
+      if (dirty && !queued) flushSoon();
+    };
+    running = flushing.then(ended, ended);
+    return flushing;
   };
+  const flushNow = (): Promise<void> => {
+    if (queued) return queued;
+    if (!running) return startFlush();
+    queued = running.then(() => {
+      queued = undefined;
+      return startFlush();
+    });
+    return queued;
+  };
+  function flushSoon() {
+    if (timer || running || queued) return;
+    timer = setTimeout(() => void startFlush().catch(onFlushError), DEFERRED_FLUSH_MS);
+  }
+  const onDisk = (): Promise<void> => (dirty ? flushNow() : (queued ?? (running ? flushing : Promise.resolve())));
   const rows = rowCache(sqlite, options.watched ?? []);
   const run = <R>(query: CompiledQuery<R>): R[] | undefined =>
     sqlite.inTransaction ? undefined : (exec(query) as R[]);
@@ -221,7 +248,9 @@ export function directSqlite(
       );
       return outcome.ran ? outcome.result : undefined;
     },
+    onDisk,
     close() {
+      closed = true;
       if (timer) clearTimeout(timer);
       timer = undefined;
       // A clean stop loses nothing: what a deferred flush would have written is written now.

@@ -207,7 +207,10 @@ export function eventRepository(db: Kysely<Database>, box: SecretBox, onPostgres
         .limit(limit)
         .execute();
       // SQLite: one writer at a time, so a candidate is leased unless another process leased it
-      // between the read and this update.
+      // between the read and this update. The read may see an order whose commit is still being
+      // flushed (its 201 waits for that flush: order-placement.ts), but each lease commits with
+      // synchronous = FULL, whose flush of the log covers every commit before it: a delivery is
+      // never sent for an event that is not on disk.
       const claimed: DueDelivery[] = [];
       for (const c of candidates) {
         const result = await db

@@ -6,7 +6,7 @@
 // stored answer of its idempotency key: all of them or none. On PostgreSQL that is one statement
 // (data-modifying CTEs, each conditional on the listing having been taken), so one round trip and
 // one commit; on SQLite a savepoint in a transaction on the embedded connection that the orders
-// arriving together share, with one durable commit for all of them.
+// arriving together share, with one commit and one flush to disk for all of them.
 //
 // Two orders never take one domain: the listing changes from listed to sold once, and an order
 // that loses that race writes nothing (PostgreSQL re-checks the row once the winner commits).
@@ -209,9 +209,14 @@ export function orderPlacement(
   const built = new Map<string, Template<unknown[], { placed: unknown; deliveries: unknown }>>();
   const statements = sqliteStatements(db);
   // SQLite: orders arriving together commit together (group commit). Each placement runs in a
-  // savepoint of one transaction on the embedded connection, and the one durable commit, a flush
-  // of the log to disk on the event loop's thread, is shared instead of paid per order. A
-  // placement that fails is undone alone. Queued for one turn of the event loop.
+  // savepoint of one transaction on the embedded connection, queued for one turn of the event
+  // loop; a placement that fails is undone alone. The commit does not flush the log on the event
+  // loop's thread: its flush runs in the thread pool (direct.ts `onDisk`), every order waits for
+  // it before it is answered, and the orders committed while a flush runs share the next one.
+  // Other requests may see an order from its commit, before that flush ends (a list of orders, a
+  // competing order's refusal); webhooks are sent only once it is on disk (events.ts claimDue).
+  // Only a power loss within that flush (milliseconds) can take back an order, and its own request
+  // has then had no answer.
   let queued: Array<{ placement: Placement; resolve(placed: Placed): void; reject(err: unknown): void }> = [];
   const commitQueued = () => {
     const batch = queued;
@@ -224,19 +229,28 @@ export function orderPlacement(
             (exec: (query: CompiledQuery) => unknown[]) =>
               stepThrough(sqlitePlacement(statements, placement), exec),
         ),
-        'durable',
+        'deferred',
       );
     } catch (err) {
       // The commit itself failed: nothing of the batch was written.
       for (const job of batch) job.reject(err);
       return;
     }
-    if (settled) {
-      batch.forEach((job, i) => {
-        const outcome = settled[i];
-        if (outcome?.ok) job.resolve(outcome.value);
-        else job.reject(outcome ? outcome.error : new Error('placement not run'));
-      });
+    if (settled && direct) {
+      const outcomes = settled;
+      direct.onDisk().then(
+        () =>
+          batch.forEach((job, i) => {
+            const outcome = outcomes[i];
+            if (outcome?.ok) job.resolve(outcome.value);
+            else job.reject(outcome ? outcome.error : new Error('placement not run'));
+          }),
+        // The flush failed: whether the batch reached the disk is unknown, so no order of it is
+        // answered as placed (each answer is a 500, which the contract does not store).
+        (err: unknown) => {
+          for (const job of batch) job.reject(err);
+        },
+      );
       return;
     }
     // Another transaction holds the connection: each waits for it through Kysely.

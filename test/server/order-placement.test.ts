@@ -1,6 +1,7 @@
 // The new order's one read and one write (server/store/order-placement.ts): all of the order's
 // rows or none; one order per domain however many race for it; and on SQLite's embedded
-// connection, orders arriving together share one durable commit while a failing one is undone alone.
+// connection, orders arriving together share one commit while a failing one is undone alone, and
+// none is answered before that commit is on disk.
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -170,8 +171,8 @@ describe.each(stores)('order placement on %s', (name, open) => {
     expect(await rowsOf(s, bad.order.public_id)).toEqual({ orders: 0, timeline: 0, events: 0 });
     expect((await s.inventory.find('sandbox', listed[5]!.domain))?.status).toBe('listed');
     if (name.startsWith('sqlite in a file')) {
-      // The four arrived together: one durable commit for all of them.
-      expect(heard.filter((e) => e.sql === 'commit').length).toBe(1);
+      // The four arrived together: one commit for all of them, flushed to disk off the event loop.
+      expect(heard.filter((e) => e.sql.startsWith('commit')).map((e) => e.sql)).toEqual(['commit -- deferred']);
     }
   });
 
@@ -230,5 +231,103 @@ describe.each(stores)('order placement on %s', (name, open) => {
     expect(
       (await s.placement.begin({ environment: 'sandbox', domain, partnerId: 'ptn_gone', now: NOW })).partner,
     ).toBeUndefined();
+  });
+});
+
+describe('order placement on a SQLite file: answered once on disk (store/direct.ts onDisk)', () => {
+  it('answers an order only after the flush that covers its commit; orders committed meanwhile share the next flush; a failed flush fails its orders', async () => {
+    const flushes: Array<{ release(): void; fail(err: Error): void }> = [];
+    const dataDir = mkdtempSync(join(tmpdir(), 'placement-flush-'));
+    const opened = await openDatabase({
+      dataDir,
+      flush: () => new Promise<void>((release, fail) => flushes.push({ release, fail })),
+      onFlushError: () => undefined,
+    });
+    const s = createStore(opened, secretBox(randomBytes(32)));
+    // Turns of the event loop: the batch is queued for one, and nothing here waits on a timer.
+    const turns = async (n: number) => {
+      for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const state = <T>(p: Promise<T>) => {
+      const seen: { settled: 'pending' | 'placed' | 'failed' } = { settled: 'pending' };
+      p.then(
+        () => (seen.settled = 'placed'),
+        () => (seen.settled = 'failed'),
+      );
+      return seen;
+    };
+    const stored = async (domain: string) =>
+      (await s.db.selectFrom('orders').select('public_id').where('domain', '=', domain).execute()).length;
+    try {
+      await s.inventory.replaceEnvironment('sandbox', generateInventory({ size: 20, seed: 2 }));
+      await s.credentials.createPartner({ id: 'ptn_a', environment: 'sandbox', clockOffsetMs: 0, createdAt: NOW });
+      const domains = (
+        await s.db.selectFrom('inventory').select('domain').where('status', '=', 'listed').orderBy('domain').execute()
+      ).map((r) => r.domain);
+      const order = (i: number): Placement => ({
+        order: {
+          public_id: `ord_flush${i}`,
+          partner_id: 'ptn_a',
+          environment: 'sandbox',
+          domain: domains[i]!,
+          status: 'EXTERNALLY_PAID',
+          held_from: null,
+          sale_price_cents: 100,
+          currency: 'USD',
+          payment_model: 'partner_collected',
+          buyer_email: 'b@example.org',
+          buyer_country: null,
+          buyer_account: null,
+          quote_id: null,
+          external_payment_ref: null,
+          checkout_session_id: null,
+          created_at: NOW,
+          updated_at: NOW,
+          transfer_completed_at: null,
+        },
+        events: [{ id: `evt_flush${i}`, type: 'order.recorded', body: '{}', deliver: true }],
+        timeline: { event_type: 'order.recorded', event_id: `evt_flush${i}` },
+        now: NOW,
+      });
+
+      // The first order is committed, its flush starts at once (not DEFERRED_FLUSH_MS later), and
+      // the order waits for it.
+      const first = state(s.placement.place(order(0)));
+      await turns(3);
+      expect(await stored(domains[0]!)).toBe(1);
+      expect(flushes).toHaveLength(1);
+      expect(first.settled).toBe('pending');
+
+      // Two more, committed together while that flush runs: no flush of their own yet.
+      const second = state(s.placement.place(order(1)));
+      const third = state(s.placement.place(order(2)));
+      await turns(3);
+      expect([await stored(domains[1]!), await stored(domains[2]!)]).toEqual([1, 1]);
+      expect(flushes).toHaveLength(1);
+      expect([first.settled, second.settled, third.settled]).toEqual(['pending', 'pending', 'pending']);
+
+      // The first flush ends: the first order is answered, and one flush starts for the other two.
+      flushes[0]!.release();
+      await turns(3);
+      expect([first.settled, second.settled, third.settled]).toEqual(['placed', 'pending', 'pending']);
+      expect(flushes).toHaveLength(2);
+
+      // That flush fails: whether they reached the disk is unknown, so neither is answered as placed.
+      flushes[1]!.fail(new Error('disk gone'));
+      await turns(3);
+      expect([second.settled, third.settled]).toEqual(['failed', 'failed']);
+
+      // The next order gets a flush of its own, and is answered once it ends.
+      const fourth = state(s.placement.place(order(3)));
+      await turns(3);
+      expect(flushes).toHaveLength(3);
+      expect(fourth.settled).toBe('pending');
+      flushes[2]!.release();
+      await turns(3);
+      expect(fourth.settled).toBe('placed');
+    } finally {
+      flushes.forEach((f) => f.release());
+      await s.close();
+    }
   });
 });
