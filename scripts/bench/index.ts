@@ -252,7 +252,7 @@ if (o) {
         w.p99,
         Math.round(w.cpuMicrosPerRequest),
         w.unexpected,
-        `${w.ordersInStore} orders stored for ${w.created} answers 201 (+ requests in flight at each run's end); ${formatNumber(w.profile.statementsPerUnit)} statements per order; CPU per order elsewhere: ${w.databaseCpuMicrosPerOrder === undefined ? '' : `PostgreSQL ${Math.round(w.databaseCpuMicrosPerOrder)} µs, `}load generator ${Math.round(w.generatorCpuMicrosPerOrder)} µs`,
+        `${w.ordersInStore} orders stored for ${w.created} answers 201 (+ requests in flight at each run's end); ${formatNumber(w.profile.statementsPerUnit)} statements per order; CPU per order elsewhere: ${w.databaseCpuMicrosPerOrder === undefined ? '' : `PostgreSQL ${Math.round(w.databaseCpuMicrosPerOrder)} µs, `}load generator ${Math.round(w.generatorCpuMicrosPerOrder)} µs${w.serverWritesPerOrder ? `; the server wrote ${formatNumber(w.serverWritesPerOrder.bytes / 1024)} KiB in ${formatNumber(w.serverWritesPerOrder.calls)} write calls per order (files and sockets)` : ''}`,
       ]);
   }
   if (o.pgbench === 'skipped')

@@ -46,6 +46,11 @@ export interface WriteFigures {
   databaseCpuMicrosPerOrder?: number;
   /** The load generator's CPU per order (signing each request), µs: the rest of the machine's cores. */
   generatorCpuMicrosPerOrder: number;
+  /**
+   * What the server handed to write calls per order (files and sockets alike: /proc/<pid>/io
+   * `wchar` and `syscw`, medians of the rounds); absent where /proc has no such file.
+   */
+  serverWritesPerOrder?: { bytes: number; calls: number };
 }
 
 export interface PgbenchFigures {
@@ -80,24 +85,54 @@ interface Leg {
   finish(runs: Array<LoadResult & Spent>, warm: LoadResult): Promise<WriteFigures>;
 }
 
-/** CPU spent besides the server's during a run, µs: PostgreSQL's (when local) and this process's. */
+/**
+ * CPU spent besides the server's during a run, µs: PostgreSQL's (when local) and this process's;
+ * and the server's write calls.
+ */
 interface Spent {
   databaseCpuMicros: number | undefined;
   generatorCpuMicros: number;
+  serverWrites: { bytes: number; calls: number } | undefined;
 }
 
-/** Runs `work` and gives what PostgreSQL (when it runs here) and this process spent meanwhile. */
-async function spending<T>(work: () => Promise<T>): Promise<T & Spent> {
+/** The bytes and calls a process has written so far (Linux: /proc/<pid>/io); undefined elsewhere. */
+function writesOf(pid: number | undefined): { bytes: number; calls: number } | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    const field = (name: string) => Number(new RegExp(`^${name}: (\\d+)$`, 'm').exec(io)?.[1] ?? NaN);
+    const figures = { bytes: field('wchar'), calls: field('syscw') };
+    return Number.isFinite(figures.bytes) && Number.isFinite(figures.calls) ? figures : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs `work` and gives what PostgreSQL (when it runs here), this process and the server spent meanwhile. */
+async function spending<T>(serverPid: number | undefined, work: () => Promise<T>): Promise<T & Spent> {
   const db = localPostgresCpuMicros();
   const own = process.cpuUsage();
+  const written = writesOf(serverPid);
   const result = await work();
   const ownSpent = process.cpuUsage(own);
   const dbAfter = localPostgresCpuMicros();
+  const writtenAfter = writesOf(serverPid);
   return {
     ...result,
     databaseCpuMicros: db !== undefined && dbAfter !== undefined ? dbAfter - db : undefined,
     generatorCpuMicros: ownSpent.user + ownSpent.system,
+    serverWrites:
+      written && writtenAfter
+        ? { bytes: writtenAfter.bytes - written.bytes, calls: writtenAfter.calls - written.calls }
+        : undefined,
   };
+}
+
+/** The server's write calls per order, medians of the rounds; undefined when /proc could not tell. */
+function writesPerOrder(runs: Array<LoadResult & Spent>): { bytes: number; calls: number } | undefined {
+  const bytes = medianOf(runs.map((r) => perUnit(r.serverWrites?.bytes, r.statuses['201'] ?? 0)));
+  const calls = medianOf(runs.map((r) => perUnit(r.serverWrites?.calls, r.statuses['201'] ?? 0)));
+  return bytes !== undefined && calls !== undefined ? { bytes, calls } : undefined;
 }
 
 /** Median of the defined values; undefined when there are none. */
@@ -143,7 +178,9 @@ export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
       let tps: number | undefined;
       for (const step of order) {
         if (step === 'pgbench') {
-          const r = await spending(() => runPgbench((pgbench as { url: string }).url, o.connections, o.duration));
+          const r = await spending(undefined, () =>
+            runPgbench((pgbench as { url: string }).url, o.connections, o.duration),
+          );
           pgbenchRuns.push(r);
           tps = r.tps;
           o.log(
@@ -188,7 +225,7 @@ export async function benchWrites(o: WritesOptions): Promise<WritesResult> {
   }
 }
 
-/** µs per unit, undefined when either is unknown or there were none. */
+/** Per unit (µs, bytes, calls), undefined when either is unknown or there were none. */
 const perUnit = (micros: number | undefined, units: number) =>
   micros !== undefined && units > 0 ? micros / units : undefined;
 
@@ -242,7 +279,7 @@ async function startLeg(
       dialect,
       server,
       run: (duration) =>
-        spending(() =>
+        spending(server.child.pid, () =>
           runLoad({
             pid: server.child.pid,
             url: server.url,
@@ -271,6 +308,7 @@ async function startLeg(
         // Stopping the server writes its profile (scripts/bench/serve.ts).
         await server.stop();
         const timings = JSON.parse(readFileSync(profileFile, 'utf8')) as StatementStats[];
+        const written = writesPerOrder(runs);
         const fromServer = statements ? await statements.read() : undefined;
         return {
           dialect,
@@ -286,6 +324,7 @@ async function startLeg(
               )
             : {}),
           generatorCpuMicrosPerOrder: median(runs.map((r) => r.generatorCpuMicros / (r.statuses['201'] ?? NaN))),
+          ...(written ? { serverWritesPerOrder: written } : {}),
           // The warm-up's orders are in the store too.
           created: created + (warm.statuses['201'] ?? 0),
           ordersInStore: Number(count.n),

@@ -10,13 +10,13 @@
 //
 // Two orders never take one domain: the listing changes from listed to sold once, and an order
 // that loses that race writes nothing (PostgreSQL re-checks the row once the winner commits).
-import { sql, type CompiledQuery, type ExpressionBuilder, type Kysely } from 'kysely';
+import { sql, type ExpressionBuilder, type Kysely } from 'kysely';
 import { reservedByOther } from './listing-reservation.ts';
 import { claimStatement, claimTimes, type Claim, type IdempotencyRepository } from './idempotency.ts';
-import type { DirectSqlite, Settled } from './direct.ts';
+import type { DirectSqlite } from './direct.ts';
 import { template, type Template } from './prepared.ts';
 import type { Database, Environment, OrdersTable } from './schema.ts';
-import { runSteps, stepThrough, type Steps } from './steps.ts';
+import { runSteps, stepsTogether, type Steps } from './steps.ts';
 
 /** What a new order on `domain` is decided from; `listing` undefined when the environment never listed it. */
 export interface OrderSight {
@@ -208,63 +208,13 @@ export function orderPlacement(
 
   const built = new Map<string, Template<unknown[], { placed: unknown; deliveries: unknown }>>();
   const statements = sqliteStatements(db);
-  // SQLite: orders arriving together commit together (group commit). Each placement runs in a
-  // savepoint of one transaction on the embedded connection, queued for one turn of the event
-  // loop; a placement that fails is undone alone. The commit does not flush the log on the event
-  // loop's thread: its flush runs in the thread pool (direct.ts `onDisk`), every order waits for
-  // it before it is answered, and the orders committed while a flush runs share the next one.
-  // Other requests may see an order from its commit, before that flush ends (a list of orders, a
-  // competing order's refusal); webhooks are sent only once it is on disk (events.ts claimDue).
-  // Only a power loss within that flush (milliseconds) can take back an order, and its own request
-  // has then had no answer.
-  let queued: Array<{ placement: Placement; resolve(placed: Placed): void; reject(err: unknown): void }> = [];
-  const commitQueued = () => {
-    const batch = queued;
-    queued = [];
-    let settled: Array<Settled<Placed>> | undefined;
-    try {
-      settled = direct?.batch(
-        batch.map(
-          ({ placement }) =>
-            (exec: (query: CompiledQuery) => unknown[]) =>
-              stepThrough(sqlitePlacement(statements, placement), exec),
-        ),
-        'deferred',
-      );
-    } catch (err) {
-      // The commit itself failed: nothing of the batch was written.
-      for (const job of batch) job.reject(err);
-      return;
-    }
-    if (settled && direct) {
-      const outcomes = settled;
-      direct.onDisk().then(
-        () =>
-          batch.forEach((job, i) => {
-            const outcome = outcomes[i];
-            if (outcome?.ok) job.resolve(outcome.value);
-            else job.reject(outcome ? outcome.error : new Error('placement not run'));
-          }),
-        // The flush failed: whether the batch reached the disk is unknown, so no order of it is
-        // answered as placed (each answer is a 500, which the contract does not store).
-        (err: unknown) => {
-          for (const job of batch) job.reject(err);
-        },
-      );
-      return;
-    }
-    // Another transaction holds the connection: each waits for it through Kysely.
-    for (const job of batch)
-      runSteps(db, undefined, () => sqlitePlacement(statements, job.placement), { commit: 'durable' }).then(
-        job.resolve,
-        job.reject,
-      );
-  };
-  const together = (placement: Placement) =>
-    new Promise<Placed>((resolve, reject) => {
-      if (queued.length === 0) setImmediate(commitQueued);
-      queued.push({ placement, resolve, reject });
-    });
+  // SQLite: orders arriving together commit together, each in a savepoint, with one flush to disk
+  // for all of them, off the event loop's thread (steps.ts stepsTogether); every order waits for
+  // that flush before it is answered. Other requests may see an order from its commit, before the
+  // flush ends (a list of orders, a competing order's refusal); webhooks are sent only once it is
+  // on disk (events.ts claimDue). Only a power loss within that flush (milliseconds) can take back
+  // an order, and its own request has then had no answer.
+  const together = direct ? stepsTogether(db, direct, { commit: 'durable' }) : undefined;
 
   const look = async (
     environment: Environment,
@@ -335,8 +285,8 @@ export function orderPlacement(
     /** Takes the listing and writes the order with everything that belongs to it, durably; or nothing. */
     async place(p: Placement): Promise<Placed> {
       if (!onPostgres)
-        return direct && !db.isTransaction
-          ? together(p)
+        return together && !db.isTransaction
+          ? together(() => sqlitePlacement(statements, p))
           : runSteps(db, direct, () => sqlitePlacement(statements, p), { commit: 'durable' });
       const shape = shapeOf(p);
       let bind = built.get(shape);
