@@ -121,8 +121,8 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
   sqlite.pragma(`synchronous = ${synchronous === 'normal' ? 'NORMAL' : 'FULL'}`);
   // A checkpoint (the log copied into the database file, both flushed to disk) runs on the
   // connection that commits, on the event loop's thread. Every WAL_AUTOCHECKPOINT_PAGES pages of
-  // log rather than SQLite's 1,000, it runs a tenth as often and copies a page changed many times
-  // once; the log then grows to about 40 MB between checkpoints (bench/README.md).
+  // log rather than SQLite's 1,000, it runs a third as often and copies a page changed many times
+  // once; the log grows to about 12 MB between checkpoints (bench/README.md).
   sqlite.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   const cached = withStatementCache(sqlite);
   const db = new Kysely<Database>({
@@ -155,7 +155,7 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Opene
 }
 
 /** Pages of write-ahead log (4 KiB each) after which a commit checkpoints it into the database. */
-export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
+export const WAL_AUTOCHECKPOINT_PAGES = 3_000;
 
 /** Two instances starting together must not both run the migrations. */
 async function migrateWithLock(db: Kysely<Database>, dialect: Dialect, schema?: string): Promise<void> {

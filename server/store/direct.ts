@@ -1,9 +1,10 @@
 // Synchronous access to the embedded SQLite connection beside Kysely, for the few statements that
-// every signed request runs (the credential, the nonce, the rate counter, the listing). Kysely
-// still writes all SQL; this only runs it without Kysely's per-query connection hand-over, and
-// commits the nonce and rate-limit writes without waiting for the disk (they are flushed within
-// DEFERRED_FLUSH_MS, off the event loop). PostgreSQL has none of this: its driver is asynchronous
-// already, and the same writes use its asynchronous commit (replay-guard.ts).
+// every signed request runs (the credential, the nonce, the rate counter, the listing) and for the
+// orders' group commit. Kysely still writes all SQL; this only runs it without Kysely's per-query
+// connection hand-over, and flushes the log to disk off the event loop, in the thread pool: within
+// DEFERRED_FLUSH_MS for the nonce and rate-limit writes, which are answered before it, and at once
+// for orders, which wait for it (`onDisk`). PostgreSQL has none of this: its driver is
+// asynchronous already, and the nonces use its asynchronous commit (replay-guard.ts).
 import { closeSync, fdatasync, fdatasyncSync, openSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
 import type { CompiledQuery } from 'kysely';
