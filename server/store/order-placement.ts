@@ -5,8 +5,8 @@
 // is delivered when the partner has an active webhook endpoint, the first timeline entry and the
 // stored answer of its idempotency key: all of them or none. On PostgreSQL that is one statement
 // (data-modifying CTEs, each conditional on the listing having been taken), so one round trip and
-// one commit; on SQLite a savepoint in a transaction on the embedded connection that the orders
-// arriving together share, with one commit and one flush to disk for all of them.
+// one commit; on SQLite steps in a transaction on the embedded connection that the orders arriving
+// together share, with one commit and one flush to disk for all of them.
 //
 // Two orders never take one domain: the listing changes from listed to sold once, and an order
 // that loses that race writes nothing (PostgreSQL re-checks the row once the winner commits).
@@ -208,9 +208,9 @@ export function orderPlacement(
 
   const built = new Map<string, Template<unknown[], { placed: unknown; deliveries: unknown }>>();
   const statements = sqliteStatements(db);
-  // SQLite: orders arriving together commit together, each in a savepoint, with one flush to disk
-  // for all of them, off the event loop's thread (steps.ts stepsTogether); every order waits for
-  // that flush before it is answered. Other requests may see an order from its commit, before the
+  // SQLite: orders arriving together commit together (one that fails is undone alone), with one
+  // flush to disk for all of them, off the event loop's thread (steps.ts stepsTogether); every
+  // order waits for that flush before it is answered. Other requests may see an order from its commit, before the
   // flush ends (a list of orders, a competing order's refusal); webhooks are sent only once it is
   // on disk (events.ts claimDue). Only a power loss within that flush (milliseconds) can take back
   // an order, and its own request has then had no answer.

@@ -64,8 +64,8 @@ async function awaiting<T>(executor: Kysely<Database>, it: Steps<T>): Promise<T>
 
 /**
  * Group commit on the embedded connection: the steps handed over within one turn of the event
- * loop run in one transaction, each in a savepoint of its own (direct.ts `batch`), so one that
- * throws is undone alone and settles with its error while the others share one commit. A
+ * loop run in one transaction (direct.ts `batch`); one that throws is undone alone and settles
+ * with its error while the others share one commit. A
  * `durable` batch commits without flushing on the event loop's thread and settles once the flush
  * that covers it has ended (direct.ts `onDisk`): the batches committed while one flush runs share
  * the next. While another transaction holds the connection, each runs alone through Kysely.
