@@ -55,6 +55,35 @@ const stores: Array<[string, Open]> = [
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
 
+/** A partner-collected order of ptn_a on `domain`, with one delivered event: ord_<id>, evt_<id>. */
+function newPlacement(id: string, domain: string): Placement {
+  return {
+    order: {
+      public_id: `ord_${id}`,
+      partner_id: 'ptn_a',
+      environment: 'sandbox',
+      domain,
+      status: 'EXTERNALLY_PAID',
+      held_from: null,
+      sale_price_cents: 100,
+      currency: 'USD',
+      payment_model: 'partner_collected',
+      buyer_email: 'b@example.org',
+      buyer_country: null,
+      buyer_account: null,
+      quote_id: null,
+      external_payment_ref: null,
+      checkout_session_id: null,
+      created_at: NOW,
+      updated_at: NOW,
+      transfer_completed_at: null,
+    },
+    events: [{ id: `evt_${id}`, type: 'order.recorded', body: '{}', deliver: true }],
+    timeline: { event_type: 'order.recorded', event_id: `evt_${id}` },
+    now: NOW,
+  };
+}
+
 describe.each(stores)('order placement on %s', (name, open) => {
   let store: Store | undefined;
   afterEach(async () => {
@@ -80,35 +109,10 @@ describe.each(stores)('order placement on %s', (name, open) => {
   }
 
   let serial = 0;
-  const placement = (domain: string, extra: Partial<Placement> = {}): Placement => {
-    serial++;
-    return {
-      order: {
-        public_id: `ord_test${String(serial).padStart(6, '0')}`,
-        partner_id: 'ptn_a',
-        environment: 'sandbox',
-        domain,
-        status: 'EXTERNALLY_PAID',
-        held_from: null,
-        sale_price_cents: 100,
-        currency: 'USD',
-        payment_model: 'partner_collected',
-        buyer_email: 'b@example.org',
-        buyer_country: null,
-        buyer_account: null,
-        quote_id: null,
-        external_payment_ref: null,
-        checkout_session_id: null,
-        created_at: NOW,
-        updated_at: NOW,
-        transfer_completed_at: null,
-      },
-      events: [{ id: `evt_test${String(serial).padStart(6, '0')}`, type: 'order.recorded', body: '{}', deliver: true }],
-      timeline: { event_type: 'order.recorded', event_id: `evt_test${String(serial).padStart(6, '0')}` },
-      now: NOW,
-      ...extra,
-    };
-  };
+  const placement = (domain: string, extra: Partial<Placement> = {}): Placement => ({
+    ...newPlacement(`test${String(++serial).padStart(6, '0')}`, domain),
+    ...extra,
+  });
 
   const rowsOf = async (s: Store, publicId: string) => ({
     orders: (await s.db.selectFrom('orders').select('public_id').where('public_id', '=', publicId).execute()).length,
@@ -264,31 +268,7 @@ describe('order placement on a SQLite file: answered once on disk (store/direct.
       const domains = (
         await s.db.selectFrom('inventory').select('domain').where('status', '=', 'listed').orderBy('domain').execute()
       ).map((r) => r.domain);
-      const order = (i: number): Placement => ({
-        order: {
-          public_id: `ord_flush${i}`,
-          partner_id: 'ptn_a',
-          environment: 'sandbox',
-          domain: domains[i]!,
-          status: 'EXTERNALLY_PAID',
-          held_from: null,
-          sale_price_cents: 100,
-          currency: 'USD',
-          payment_model: 'partner_collected',
-          buyer_email: 'b@example.org',
-          buyer_country: null,
-          buyer_account: null,
-          quote_id: null,
-          external_payment_ref: null,
-          checkout_session_id: null,
-          created_at: NOW,
-          updated_at: NOW,
-          transfer_completed_at: null,
-        },
-        events: [{ id: `evt_flush${i}`, type: 'order.recorded', body: '{}', deliver: true }],
-        timeline: { event_type: 'order.recorded', event_id: `evt_flush${i}` },
-        now: NOW,
-      });
+      const order = (i: number): Placement => newPlacement(`flush${i}`, domains[i]!);
 
       // The first order is committed, its flush starts at once (not DEFERRED_FLUSH_MS later), and
       // the order waits for it.
