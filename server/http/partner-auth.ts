@@ -8,8 +8,10 @@
 // Where rows are kept in memory (store/row-cache.ts), the credential is first read trusting them,
 // without checking the store's version: that write reads the version anyway, nearly for free, and
 // answers `stale` if another process has committed since, and the request then reads its
-// credential again, checked, and asks again. A refusal is never made from kept rows alone: a
-// signature that does not verify is checked against a checked read before the 401.
+// credential again, checked, and asks again. On PostgreSQL the same holds for the credential row
+// an instance last read (store/credentials.ts `lastRead`): the write checks that row's digest.
+// A refusal is never made from kept rows alone: a signature that does not verify is checked
+// against a checked read before the 401.
 import { randomBytes } from 'node:crypto';
 import type { Request, RequestHandler } from 'express';
 import {
@@ -52,7 +54,7 @@ declare module 'express-serve-static-core' {
 }
 
 export interface PartnerAuthDeps {
-  credentials: Pick<CredentialRepository, 'findCredential'>;
+  credentials: Pick<CredentialRepository, 'findCredential'> & Partial<Pick<CredentialRepository, 'lastRead'>>;
   replayGuard: Pick<ReplayGuardRepository, 'admit'>;
   /** The rate-limit classes of the document (x-rate-limit). */
   classes: Readonly<Record<string, RateLimitClass>>;
@@ -129,7 +131,11 @@ async function authenticated(
   signed: Signed,
   mark: ReadMark | undefined,
 ): Promise<Credential | undefined> {
-  const credential = await deps.credentials.findCredential(signed.keyId, mark);
+  return signedWith(faults, signed, await deps.credentials.findCredential(signed.keyId, mark));
+}
+
+/** `credential` when `signed` was signed with it; undefined otherwise (or when there is none). */
+function signedWith(faults: Faults, signed: Signed, credential: Credential | undefined): Credential | undefined {
   const { signature, method, path, query, timestamp, nonce, body } = signed;
   // An unknown key id is verified too, against a stand-in secret, so that it costs what a
   // known one costs (x-signing `unknown-key-id`): the answer's timing cannot confirm a key id.
@@ -217,17 +223,27 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
         nonce,
         body: req.rawBody,
       };
-      // The kept rows' epoch when the credential was read trusting them; undefined: read checked.
+      // How the admission confirms a credential not read checked for this request: SQLite, the
+      // kept rows' epoch when it was read trusting them; PostgreSQL, the digest of the row this
+      // instance last read. Both undefined: read checked.
       let readEpoch: number | undefined;
+      let digest: string | undefined;
       let credential = since && (await authenticated(deps, faults, signed, trusting(since)));
       if (credential) readEpoch = since?.epoch;
-      else credential = await authenticatedOrRefused(deps, faults, signed, since);
+      else {
+        const last = deps.credentials.lastRead?.(keyId);
+        credential = last && signedWith(faults, signed, last.credential);
+        if (credential) digest = last?.digest;
+        else credential = await authenticatedOrRefused(deps, faults, signed, since);
+      }
       if (!res.locals.operation && deps.unmatchedClass === undefined) {
         // Identified, and answered 404 or 405 next (unmatchedRoute): nothing was done, so nothing
         // is counted and no nonce is kept (a replay gets the same 404). Nothing confirms a
         // trusting read here: read checked.
         res.locals.credential =
-          readEpoch === undefined ? credential : await authenticatedOrRefused(deps, faults, signed, since);
+          readEpoch === undefined && digest === undefined
+            ? credential
+            : await authenticatedOrRefused(deps, faults, signed, since);
         next();
         return;
       }
@@ -240,12 +256,16 @@ export function partnerAuth(deps: PartnerAuthDeps): RequestHandler {
       const bucket = `${keyId}:${name}`;
       const windowMs = windowSeconds * 1000;
       const expiresAt = nonceExpiresAt(Number(timestamp)) * 1000;
-      let admission = await deps.replayGuard.admit({ keyId, nonce, expiresAt, bucket, windowMs, readEpoch }, now);
+      let admission = await deps.replayGuard.admit(
+        { keyId, nonce, expiresAt, bucket, windowMs, readEpoch, digest },
+        now,
+      );
       if (!admission.fresh && admission.stale) {
-        // Another process committed before the write: the credential is read again, checked.
+        // Another process committed before the write (SQLite), or the row changed since this
+        // instance read it (PostgreSQL): the credential is read again, checked.
         credential = await authenticatedOrRefused(deps, faults, signed, since);
         admission = await deps.replayGuard.admit(
-          { keyId, nonce, expiresAt, bucket, windowMs, readEpoch: undefined },
+          { keyId, nonce, expiresAt, bucket, windowMs, readEpoch: undefined, digest: undefined },
           now,
         );
       }

@@ -30,6 +30,10 @@ export interface Partner {
 
 /** Bound on the opened-secret cache (oldest dropped first). */
 const OPENED_SECRETS_KEPT = 10_000;
+/** PostgreSQL: bound on the credential rows last read (oldest dropped first). */
+const KEPT_CREDENTIALS = 10_000;
+
+type CredentialRow = Database['credentials'];
 
 export function credentialRepository(db: Kysely<Database>, box: SecretBox, direct?: DirectSqlite, onPostgres = false) {
   const toPartner = (row: Database['partners']): Partner => ({
@@ -58,18 +62,22 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
   const keptPartner = keptRead(db, direct, 'partners', 1, (q, id: string) =>
     q.selectFrom('partners').selectAll().where('id', '=', id),
   );
-  // Over the network (PostgreSQL, shared by every instance), rows are never kept: the admin API
-  // says a change to a credential (its approval, scopes, limits) "applies from the partner's next
-  // request", on whichever instance it lands. Instead the lookups of the requests that arrive
-  // together go out as one statement (turn-reads.ts): one round trip for all of them, and each
-  // still sees every commit made before its request asked. Embedded SQLite keeps its rows
+  // Over the network (PostgreSQL, shared by every instance), a kept row never answers alone: the
+  // admin API says a change to a credential (its approval, scopes, limits) "applies from the
+  // partner's next request", on whichever instance it lands. The lookups of the requests that
+  // arrive together go out as one statement (turn-reads.ts): one round trip for all of them, and
+  // each still sees every commit made before its request asked; a signed request may instead use
+  // the row last read if its admission confirms it (`lastRead`). Embedded SQLite keeps its rows
   // (row-cache.ts), and a transaction reads its own way.
   const batched = onPostgres && !db.isTransaction;
   // Built once (the keys are one bound array): building the query per batch cost as much as sending it.
-  const credentialsOf = template<[string[]], Database['credentials']>(1, (keys) =>
+  // Each row comes with its digest (md5 of the whole row as text), which a signed request's
+  // admission later compares with the row as it then stands (`kept` below).
+  const credentialsOf = template<[string[]], CredentialRow & { row_digest: string }>(1, (keys) =>
     db
       .selectFrom('credentials')
       .selectAll()
+      .select(sql<string>`md5(credentials::text)`.as('row_digest'))
       .where('key_id', '=', sql<string>`any(${keys}::text[])`),
   );
   const partnersOf = template<[string[]], Database['partners']>(1, (ids) =>
@@ -78,8 +86,23 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
       .selectAll()
       .where('id', '=', sql<string>`any(${ids}::text[])`),
   );
+  // PostgreSQL: the row last read for each key id, with its digest. Never an answer on its own: a
+  // signed request may verify its signature with it only because its admission, a write it makes
+  // anyway, checks in the same statement that the row still has that digest (replay-guard.ts
+  // `admitQuery`); otherwise the request reads again. So a change committed before a request's
+  // admission applies to it, as a change committed before its read did, and the request saves the
+  // read's round trip (bench/README.md, "Figures behind design choices").
+  const lastRead = new Map<string, { row: CredentialRow; digest: string }>();
   const credentialsByKeyIds = turnReads(
-    async (keys: string[]) => (await db.executeQuery(credentialsOf([keys]))).rows,
+    async (keys: string[]) => {
+      const rows = (await db.executeQuery(credentialsOf([keys]))).rows;
+      for (const key of keys) lastRead.delete(key);
+      for (const { row_digest: digest, ...row } of rows) {
+        if (lastRead.size >= KEPT_CREDENTIALS) lastRead.delete(lastRead.keys().next().value as string);
+        lastRead.set(row.key_id, { row, digest });
+      }
+      return rows;
+    },
     (row) => row.key_id,
   );
   const partnersByIds = turnReads(
@@ -94,7 +117,7 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
   // credential made from it is made once too: every signed request would otherwise parse its
   // scopes and limits again. Keyed by the row object itself, a changed row is a new key.
   const fromRow = new WeakMap<object, Credential>();
-  const toCredential = (row: Database['credentials']): Credential => {
+  const toCredential = (row: CredentialRow): Credential => {
     let credential = fromRow.get(row);
     if (credential === undefined) {
       credential = Object.freeze({
@@ -117,6 +140,16 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
     async findCredential(keyId: string, since?: ReadMark): Promise<Credential | undefined> {
       const [row] = await credentialByKeyId(since, keyId);
       return row ? toCredential(row) : undefined;
+    },
+
+    /**
+     * PostgreSQL: the credential of `keyId` as this instance last read it, with the row's digest;
+     * to be used only by a request whose admission confirms that digest (replay-guard.ts `admit`).
+     * Undefined elsewhere, inside a transaction, or when this instance has not read the key id.
+     */
+    lastRead(keyId: string): { credential: Credential; digest: string } | undefined {
+      const kept = batched ? lastRead.get(keyId) : undefined;
+      return kept && { credential: toCredential(kept.row), digest: kept.digest };
     },
 
     /** `since`: the request's mark (row-cache.ts), when it has one. */

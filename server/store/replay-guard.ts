@@ -143,22 +143,27 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
     ),
   );
   // PostgreSQL: a batch of admissions in one statement (admitAtOnce). Arguments: each distinct
-  // pair's key id, nonce, expiry, bucket, window start and window end (sorted by pair), then the
-  // batch's `now`.
+  // pair's key id, nonce, expiry, bucket, window start, window end and the digest of the
+  // credential row it was verified with, or null when read for this request (sorted by pair), then
+  // the batch's `now`. A pair whose row no longer has that digest writes nothing and is answered
+  // `stale`: the statement sees every commit made before it started.
   const admitQuery = perRowCount((n) =>
     template<
       unknown[],
       {
-        kind: 'fresh' | 'count';
+        kind: 'fresh' | 'count' | 'stale';
         a: string;
         b: string | null;
         count: number | string | null;
         window_start: number | string | null;
       }
-    >(6 * n + 1, (...a) => {
-      const row = (i: number) => a.slice(6 * i, 6 * i + 6);
+    >(7 * n + 1, (...a) => {
+      const row = (i: number) => a.slice(7 * i, 7 * i + 7);
       const nonceValues = sql.join(
-        Array.from({ length: n }, (_, i) => sql`(${row(i)[0]}, ${row(i)[1]}, ${row(i)[2]})`),
+        Array.from(
+          { length: n },
+          (_, i) => sql`(${row(i)[0]}, ${row(i)[1]}, ${row(i)[2]}::bigint, ${row(i)[6]}::text)`,
+        ),
       );
       const hitValues = sql.join(
         Array.from(
@@ -167,15 +172,20 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
         ),
       );
       const statement = sql<{
-        kind: 'fresh' | 'count';
+        kind: 'fresh' | 'count' | 'stale';
         a: string;
         b: string | null;
         count: number | string | null;
         window_start: number | string | null;
       }>`
-        with fresh as (
-          insert into nonces (key_id, nonce, expires_at) values ${nonceValues}
-          on conflict (key_id, nonce) do update set expires_at = excluded.expires_at where nonces.expires_at < ${a[6 * n]}
+        with arriving (key_id, nonce, expires_at, digest) as (values ${nonceValues}),
+        checked as (
+          select arriving.key_id, arriving.nonce, arriving.expires_at, arriving.digest is null or exists (
+            select 1 from credentials where credentials.key_id = arriving.key_id and md5(credentials::text) = arriving.digest
+          ) as confirmed from arriving),
+        fresh as (
+          insert into nonces (key_id, nonce, expires_at) select key_id, nonce, expires_at from checked where confirmed
+          on conflict (key_id, nonce) do update set expires_at = excluded.expires_at where nonces.expires_at < ${a[7 * n]}
           returning key_id, nonce),
         hit (bucket, key_id, nonce, window_start, expires_at) as (values ${hitValues}),
         counted as (
@@ -188,7 +198,8 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
             expires_at = case when ${windowEnded} then excluded.expires_at else rate_counters.expires_at end
           returning bucket, count, window_start)
         select 'fresh' as kind, key_id as a, nonce as b, null::bigint as count, null::bigint as window_start from fresh
-        union all select 'count', bucket, null, count, window_start from counted`;
+        union all select 'count', bucket, null, count, window_start from counted
+        union all select 'stale', key_id, nonce, null, null from checked where not confirmed`;
       return { compile: () => statement.compile(db) };
     }),
   );
@@ -381,7 +392,8 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
    */
   function* admissions(jobs: AdmissionJob[]): Plan {
     const epoch = yield* observedEpoch();
-    const stale = (j: AdmissionJob) => j.readEpoch !== undefined && j.readEpoch !== epoch;
+    // A digest is checked only by the one-statement admission (admitAtOnce); here it is stale.
+    const stale = (j: AdmissionJob) => (j.readEpoch !== undefined && j.readEpoch !== epoch) || j.digest !== undefined;
     const live = jobs.filter((j) => !stale(j));
     const decided = live.length > 0 ? yield* decideNonces(live, epoch) : NONE_FRESH;
     const admitted = live.filter(decided.isFresh);
@@ -491,11 +503,20 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
       const distinct = [...first].sort(byKey).map(([, j]) => j);
       const now = Math.min(...distinct.map((j) => j.now));
       const args = [
-        ...distinct.flatMap((j) => [j.keyId, j.nonce, j.expiresAt, j.bucket, j.now, j.now + j.windowMs]),
+        ...distinct.flatMap((j) => [
+          j.keyId,
+          j.nonce,
+          j.expiresAt,
+          j.bucket,
+          j.now,
+          j.now + j.windowMs,
+          j.digest ?? null,
+        ]),
         now,
       ];
       const rows = (await (relaxed ?? db).executeQuery(admitQuery(distinct.length)(args))).rows;
       const fresh = new Set(rows.filter((r) => r.kind === 'fresh').map((r) => pairKey(r.a, r.b as string)));
+      const stale = new Set(rows.filter((r) => r.kind === 'stale').map((r) => pairKey(r.a, r.b as string)));
       const counts = new Map(
         rows
           .filter((r) => r.kind === 'count')
@@ -513,7 +534,14 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
           counted.set(j, { count: written.count - list.length + k + 1, windowStart: written.windowStart }),
         );
       }
-      for (const j of jobs) j.resolve(isFresh(j) ? { fresh: true, ...(counted.get(j) as Counted) } : REPLAY);
+      for (const j of jobs)
+        j.resolve(
+          isFresh(j)
+            ? { fresh: true, ...(counted.get(j) as Counted) }
+            : first.get(pairOf(j)) === j && stale.has(pairOf(j))
+              ? STALE
+              : REPLAY,
+        );
     } catch (err) {
       for (const j of jobs) j.reject(err);
     }
@@ -583,14 +611,19 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
         windowMs: number;
         /** The epoch of rows read trusting the cache (row-cache.ts): stale if it has moved. */
         readEpoch?: number | undefined;
+        /**
+         * PostgreSQL: the digest of the credential row the signature was verified with, when it was
+         * not read for this request (credentials.ts `lastRead`): stale if the row has changed since.
+         */
+        digest?: string | undefined;
       },
       now: number,
     ): Promise<Admission> {
       return new Promise((resolve, reject) => {
         // Written out: a spread followed by more properties takes V8's slow path (about 0.6 to 2 µs
         // an object on Node 20; bench/README.md, "Figures behind design choices").
-        const { keyId, nonce, expiresAt, bucket, windowMs, readEpoch } = request;
-        const job = { keyId, nonce, expiresAt, bucket, windowMs, readEpoch, now, resolve, reject };
+        const { keyId, nonce, expiresAt, bucket, windowMs, readEpoch, digest } = request;
+        const job = { keyId, nonce, expiresAt, bucket, windowMs, readEpoch, digest, now, resolve, reject };
         if (batcher) batcher.add('admissions', job);
         else void run([admissions([job])], [job]);
       });
@@ -640,6 +673,7 @@ function perRowCount<R>(build: (rows: number) => Template<unknown[], R>): (rows:
 
 interface AdmissionJob extends Omit<NonceJob, 'resolve'>, Omit<HitJob, 'resolve' | 'reject'> {
   readEpoch: number | undefined;
+  digest: string | undefined;
   resolve(admission: Admission): void;
 }
 

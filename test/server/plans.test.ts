@@ -169,6 +169,7 @@ describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect,
   async function hotStatements(): Promise<StatementEvent[]> {
     const domains = await listedDomains(h.store.db);
     await anotherProcessWrites(h);
+    await anotherInstanceChangesCredential(h, cred);
     heard = [];
     try {
       await driveHotPaths(h, cred, rx, domains);
@@ -265,6 +266,22 @@ async function anotherProcessWrites(h: Harness): Promise<void> {
   } finally {
     await other.close();
   }
+}
+
+/**
+ * PostgreSQL: the walker's credential changed through another instance (its scopes reordered, the
+ * same set), so the walk's first signed request finds that the row this instance last read has
+ * changed (its admission answers stale) and reads it again (server/store/credentials.ts `lastRead`).
+ */
+async function anotherInstanceChangesCredential(h: Harness, cred: Credential): Promise<void> {
+  if (!h.database.databaseUrl) return;
+  const row = await h.store.db
+    .selectFrom('credentials')
+    .select('scopes')
+    .where('key_id', '=', cred.key_id)
+    .executeTakeFirstOrThrow();
+  const scopes = (JSON.parse(row.scopes) as string[]).reverse();
+  await h.store.credentials.updateCredential(cred.key_id, { scopes });
 }
 
 interface Listed {

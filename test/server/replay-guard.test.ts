@@ -555,3 +555,102 @@ describe.runIf(pg)('replay guard on PostgreSQL: two instances deciding the same 
     }
   }, 60_000);
 });
+
+// PostgreSQL: a signed request may verify its signature with the credential row its instance last
+// read, because its admission checks in the same statement that the row still has that digest
+// (server/store/credentials.ts `lastRead`, replay-guard.ts `admitQuery`).
+describe.skipIf(!pg)('replay guard on PostgreSQL: the credential row a request was verified with', () => {
+  let store: Store | undefined;
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+  });
+
+  it('admits while the row is unchanged; a changed or deleted row answers stale and writes nothing', async () => {
+    store = createStore(
+      await openDatabase({ databaseUrl: pg, schema: `t_${randomBytes(6).toString('hex')}` }),
+      secretBox(randomBytes(32)),
+    );
+    const s = store;
+    const now = Date.now();
+    await s.credentials.createPartner({ id: 'ptr_d', environment: 'sandbox', clockOffsetMs: 0, createdAt: now });
+    const credential = (keyId: string) => ({
+      keyId,
+      partnerId: 'ptr_d',
+      environment: 'sandbox' as const,
+      secret: `sk_test_${randomBytes(12).toString('hex')}`,
+      scopes: ['search'],
+      affiliate: false,
+      approved: true,
+      rateLimits: {},
+      createdAt: now,
+    });
+    await s.credentials.createCredential(credential('pk_d'));
+    await s.credentials.createCredential(credential('pk_e'));
+    expect(s.credentials.lastRead('pk_d')).toBeUndefined();
+    expect((await s.credentials.findCredential('pk_d'))?.keyId).toBe('pk_d');
+    const last = s.credentials.lastRead('pk_d');
+    expect(last?.credential.keyId).toBe('pk_d');
+    const digest = last?.digest as string;
+    const admit = (nonce: string, d: string | undefined, keyId = 'pk_d') =>
+      s.replayGuard.admit(
+        { keyId, nonce, expiresAt: now + 360_000, bucket: `${keyId}:search`, windowMs: 60_000, digest: d },
+        now,
+      );
+
+    // One batch: the row's digest, a wrong one, and a request with none (read for it).
+    const [kept, wrong, read] = await Promise.all([
+      admit('n-1', digest),
+      admit('n-2', 'not-the-digest'),
+      admit('n-3', undefined, 'pk_e'),
+    ]);
+    expect(kept).toEqual({ fresh: true, count: 1, windowStart: now });
+    expect(wrong).toEqual({ fresh: false, stale: true });
+    expect(read).toMatchObject({ fresh: true, count: 1 });
+    // The stale request wrote nothing: its nonce is still fresh, and it spent no quota.
+    expect(await admit('n-2', undefined)).toEqual({ fresh: true, count: 2, windowStart: now });
+
+    // Another instance changes the row: the digest this instance read no longer admits.
+    await s.credentials.updateCredential('pk_d', { approved: false });
+    expect(await admit('n-4', digest)).toEqual({ fresh: false, stale: true });
+    await s.credentials.findCredential('pk_d');
+    const again = s.credentials.lastRead('pk_d');
+    expect(again?.credential.approved).toBe(false);
+    expect(again?.digest).not.toBe(digest);
+    expect(await admit('n-4', again?.digest)).toMatchObject({ fresh: true, count: 3 });
+
+    // Deleted: stale too, and a read that finds nothing forgets the row.
+    await s.credentials.findCredential('pk_e');
+    const gone = s.credentials.lastRead('pk_e')?.digest;
+    expect(gone).toEqual(expect.any(String));
+    await s.db.deleteFrom('credentials').where('key_id', '=', 'pk_e').execute();
+    expect(await admit('n-5', gone, 'pk_e')).toEqual({ fresh: false, stale: true });
+    expect(await s.credentials.findCredential('pk_e')).toBeUndefined();
+    expect(s.credentials.lastRead('pk_e')).toBeUndefined();
+  });
+});
+
+describe('credentials on SQLite: no row kept for an admission to confirm', () => {
+  it('is not used on SQLite, which confirms kept rows by their epoch instead', async () => {
+    const store = createStore(
+      await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'guard-')) }),
+      secretBox(randomBytes(32)),
+    );
+    const now = Date.now();
+    await store.credentials.createPartner({ id: 'ptr_s', environment: 'sandbox', clockOffsetMs: 0, createdAt: now });
+    await store.credentials.createCredential({
+      keyId: 'pk_s',
+      partnerId: 'ptr_s',
+      environment: 'sandbox',
+      secret: 'sk_test_s',
+      scopes: ['search'],
+      affiliate: false,
+      approved: true,
+      rateLimits: {},
+      createdAt: now,
+    });
+    expect(await store.credentials.findCredential('pk_s')).toBeDefined();
+    expect(store.credentials.lastRead('pk_s')).toBeUndefined();
+    await store.close();
+  });
+});
