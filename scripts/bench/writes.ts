@@ -73,8 +73,15 @@ export interface WritesResult {
 }
 
 const PATH = '/api/partner/v1/orders';
-/** Generous: each order takes one domain off the market. */
-const INVENTORY = 60_000;
+/**
+ * Each order takes one domain off the market, so a leg lists a domain for every order it could
+ * take: the 2 s warm-up and every round at up to ORDERS_PER_SECOND_BOUND. At 60,000 domains a
+ * full run (10 s x 3 rounds) on a machine taking 2,500 orders a second ran out in its third
+ * round, and the round's 404s lowered both medians.
+ */
+const ORDERS_PER_SECOND_BOUND = 4_000;
+const inventoryFor = (o: Pick<WritesOptions, 'duration' | 'rounds'>) =>
+  Math.max(60_000, Math.ceil(ORDERS_PER_SECOND_BOUND * (2 + o.duration * o.rounds)));
 
 interface Leg {
   dialect: 'sqlite' | 'postgres';
@@ -242,13 +249,14 @@ async function startLeg(
   const dataDir = tempDir('bench-orders');
   const masterKey = newMasterKey();
   const profileFile = join(dataDir, 'statements.json');
-  o.log(`orders (${dialect}): starting a server with ${INVENTORY.toLocaleString('en-US')} sandbox domains`);
+  const inventory = inventoryFor(o);
+  o.log(`orders (${dialect}): starting a server with ${inventory.toLocaleString('en-US')} sandbox domains`);
   const server: Child = await spawnServer(
     {
       dataDir,
       masterKey,
       validateResponses: false,
-      inventorySize: INVENTORY,
+      inventorySize: inventory,
       ...(databaseUrl ? { databaseUrl } : {}),
       extra: { STATEMENT_PROFILE: profileFile },
     },
@@ -259,7 +267,7 @@ async function startLeg(
   const store = await openServerStore({ dataDir, databaseUrl, masterKey });
   try {
     const credential = await mint(server.url);
-    const domains = await listedInventory(store, INVENTORY);
+    const domains = await listedInventory(store, inventory);
     let next = 0;
     const build = () => {
       const listing = domains[next++ % domains.length];
