@@ -72,7 +72,7 @@ export function credentialRepository(db: Kysely<Database>, box: SecretBox, direc
   const batched = onPostgres && !db.isTransaction;
   // Built once (the keys are one bound array): building the query per batch cost as much as sending it.
   // Each row comes with its digest (md5 of the whole row as text), which a signed request's
-  // admission later compares with the row as it then stands (`kept` below).
+  // admission later compares with the row as it then stands (`lastRead` below).
   const credentialsOf = template<[string[]], CredentialRow & { row_digest: string }>(1, (keys) =>
     db
       .selectFrom('credentials')
