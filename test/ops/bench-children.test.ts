@@ -2,7 +2,7 @@
 // children.ts, and the servers' own watch of their parent): a SIGTERM from `kill`, `timeout` or a
 // CI cancel reaches the bench alone, and a SIGKILL cannot be caught at all.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,10 +13,13 @@ const script = join(dir, 'bench.mts');
 // A bench's shape: one server spawned through the bench's library, its pid said, then waiting.
 writeFileSync(
   script,
-  `import { spawnBare } from ${JSON.stringify(join(ROOT, 'scripts/bench/lib/processes.ts'))};
+  `import { spawnBare, tempDir } from ${JSON.stringify(join(ROOT, 'scripts/bench/lib/processes.ts'))};
+const data = tempDir('bench-children-data');
 const bare = await spawnBare('{}');
+process.stdout.write(\`DATA \${data}\\n\`);
 process.stdout.write(\`CHILD \${bare.child.pid}\\n\`);
-setInterval(() => {}, 1 << 30);
+if (process.argv[2] === 'end') await bare.stop();
+else setInterval(() => {}, 1 << 30);
 `,
 );
 
@@ -30,17 +33,20 @@ const alive = (pid: number) => {
 };
 
 /** Starts the bench; resolves with it, its child's pid and how long it took to be up (ms). */
-function startBench(): Promise<{ bench: ChildProcess; child: number; startMs: number }> {
+function startBench(...args: string[]): Promise<{ bench: ChildProcess; child: number; data: string; startMs: number }> {
   const started = performance.now();
-  const bench = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const bench = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
     bench.stderr?.on('data', (c: Buffer) => (err += c.toString()));
     bench.stdout?.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /CHILD (\d+)/.exec(out);
-      if (m) resolve({ bench, child: Number(m[1]), startMs: performance.now() - started });
+      const m = /DATA (\S+)\nCHILD (\d+)/.exec(out);
+      if (m) resolve({ bench, data: m[1] as string, child: Number(m[2]), startMs: performance.now() - started });
     });
     bench.once('exit', (code) => reject(new Error(`the bench exited (${code}) before its child was up:\n${err}`)));
   });
@@ -72,13 +78,22 @@ describe("a bench's child processes", () => {
   });
 
   it('stop when the bench gets SIGTERM, and the bench then ends as the signal would (143)', async () => {
-    const { bench, child } = await startBench();
+    const { bench, child, data } = await startBench();
     leftovers.push(child);
     expect(alive(child)).toBe(true);
+    expect(existsSync(data)).toBe(true);
     bench.kill('SIGTERM');
     expect(await exited(bench)).toEqual({ code: 143, signal: null });
     // Stopped by the bench before it ended, not later by the server's own watch of its parent.
     expect(alive(child), 'the server outlived the bench').toBe(false);
+    expect(existsSync(data), 'the bench left its data folder behind').toBe(false);
+  }, 120_000);
+
+  it('leave no data folder behind when the bench ends on its own', async () => {
+    const { bench, child, data } = await startBench('end');
+    leftovers.push(child);
+    expect(await exited(bench)).toEqual({ code: 0, signal: null });
+    expect(existsSync(data), 'the bench left its data folder behind').toBe(false);
   }, 120_000);
 
   it('stop on their own when the bench is killed with SIGKILL', async () => {
