@@ -522,7 +522,9 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
           .filter((r) => r.kind === 'count')
           .map((r) => [r.a, { count: Number(r.count), windowStart: Number(r.window_start) }]),
       );
-      const isFresh = (j: AdmissionJob) => first.get(pairOf(j)) === j && fresh.has(pairOf(j));
+      // A later job of a pair in the same batch is its replay, whatever the first was answered.
+      const firstOfPair = (j: AdmissionJob) => first.get(pairOf(j)) === j;
+      const isFresh = (j: AdmissionJob) => firstOfPair(j) && fresh.has(pairOf(j));
       // Each bucket's fresh requests are its last n counted, in arrival order.
       const admitted = new Map<string, AdmissionJob[]>();
       for (const j of jobs) if (isFresh(j)) admitted.set(j.bucket, [...(admitted.get(j.bucket) ?? []), j]);
@@ -538,7 +540,7 @@ export function replayGuardRepository(db: Kysely<Database>, options: ReplayGuard
         j.resolve(
           isFresh(j)
             ? { fresh: true, ...(counted.get(j) as Counted) }
-            : first.get(pairOf(j)) === j && stale.has(pairOf(j))
+            : firstOfPair(j) && stale.has(pairOf(j))
               ? STALE
               : REPLAY,
         );

@@ -72,9 +72,11 @@ const exited = (p: ChildProcess) =>
 
 describe("a bench's child processes", () => {
   const leftovers: number[] = [];
+  // A bench killed with SIGKILL cannot remove its data folder: the test does.
+  const folders: string[] = [];
   afterAll(() => {
     for (const pid of leftovers) if (alive(pid)) process.kill(pid, 'SIGKILL');
-    rmSync(dir, { recursive: true, force: true });
+    for (const folder of [dir, ...folders]) rmSync(folder, { recursive: true, force: true });
   });
 
   it('stop when the bench gets SIGTERM, and the bench then ends as the signal would (143)', async () => {
@@ -97,8 +99,9 @@ describe("a bench's child processes", () => {
   }, 120_000);
 
   it('stop on their own when the bench is killed with SIGKILL', async () => {
-    const { bench, child, startMs } = await startBench();
+    const { bench, child, data, startMs } = await startBench();
     leftovers.push(child);
+    folders.push(data);
     bench.kill('SIGKILL');
     await exited(bench);
     expect(await gone(child, startMs), 'the server outlived the bench').toBeLessThan(Number.POSITIVE_INFINITY);
