@@ -8,7 +8,15 @@
 import { mint, signFor, signedRequest, type Credential } from './lib/partner.ts';
 import { runLoad, type LoadResult } from './lib/load.ts';
 import { startQuietPrism } from './lib/prism.ts';
-import { newMasterKey, spawnBare, spawnFloor, spawnServer, tempDir, type Child } from './lib/processes.ts';
+import {
+  newMasterKey,
+  spawnBare,
+  spawnFloor,
+  spawnMinimum,
+  spawnServer,
+  tempDir,
+  type Child,
+} from './lib/processes.ts';
 import { listedInventory, openServerStore } from './lib/store.ts';
 import { median } from './lib/table.ts';
 
@@ -96,8 +104,12 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
     const target = `${PATH}?domain=${domain}`;
     const answer = await signedRequest(production.url, prodCredential, 'GET', target);
     if (answer.status !== 200) throw new Error(`GET ${target}: ${answer.status} ${answer.text}`);
-    const [bare, floor] = await Promise.all([spawnBare(answer.text), spawnFloor(answer.text)]);
-    children.push(bare, floor);
+    const [bare, floor, minimum] = await Promise.all([
+      spawnBare(answer.text),
+      spawnFloor(answer.text),
+      spawnMinimum(answer.text, tempDir('bench-minimum')),
+    ]);
+    children.push(bare, floor, minimum);
     // Prism checks only that the security headers are present; any credential will do.
     const anyCredential: Credential = { keyId: 'pk_test_bench', secret: 'sk_test_bench', partnerId: 'none' };
     const targets: Target[] = [
@@ -120,6 +132,13 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
         key: 'floor',
         label: 'Express 5 + express-openapi-validator alone, same JSON (the stack’s ceiling)',
         child: floor,
+        credential: anyCredential,
+        signed: true,
+      },
+      {
+        key: 'minimum',
+        label: 'the stack + only the signature, nonce and count the document requires (SQLite)',
+        child: minimum,
         credential: anyCredential,
         signed: true,
       },
@@ -182,6 +201,9 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
         sandbox_vs_production: ratio('sandbox', 'production'),
         floor_vs_prism: ratio('floor', 'prism'),
         production_vs_floor: ratio('production', 'floor'),
+        // The most production_vs_floor could be here: the stack with only the required work.
+        minimum_vs_floor: ratio('minimum', 'floor'),
+        production_vs_minimum: ratio('production', 'minimum'),
         // Server CPU per answer, inverted: capacity on a quiet core, robust to the machine's load.
         production_vs_prism_cpu: cpuRatio('prism', 'production'),
         production_vs_bare_cpu: cpuRatio('bare', 'production'),

@@ -191,6 +191,16 @@ if (a) {
     TARGETS.vsFloor,
     'the reference server vs its stack alone',
   );
+  // The ceiling of the target above on this machine: the stack with only the document's required
+  // work (scripts/bench/minimum.ts); and how much of that ceiling the reference server reaches.
+  targets.minimum_vs_floor = informative(
+    ratio('minimum_vs_floor'),
+    `the stack + the signature, nonce and count alone vs the stack: the most production_vs_floor can be here`,
+  );
+  targets.production_vs_minimum = informative(
+    ratio('production_vs_minimum'),
+    'the reference server vs the stack + the required work',
+  );
   const p99 = a.targets.production?.p99 ?? NaN;
   targets.production_p99_ms = atMost(p99, TARGETS.p99Ms, `ms at ${connections} connections`);
 }
@@ -291,6 +301,15 @@ if (o) {
       dbPerOrder / dbPerTransaction,
       'PostgreSQL CPU per order / per pgbench -N transaction: the database work one order costs; at 1/x the database alone would cap the ratio above',
     );
+  // The CPU an order costs the whole machine (server, PostgreSQL, load generator) bounds the orders
+  // a second its cores allow, whatever the waits: the most the ratio above can be here.
+  if (o.postgres !== 'skipped' && dbPerOrder !== undefined && o.pgbench !== 'skipped') {
+    const perOrder = o.postgres.cpuMicrosPerRequest + dbPerOrder + o.postgres.generatorCpuMicrosPerOrder;
+    targets.orders_pg_cpu_ceiling = informative(
+      (results.machine.cpus * 1e6) / perOrder / o.pgbench.tps,
+      `${results.machine.cpus} cores / (server ${Math.round(o.postgres.cpuMicrosPerRequest)} + PostgreSQL ${Math.round(dbPerOrder)} + load generator ${Math.round(o.postgres.generatorCpuMicrosPerOrder)} µs of CPU per order), over pgbench -N: the most orders_pg_vs_pgbench can be here`,
+    );
+  }
   if (o.postgres !== 'skipped')
     targets.orders_pg_p99_ms = atMost(o.postgres.p99, TARGETS.ordersPgP99Ms, 'ms (POST /orders on PostgreSQL)');
 }

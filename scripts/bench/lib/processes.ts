@@ -116,6 +116,14 @@ export function spawnFloor(body: string): Promise<Child> {
   return spawnReady('scripts/bench/floor.ts', { BARE_BODY: body });
 }
 
+/**
+ * The stack alone plus the partner document's required work on a signed GET (scripts/bench/minimum.ts),
+ * its store in `dataDir`.
+ */
+export function spawnMinimum(body: string, dataDir: string): Promise<Child> {
+  return spawnReady('scripts/bench/minimum.ts', { BARE_BODY: body, DATA_DIR: dataDir });
+}
+
 export function spawnBare(body: string): Promise<Child> {
   return spawnReady('scripts/bench/bare.ts', { BARE_BODY: body });
 }

@@ -1,0 +1,90 @@
+// The stack alone (floor.ts) plus only what the partner document requires of every signed GET:
+// the signature checked with the key's secret, the nonce recorded and the request counted in one
+// write to the store (x-signing; the reference server's own `partnerAuth` and `rateLimit` steps
+// over its own SQLite store and replay guard), and the rate-limit headers on the answer. The key
+// is held in memory (the reference server keeps its credential rows in memory too: row-cache.ts).
+// Nothing else of the reference server runs: no request id, log line or metrics, no security or
+// surface headers, no Host, message or target checks, no CORS, no probes. Its throughput over the
+// stack's is the most the reference server could reach against the stack on this machine
+// (`production_vs_floor`). `READY <url>` on stdout once it listens.
+import { randomBytes } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { systemClock } from '../../server/clock.ts';
+import { Contract } from '../../server/contract/index.ts';
+import { rateLimitClasses } from '../../server/domain/rate-limit.ts';
+import { createExpressServer } from '../../server/http/express-server.ts';
+import { inOrder } from '../../server/http/in-order.ts';
+import { matchOperation } from '../../server/http/match-operation.ts';
+import { partnerAuth } from '../../server/http/partner-auth.ts';
+import { rateLimit } from '../../server/http/rate-limit.ts';
+import { rawBody } from '../../server/http/raw-body.ts';
+import { openApiValidator } from '../../server/http/validator.ts';
+import { watchLauncher } from '../../server/ops/launcher.ts';
+import { secretBox } from '../../server/security/secret-box.ts';
+import type { Credential } from '../../server/store/credentials.ts';
+import { openDatabase } from '../../server/store/database.ts';
+import { createStore } from '../../server/store/index.ts';
+
+const dataDir = process.env.DATA_DIR;
+if (!dataDir) throw new Error('DATA_DIR is required');
+const body: unknown = JSON.parse(process.env.BARE_BODY ?? '{}');
+// The key the bench signs with for the servers that do not check signatures (availability.ts).
+const key: Credential = {
+  keyId: process.env.KEY_ID ?? 'pk_test_bench',
+  secret: process.env.KEY_SECRET ?? 'sk_test_bench',
+  partnerId: 'bench',
+  environment: 'sandbox',
+  scopes: [],
+  affiliate: false,
+  approved: true,
+  rateLimits: {},
+  createdAt: 0,
+};
+
+const store = createStore(await openDatabase({ dataDir }), secretBox(randomBytes(32)));
+await store.replayGuard.learnLog();
+const contract = Contract.load().partner;
+const classes = rateLimitClasses(contract.document);
+const app = express();
+app.disable('x-powered-by');
+app.set('etag', false);
+app.use(
+  inOrder(
+    rawBody(),
+    matchOperation(contract),
+    partnerAuth({
+      credentials: { findCredential: async (keyId) => (keyId === key.keyId ? key : undefined) },
+      replayGuard: store.replayGuard,
+      classes,
+      clock: systemClock,
+    }),
+    rateLimit({
+      classes,
+      counter: store.replayGuard,
+      clock: systemClock,
+      bucketOf: (_req, _res, className) => `${key.keyId}:${className}`,
+      // The bench's load is far above any documented quota: never refused, as the bench's minted keys.
+      limitOf: () => Number.MAX_SAFE_INTEGER,
+    }),
+    openApiValidator(contract, { validateResponses: false }),
+  ),
+);
+app.get('/api/partner/v1/availability', (_req, res) => void res.json(body));
+app.use(
+  (
+    err: { status?: number; message?: string },
+    _req: express.Request,
+    res: express.Response,
+    _next: express.NextFunction,
+  ) => {
+    res.status(err.status ?? 500).json({ code: 'error', message: err.message ?? 'error' });
+  },
+);
+const server = createExpressServer(app);
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
+});
+process.on('SIGTERM', () => server.close(() => void store.close().then(() => process.exit(0))));
+// The bench that started this process was killed (SIGKILL cannot be caught there): stop too.
+watchLauncher(() => process.exit(0), 500);
