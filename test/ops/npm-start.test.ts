@@ -7,11 +7,15 @@
 // drain's, README "The drain"), the port free again and no process of the tree left. And stopped
 // as a terminal's Ctrl-C stops it: SIGINT to the whole process group, so node gets it from the
 // terminal and again through npm; that is one stop, and it must drain too, not exit at once.
+// And on PostgreSQL (when DATABASE_URL is set): the same drain, then no connection of the server's
+// left in PostgreSQL's own view (a backend left behind counts against max_connections).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { freshDatabase, postgresUrlOrSkip, type FreshDatabase } from '../../scripts/bench/lib/postgres.ts';
 import { alive, commandOf, descendants, portFree } from '../support/processes.ts';
 import { ROOT, measureStartup } from '../support/startup.ts';
 
@@ -21,16 +25,42 @@ const GRACE_MS = Math.max(1000, 2 * startup.ms);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+const postgres = postgresUrlOrSkip('npm start on PostgreSQL, stopped by SIGTERM');
+
 const STOPS = [
-  { how: 'as a container runtime stops it (SIGTERM to npm)', signal: 'SIGTERM', group: false },
-  { how: "as a terminal's Ctrl-C stops it (SIGINT to the process group)", signal: 'SIGINT', group: true },
+  { how: 'as a container runtime stops it (SIGTERM to npm)', signal: 'SIGTERM', group: false, onPostgres: false },
+  {
+    how: "as a terminal's Ctrl-C stops it (SIGINT to the process group)",
+    signal: 'SIGINT',
+    group: true,
+    onPostgres: false,
+  },
+  ...(postgres
+    ? [{ how: 'on PostgreSQL, as a container runtime stops it', signal: 'SIGTERM', group: false, onPostgres: true }]
+    : []),
 ] as const;
 
-describe.each(STOPS)('npm start, stopped $how', ({ signal, group }) => {
+/** The connections PostgreSQL has open to `database` (its own view, pg_stat_activity). */
+async function connectionsTo(serverUrl: string, database: string): Promise<number> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      'select count(*)::int as n from pg_stat_activity where datname = $1',
+      [database],
+    );
+    return rows[0]?.n ?? 0;
+  } finally {
+    await client.end();
+  }
+}
+
+describe.each(STOPS)('npm start, stopped $how', ({ signal, group, onPostgres }) => {
   const dataDir = mkdtempSync(join(tmpdir(), 'npm-start-'));
   let npm: ChildProcess | undefined;
   let tree: number[] = [];
-  afterAll(() => {
+  let database: FreshDatabase | undefined;
+  afterAll(async () => {
     for (const pid of [...tree, ...(npm?.pid ? [npm.pid] : [])])
       if (alive(pid)) {
         try {
@@ -40,6 +70,7 @@ describe.each(STOPS)('npm start, stopped $how', ({ signal, group }) => {
         }
       }
     rmSync(dataDir, { recursive: true, force: true });
+    await database?.drop();
   });
 
   it(
@@ -56,6 +87,10 @@ describe.each(STOPS)('npm start, stopped $how', ({ signal, group }) => {
         LOG_FORMAT: 'json',
       };
       delete env.DATABASE_URL;
+      if (onPostgres && postgres) {
+        database = await freshDatabase(postgres, 'npm_start');
+        env.DATABASE_URL = database.url;
+      }
       delete env.METRICS_PORT;
       delete env.ADMIN_TOKEN;
       const spawnedAt = performance.now();
@@ -126,6 +161,12 @@ describe.each(STOPS)('npm start, stopped $how', ({ signal, group }) => {
       if (group) expect(records.filter((r) => r.event === 'signal_repeated').length, output()).toBeLessThanOrEqual(1);
       await waitFor('the port freed', () => portFree(port), 10 * startedMs, true);
       await waitFor('every process of the tree gone', () => !tree.some(alive), 10 * startedMs, true);
+      if (database && postgres) {
+        const name = new URL(database.url).pathname.slice(1);
+        // PostgreSQL's own view: nothing of the stopped server still holds a backend (drain_done
+        // above says the store was closed; a backend whose client vanished goes a moment later).
+        await waitFor('no connection left', async () => (await connectionsTo(postgres, name)) === 0, startedMs, true);
+      }
     },
     startup.timeout(120, 120_000),
   );
