@@ -23,6 +23,8 @@ function isUnreserved(byte: number): boolean {
   );
 }
 
+const ALL_UNRESERVED = /^[A-Za-z0-9\-_.~]*$/;
+
 function hexDigitValue(unit: number): number {
   if (unit >= 0x30 && unit <= 0x39) return unit - 0x30;
   if (unit >= 0x41 && unit <= 0x46) return unit - 0x41 + 10;
@@ -39,6 +41,9 @@ function malformed(message: string): ProtocolError {
  * only `A-Z a-z 0-9 - _ . ~` literal and every other byte as `%XX` in uppercase hex.
  */
 export function encodeComponent(value: string): string {
+  // Most keys and values are unreserved ASCII already, their own encoding: given back as they
+  // are, with no UTF-8 bytes made (a well-formed string by construction).
+  if (ALL_UNRESERVED.test(value)) return value;
   assertWellFormed(value, '/query');
   let out = '';
   for (const byte of utf8Encoder.encode(value)) {

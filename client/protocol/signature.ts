@@ -38,7 +38,7 @@ export function signatureHex(secret: string, canonical: string): string {
       { path: '/secret', message: 'must be a non-empty string' },
     ]);
   }
-  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(Buffer.from(canonical, 'utf8')).digest('hex');
+  return createHmac('sha256', Buffer.from(secret, 'utf8')).update(canonical, 'utf8').digest('hex');
 }
 
 /** The X-Service-Signature header value: `v1=` and the lowercase hex signature. */
