@@ -104,12 +104,13 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
     const target = `${PATH}?domain=${domain}`;
     const answer = await signedRequest(production.url, prodCredential, 'GET', target);
     if (answer.status !== 200) throw new Error(`GET ${target}: ${answer.status} ${answer.text}`);
-    const [bare, floor, minimum] = await Promise.all([
+    const [bare, floor, signature, minimum] = await Promise.all([
       spawnBare(answer.text),
       spawnFloor(answer.text),
+      spawnMinimum(answer.text, tempDir('bench-signature'), 'signature'),
       spawnMinimum(answer.text, tempDir('bench-minimum')),
     ]);
-    children.push(bare, floor, minimum);
+    children.push(bare, floor, signature, minimum);
     // Prism checks only that the security headers are present; any credential will do.
     const anyCredential: Credential = { keyId: 'pk_test_bench', secret: 'sk_test_bench', partnerId: 'none' };
     const targets: Target[] = [
@@ -132,6 +133,13 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
         key: 'floor',
         label: 'Express 5 + express-openapi-validator alone, same JSON (the stack’s ceiling)',
         child: floor,
+        credential: anyCredential,
+        signed: true,
+      },
+      {
+        key: 'signature',
+        label: 'the stack + only the signature check (nothing written)',
+        child: signature,
         credential: anyCredential,
         signed: true,
       },
@@ -203,6 +211,7 @@ export async function benchAvailability(o: AvailabilityOptions): Promise<Availab
         production_vs_floor: ratio('production', 'floor'),
         // The most production_vs_floor could be here: the stack with only the required work.
         minimum_vs_floor: ratio('minimum', 'floor'),
+        signature_vs_floor: ratio('signature', 'floor'),
         production_vs_minimum: ratio('production', 'minimum'),
         // Server CPU per answer, inverted: capacity on a quiet core, robust to the machine's load.
         production_vs_prism_cpu: cpuRatio('prism', 'production'),

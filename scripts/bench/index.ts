@@ -193,6 +193,10 @@ if (a) {
   );
   // The ceiling of the target above on this machine: the stack with only the document's required
   // work (scripts/bench/minimum.ts); and how much of that ceiling the reference server reaches.
+  targets.signature_vs_floor = informative(
+    ratio('signature_vs_floor'),
+    'the stack + the signature check alone vs the stack',
+  );
   targets.minimum_vs_floor = informative(
     ratio('minimum_vs_floor'),
     `the stack + the signature, nonce and count alone vs the stack: the most production_vs_floor can be here`,

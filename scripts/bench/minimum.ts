@@ -6,7 +6,10 @@
 // Nothing else of the reference server runs: no request id, log line or metrics, no security or
 // surface headers, no Host, message or target checks, no CORS, no probes. Its throughput over the
 // stack's is the most the reference server could reach against the stack on this machine
-// (`production_vs_floor`). `READY <url>` on stdout once it listens.
+// (`production_vs_floor`).
+// REQUIRED=signature stops at the signature: every nonce is taken as fresh, nothing is written or
+// counted. Between the stack, this and the whole, the bench splits the required work's cost in two.
+// `READY <url>` on stdout once it listens.
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -23,9 +26,13 @@ import { openApiValidator } from '../../server/http/validator.ts';
 import { watchLauncher } from '../../server/ops/launcher.ts';
 import { secretBox } from '../../server/security/secret-box.ts';
 import type { Credential } from '../../server/store/credentials.ts';
+import type { ReplayGuardRepository } from '../../server/store/replay-guard.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { createStore } from '../../server/store/index.ts';
 
+const signatureOnly = process.env.REQUIRED === 'signature';
+if (process.env.REQUIRED !== undefined && !signatureOnly)
+  throw new Error(`REQUIRED must be "signature" or unset, got "${process.env.REQUIRED}"`);
 const dataDir = process.env.DATA_DIR;
 if (!dataDir) throw new Error('DATA_DIR is required');
 const body: unknown = JSON.parse(process.env.BARE_BODY ?? '{}');
@@ -42,10 +49,22 @@ const key: Credential = {
   createdAt: 0,
 };
 
-const store = createStore(await openDatabase({ dataDir }), secretBox(randomBytes(32)));
-await store.replayGuard.learnLog();
 const contract = Contract.load().partner;
 const classes = rateLimitClasses(contract.document);
+const store = createStore(await openDatabase({ dataDir }), secretBox(randomBytes(32)));
+await store.replayGuard.learnLog();
+/** The signature-only leg's admission: every nonce fresh, nothing written, counted as the first. */
+const admitAll: Pick<ReplayGuardRepository, 'admit'> = {
+  admit: (_request, now) => Promise.resolve({ fresh: true, count: 1, windowStart: now }),
+};
+const counting = rateLimit({
+  classes,
+  counter: store.replayGuard,
+  clock: systemClock,
+  bucketOf: (_req, _res, className) => `${key.keyId}:${className}`,
+  // The bench's load is far above any documented quota: never refused, as the bench's minted keys.
+  limitOf: () => Number.MAX_SAFE_INTEGER,
+});
 const app = express();
 app.disable('x-powered-by');
 app.set('etag', false);
@@ -55,18 +74,11 @@ app.use(
     matchOperation(contract),
     partnerAuth({
       credentials: { findCredential: async (keyId) => (keyId === key.keyId ? key : undefined) },
-      replayGuard: store.replayGuard,
+      replayGuard: signatureOnly ? admitAll : store.replayGuard,
       classes,
       clock: systemClock,
     }),
-    rateLimit({
-      classes,
-      counter: store.replayGuard,
-      clock: systemClock,
-      bucketOf: (_req, _res, className) => `${key.keyId}:${className}`,
-      // The bench's load is far above any documented quota: never refused, as the bench's minted keys.
-      limitOf: () => Number.MAX_SAFE_INTEGER,
-    }),
+    ...(signatureOnly ? [] : [counting]),
     openApiValidator(contract, { validateResponses: false }),
   ),
 );

@@ -2,7 +2,8 @@
 // bench sets beside the production_vs_floor target, so it must really do that work: check the
 // signature, record the nonce in the store (a replay is refused, even by a new process on the same
 // data), count the request (the rate-limit headers). A server that skipped any of it would
-// make the ceiling look higher than it is.
+// make the ceiling look higher than it is. Its signature-only form must still check signatures,
+// and only them: a replay passes there and nothing is written.
 import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { signFor, type Credential } from '../../scripts/bench/lib/partner.ts';
@@ -20,8 +21,8 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function start(): Promise<Child> {
-  const child = await spawnMinimum(BODY, dataDir);
+async function start(upTo?: 'signature'): Promise<Child> {
+  const child = await spawnMinimum(BODY, dataDir, upTo);
   started.push(child);
   return child;
 }
@@ -52,5 +53,16 @@ describe('the bench’s stack + required work server', () => {
     const after = await start();
     expect((await get(after, headers)).status).toBe(401);
     expect((await get(after, signFor(KEY, 'GET', TARGET))).status).toBe(200);
+  });
+
+  it('up to the signature only: refuses a wrong signature, lets a replay through, writes nothing', async () => {
+    const server = await start('signature');
+    const headers = signFor(KEY, 'GET', TARGET);
+    expect((await get(server, headers)).status).toBe(200);
+    expect((await get(server, headers)).status).toBe(200);
+    expect((await get(server, signFor({ ...KEY, secret: 'sk_test_someone_else' }, 'GET', TARGET))).status).toBe(401);
+    await server.stop();
+    // Nothing was recorded: the whole leg, on the same data, takes the nonce as fresh.
+    expect((await get(await start(), headers)).status).toBe(200);
   });
 });

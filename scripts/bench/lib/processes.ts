@@ -118,10 +118,14 @@ export function spawnFloor(body: string): Promise<Child> {
 
 /**
  * The stack alone plus the partner document's required work on a signed GET (scripts/bench/minimum.ts),
- * its store in `dataDir`.
+ * its store in `dataDir`; `signature`: that work up to the signature only.
  */
-export function spawnMinimum(body: string, dataDir: string): Promise<Child> {
-  return spawnReady('scripts/bench/minimum.ts', { BARE_BODY: body, DATA_DIR: dataDir });
+export function spawnMinimum(body: string, dataDir: string, upTo?: 'signature'): Promise<Child> {
+  return spawnReady('scripts/bench/minimum.ts', {
+    BARE_BODY: body,
+    DATA_DIR: dataDir,
+    ...(upTo ? { REQUIRED: upTo } : {}),
+  });
 }
 
 export function spawnBare(body: string): Promise<Child> {
