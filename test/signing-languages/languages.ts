@@ -4,7 +4,7 @@
 // command line (examples/signing/README.md): `vectors FILE`, `request METHOD TARGET [BODY]`,
 // `verify-webhook SECRET SIGNATURE < body`.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT } from '../../scripts/contract.ts';
@@ -131,6 +131,8 @@ export interface Ready {
   startupMs: number;
   /** Number of vector cases of the full run, to scale the start-up measurement. */
   cases: number;
+  /** The folder of the build and of the start-up vectors; the suite removes it when done. */
+  workDir: string;
 }
 
 /** One case of each kind, for the start-up measurement. */
@@ -174,6 +176,17 @@ export async function prepare(name: LanguageName): Promise<Ready> {
     throw new Error(`${name}: ${lang.folder} is missing; the signer of this language has not been written.`);
   }
   const dir = mkdtempSync(join(tmpdir(), `signing-${name}-`));
+  try {
+    return { ...(await built(name, dir)), version: versions.join('; '), workDir: dir };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Builds the program in `dir` where its language needs it, then measures its start-up. */
+async function built(name: LanguageName, dir: string): Promise<Pick<Ready, 'argv' | 'startupMs' | 'cases'>> {
+  const lang = LANGUAGES[name];
   let argv = lang.argv;
   if (lang.build) {
     const build = lang.build(dir);
@@ -191,5 +204,5 @@ export async function prepare(name: LanguageName): Promise<Ready> {
     if (run.code !== 0) throw new Error(`${name}: \`vectors\` on four cases exited ${run.code}:\n${run.stderr}`);
     startupMs = run.ms;
   }
-  return { argv, version: versions.join('; '), startupMs, cases };
+  return { argv, startupMs, cases };
 }

@@ -3,6 +3,7 @@
 // webhook delivery. The program only prints what it computes; the expected values come from the
 // vector file and the server, so a language cannot grade itself.
 import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../server/harness.ts';
 import { domainSource, signedRequest, type Credential } from '../server/support/http.ts';
@@ -122,6 +123,7 @@ export async function languageSuite(name: LanguageName): Promise<void> {
     afterAll(async () => {
       await rx.close();
       await h.close();
+      rmSync(ready.workDir, { recursive: true, force: true });
     });
 
     it(
