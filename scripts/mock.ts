@@ -3,10 +3,10 @@
 // (`-d` dynamic answers generated from the schemas, `--seed N` to make them repeatable,
 // `--errors` to answer request violations with an error). One alone: npm run mock:partner / mock:public.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { ROOT } from './contract.ts';
 
 export const MOCK_PORTS = { partner: 4010, public: 4011 } as const;
@@ -31,6 +31,7 @@ export function mockDocument(api: 'partner' | 'public', dynamic: boolean): strin
     if (typeof out.format === 'string' && typeof out.pattern === 'string') delete out.pattern;
     return out;
   };
+  // In a folder of its own, which startPrism removes once Prism has exited.
   const copy = join(mkdtempSync(join(tmpdir(), 'mock-')), `${api}.openapi.json`);
   writeFileSync(copy, JSON.stringify(strip(JSON.parse(readFileSync(path, 'utf8')))));
   return copy;
@@ -95,7 +96,21 @@ export function startPrism(
   log: (line: string) => void = () => {},
 ): Promise<RunningPrism> {
   const dynamic = extra.includes('-d') || extra.includes('--dynamic');
-  return spawnPrism(['mock', mockDocument(api, dynamic), ...extra], port, api, log);
+  const document = mockDocument(api, dynamic);
+  if (!dynamic) return spawnPrism(['mock', document, ...extra], port, api, log);
+  // Prism reads the copy for as long as it runs: removed when it exits, or fails to start.
+  const removeCopy = () => rmSync(dirname(document), { recursive: true, force: true });
+  return spawnPrism(['mock', document, ...extra], port, api, log).then(
+    (running) => {
+      if (running.child.exitCode !== null || running.child.signalCode !== null) removeCopy();
+      else running.child.once('exit', removeCopy);
+      return running;
+    },
+    (err: unknown) => {
+      removeCopy();
+      throw err;
+    },
+  );
 }
 
 async function main() {

@@ -1,15 +1,13 @@
 // The settings added with the public surface are read from the environment as documented.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { configFromEnv } from '../../server/config.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { sql } from 'kysely';
+import { tempFolder } from '../support/temp-folder.ts';
 
 /** An https PUBLIC_BASE_URL refuses the default sandbox password (server/ops/deployment-secrets.ts). */
 const SECRET_PASSWORD = 'config-test-secret-password';
-const env = (extra: Record<string, string>) => ({ DATA_DIR: mkdtempSync(join(tmpdir(), 'config-')), ...extra });
+const env = (extra: Record<string, string>) => ({ DATA_DIR: tempFolder('config-'), ...extra });
 
 describe('configuration', () => {
   it('reads SQLITE_SYNCHRONOUS (default full) and refuses other values', () => {
@@ -23,7 +21,7 @@ describe('configuration', () => {
       ['full', 2],
       ['normal', 1],
     ] as const) {
-      const opened = await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'sync-')), sqliteSynchronous: level });
+      const opened = await openDatabase({ dataDir: tempFolder('sync-'), sqliteSynchronous: level });
       const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(opened.db);
       expect(rows[0]?.synchronous, level).toBe(expected);
       await opened.close();

@@ -3,11 +3,9 @@
 // connection, orders arriving together share one commit while a failing one is undone alone, and
 // none is answered before that commit is on disk.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/temp-folder.ts';
 import { generateInventory } from '../../server/inventory/generate.ts';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
@@ -23,7 +21,7 @@ const stores: Array<[string, Open]> = [
     'sqlite in a file (embedded connection)',
     async (heard) =>
       createStore(
-        await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'placement-')), onStatement: (e) => heard.push(e) }),
+        await openDatabase({ dataDir: tempFolder('placement-'), onStatement: (e) => heard.push(e) }),
         secretBox(randomBytes(32)),
       ),
   ],
@@ -241,7 +239,7 @@ describe.each(stores)('order placement on %s', (name, open) => {
 describe('order placement on a SQLite file: answered once on disk (store/direct.ts onDisk)', () => {
   it('answers an order only after the flush that covers its commit; orders committed meanwhile share the next flush; a failed flush fails its orders', async () => {
     const flushes: Array<{ release(): void; fail(err: Error): void }> = [];
-    const dataDir = mkdtempSync(join(tmpdir(), 'placement-flush-'));
+    const dataDir = tempFolder('placement-flush-');
     const opened = await openDatabase({
       dataDir,
       flush: () => new Promise<void>((release, fail) => flushes.push({ release, fail })),

@@ -8,8 +8,7 @@
 // SQLite runs always (a file, so the embedded connection's statements are heard too); PostgreSQL
 // when DATABASE_URL is set, and says loudly when it is skipped.
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +25,7 @@ import { postgresUrl, startHarness, type Harness } from './harness.ts';
 import { startReceiver, type Receiver } from './support/receiver.ts';
 import { measureStartup } from '../support/startup.ts';
 import { signedRequest, type Credential } from './support/http.ts';
+import { tempFolder } from '../support/temp-folder.ts';
 
 const V1 = '/api/partner/v1';
 /** Large enough that reading every row costs more than any index lookup, small enough for a test. */
@@ -138,7 +138,7 @@ describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect,
   let heard: StatementEvent[] | undefined;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'plans-'));
+    const dir = tempFolder('plans-');
     h = await startHarness({
       databaseUrl,
       ...(databaseUrl ? {} : { sqliteFile: join(dir, 'service.sqlite') }),
@@ -214,7 +214,7 @@ describe.each(legs)('the plan of every hot statement ($name)', ({ name: dialect,
   it(
     'after an import replaced the sandbox inventory',
     async () => {
-      const file = join(mkdtempSync(join(tmpdir(), 'plans-import-')), 'inventory.csv');
+      const file = join(tempFolder('plans-import-'), 'inventory.csv');
       const rows = [...generateInventory({ size: SANDBOX, seed: 2 })];
       writeFileSync(
         file,

@@ -1,18 +1,16 @@
 // Hot-path queries built once by Kysely and bound per call (server/store/prepared.ts), run
 // directly on a SQLite file, through Kysely in memory and on PostgreSQL, and inside transactions.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/temp-folder.ts';
 import { openDatabase, type OpenedDatabase } from '../../server/store/database.ts';
 import { prepared } from '../../server/store/prepared.ts';
 import { postgresUrl } from './harness.ts';
 
 const pg = postgresUrl();
 const databases: Array<[string, () => Promise<OpenedDatabase>]> = [
-  ['sqlite in a file (direct)', () => openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'prepared-')) })],
+  ['sqlite in a file (direct)', () => openDatabase({ dataDir: tempFolder('prepared-') })],
   ['sqlite in memory', () => openDatabase({ filename: ':memory:' })],
   ...(pg
     ? ([['postgres', () => openDatabase({ databaseUrl: pg, schema: `t_${randomBytes(6).toString('hex')}` })]] as Array<
@@ -104,7 +102,7 @@ describe.each(databases)('prepared queries on %s', (_name, open) => {
 
 describe('a direct run while a transaction holds the SQLite connection', () => {
   it('is refused, so the caller goes through Kysely and never joins the transaction', async () => {
-    const opened = await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'prepared-tx-')) });
+    const opened = await openDatabase({ dataDir: tempFolder('prepared-tx-') });
     try {
       const { db, direct } = opened;
       if (!direct) throw new Error('a SQLite file has direct access');

@@ -2,18 +2,17 @@
 // one SQLite file: while one holds it, another cannot start writing, so it cannot find the
 // domain free and reserve it at the same instant. (Within one process, and on PostgreSQL, the
 // concurrent quotes of test/server/orders.test.ts show it.)
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { createStore } from '../../server/store/index.ts';
+import { tempFolder } from '../support/temp-folder.ts';
 
 describe('holding quotes of a domain on SQLite', () => {
   it('keeps another process from writing until the holding transaction ends, and only until then', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'quote-hold-'));
+    const dataDir = tempFolder('quote-hold-');
     const store = createStore(await openDatabase({ dataDir }), secretBox(Buffer.alloc(32, 3)));
     const other = new BetterSqlite3(join(dataDir, 'service.sqlite'), { timeout: 0 });
     try {

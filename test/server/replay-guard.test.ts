@@ -1,12 +1,11 @@
 // The group-committed nonce and rate-limit writes (server/store/replay-guard.ts): requests that
 // arrive together share a transaction, yet each gets exactly the answer it would get alone.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CompiledQuery, Migrator, sql } from 'kysely';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/temp-folder.ts';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
@@ -25,8 +24,7 @@ const dialects: Array<[string, () => Promise<Store>]> = [
   // A file: the hot path runs on the connection directly, and its commits are flushed later (store/direct.ts).
   [
     'sqlite in a file (direct)',
-    async () =>
-      createStore(await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'guard-')) }), secretBox(randomBytes(32))),
+    async () => createStore(await openDatabase({ dataDir: tempFolder('guard-') }), secretBox(randomBytes(32))),
   ],
   ...(pg
     ? ([
@@ -184,7 +182,7 @@ describe('replay guard on a SQLite file: commits are deferred, then flushed (sto
   it('answers before the flush, flushes within DEFERRED_FLUSH_MS, one flush at a time, and a failed flush fails no answer', async () => {
     const flushes: Array<{ release(): void; fail(err: Error): void }> = [];
     const failures: unknown[] = [];
-    const dataDir = mkdtempSync(join(tmpdir(), 'guard-flush-'));
+    const dataDir = tempFolder('guard-flush-');
     const opened = await openDatabase({
       dataDir,
       flush: () => new Promise<void>((release, fail) => flushes.push({ release, fail })),
@@ -274,7 +272,7 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
     );
 
   it('a nonce used before a restart is still a replay after it', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-restart-'));
+    const dataDir = tempFolder('ledger-restart-');
     const now = Date.now();
     const before = await openAt(dataDir);
     expect((await admit(before, 'n-1', now)).fresh).toBe(true);
@@ -290,7 +288,7 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
 
   /** A store reopened onto a log of 2 slices and a row (`logged-1` …), and the slices it has read of it. */
   const reopenedOntoLongLog = async (label: string) => {
-    const dataDir = mkdtempSync(join(tmpdir(), label));
+    const dataDir = tempFolder(label);
     const now = Date.now();
     const rows = 2 * CATCH_UP_SLICE + 1;
     const first = await openAt(dataDir);
@@ -342,7 +340,7 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
   });
 
   it('a purge deletes a long expired log a slice at a time, and the ledger forgets those nonces', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-purge-slices-'));
+    const dataDir = tempFolder('ledger-purge-slices-');
     // When each delete began and ended (the listener is told as it ends).
     const deletes: Array<{ began: number; ended: number }> = [];
     const opened = await openDatabase({
@@ -379,7 +377,7 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
   });
 
   it('after a purge that empties the log of expired rows, a nonce logged through one connection is still learned by another', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-purge-'));
+    const dataDir = tempFolder('ledger-purge-');
     const a = await openAt(dataDir);
     const b = await openAt(dataDir);
     try {
@@ -400,7 +398,7 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
   });
 
   it('reads the log only when another connection may have written it, and learns its own rows once committed', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-complete-'));
+    const dataDir = tempFolder('ledger-complete-');
     const logReads: string[] = [];
     const a = createStore(
       await openDatabase({
@@ -433,7 +431,7 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
   });
 
   it('a batch that fails after appending teaches the ledger nothing: its nonces stay fresh, later rows are still read', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-failed-'));
+    const dataDir = tempFolder('ledger-failed-');
     const a = await openAt(dataDir);
     const b = await openAt(dataDir);
     try {
@@ -456,7 +454,7 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
   });
 
   it('an admission asked with the epoch of rows read trusting the cache is stale, and writes nothing, once another connection has committed', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-stale-'));
+    const dataDir = tempFolder('ledger-stale-');
     const a = await openAt(dataDir);
     const b = await openAt(dataDir);
     const asked = (nonce: string, now: number, readEpoch: number | undefined) => admit(a, nonce, now, { readEpoch });
@@ -476,7 +474,7 @@ describe('replay guard on SQLite: the nonce log and its ledger (store/nonce-ledg
   });
 
   it('the upgrade carries live nonces from the old nonces table into the log (and the downgrade back)', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'ledger-upgrade-'));
+    const dataDir = tempFolder('ledger-upgrade-');
     const now = Date.now();
     const opened = await openDatabase({ dataDir });
     const store = createStore(opened, secretBox(randomBytes(32)));
@@ -632,10 +630,7 @@ describe.skipIf(!pg)('replay guard on PostgreSQL: the credential row a request w
 
 describe('credentials on SQLite: no row kept for an admission to confirm', () => {
   it('is not used on SQLite, which confirms kept rows by their epoch instead', async () => {
-    const store = createStore(
-      await openDatabase({ dataDir: mkdtempSync(join(tmpdir(), 'guard-')) }),
-      secretBox(randomBytes(32)),
-    );
+    const store = createStore(await openDatabase({ dataDir: tempFolder('guard-') }), secretBox(randomBytes(32)));
     const now = Date.now();
     await store.credentials.createPartner({ id: 'ptr_s', environment: 'sandbox', clockOffsetMs: 0, createdAt: now });
     await store.credentials.createCredential({

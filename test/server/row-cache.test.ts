@@ -1,11 +1,10 @@
 // Hot rows kept in memory on embedded SQLite (server/store/row-cache.ts): served from memory
 // while nothing changed, and never stale after a change by this connection (in or out of a
 // transaction) or by another connection on the same file.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempFolder } from '../support/temp-folder.ts';
 import { secretBox } from '../../server/security/secret-box.ts';
 import { openDatabase, type OpenedDatabase } from '../../server/store/database.ts';
 import { createStore, type Store } from '../../server/store/index.ts';
@@ -17,7 +16,7 @@ interface Row {
 }
 
 function fixture() {
-  const file = join(mkdtempSync(join(tmpdir(), 'row-cache-')), 'db.sqlite');
+  const file = join(tempFolder('row-cache-'), 'db.sqlite');
   const sqlite = new BetterSqlite3(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.exec(
@@ -184,7 +183,7 @@ describe('kept credentials and listings in the store', () => {
   });
 
   it('a second process’s change to a credential or a listing is seen by the first at once', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'row-cache-store-'));
+    const dataDir = tempFolder('row-cache-store-');
     const key = Buffer.alloc(32, 7);
     const first = await open(dataDir, key);
     const second = await open(dataDir, key);
@@ -225,7 +224,7 @@ describe('kept credentials and listings in the store', () => {
   });
 
   it('makes a kept credential once: the same frozen object until its row changes', async () => {
-    const store = await open(mkdtempSync(join(tmpdir(), 'row-cache-store-')), Buffer.alloc(32, 5));
+    const store = await open(tempFolder('row-cache-store-'), Buffer.alloc(32, 5));
     await store.credentials.createPartner({ id: 'p1', environment: 'sandbox', clockOffsetMs: 0, createdAt: 1 });
     await store.credentials.createCredential(credential('pk_test_4', ['search']));
     const found = await store.credentials.findCredential('pk_test_4');
@@ -241,7 +240,7 @@ describe('kept credentials and listings in the store', () => {
   });
 
   it('a change inside the store’s transaction is seen once it commits, and not if it rolls back', async () => {
-    const store = await open(mkdtempSync(join(tmpdir(), 'row-cache-store-')), Buffer.alloc(32, 9));
+    const store = await open(tempFolder('row-cache-store-'), Buffer.alloc(32, 9));
     await store.credentials.createPartner({ id: 'p1', environment: 'sandbox', clockOffsetMs: 0, createdAt: 1 });
     await store.credentials.createCredential(credential('pk_test_2', ['search']));
     expect((await store.credentials.findCredential('pk_test_2'))?.scopes).toEqual(['search']);
