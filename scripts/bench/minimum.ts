@@ -11,19 +11,17 @@
 // counted. Between the stack, this and the whole, the bench splits the required work's cost in two.
 // `READY <url>` on stdout once it listens.
 import { randomBytes } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { systemClock } from '../../server/clock.ts';
 import { Contract } from '../../server/contract/index.ts';
 import { rateLimitClasses } from '../../server/domain/rate-limit.ts';
-import { createExpressServer } from '../../server/http/express-server.ts';
 import { inOrder } from '../../server/http/in-order.ts';
 import { matchOperation } from '../../server/http/match-operation.ts';
 import { partnerAuth } from '../../server/http/partner-auth.ts';
 import { rateLimit } from '../../server/http/rate-limit.ts';
 import { rawBody } from '../../server/http/raw-body.ts';
 import { openApiValidator } from '../../server/http/validator.ts';
-import { watchLauncher } from '../../server/ops/launcher.ts';
+import { listenForBench } from './lib/stack-server.ts';
 import { secretBox } from '../../server/security/secret-box.ts';
 import type { Credential } from '../../server/store/credentials.ts';
 import type { ReplayGuardRepository } from '../../server/store/replay-guard.ts';
@@ -83,20 +81,4 @@ app.use(
   ),
 );
 app.get('/api/partner/v1/availability', (_req, res) => void res.json(body));
-app.use(
-  (
-    err: { status?: number; message?: string },
-    _req: express.Request,
-    res: express.Response,
-    _next: express.NextFunction,
-  ) => {
-    res.status(err.status ?? 500).json({ code: 'error', message: err.message ?? 'error' });
-  },
-);
-const server = createExpressServer(app);
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`READY http://127.0.0.1:${(server.address() as AddressInfo).port}\n`);
-});
-process.on('SIGTERM', () => server.close(() => void store.close().then(() => process.exit(0))));
-// The bench that started this process was killed (SIGKILL cannot be caught there): stop too.
-watchLauncher(() => process.exit(0), 500);
+listenForBench(app, () => store.close());
