@@ -66,7 +66,7 @@ function listingEntries(): Intended[] {
       by: ['environment', ...columns],
       ...(index ? { index } : {}),
     });
-    const where = '^select \\* from "inventory" where environment = \\? and status = \\?';
+    const where = '^select \\* from "inventory" where environment = \\? and status = \'listed\'';
     const filters = '(?: and tld = \\?)?(?: and price_cents >= \\?)?(?: and price_cents <= \\?)?';
     const tail = ` ${escape(order)} limit \\S+(?: offset \\?)?$`;
     return [
@@ -406,19 +406,19 @@ export const INTENDED: readonly Intended[] = [
   ...listingEntries(),
   {
     name: 'listings by a substring',
-    statement: /^select \* from "inventory" where environment = \? and status = \?.* and domain like \?/,
+    statement: /^select \* from "inventory" where environment = \? and status = 'listed'.* and domain like \?/,
     reaches: [{ table: 'inventory', by: [], everyRow: SUBSTRING }],
     sorts: SUBSTRING,
   },
   {
     name: 'listing count',
-    statement: /^select count\(\*\) as "total", .* from "inventory" where environment = \? and status = \?/,
+    statement: /^select count\(\*\) as "total", .* from "inventory" where environment = \? and status = 'listed'/,
     reaches: [{ table: 'inventory', by: [], everyRow: COUNT_EVERY_ROW }],
   },
   {
     name: 'search source',
     statement:
-      /^select "domain", "label", "tld", "category", "price_cents", "currency" from "inventory" where "environment" = \? and "status" = \? and domain > \? order by domain limit/,
+      /^select "domain", "label", "tld", "category", "price_cents", "currency" from "inventory" where "environment" = \? and status = 'listed' and domain > \? order by domain limit/,
     reaches: [by('inventory', 'environment', 'domain')],
   },
 ];

@@ -163,11 +163,14 @@ function normalise(relevance: number, tokenCount: number): number {
 /** `notify` hears of every change this repository makes (the store defers a transaction's to its commit). */
 export function inventoryRepository(db: Kysely<Database>, notify: InventoryListener = () => {}, direct?: DirectSqlite) {
   // Ties are broken by domain in byte order: SQLite's, and on PostgreSQL the domain column's own
-  // collation ("C", migration 009), which its primary key and listing indexes share, whatever the
+  // collation ("C", migration 011), which its primary key and listing indexes share, whatever the
   // database's collation (which may skip punctuation). No query spells a collation, so none can
   // miss an index by spelling another.
   const onPostgres = db.selectFrom('inventory').select('domain').where('domain', '=', '').compile().sql.includes('$1');
   const byDomain: RawBuilder<string> = sql<string>`domain`;
+  // Listed rows only, as a literal: the listing indexes hold nothing else (migration 013), and
+  // neither planner proves a partial index's condition from a bound parameter.
+  const listedOnly: RawBuilder<boolean> = sql<boolean>`status = 'listed'`;
   // Availability, pricing and every order read one listing.
   const listing = keptRead(db, direct, 'inventory', 2, (q, environment: Environment, domain: string) =>
     q.selectFrom('inventory').selectAll().where('environment', '=', environment).where('domain', '=', domain),
@@ -311,7 +314,7 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
         .selectAll()
         .select(relevance.as('relevance'))
         .where('environment', '=', environment)
-        .where('status', '=', 'listed')
+        .where(listedOnly)
         .where(sql<boolean>`${relevance} > 0`)
         .orderBy('relevance', 'desc')
         .orderBy(sql`length(label)`)
@@ -329,7 +332,7 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
           .selectFrom('inventory')
           .select(['domain', 'label', 'tld', 'category', 'price_cents', 'currency'])
           .where('environment', '=', environment)
-          .where('status', '=', 'listed')
+          .where(listedOnly)
           .where(sql<boolean>`${byDomain} > ${after}`)
           .orderBy(byDomain)
           .limit(LISTED_PAGE)
@@ -413,7 +416,7 @@ export function inventoryRepository(db: Kysely<Database>, notify: InventoryListe
   };
 
   function listingConditions(environment: Environment, filter: ListingFilter): RawBuilder<unknown>[] {
-    const where: RawBuilder<unknown>[] = [sql`environment = ${environment}`, sql`status = ${'listed'}`];
+    const where: RawBuilder<unknown>[] = [sql`environment = ${environment}`, listedOnly];
     if (filter.tld !== undefined) where.push(sql`tld = ${filter.tld}`);
     if (filter.minPrice !== undefined) where.push(sql`price_cents >= ${filter.minPrice}`);
     if (filter.maxPrice !== undefined) where.push(sql`price_cents <= ${filter.maxPrice}`);

@@ -13,6 +13,7 @@ import { outboxByPartner } from './migrations/009_outbox_by_partner.ts';
 import { signinThrottle } from './migrations/010_signin_throttle.ts';
 import { planIndexes } from './migrations/011_plan_indexes.ts';
 import { listingReservation } from './migrations/012_listing_reservation.ts';
+import { listedOnlyIndexes } from './migrations/013_listed_only_indexes.ts';
 import type { Dialect } from './migrations/types.ts';
 
 export type { Dialect };
@@ -35,6 +36,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     '010_signin_throttle': signinThrottle(dialect),
     '011_plan_indexes': planIndexes(dialect),
     '012_listing_reservation': listingReservation(dialect),
+    '013_listed_only_indexes': listedOnlyIndexes(),
   };
 }
 

@@ -58,6 +58,44 @@ describe('migrate (SQLite)', () => {
     }
   });
 
+  it('013 keeps only listed rows in the listing indexes, with the status out of their keys; down restores them', async () => {
+    const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new BetterSqlite3(':memory:') }) });
+    const listingIndexes = async () => {
+      const { rows } = await sql<{ name: string; partial: number }>`
+        select name, partial from pragma_index_list('inventory') where name like 'inventory_listing_%' order by name`.execute(
+        db,
+      );
+      return Promise.all(
+        rows.map(async (r) => {
+          const { rows: key } = await sql<{ name: string }>`
+            select name from pragma_index_info(${r.name}) order by seqno`.execute(db);
+          return { name: r.name, partial: r.partial === 1, key: key.map((k) => k.name) };
+        }),
+      );
+    };
+    try {
+      await migrate(db, 'sqlite');
+      const after = await listingIndexes();
+      expect(after.map((i) => i.name)).toEqual([
+        'inventory_listing_domain',
+        'inventory_listing_newest',
+        'inventory_listing_price',
+        'inventory_listing_price_desc',
+      ]);
+      for (const i of after) {
+        expect(i.partial, i.name).toBe(true);
+        expect(i.key, i.name).not.toContain('status');
+      }
+      await migrations('sqlite')['013_listed_only_indexes']?.down?.(db);
+      for (const i of await listingIndexes()) {
+        expect(i.partial, i.name).toBe(false);
+        expect(i.key[1], i.name).toBe('status');
+      }
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it("accepts a database that Kysely's Migrator migrated part of, and completes it", async () => {
     const db = new Kysely<unknown>({ dialect: new SqliteDialect({ database: new BetterSqlite3(':memory:') }) });
     try {
