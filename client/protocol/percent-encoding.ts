@@ -13,8 +13,9 @@ const PERCENT = 0x25;
 // which leaves `! ' ( ) *` literal. The whole-string check and the per-byte table both come from it.
 const UNRESERVED = 'A-Za-z0-9\\-_.~';
 const ALL_UNRESERVED = new RegExp(`^[${UNRESERVED}]*$`);
+const ONE_UNRESERVED = new RegExp(`^[${UNRESERVED}]$`);
 const UNRESERVED_BYTES: readonly boolean[] = Array.from({ length: 0x80 }, (_, byte) =>
-  new RegExp(`^[${UNRESERVED}]$`).test(String.fromCharCode(byte)),
+  ONE_UNRESERVED.test(String.fromCharCode(byte)),
 );
 const isUnreserved = (byte: number): boolean => UNRESERVED_BYTES[byte] === true;
 
